@@ -1,0 +1,59 @@
+import { CODES, type DiagnosticCode, type Severity } from './codes.js';
+import type { Span } from './span.js';
+
+export type Phase = 'io' | 'parse' | 'lower' | 'optimize' | 'emit' | 'eval' | 'cli';
+
+export interface RelatedInfo {
+  message: string;
+  span?: Span;
+}
+
+/** A diagnostic is a value: code from the closed catalogue, severity, message and the source span. */
+export interface Diagnostic {
+  code: DiagnosticCode;
+  severity: Severity;
+  message: string;
+  phase: Phase;
+  dialect?: string;
+  span?: Span;
+  related?: RelatedInfo[];
+}
+
+export interface DiagnosticInit {
+  phase: Phase;
+  message: string;
+  span?: Span | undefined;
+  dialect?: string;
+  severity?: Severity;
+  related?: RelatedInfo[];
+}
+
+export function diagnostic(code: DiagnosticCode, init: DiagnosticInit): Diagnostic {
+  const d: Diagnostic = {
+    code,
+    severity: init.severity ?? CODES[code].severity,
+    message: init.message,
+    phase: init.phase,
+  };
+  if (init.dialect !== undefined) d.dialect = init.dialect;
+  if (init.span !== undefined) d.span = init.span;
+  if (init.related !== undefined && init.related.length > 0) d.related = init.related;
+  return d;
+}
+
+export function hasErrors(diagnostics: readonly Diagnostic[]): boolean {
+  return diagnostics.some((d) => d.severity === 'error');
+}
+
+/** The result of an operation that can fail: a value, or diagnostics explaining why not (plus any warnings). */
+export type Result<T> =
+  | { ok: true; value: T; diagnostics: Diagnostic[] }
+  | { ok: false; diagnostics: Diagnostic[] };
+
+export function ok<T>(value: T, diagnostics: Diagnostic[] = []): Result<T> {
+  return { ok: true, value, diagnostics };
+}
+
+export function fail<T = never>(...diagnostics: Diagnostic[]): Result<T> {
+  return { ok: false, diagnostics };
+}

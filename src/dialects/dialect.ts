@@ -1,0 +1,43 @@
+import type { Diagnostic } from '../diagnostics/diagnostic.js';
+import type { Policy } from '../ir/nodes.js';
+import type { SourceDoc } from '../io/source.js';
+
+/** What a dialect can express; generation reports `unsupported` for anything outside it. */
+export interface Capabilities {
+  segments: ReadonlyArray<'field' | 'index' | 'append' | 'keyed' | 'keyedGlob' | 'each'>;
+  ops: ReadonlyArray<string>;
+  guards: ReadonlyArray<string>;
+  orders: ReadonlyArray<'sequential' | 'fixpoint' | 'ordered'>;
+}
+
+export interface ParseOptions {
+  /** Documents of the same input that are not this dialect's policies (bindings, params) are passed along. */
+  siblings?: readonly SourceDoc[];
+}
+
+export interface ParseResult {
+  policies: Policy[];
+  diagnostics: Diagnostic[];
+}
+
+export interface GenerateOptions {
+  unsupported?: 'ignore' | 'warn' | 'error';
+}
+
+export interface GenerateResult {
+  documents: unknown[];
+  text: string;
+  diagnostics: Diagnostic[];
+}
+
+export interface Dialect {
+  name: string;
+  capabilities: Capabilities;
+  /** True when the document is one this dialect reads (by apiVersion and kind). */
+  recognizes(doc: SourceDoc): boolean;
+  /** Parses every recognized document of one input together (a MAP policy needs its bindings). */
+  parse(docs: readonly SourceDoc[], opts?: ParseOptions): ParseResult;
+  /** IR-to-IR rewrites run before `generate`. */
+  lowerings: ReadonlyArray<(policies: Policy[]) => Policy[]>;
+  generate(policies: readonly Policy[], opts?: GenerateOptions): GenerateResult;
+}

@@ -1,0 +1,36 @@
+import type { Diagnostic } from '../diagnostics/diagnostic.js';
+import type { Origin } from '../diagnostics/span.js';
+import type { JsonValue } from '../ir/json.js';
+import type { AdmissionRequest } from '../k8s/request.js';
+
+/** One step of an evaluation, for `--explain` and tests: what ran or was skipped, and what decided it. */
+export interface TraceEvent {
+  policy: string;
+  rule?: string;
+  /** `policy`, `rule`, the op kind, or `pass` for fix-point passes. */
+  node: string;
+  outcome: 'applied' | 'unchanged' | 'skipped' | 'error' | 'not-matched';
+  /** Why: the guard or match that decided, or the error. */
+  reason?: string;
+  origin?: Origin;
+  pass?: number;
+}
+
+export interface Patch6902 {
+  op: 'add' | 'remove' | 'replace' | 'move' | 'copy' | 'test';
+  path: string;
+  from?: string;
+  value?: unknown;
+}
+
+export interface ApplyResult {
+  /** The object after every policy ran; the input object when nothing changed. */
+  object: JsonValue | null;
+  patch: Patch6902[];
+  trace: TraceEvent[];
+  diagnostics: Diagnostic[];
+  /** False when an error stopped the request (the admission would be denied). */
+  allowed: boolean;
+}
+
+export type { AdmissionRequest };
