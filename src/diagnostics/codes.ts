@@ -39,6 +39,7 @@ export const CODES = {
   TM3007: { severity: 'error', title: 'variable not bound' },
   TM3008: { severity: 'info', title: 'policy did not match' },
   TM3009: { severity: 'error', title: 'policy skipped by failure policy' },
+  TM3010: { severity: 'error', title: 'apply configuration rejected' },
 
   // 4xxx translation
   TM4001: { severity: 'error', title: 'unsupported in target' },

@@ -34,3 +34,12 @@ export interface ApplyResult {
 }
 
 export type { AdmissionRequest };
+
+export interface ApplyOptions {
+  /** Upper bound on fix-point passes when the policy does not set one. */
+  maxPasses?: number;
+  /** Record a trace (costs a little time per op). Default true. */
+  trace?: boolean;
+  /** Compute the RFC 6902 patch. Default true. */
+  patch?: boolean;
+}

@@ -21,7 +21,7 @@ export interface ExprSource {
 
 // ---------------------------------------------------------------------------------------------- values
 
-export type Value = LiteralValue | RefValue | FromMetadataValue | TemplateValue | CelValue | JmesValue | ExternalValue;
+export type Value = LiteralValue | RefValue | FromMetadataValue | TemplateValue | TemplatedValue | CelValue | JmesValue | ExternalValue;
 
 export interface LiteralValue {
   kind: 'literal';
@@ -51,6 +51,17 @@ export interface TemplateValue {
 }
 
 export type TemplatePart = string | { jmes: string };
+
+/**
+ * A JSON tree whose strings (and map keys) may hold `{{ }}` variables, substituted by the registered template
+ * engine as Kyverno substitutes them in a patch (`language: 'kyverno'`).
+ */
+export interface TemplatedValue {
+  kind: 'templated';
+  language: 'kyverno';
+  json: JsonValue;
+  origin: Origin;
+}
 
 export interface CelValue {
   kind: 'cel';
@@ -218,6 +229,8 @@ export interface JsonPatchStep {
 export interface JsonPatchOp {
   kind: 'jsonPatch';
   steps: JsonPatchStep[];
+  /** Steps computed at evaluation time (a MAP JSONPatch expression): a list of `{op, path, from?, value?}`, applied after `steps`. */
+  stepsFrom?: Value;
   profile: 'rfc6902' | 'kyverno' | 'evanphx-v4';
   origin: Origin;
 }
@@ -246,6 +259,8 @@ export interface LetOp {
   kind: 'let';
   name: string;
   value: Value;
+  /** Evaluated at first use, so an error surfaces only where the variable is read (MAP `variables`). */
+  lazy?: boolean;
   origin: Origin;
 }
 

@@ -1,0 +1,21 @@
+/** The registry of every library implementation; environments pick the enabled subset. */
+import { k8sFunctions } from './lib/k8s.js';
+import { k8sListFunctions, listExtFunctions, setFunctions } from './lib/collections.js';
+import { optionalFunctions, stdFunctions } from './lib/std.js';
+import { stringFunctions } from './lib/strings.js';
+import { Registry } from './registry.js';
+
+let registry: Registry | undefined;
+
+export function defaultRegistry(): Registry {
+  registry ??= new Registry().add(
+    ...stdFunctions,
+    ...optionalFunctions,
+    ...stringFunctions,
+    ...setFunctions,
+    ...listExtFunctions,
+    ...k8sListFunctions,
+    ...k8sFunctions,
+  );
+  return registry;
+}

@@ -1,0 +1,252 @@
+/**
+ * MAP's dynamic types at the edges of evaluation (k8s.io/apiserver/pkg/cel/mutation and
+ * admission/plugin/policy/mutating/patch): result type checks, the type-name check of nested
+ * `Object.*` literals against their field path, and conversion of results to JSON.
+ */
+import type { Expr } from './ast.js';
+import type { ResultExpectation } from './env.js';
+import { formatDuration, formatTimestamp } from './time.js';
+import { CelDouble, CelDuration, CelMap, CelObject, CelOptional, CelTimestamp, CelType, CelUint, CelOpaque, err, isPlainMap, kindOf, normBig, typeName } from './values.js';
+
+/** The result type of an expression when it is evident without a type checker; 'dyn' otherwise. */
+export function staticResultType(e: Expr): string | undefined {
+  switch (e.kind) {
+    case 'literal':
+      return e.lit.type === 'null' ? 'null_type' : e.lit.type;
+    case 'list':
+      if (e.elements.length > 0 && e.elements.every((x) => x.kind === 'struct' && x.typeName === 'JSONPatch')) return 'list(JSONPatch)';
+      return 'list';
+    case 'map':
+      return 'map';
+    case 'struct':
+      return e.typeName.replace(/^\./, '');
+    case 'comprehension':
+      switch (e.macro) {
+        case 'all':
+        case 'exists':
+        case 'exists_one':
+          return 'bool';
+        case 'map':
+        case 'filter':
+        case 'transformList':
+          return 'list';
+        case 'transformMap':
+        case 'transformMapEntry':
+          return 'map';
+        default:
+          return 'dyn';
+      }
+    case 'call':
+      switch (e.fn) {
+        case '_?_:_': {
+          const a = staticResultType(e.args[1]!);
+          const b = staticResultType(e.args[2]!);
+          if (a === b) return a;
+          if (a?.startsWith('list') && b?.startsWith('list')) return 'list';
+          return 'dyn';
+        }
+        case '_==_':
+        case '_!=_':
+        case '_<_':
+        case '_<=_':
+        case '_>_':
+        case '_>=_':
+        case '_&&_':
+        case '_||_':
+        case '!_':
+        case '@in':
+          return 'bool';
+        case '_+_': {
+          const a = staticResultType(e.args[0]!);
+          const b = staticResultType(e.args[1]!);
+          if (a === 'string' || b === 'string') return 'string';
+          if (a?.startsWith('list') || b?.startsWith('list')) return 'list';
+          return 'dyn';
+        }
+        case 'string':
+          return e.target ? 'dyn' : 'string';
+        default:
+          return 'dyn';
+      }
+    default:
+      return 'dyn';
+  }
+}
+
+/** Runtime check of a mutation result; returns the error message, if any. */
+export function checkResultType(expect: ResultExpectation, v: unknown): string | undefined {
+  switch (expect) {
+    case 'bool':
+      return typeof v === 'boolean' ? undefined : `must evaluate to bool but got ${typeName(v)}`;
+    case 'Object':
+      if (!(v instanceof CelObject) || v.typeName !== 'Object') return `must evaluate to Object but got ${typeName(v)}`;
+      return checkTypeNames(v, 'Object');
+    case 'JSONPatchList': {
+      if (!Array.isArray(v)) return `must evaluate to list(JSONPatch) but got ${typeName(v)}`;
+      for (const p of v) {
+        if (!(p instanceof CelObject) || p.typeName !== 'JSONPatch') return `must evaluate to list(JSONPatch) but got list(${typeName(p)})`;
+        const value = p.fields['value'];
+        if (value instanceof CelObject) {
+          const problem = checkTypeNames(value, value.typeName);
+          if (problem) return problem;
+        }
+      }
+      return undefined;
+    }
+    default:
+      return undefined;
+  }
+}
+
+/**
+ * Every nested `Object.x.y` literal must be named after its field path; list items and map values
+ * inherit their parent's name (so `.item` is wrong). Message as kube-apiserver prints it.
+ */
+export function checkTypeNames(v: unknown, expected: string): string | undefined {
+  if (v instanceof CelObject) {
+    if (v.typeName !== expected) {
+      return `type mismatch: unexpected type name "${v.typeName}", expected "${expected}", which matches field name path from root Object type`;
+    }
+    for (const [k, x] of Object.entries(v.fields)) {
+      const p = checkTypeNames(x, `${expected}.${k}`);
+      if (p) return p;
+    }
+    return undefined;
+  }
+  if (Array.isArray(v)) {
+    for (const x of v) {
+      const p = checkTypeNames(x, expected);
+      if (p) return p;
+    }
+    return undefined;
+  }
+  if (v instanceof CelMap || isPlainMap(v)) {
+    const values = v instanceof CelMap ? Array.from(v.entries.values(), (e) => e[1]) : Object.values(v);
+    for (const x of values) {
+      const p = checkTypeNames(x, expected);
+      if (p) return p;
+    }
+  }
+  return undefined;
+}
+
+/**
+ * CEL value → JSON as Kubernetes marshals it (structpb): ints and uints become JSON numbers (through
+ * double: precision loss beyond 2^53, as for JSON Patch values), NaN/Inf are errors, map keys must be
+ * strings, bytes are base64, timestamps RFC 3339, durations "1.5s". Throws CelError on failure.
+ */
+export function toJson(v: unknown): unknown {
+  switch (kindOf(v)) {
+    case 'null':
+      return null;
+    case 'bool':
+    case 'string':
+      return v;
+    case 'int':
+      return Number(v);
+    case 'uint':
+      return Number((v as CelUint).v);
+    case 'double': {
+      const x = typeof v === 'number' ? v : (v as CelDouble).v;
+      if (!Number.isFinite(x)) err(`cannot convert ${x} to JSON`);
+      return x;
+    }
+    case 'bytes':
+      return Buffer.from(v as Uint8Array).toString('base64');
+    case 'timestamp':
+      return formatTimestamp(v as CelTimestamp);
+    case 'duration':
+      return formatDuration(v as CelDuration);
+    case 'list':
+      return (v as unknown[]).map(toJson);
+    case 'map': {
+      if (isPlainMap(v)) {
+        const out: Record<string, unknown> = {};
+        for (const k of Object.keys(v)) defineJsonKey(out, k, toJson(v[k]));
+        return out;
+      }
+      const out: Record<string, unknown> = {};
+      for (const [k, x] of (v as CelMap).entries.values()) {
+        if (typeof k !== 'string') err(`map key of type ${typeName(k)} cannot be converted to JSON`);
+        defineJsonKey(out, k, toJson(x));
+      }
+      return out;
+    }
+    case 'object': {
+      const out: Record<string, unknown> = {};
+      for (const [k, x] of Object.entries((v as CelObject).fields)) defineJsonKey(out, k, toJson(x));
+      return out;
+    }
+    case 'type':
+      return (v as CelType).name;
+    case 'optional': {
+      const o = v as CelOptional;
+      return o.has ? toJson(o.value) : null;
+    }
+    case 'opaque':
+      return String(v as CelOpaque);
+    default:
+      return err(`value of type ${typeName(v)} cannot be converted to JSON`);
+  }
+}
+
+function defineJsonKey(o: Record<string, unknown>, k: string, v: unknown): void {
+  if (k === '__proto__') Object.defineProperty(o, k, { value: v, enumerable: true, writable: true, configurable: true });
+  else o[k] = v;
+}
+
+/**
+ * JSON → CEL value. JSON integral numbers are CEL ints and other numbers doubles, which is already
+ * how values.ts reads plain JS numbers; only bigints (from YAML parsed with intAsBigInt) need
+ * normalising. Returns the input itself when nothing needs converting.
+ */
+export function fromJson(json: unknown): unknown {
+  switch (typeof json) {
+    case 'bigint':
+      return normBig(json);
+    case 'object': {
+      if (json === null) return null;
+      if (Array.isArray(json)) {
+        let out: unknown[] | undefined;
+        for (let i = 0; i < json.length; i++) {
+          const x = fromJson(json[i]);
+          if (x !== json[i]) (out ??= json.slice())[i] = x;
+        }
+        return out ?? json;
+      }
+      const o = json as Record<string, unknown>;
+      let out: Record<string, unknown> | undefined;
+      for (const k of Object.keys(o)) {
+        const x = fromJson(o[k]);
+        if (x !== o[k]) {
+          out ??= { ...o };
+          defineJsonKey(out, k, x);
+        }
+      }
+      return out ?? json;
+    }
+    default:
+      return json;
+  }
+}
+
+export interface JsonPatchOp {
+  op: string;
+  path: string;
+  from?: string;
+  value?: unknown;
+}
+
+/** list(JSONPatch) → RFC 6902 operations as MAP builds them (patch/json_patch.go): from only when non-empty, value only when set. */
+export function jsonPatchOps(v: unknown): JsonPatchOp[] {
+  const problem = checkResultType('JSONPatchList', v);
+  if (problem) err(problem);
+  return (v as CelObject[]).map((p) => {
+    const op: JsonPatchOp = { op: String(p.fields['op'] ?? ''), path: String(p.fields['path'] ?? '') };
+    const from = p.fields['from'];
+    if (typeof from === 'string' && from !== '') op.from = from;
+    // A `value: null` written in the literal is emitted as JSON null (it matters for `test`).
+    if (Object.prototype.hasOwnProperty.call(p.fields, 'value')) op.value = toJson(p.fields['value']);
+    return op;
+  });
+}

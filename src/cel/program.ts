@@ -1,0 +1,142 @@
+/**
+ * compile(source, env) → CelProgram; program.eval(activation) → CelResult.
+ * Parse and compile errors are diagnostics (TM5001 syntax, TM5002 compile) with spans mapped through
+ * the caller's `locate` (YAML positions) or a pseudo-file `<expr>`.
+ */
+import { parseCel } from '../../grammars/cel.js';
+import { diagnostic, fail, ok, LineIndex, type Diagnostic, type Result, type Span } from '../diagnostics/index.js';
+import type { Expr } from './ast.js';
+import { Compiler, CompileError, type Ctx, type Fn, type RuntimeServices } from './compile.js';
+import { resolveEnv, type CelEnvOptions, type ResolvedEnv } from './env.js';
+import { defaultRegistry } from './library.js';
+import { checkResultType, staticResultType } from './mutation.js';
+import { CelError, CelCostLimitError } from './values.js';
+
+/** Maps an offset in the expression to a span (e.g. in the YAML file the expression came from). */
+export type Locate = (start: number, end: number) => Span;
+
+export const EXPR_FILE = '<expr>';
+
+export interface EvalOptions {
+  /** Runtime cost limit (default 1,000,000: Kubernetes' per-expression limit). Infinity disables it. */
+  costLimit?: number;
+  services?: RuntimeServices;
+}
+
+export type CelResult =
+  | { ok: true; value: unknown; cost: number }
+  | { ok: false; error: string; costExceeded: boolean; cost: number; diagnostic: Diagnostic };
+
+export interface CelProgram {
+  readonly source: string;
+  readonly ast: Expr;
+  eval(activation: Record<string, unknown>, opts?: EvalOptions): CelResult;
+}
+
+export const DEFAULT_COST_LIMIT = 1_000_000;
+
+export function defaultLocate(source: string): Locate {
+  let index: LineIndex | undefined;
+  return (start, end) => (index ??= new LineIndex(source)).span(EXPR_FILE, start, Math.max(end, start + 1));
+}
+
+/** Parse only (syntax check): the AST or a TM5001 diagnostic. */
+export function parse(source: string, locate: Locate = defaultLocate(source), twoVarComprehensions = true): Result<Expr> {
+  const r = parseCel(source, { twoVarComprehensions });
+  if (!r.ok) return fail(diagnostic('TM5001', { phase: 'parse', message: r.message, span: locate(r.start, r.end) }));
+  return ok(r.expr);
+}
+
+export function compile(source: string, env: CelEnvOptions = {}, locate: Locate = defaultLocate(source)): Result<CelProgram> {
+  const resolved = resolveEnv(env);
+  if (typeof resolved === 'string') return fail(diagnostic('TM5002', { phase: 'parse', message: resolved, span: locate(0, source.length) }));
+  const parsed = parse(source, locate, resolved.twoVarComprehensions);
+  if (!parsed.ok) return parsed;
+  const ast = parsed.value;
+  const compiler = new Compiler(resolved, defaultRegistry());
+  let root: Fn;
+  let staticCost: number;
+  try {
+    const node = compiler.compileRoot(ast);
+    root = node.fn;
+    staticCost = node.cost;
+  } catch (e) {
+    if (e instanceof CompileError) return fail(diagnostic('TM5002', { phase: 'parse', message: e.message, span: locate(e.start, e.end) }));
+    throw e;
+  }
+  if (resolved.expect !== 'any') {
+    const t = staticResultType(ast);
+    const problem = t === undefined ? undefined : checkStatic(resolved, t);
+    if (problem) return fail(diagnostic('TM5002', { phase: 'parse', message: problem, span: locate(ast.start, ast.end) }));
+  }
+  return ok(new Program(source, ast, root, staticCost, compiler.slots, resolved, locate));
+}
+
+function checkStatic(env: ResolvedEnv, t: string): string | undefined {
+  switch (env.expect) {
+    case 'Object':
+      return t === 'Object' || t === 'dyn' ? undefined : `must evaluate to Object but got ${t}`;
+    case 'JSONPatchList':
+      return t === 'list(JSONPatch)' || t === 'list' || t === 'dyn' ? undefined : `must evaluate to list(JSONPatch) but got ${t}`;
+    case 'bool':
+      return t === 'bool' || t === 'dyn' ? undefined : `must evaluate to bool but got ${t}`;
+    default:
+      return undefined;
+  }
+}
+
+class Program implements CelProgram {
+  constructor(
+    readonly source: string,
+    readonly ast: Expr,
+    private readonly root: Fn,
+    private readonly staticCost: number,
+    private readonly slots: number,
+    private readonly env: ResolvedEnv,
+    private readonly locate: Locate,
+  ) {}
+
+  eval(activation: Record<string, unknown>, opts: EvalOptions = {}): CelResult {
+    const c: Ctx = {
+      act: activation,
+      locals: this.slots > 0 ? new Array(this.slots) : EMPTY,
+      cost: this.staticCost,
+      limit: opts.costLimit ?? DEFAULT_COST_LIMIT,
+      dotted: this.env.variables === undefined && hasDottedKey(activation),
+      services: opts.services ?? {},
+    };
+    try {
+      if (c.cost > c.limit) throw new CelCostLimitError();
+      const value = this.root(c);
+      if (this.env.expect !== 'any') {
+        const problem = checkResultType(this.env.expect, value);
+        if (problem) throw new CelError(problem);
+      }
+      return { ok: true, value, cost: c.cost };
+    } catch (e) {
+      if (!(e instanceof CelError)) {
+        if (e instanceof RangeError) return this.failure(new CelError(`evaluation exceeded the stack: ${e.message}`), c.cost);
+        throw e;
+      }
+      return this.failure(e, c.cost);
+    }
+  }
+
+  private failure(e: CelError, cost: number): CelResult {
+    const costExceeded = e instanceof CelCostLimitError;
+    return {
+      ok: false,
+      error: e.message,
+      costExceeded,
+      cost,
+      diagnostic: diagnostic(costExceeded ? 'TM5004' : 'TM5003', { phase: 'eval', message: e.message, span: this.locate(this.ast.start, this.ast.end) }),
+    };
+  }
+}
+
+const EMPTY: unknown[] = [];
+
+function hasDottedKey(act: Record<string, unknown>): boolean {
+  for (const k in act) if (k.includes('.')) return true;
+  return false;
+}

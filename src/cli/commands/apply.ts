@@ -1,0 +1,181 @@
+import { diagnostic, hasErrors, type Diagnostic } from '../../diagnostics/diagnostic.js';
+import { formatSpan } from '../../diagnostics/span.js';
+import { isJsonObject, type JsonObject, type JsonValue } from '../../ir/json.js';
+import { mutationAnnotations } from '../../dialects/gatekeeper/annotations.js';
+import { apply, type TraceEvent } from '../../interpreter/index.js';
+import type { ExternalData } from '../../interpreter/state.js';
+import { unifiedDiff } from '../../io/diff.js';
+import { toJson, toYaml, toYamlDocuments } from '../../io/yaml-dump.js';
+import type { AdmissionRequest, Operation, UserInfo } from '../../k8s/request.js';
+import { loadPolicies, readInputs } from '../../pipeline.js';
+import { many, parse } from '../args.js';
+import { EXIT, type CliIO } from '../io.js';
+import { diagnosticsFormat, reportDiagnostics } from '../report.js';
+
+export const APPLY_HELP = `Usage: transmute apply -p POLICY... -r RESOURCE... [options]
+
+Runs the policies (any dialect, discovered from apiVersion and kind) against each resource as an admission
+request would, and prints the result.
+
+Options:
+  -p, --policy PATH          policy file, directory or - (stdin); repeatable
+  -r, --resource PATH        resource file, directory or -; each document is one request; repeatable
+  -o, --output FORMAT        yaml (default) | json | patch (RFC 6902) | diff (unified, YAML)
+      --explain              print the trace (which policy, rule and op ran or was skipped, and why) to stderr
+      --operation OP         CREATE (default; UPDATE when --old-object is given) | UPDATE | DELETE | CONNECT
+      --old-object FILE      the stored object, for UPDATE
+      --user FILE            userInfo as YAML: username, groups, roles, clusterRoles
+      --namespace-object FILE  the Namespace of the resource, for namespace selectors
+      --params FILE          the parameter object
+      --external-data FILE   offline external data: {provider: {key: value | {error: message}}}
+      --mutation-annotations add Gatekeeper's gatekeeper.sh/mutation-id and gatekeeper.sh/mutations annotations
+      --diagnostics FORMAT   text (default) | json
+  -h, --help                 show this help
+
+Exit codes: 0 applied, 1 a request was denied (a policy failed), 2 bad usage or bad input.
+`;
+
+interface ApplyFlags {
+  policy?: string[];
+  resource?: string[];
+  output?: string;
+  explain?: boolean;
+  operation?: string;
+  'old-object'?: string;
+  user?: string;
+  'namespace-object'?: string;
+  params?: string;
+  'external-data'?: string;
+  'mutation-annotations'?: boolean;
+  diagnostics?: string;
+  help?: boolean;
+}
+
+const OPERATIONS: readonly Operation[] = ['CREATE', 'UPDATE', 'DELETE', 'CONNECT'];
+
+/** Reads one auxiliary YAML file given with a flag; errors are diagnostics naming the flag. */
+function readSingle(path: string, flag: string, io: CliIO, diags: Diagnostic[]): JsonValue | undefined {
+  const r = readInputs([path], io.stdin);
+  diags.push(...r.diagnostics);
+  if (!r.docs) return undefined;
+  if (r.docs.length !== 1) {
+    diags.push(diagnostic('TM7001', { phase: 'cli', message: `${flag} ${path}: expected exactly one YAML document, found ${r.docs.length}` }));
+    return undefined;
+  }
+  return r.docs[0]!.value;
+}
+
+export function describeObject(obj: JsonValue | null): string {
+  if (!isJsonObject(obj)) return 'object';
+  const meta = isJsonObject(obj.metadata) ? obj.metadata : {};
+  const ns = typeof meta.namespace === 'string' ? `${meta.namespace}/` : '';
+  return `${typeof obj.kind === 'string' ? obj.kind : 'object'}/${ns}${typeof meta.name === 'string' ? meta.name : '<unnamed>'}`;
+}
+
+export function formatTrace(trace: readonly TraceEvent[]): string {
+  return trace
+    .map((e) => {
+      const where = e.origin ? `  (${formatSpan(e.origin)})` : '';
+      const pass = e.pass !== undefined ? `[pass ${e.pass}] ` : '';
+      const rule = e.rule ? ` rule ${e.rule}` : '';
+      const reason = e.reason ? `: ${e.reason}` : '';
+      return `${pass}policy ${e.policy}${rule} ${e.node} ${e.outcome}${reason}${where}`;
+    })
+    .join('\n');
+}
+
+export async function runApply(argv: string[], io: CliIO): Promise<number> {
+  const args = parse<ApplyFlags>(argv, {
+    policy: { type: 'string', short: 'p', multiple: true },
+    resource: { type: 'string', short: 'r', multiple: true },
+    output: { type: 'string', short: 'o' },
+    explain: { type: 'boolean' },
+    operation: { type: 'string' },
+    'old-object': { type: 'string' },
+    user: { type: 'string' },
+    'namespace-object': { type: 'string' },
+    params: { type: 'string' },
+    'external-data': { type: 'string' },
+    'mutation-annotations': { type: 'boolean' },
+    diagnostics: { type: 'string' },
+    help: { type: 'boolean', short: 'h' },
+  });
+  if (!args.ok) {
+    reportDiagnostics(io, [args.diagnostic], 'text');
+    io.stderr(`Run 'transmute apply --help' for usage.\n`);
+    return EXIT.badInput;
+  }
+  const f = args.values;
+  if (f.help) {
+    io.stdout(APPLY_HELP);
+    return EXIT.ok;
+  }
+  const format = diagnosticsFormat(f.diagnostics);
+  const usage = (message: string) => {
+    reportDiagnostics(io, [diagnostic('TM7001', { phase: 'cli', message })], format ?? 'text');
+    return EXIT.badInput;
+  };
+  if (!format) return usage(`--diagnostics must be text or json, not "${f.diagnostics}"`);
+  const output = f.output ?? 'yaml';
+  if (!['yaml', 'json', 'patch', 'diff'].includes(output)) return usage(`-o must be yaml, json, patch or diff, not "${output}"`);
+  if (many(f.policy).length === 0) return usage('at least one policy is required (-p POLICY)');
+  if (many(f.resource).length === 0) return usage('at least one resource is required (-r RESOURCE)');
+  if (f.operation && !OPERATIONS.includes(f.operation as Operation)) return usage(`--operation must be one of ${OPERATIONS.join(', ')}`);
+
+  const diags: Diagnostic[] = [];
+  const loaded = loadPolicies(many(f.policy), io.stdin);
+  diags.push(...loaded.diagnostics);
+  const resources = readInputs(many(f.resource), io.stdin);
+  diags.push(...resources.diagnostics);
+  const oldObject = f['old-object'] ? readSingle(f['old-object'], '--old-object', io, diags) : undefined;
+  const user = f.user ? readSingle(f.user, '--user', io, diags) : undefined;
+  const namespaceObject = f['namespace-object'] ? readSingle(f['namespace-object'], '--namespace-object', io, diags) : undefined;
+  const params = f.params ? readSingle(f.params, '--params', io, diags) : undefined;
+  let externalData: ExternalData | undefined;
+  if (f['external-data']) {
+    const v = readSingle(f['external-data'], '--external-data', io, diags);
+    if (v !== undefined) {
+      if (!isJsonObject(v)) diags.push(diagnostic('TM2002', { phase: 'parse', message: '--external-data must map provider names to {key: value} tables' }));
+      else externalData = v as ExternalData;
+    }
+  }
+  const sources = loaded.sources;
+  if (hasErrors(diags) || !resources.docs) {
+    reportDiagnostics(io, diags, format, sources ?? resources.sources);
+    return EXIT.badInput;
+  }
+
+  const operation = (f.operation as Operation | undefined) ?? (oldObject !== undefined ? 'UPDATE' : 'CREATE');
+  const outputs: string[] = [];
+  const objects: JsonValue[] = [];
+  let denied = false;
+  for (const doc of resources.docs) {
+    const request: AdmissionRequest = {
+      object: operation === 'DELETE' ? null : doc.value,
+      oldObject: operation === 'DELETE' ? doc.value : (oldObject ?? null),
+      operation,
+      userInfo: (user as UserInfo | undefined) ?? {},
+      namespaceObject: (namespaceObject as JsonObject | undefined) ?? null,
+      params: params ?? null,
+    };
+    const result = apply(loaded.policies, request, {
+      ...(externalData ? { externalData } : {}),
+      ...(f['mutation-annotations'] ? { onFixpointConverged: mutationAnnotations() } : {}),
+    });
+    diags.push(...result.diagnostics);
+    if (!result.allowed) denied = true;
+    if (f.explain) io.stderr(`# ${describeObject(doc.value)}\n${formatTrace(result.trace)}\n`);
+    const after = result.object ?? null;
+    objects.push(after);
+    if (output === 'patch') outputs.push(toJson(result.patch));
+    else if (output === 'diff') {
+      const name = describeObject(doc.value);
+      outputs.push(unifiedDiff(toYaml(doc.value), toYaml(after), `a/${name}`, `b/${name}`));
+    }
+  }
+  reportDiagnostics(io, diags, format, sources);
+  if (output === 'yaml') io.stdout(toYamlDocuments(objects));
+  else if (output === 'json') io.stdout(toJson(objects.length === 1 ? objects[0]! : { apiVersion: 'v1', kind: 'List', items: objects }) + '\n');
+  else io.stdout(outputs.filter((o) => o !== '').join(output === 'patch' ? '\n' : ''));
+  return denied ? EXIT.checkFailed : EXIT.ok;
+}

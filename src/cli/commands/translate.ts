@@ -1,0 +1,83 @@
+import { diagnostic } from '../../diagnostics/diagnostic.js';
+import { dialects } from '../../dialects/registry.js';
+import { writeFileAtomic } from '../../io/write.js';
+import { hasErrors, loadPolicies, translate } from '../../pipeline.js';
+import { many, parse } from '../args.js';
+import { EXIT, type CliIO } from '../io.js';
+import { diagnosticsFormat, reportDiagnostics } from '../report.js';
+
+export function translateHelp(): string {
+  return `Usage: transmute translate -p POLICY... --to DIALECT [-o FILE] [options]
+
+Translates policies into another dialect (${dialects().map((d) => d.name).join(', ')}). What the target cannot
+express is reported (TM4001 unsupported, TM4002/TM4003 lossy) with the source position of the construct;
+nothing is emitted silently wrong.
+
+Options:
+  -p, --policy PATH          policy file, directory or -; repeatable
+      --to DIALECT           the target dialect
+  -o, --output FILE          write there (atomically) instead of stdout
+      --unsupported LEVEL    error (default: refuse to emit) | warn | ignore
+      --diagnostics FORMAT   text (default) | json
+  -h, --help                 show this help
+
+Exit codes: 0 translated, 1 something could not be translated (with --unsupported error), 2 bad usage or input.
+`;
+}
+
+interface Flags {
+  policy?: string[];
+  to?: string;
+  output?: string;
+  unsupported?: string;
+  diagnostics?: string;
+  help?: boolean;
+}
+
+export async function runTranslate(argv: string[], io: CliIO): Promise<number> {
+  const args = parse<Flags>(argv, {
+    policy: { type: 'string', short: 'p', multiple: true },
+    to: { type: 'string' },
+    output: { type: 'string', short: 'o' },
+    unsupported: { type: 'string' },
+    diagnostics: { type: 'string' },
+    help: { type: 'boolean', short: 'h' },
+  });
+  if (!args.ok) {
+    reportDiagnostics(io, [args.diagnostic], 'text');
+    return EXIT.badInput;
+  }
+  const f = args.values;
+  if (f.help) {
+    io.stdout(translateHelp());
+    return EXIT.ok;
+  }
+  const format = diagnosticsFormat(f.diagnostics) ?? 'text';
+  const usage = (message: string) => {
+    reportDiagnostics(io, [diagnostic('TM7001', { phase: 'cli', message })], format);
+    return EXIT.badInput;
+  };
+  if (many(f.policy).length === 0) return usage('at least one policy is required (-p POLICY)');
+  if (!f.to) return usage(`--to is required (one of ${dialects().map((d) => d.name).join(', ')})`);
+  const level = f.unsupported ?? 'error';
+  if (level !== 'error' && level !== 'warn' && level !== 'ignore') return usage('--unsupported must be error, warn or ignore');
+
+  const loaded = loadPolicies(many(f.policy), io.stdin);
+  if (hasErrors(loaded.diagnostics)) {
+    reportDiagnostics(io, loaded.diagnostics, format, loaded.sources);
+    return EXIT.badInput;
+  }
+  const result = translate(loaded.policies, f.to, level);
+  const diags = [...loaded.diagnostics, ...result.diagnostics];
+  reportDiagnostics(io, diags, format, loaded.sources);
+  if (result.diagnostics.some((d) => d.code === 'TM4004')) return EXIT.badInput;
+  if (hasErrors(result.diagnostics)) return EXIT.checkFailed;
+  if (f.output) {
+    const w = writeFileAtomic(f.output, result.text);
+    if (!w.ok) {
+      reportDiagnostics(io, w.diagnostics, format);
+      return EXIT.badInput;
+    }
+  } else io.stdout(result.text);
+  return EXIT.ok;
+}

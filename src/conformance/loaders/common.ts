@@ -1,0 +1,99 @@
+/** Reading helpers shared by the loaders: every failure is a TM7003 "conformance case malformed" value. */
+import { readFileSync } from 'node:fs';
+import { basename, dirname, resolve } from 'node:path';
+import { diagnostic, fail, ok, type Result } from '../../diagnostics/diagnostic.js';
+import { renderDiagnosticLine } from '../../diagnostics/render.js';
+import { isJsonObject, type JsonObject, type JsonValue } from '../../ir/json.js';
+import type { SourceDoc } from '../../io/source.js';
+import { loadYamlText } from '../../io/yaml-load.js';
+
+export function malformed<T>(message: string): Result<T> {
+  return fail(diagnostic('TM7003', { phase: 'io', message }));
+}
+
+/** Where a case's files are read from and how their names are shown (the id's spelling of the folder). */
+export interface CaseFiles {
+  dir: string;
+  display: string;
+}
+
+export function caseFiles(dir: string, display: string): CaseFiles {
+  return { dir, display };
+}
+
+export function readJson(files: CaseFiles, name: string): Result<JsonValue> {
+  let text: string;
+  try {
+    text = readFileSync(resolve(files.dir, name), 'utf8');
+  } catch (e) {
+    return malformed(`${files.display}/${name}: ${(e as Error).message}`);
+  }
+  try {
+    return ok(JSON.parse(text) as JsonValue);
+  } catch (e) {
+    return malformed(`${files.display}/${name}: ${(e as Error).message}`);
+  }
+}
+
+export function readManifest(files: CaseFiles): Result<JsonObject> {
+  const m = readJson(files, 'manifest.json');
+  if (!m.ok) return m;
+  if (!isJsonObject(m.value)) return malformed(`${files.display}/manifest.json: not a JSON object`);
+  return ok(m.value);
+}
+
+/** Every document of a YAML or JSON file of the case, with file names shown as `<display>/<name>`. */
+export function readDocs(files: CaseFiles, name: string): Result<SourceDoc[]> {
+  let text: string;
+  try {
+    text = readFileSync(resolve(files.dir, name), 'utf8');
+  } catch (e) {
+    return malformed(`${files.display}/${name}: ${(e as Error).message}`);
+  }
+  const docs = loadYamlText(`${files.display}/${name}`, text);
+  if (!docs.ok) return malformed(docs.diagnostics.map((d) => renderDiagnosticLine(d)).join('; '));
+  return docs;
+}
+
+/** The single object of a file (its first document), which must be a mapping. */
+export function readObject(files: CaseFiles, name: string): Result<JsonObject> {
+  const docs = readDocs(files, name);
+  if (!docs.ok) return docs;
+  const first = docs.value[0];
+  if (!first || !isJsonObject(first.value)) return malformed(`${files.display}/${name}: expected one YAML mapping`);
+  return ok(first.value);
+}
+
+/** A document built by the runner (a Kyverno unit case's patch wrapped in a policy), loaded like a file. */
+export function synthesizedDocs(value: JsonValue, display: string): Result<SourceDoc[]> {
+  const docs = loadYamlText(display, JSON.stringify(value, null, 2));
+  if (!docs.ok) return malformed(docs.diagnostics.map((d) => renderDiagnosticLine(d)).join('; '));
+  return docs;
+}
+
+/** `corpus` and `source` from the folder names above a case (`.../<corpus>/<source>/<case>`). */
+export function placeOf(caseDir: string): { corpus: string; source: string } {
+  const source = basename(dirname(caseDir));
+  return { corpus: basename(dirname(dirname(caseDir))), source };
+}
+
+export function str(obj: JsonObject | undefined, key: string): string | undefined {
+  const v = obj?.[key];
+  return typeof v === 'string' ? v : undefined;
+}
+
+export function obj(value: JsonValue | undefined): JsonObject | undefined {
+  return isJsonObject(value) ? value : undefined;
+}
+
+export function list(value: JsonValue | undefined): JsonValue[] {
+  return Array.isArray(value) ? value : [];
+}
+
+export function strings(value: JsonValue | undefined): string[] {
+  return list(value).filter((v): v is string => typeof v === 'string');
+}
+
+export function metadataOf(o: JsonValue | undefined): JsonObject {
+  return obj(obj(o)?.metadata) ?? {};
+}

@@ -1,0 +1,135 @@
+/**
+ * The Gatekeeper corpus' runner plug-ins: a case runner that applies with the case's external-data stub and
+ * `--mutation-annotations` flag (what the default admission runner cannot pass to the interpreter), and a
+ * row runner per `go-unit-tables/*.json` table (src/dialects/gatekeeper/unit-tables.ts).
+ */
+import type { Diagnostic } from '../../diagnostics/diagnostic.js';
+import { mutationAnnotations } from '../../dialects/gatekeeper/annotations.js';
+import { TABLE_CHECKERS } from '../../dialects/gatekeeper/unit-tables.js';
+import { apply, type ApplyEnv, type ExternalData, type TraceEvent } from '../../interpreter/index.js';
+import { isJsonObject, type JsonObject, type JsonValue } from '../../ir/json.js';
+import { compareObjects, describeDifference } from '../compare.js';
+import { firstError, missingDialect, preparePolicies } from '../policies.js';
+import { registerCaseRunner, registerTableRunner, type RunContext } from '../runners.js';
+import type { AdmissionCase, CaseResult, Expectation } from '../types.js';
+
+// ---------------------------------------------------------------------------------------------- external data
+
+type Answer = JsonValue | { error: string } | undefined;
+
+/** The e2e dummy provider (test/externaldata/dummy-provider/provider.go), gatekeeper.md §1.6. */
+function dummyProvider(key: string): Answer {
+  // A system error fails the provider's whole response; per key, every placeholder sent with it fails alike.
+  if (key.endsWith('_systemError')) return { error: 'testing system error' };
+  if (key.startsWith('error_')) return { error: `${key}_invalid` };
+  if (key.endsWith('_valid')) return undefined;
+  return `${key}_valid`;
+}
+
+/** A provider rule from the manifest's `externalDataStub` entry: the dummy-provider text, `value = key + "s"`, or `{table}`. */
+function providerRule(stub: JsonValue): ((key: string) => Answer) | string {
+  if (isJsonObject(stub) && isJsonObject(stub.table)) {
+    const table = stub.table;
+    return (key) => (Object.prototype.hasOwnProperty.call(table, key) ? table[key] : undefined);
+  }
+  if (typeof stub === 'string') {
+    if (stub.includes('_systemError')) return dummyProvider;
+    const suffix = /^value = key \+ "([^"]*)"$/.exec(stub.trim());
+    if (suffix) return (key) => key + suffix[1]!;
+  }
+  return `externalDataStub ${JSON.stringify(stub)} is not a provider rule this runner knows`;
+}
+
+/**
+ * ApplyEnv.externalData is provider → key → answer; a stub answers any key, so each provider's table is a
+ * view whose own properties are the rule's answers, computed when the interpreter looks a key up.
+ */
+function lazyTable(rule: (key: string) => Answer): Record<string, JsonValue | { error: string }> {
+  return new Proxy({} as Record<string, JsonValue | { error: string }>, {
+    getOwnPropertyDescriptor: (_t, key) => {
+      const answer = typeof key === 'string' ? rule(key) : undefined;
+      return answer === undefined ? undefined : { value: answer, writable: false, enumerable: true, configurable: true };
+    },
+    get: (_t, key) => (typeof key === 'string' ? rule(key) : undefined),
+    has: (_t, key) => typeof key === 'string' && rule(key) !== undefined,
+  });
+}
+
+function externalDataOf(hints: JsonObject): ExternalData | string | undefined {
+  const stubs = hints.externalDataStub;
+  if (!isJsonObject(stubs)) return undefined;
+  const data: ExternalData = {};
+  for (const [provider, stub] of Object.entries(stubs)) {
+    const rule = providerRule(stub);
+    if (typeof rule === 'string') return rule;
+    data[provider] = lazyTable(rule);
+  }
+  return data;
+}
+
+/** The interpreter options a case's manifest asks for (external-data stub, mutation annotations), or why not. */
+export function gatekeeperApplyEnv(hints: JsonObject): ApplyEnv | string {
+  const env: ApplyEnv = {};
+  const externalData = externalDataOf(hints);
+  if (typeof externalData === 'string') return externalData;
+  if (externalData) env.externalData = externalData;
+  const flags = isJsonObject(hints.flags) ? hints.flags : {};
+  if (flags.mutationAnnotations === true) {
+    env.onFixpointConverged = mutationAnnotations(typeof flags.mutatorGeneration === 'number' ? { generation: flags.mutatorGeneration } : {});
+  }
+  return env;
+}
+
+// ---------------------------------------------------------------------------------------------- cases
+
+/**
+ * An error expectation: some error (diagnostic or trace) contains the expected text. After a translation
+ * (`translated`) any error satisfies it; its wording is the target's.
+ */
+function errorResult(expect: Extract<Expectation, { kind: 'error' }>, diagnostics: readonly Diagnostic[], trace: readonly TraceEvent[], translated: boolean): CaseResult {
+  const messages = [
+    ...diagnostics.filter((d) => d.severity === 'error').map((d) => d.message),
+    ...trace.filter((t) => t.outcome === 'error' && t.reason).map((t) => t.reason!),
+  ];
+  if (messages.length === 0) return { status: 'failed', reason: 'expected an error, but no error was reported' };
+  if (!expect.contains || translated || messages.some((m) => m.includes(expect.contains!))) return { status: 'passed' };
+  return { status: 'failed', reason: `expected an error containing "${expect.contains}", got: ${messages[0]}` };
+}
+
+/** Gatekeeper case folders: parse (or translate with --via), apply as the mutation system would, compare. */
+export function runGatekeeperCase(c: AdmissionCase, ctx: RunContext): CaseResult {
+  const missing = missingDialect(c.dialect, ctx.via);
+  if (missing) return missing;
+  const expect = c.expect;
+  const prepared = preparePolicies({ id: c.id, dialect: c.dialect, policyDocs: c.policyDocs, siblingDocs: c.siblingDocs, hints: c.hints }, ctx.via);
+  if (prepared.kind === 'stop') return prepared.result;
+  if (prepared.kind === 'rejected') {
+    if (expect.kind === 'error' && expect.stage !== 'apply') return errorResult(expect, prepared.diagnostics, [], false);
+    return { status: 'failed', reason: `mutators rejected: ${firstError(prepared.diagnostics)}` };
+  }
+  if (expect.kind === 'valid') return { status: 'passed' };
+  if (expect.kind === 'error' && expect.stage === 'parse') {
+    return { status: 'failed', reason: `expected the mutators to be rejected${expect.contains ? ` with "${expect.contains}"` : ''}, but they were accepted` };
+  }
+  if (!c.request) return { status: 'error', reason: 'TM7003: the case has no request to apply' };
+  const env = gatekeeperApplyEnv(c.hints);
+  if (typeof env === 'string') return { status: 'error', reason: `TM7003: ${env}` };
+
+  const result = apply(prepared.policies, c.request, env);
+  if (expect.kind === 'error') {
+    if (result.allowed) return { status: 'failed', reason: `expected an error${expect.contains ? ` containing "${expect.contains}"` : ''}, but the request was allowed` };
+    return errorResult(expect, result.diagnostics, result.trace, ctx.via !== undefined);
+  }
+  if (!result.allowed) return { status: 'failed', reason: `request denied: ${firstError(result.diagnostics)}` };
+  if (expect.kind !== 'object') return { status: 'error', reason: `TM7003: expectation ${expect.kind} is not a Gatekeeper one` };
+  const d = compareObjects(expect.profile, expect.object, result.object ?? undefined);
+  return d ? { status: 'failed', reason: describeDifference(d) } : { status: 'passed' };
+}
+
+registerCaseRunner('gatekeeper', runGatekeeperCase);
+for (const [table, check] of Object.entries(TABLE_CHECKERS)) {
+  registerTableRunner(table, (row) => {
+    const why = check(row);
+    return why === undefined ? { status: 'passed' } : { status: 'failed', reason: why };
+  });
+}

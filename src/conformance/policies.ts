@@ -1,0 +1,94 @@
+/**
+ * From a case's policy documents to IR policies: parse with the case's dialect and, with `--via D`, translate
+ * (lowerings, `generate` into D), read the generated YAML back and parse it with D. A translation that reports
+ * TM4001 makes the case `unsupported`; it never counts as passed.
+ */
+import { hasErrors, type Diagnostic } from '../diagnostics/diagnostic.js';
+import { renderDiagnosticLine } from '../diagnostics/render.js';
+import type { ParseOptions } from '../dialects/dialect.js';
+import { dialectByName } from '../dialects/registry.js';
+import type { JsonObject } from '../ir/json.js';
+import type { Policy } from '../ir/nodes.js';
+import type { SourceDoc } from '../io/source.js';
+import type { CaseResult } from './types.js';
+import { kindOf } from './kinds.js';
+import { loadYamlText } from '../io/yaml-load.js';
+
+/**
+ * Parse options with the case data a dialect may need and the request cannot carry (Gatekeeper `flags`,
+ * `externalDataStub`; Kyverno values). Not part of the shared `ParseOptions` contract yet: a dialect that wants
+ * it reads `(opts as ConformanceParseOptions).conformance`.
+ */
+export interface ConformanceParseOptions extends ParseOptions {
+  conformance?: JsonObject;
+}
+
+export type Prepared =
+  | { kind: 'ready'; policies: Policy[]; diagnostics: Diagnostic[] }
+  /** The case's own dialect refused the policies (what a validation case may expect). */
+  | { kind: 'rejected'; diagnostics: Diagnostic[] }
+  /** No dialect, nothing it reads, or a translation that is unsupported or broken: the case ends here. */
+  | { kind: 'stop'; result: CaseResult };
+
+export interface PolicyInput {
+  id: string;
+  dialect: string;
+  policyDocs: readonly SourceDoc[];
+  siblingDocs: readonly SourceDoc[];
+  hints?: JsonObject;
+}
+
+/** The dialects a run needs, checked before any case-specific work. */
+export function missingDialect(dialect: string, via: string | undefined): CaseResult | undefined {
+  if (dialect === '' || !dialectByName(dialect)) return { status: 'unsupported', reason: `no dialect: ${dialect || '(none)'}` };
+  if (via !== undefined && !dialectByName(via)) return { status: 'unsupported', reason: `no dialect: ${via}` };
+  return undefined;
+}
+
+export function preparePolicies(input: PolicyInput, via?: string): Prepared {
+  const missing = missingDialect(input.dialect, via);
+  if (missing) return { kind: 'stop', result: missing };
+  const source = dialectByName(input.dialect)!;
+  const parsed = parseWith(source.name, input.policyDocs, input.siblingDocs, input.hints);
+  if (parsed.kind !== 'ready' || via === undefined) return parsed;
+
+  const target = dialectByName(via)!;
+  let lowered = parsed.policies;
+  for (const lower of target.lowerings) lowered = lower(lowered);
+  const generated = target.generate(lowered, { unsupported: 'error' });
+  const unsupported = generated.diagnostics.find((d) => d.code === 'TM4001');
+  if (unsupported) return stop('unsupported', `translation to ${via}: ${renderDiagnosticLine(unsupported)}`);
+  if (hasErrors(generated.diagnostics)) return stop('failed', `translation to ${via} failed: ${firstError(generated.diagnostics)}`);
+  const docs = loadYamlText(`${input.id} (as ${via})`, generated.text);
+  if (!docs.ok) return stop('failed', `generated ${via} YAML does not load: ${firstError(docs.diagnostics)}`);
+  if (!docs.value.some((d) => target.recognizes(d))) {
+    if (parsed.policies.length === 0) return { kind: 'ready', policies: [], diagnostics: generated.diagnostics };
+    return stop('failed', `translation to ${via} produced no ${via} policy document`);
+  }
+  const reparsed = parseWith(via, docs.value, input.siblingDocs, input.hints);
+  if (reparsed.kind === 'rejected') return stop('failed', `generated ${via} does not parse: ${firstError(reparsed.diagnostics)}`);
+  return reparsed;
+}
+
+function parseWith(name: string, policyDocs: readonly SourceDoc[], siblingDocs: readonly SourceDoc[], hints: JsonObject | undefined): Prepared {
+  const dialect = dialectByName(name)!;
+  const recognized = policyDocs.filter((d) => dialect.recognizes(d));
+  if (recognized.length === 0) {
+    const kinds = [...new Set(policyDocs.map((d) => kindOf(d.value) || '(no kind)'))].join(', ');
+    return stop('unsupported', `dialect ${name} reads none of the policy documents (${kinds || 'no documents'})`);
+  }
+  const siblings = [...policyDocs.filter((d) => !dialect.recognizes(d)), ...siblingDocs];
+  const opts: ConformanceParseOptions = { siblings, ...(hints ? { conformance: hints } : {}) };
+  const result = dialect.parse(recognized, opts);
+  if (hasErrors(result.diagnostics)) return { kind: 'rejected', diagnostics: result.diagnostics };
+  return { kind: 'ready', policies: result.policies, diagnostics: result.diagnostics };
+}
+
+export function firstError(diagnostics: readonly Diagnostic[]): string {
+  const d = diagnostics.find((x) => x.severity === 'error') ?? diagnostics[0];
+  return d ? renderDiagnosticLine(d) : 'no diagnostic';
+}
+
+function stop(status: CaseResult['status'], reason: string): Prepared {
+  return { kind: 'stop', result: { status, reason } };
+}

@@ -1,0 +1,269 @@
+/**
+ * IR back to Gatekeeper mutators: one mutator per op (emit-mutator.ts), `applyTo`/`match` from the policy's
+ * match block (emit-match.ts), existence guards as pathTests. What Gatekeeper cannot express is reported as
+ * unsupported (TM4001) at the construct's origin and left out, never written approximately.
+ *
+ * The emitted set is then checked as Gatekeeper would install it: a mutator the implied-schema database
+ * would disable is unsupported unless the IR disabled it too (a policy guarded by constant false, which is
+ * how the parser records a schema conflict). Names keep Gatekeeper's sorted order equal to the IR's order:
+ * mutators read from Gatekeeper keep theirs; otherwise `NN-<policy>` numbers them in IR order, and a
+ * dependency that kind-first sorting would reorder is reported as lossy ordering (TM4002).
+ */
+import { diagnostic, type Diagnostic } from '../../diagnostics/diagnostic.js';
+import type { DiagnosticCode } from '../../diagnostics/codes.js';
+import type { Origin } from '../../diagnostics/span.js';
+import type { JsonObject } from '../../ir/json.js';
+import type { Guard, Op, Policy } from '../../ir/nodes.js';
+import type { Segment, SegmentTest } from '../../ir/path.js';
+import { toYamlDocuments } from '../../io/yaml-dump.js';
+import type { GenerateOptions, GenerateResult } from '../dialect.js';
+import type { MutatorKind } from './common.js';
+import { isSinglePlace } from './emit-location.js';
+import { emitMatch, sourceOfGuard } from './emit-match.js';
+import { emitOp, type EmittedMutator } from './emit-mutator.js';
+import { DIALECT } from './fields.js';
+import type { ApplyToEntry, MatchSource } from './match.js';
+import { compareMutators, MUTATIONS_GROUP } from './mutators.js';
+import { findSchemaConflicts, type SchemaEntry } from './schema-conflicts.js';
+
+const KINDS: readonly MutatorKind[] = ['Assign', 'AssignImage', 'AssignMetadata', 'ModifySet'];
+const MAX_NAME = 63;
+
+interface Planned {
+  mutator: EmittedMutator;
+  applyTo: JsonObject[] | undefined;
+  match: JsonObject | undefined;
+  policy: Policy;
+  /** The IR op's origin. */
+  origin: Origin;
+  /** IR order. */
+  index: number;
+  disabled: boolean;
+  /** The rule's name, for generated mutator names. */
+  rule: string;
+  name: string;
+}
+
+class Reporter {
+  readonly diagnostics: Diagnostic[] = [];
+  constructor(private readonly mode: NonNullable<GenerateOptions['unsupported']>) {}
+
+  unsupported(what: string, origin: Origin | undefined): void {
+    if (this.mode === 'ignore') return;
+    this.push('TM4001', `Gatekeeper cannot express ${what}; not emitted`, origin, this.mode === 'warn' ? 'warning' : undefined);
+  }
+
+  push(code: DiagnosticCode, message: string, origin: Origin | undefined, severity?: 'warning'): void {
+    this.diagnostics.push(diagnostic(code, { phase: 'emit', dialect: DIALECT, message, span: origin, ...(severity ? { severity } : {}) }));
+  }
+}
+
+/** Segments compared without their tests. */
+function samePlace(a: Segment, b: Segment): boolean {
+  if (a.kind !== b.kind) return false;
+  if (a.kind === 'field' && b.kind === 'field') return a.name === b.name;
+  if (a.kind === 'keyed' && b.kind === 'keyed') return a.key === b.key && a.value === b.value;
+  return false;
+}
+
+/**
+ * Guards the way Gatekeeper can say them: constant true (nothing), constant false (disabled: a schema
+ * conflict), `request.source` (match.source), and existence of a place on the path the op writes (a
+ * pathTest at that depth). Returns the tests by depth for a given op path, or why not.
+ */
+function guardTests(guards: readonly Guard[], opSegments: readonly Segment[] | undefined): Map<number, SegmentTest> | { why: string; origin: Origin } {
+  const tests = new Map<number, SegmentTest>();
+  for (const g of guards) {
+    if (g.kind === 'const' || sourceOfGuard(g)) continue;
+    if ((g.kind === 'exists' || g.kind === 'notExists') && g.path.root === 'object' && opSegments && isSinglePlace(g.path.segments)) {
+      const segs = g.path.segments;
+      if (segs.length > 0 && segs.length <= opSegments.length && segs.every((s, i) => samePlace(s, opSegments[i]!))) {
+        const depth = segs.length - 1;
+        const test: SegmentTest = g.kind === 'exists' ? 'exist' : 'notExist';
+        if (tests.has(depth) && tests.get(depth) !== test) return { why: 'contradictory existence guards', origin: g.origin };
+        tests.set(depth, test);
+        continue;
+      }
+    }
+    return { why: `the guard ${g.kind} (Gatekeeper tests only the existence of places on the written path)`, origin: g.origin };
+  }
+  return tests;
+}
+
+function sourceOf(guards: readonly Guard[]): MatchSource | undefined {
+  for (const g of guards) {
+    const s = sourceOfGuard(g);
+    if (s) return s;
+  }
+  return undefined;
+}
+
+function isDisabled(p: Policy): boolean {
+  return p.guards.some((g) => g.kind === 'const' && !g.value);
+}
+
+/** Ops with the guards of the `when` blocks around them (a `when` without `else` guards its ops). */
+function flatten(ops: readonly Op[], guards: readonly Guard[]): { op: Op; guards: Guard[] }[] {
+  return ops.flatMap((op) => {
+    if (op.kind !== 'when' || (op.else && op.else.length > 0)) return [{ op, guards: [...guards] }];
+    const inner = op.guard.kind === 'and' ? op.guard.args : [op.guard];
+    return flatten(op.then, [...guards, ...inner]);
+  });
+}
+
+/** Plans every op of every policy, in IR order. */
+function plan(policies: readonly Policy[], report: Reporter): Planned[] {
+  const planned: Planned[] = [];
+  for (const policy of policies) {
+    const disabled = isDisabled(policy);
+    const ops = policy.rules.flatMap((rule) => flatten(rule.body, []).map(({ op, guards }) => ({ rule, op, guards })));
+    if (disabled && ops.length === 0) {
+      report.push('TM4003', `policy ${policy.id} never applies and is not emitted (Gatekeeper's bound on passes counts one mutator fewer)`, policy.origin, 'warning');
+      continue;
+    }
+    if (policy.semantics.order !== 'fixpoint') {
+      report.push('TM4002', `policy ${policy.id} runs ${policy.semantics.order}; Gatekeeper repeats every mutator until nothing changes`, policy.origin);
+    }
+    const source = sourceOf(policy.guards);
+    for (const { rule, op, guards } of ops) {
+      if (rule.match) {
+        report.unsupported(`a rule-level match in rule ${rule.name}`, rule.origin);
+        continue;
+      }
+      const segments = 'path' in op && op.path.root === 'object' ? op.path.segments : undefined;
+      const tests = guardTests([...policy.guards, ...rule.guards, ...guards], segments);
+      if ('why' in tests) {
+        report.unsupported(tests.why, tests.origin);
+        continue;
+      }
+      const mutator = emitOp(op, tests);
+      if (typeof mutator === 'string') {
+        report.unsupported(mutator, op.origin);
+        continue;
+      }
+      const m = emitMatch(policy.match, source, mutator.kind !== 'AssignMetadata');
+      if (typeof m === 'string') {
+        report.unsupported(m, policy.match.origin ?? policy.origin);
+        continue;
+      }
+      planned.push({ mutator, applyTo: m.applyTo, match: m.match, policy, origin: op.origin, index: planned.length, disabled, rule: rule.name, name: '' });
+    }
+  }
+  return planned;
+}
+
+/** `Kind/name` of a policy read from Gatekeeper, when the emitted mutator is of that kind. */
+function gatekeeperName(p: Planned): string | undefined {
+  const slash = p.policy.id.indexOf('/');
+  if (slash < 0 || p.policy.id.slice(0, slash) !== p.mutator.kind) return undefined;
+  const name = p.policy.id.slice(slash + 1);
+  // Any name the parser accepted (core.ValidateName checks only the length).
+  return name !== '' && name.length <= MAX_NAME ? name : undefined;
+}
+
+function slug(s: string): string {
+  return s
+    .toLowerCase()
+    .replace(/[^a-z0-9-]+/g, '-')
+    .replace(/^-+|-+$/g, '')
+    .replace(/-{2,}/g, '-');
+}
+
+/**
+ * Keeps Gatekeeper names when every mutator has one (one op per policy, names unique per kind); otherwise
+ * numbers all of them in IR order, and reports where sorting by kind first reorders dependent writes.
+ */
+function assignNames(planned: Planned[], report: Reporter): void {
+  const kept = planned.map(gatekeeperName);
+  const perPolicy = new Map<Policy, number>();
+  for (const p of planned) perPolicy.set(p.policy, (perPolicy.get(p.policy) ?? 0) + 1);
+  const ids = kept.map((n, i) => `${planned[i]!.mutator.kind}/${n}`);
+  if (kept.every((n) => n !== undefined) && [...perPolicy.values()].every((n) => n === 1) && new Set(ids).size === ids.length) {
+    planned.forEach((p, i) => (p.name = kept[i]!));
+    return;
+  }
+  const width = String(planned.length).length;
+  planned.forEach((p, i) => {
+    const prefix = String(i + 1).padStart(width, '0');
+    const rule = p.policy.rules.length > 1 ? `-${p.rule}` : '';
+    const rest = slug(p.policy.id.replace(/^(Assign|AssignImage|AssignMetadata|ModifySet)\//, '') + rule) || 'mutator';
+    p.name = `${prefix}-${rest}`.slice(0, MAX_NAME).replace(/-+$/, '');
+  });
+  // Gatekeeper runs every Assign before any AssignImage, AssignMetadata, ModifySet: a later op of an earlier
+  // kind that writes where an earlier op writes (or below or above it) runs first.
+  for (let j = 0; j < planned.length; j++) {
+    for (let i = 0; i < j; i++) {
+      const a = planned[i]!;
+      const b = planned[j]!;
+      if (KINDS.indexOf(b.mutator.kind) < KINDS.indexOf(a.mutator.kind) && overlaps(a, b)) {
+        report.push('TM4002', `${b.mutator.kind} ${b.name} runs before ${a.mutator.kind} ${a.name} in Gatekeeper (kinds sort first) and both write ${a.mutator.spec.location}`, b.origin);
+        break;
+      }
+    }
+  }
+}
+
+/** One location is a prefix of the other, by field names and list key fields. */
+function overlaps(a: Planned, b: Planned): boolean {
+  const x = a.mutator.location.nodes;
+  const y = b.mutator.location.nodes;
+  const n = Math.min(x.length, y.length);
+  for (let i = 0; i < n; i++) {
+    const p = x[i]!;
+    const q = y[i]!;
+    if (p.type !== q.type) return true;
+    if (p.type === 'Object' && q.type === 'Object' && p.reference !== q.reference) return false;
+  }
+  return true;
+}
+
+function applyToEntries(applyTo: readonly JsonObject[]): ApplyToEntry[] {
+  const list = (v: unknown): string[] => (Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string') : []);
+  return applyTo.map((a) => ({ groups: list(a.groups), versions: list(a.versions), kinds: list(a.kinds), operations: list(a.operations) }));
+}
+
+/** Gatekeeper's implied schema over the emitted set must disable exactly the policies the IR disabled. */
+function checkSchema(planned: Planned[], report: Reporter): Planned[] {
+  const entries: SchemaEntry[] = [];
+  for (const p of planned) {
+    if (!p.mutator.schema || !p.applyTo) continue;
+    entries.push({ id: `${p.mutator.kind}/${p.name}`, location: p.mutator.location.nodes, applyTo: applyToEntries(p.applyTo), ...p.mutator.schema });
+  }
+  const conflicts = findSchemaConflicts(entries);
+  return planned.filter((p) => {
+    const conflict = conflicts.get(`${p.mutator.kind}/${p.name}`);
+    if (conflict && !p.disabled) {
+      report.unsupported(`${p.policy.id} next to ${conflict.ids.join(', ')}: their locations conflict in Gatekeeper's implied schema (${conflict.binding}), which would disable them`, p.origin);
+      return false;
+    }
+    if (!conflict && p.disabled) {
+      report.unsupported(`the disabled policy ${p.policy.id} (a Gatekeeper mutator is disabled only by a schema conflict, and this one has none here)`, p.origin);
+      return false;
+    }
+    return true;
+  });
+}
+
+function documentOf(p: Planned): JsonObject {
+  const spec: JsonObject = {};
+  if (p.applyTo) spec.applyTo = p.applyTo;
+  if (p.match) spec.match = p.match;
+  Object.assign(spec, p.mutator.spec);
+  return {
+    apiVersion: `${MUTATIONS_GROUP}/${p.mutator.kind === 'AssignImage' ? 'v1alpha1' : 'v1'}`,
+    kind: p.mutator.kind,
+    metadata: { name: p.name },
+    spec,
+  };
+}
+
+export function generateGatekeeper(policies: readonly Policy[], opts: GenerateOptions = {}): GenerateResult {
+  const report = new Reporter(opts.unsupported ?? 'error');
+  const planned = plan(policies, report);
+  assignNames(planned, report);
+  const kept = checkSchema(planned, report);
+  // Written in the order Gatekeeper runs them.
+  kept.sort((a, b) => compareMutators({ kind: a.mutator.kind, name: a.name }, { kind: b.mutator.kind, name: b.name }));
+  const documents = kept.map(documentOf);
+  return { documents, text: documents.length > 0 ? toYamlDocuments(documents) : '', diagnostics: report.diagnostics };
+}

@@ -1,0 +1,101 @@
+/**
+ * Context entries (`rule.context[]`, `foreach[].context[]`) as lazy `let` bindings, in order, so a later
+ * entry sees the earlier ones and an entry is loaded (and can fail) only when a query reaches it, as Kyverno's
+ * deferred loading does. A `variable` entry is an opaque `kyverno_context(...)` value evaluated with
+ * pkg/engine/context/loaders/variable.go semantics; `configMap`, `apiCall`, `globalReference` and
+ * `imageRegistry` need a cluster: offline their value comes from supplied data (the CLI's values file,
+ * `policies[].rules[].values` or `globalValues`), and without data reading them is an error naming the entry.
+ */
+import type { Diagnostic } from '../../diagnostics/diagnostic.js';
+import { hasOwn, isJsonObject, type JsonObject, type JsonValue } from '../../ir/json.js';
+import type { LetOp } from '../../ir/nodes.js';
+import type { YamlPath } from '../../io/source.js';
+import { opaqueExpression } from './opaque.js';
+import type { Reader } from './reader.js';
+import { substituteTree, treeHasVariables, type QueryOutcome, type Substituted, type SubstitutionEnv } from './variables.js';
+
+const EXTERNAL_TYPES = ['configMap', 'apiCall', 'globalReference', 'imageRegistry'] as const;
+
+/** Offline data for context entries: the value of an entry by name, if supplied. */
+export type ContextData = (name: string) => JsonValue | undefined;
+
+export function contextLets(r: Reader, at: YamlPath, data: ContextData, diagnostics: Diagnostic[]): LetOp[] {
+  const lets: LetOp[] = [];
+  r.list(at).forEach((entry, i) => {
+    const p = [...at, i];
+    if (!isJsonObject(entry) || typeof entry.name !== 'string' || entry.name === '') {
+      diagnostics.push(r.error('TM2005', 'a context entry needs a name', p));
+      return;
+    }
+    const name = entry.name;
+    const origin = r.origin(p);
+    const supplied = data(name);
+    if (supplied !== undefined) {
+      lets.push({ kind: 'let', name, value: { kind: 'literal', json: supplied, origin }, origin });
+      return;
+    }
+    if (isJsonObject(entry.variable)) {
+      const v = entry.variable;
+      // A plain literal value needs no evaluation (it cannot be nil, fail or depend on the request).
+      if (v.value !== undefined && v.value !== null && v.jmesPath === undefined && v.default === undefined && !treeHasVariables(v.value)) {
+        lets.push({ kind: 'let', name, value: { kind: 'literal', json: v.value, origin }, origin });
+        return;
+      }
+      const json: JsonObject = { name, variable: v };
+      lets.push({ kind: 'let', name, value: { kind: 'jmes', expr: { text: opaqueExpression('context', json), origin }, origin }, lazy: true, origin });
+      return;
+    }
+    const type = EXTERNAL_TYPES.find((t) => entry[t] !== undefined);
+    if (!type) {
+      diagnostics.push(r.error('TM2002', `context entry "${name}" has none of variable, ${EXTERNAL_TYPES.join(', ')}`, p));
+      return;
+    }
+    const message = `context entry "${name}" (${type}) needs a cluster or external data; supply its value offline (values file: policies[].rules[].values.${name})`;
+    lets.push({ kind: 'let', name, value: { kind: 'jmes', expr: { text: opaqueExpression('context', { name, unresolved: message }), origin }, origin }, lazy: true, origin });
+  });
+  return lets;
+}
+
+/**
+ * loaders/variable.go loadVariable: `value` (substituted) optionally narrowed by `jmesPath`, or `jmesPath`
+ * queried on the whole context; a failing query falls back to `default` (an error without one); a nil result
+ * is an error.
+ */
+export function loadContextEntry(
+  entry: JsonValue,
+  env: SubstitutionEnv,
+  queryOn: (expression: string, data: unknown) => QueryOutcome,
+): Substituted<JsonValue> {
+  if (!isJsonObject(entry)) return { ok: false, message: 'malformed context entry' };
+  const name = typeof entry.name === 'string' ? entry.name : '';
+  if (typeof entry.unresolved === 'string') return { ok: false, message: entry.unresolved };
+  const v = isJsonObject(entry.variable) ? entry.variable : {};
+  let path = '';
+  if (typeof v.jmesPath === 'string' && v.jmesPath !== '') {
+    const jp = substituteTree(v.jmesPath, env);
+    if (!jp.ok) return { ok: false, message: `failed to substitute variables in context entry ${name} ${v.jmesPath}: ${jp.message}` };
+    path = String(jp.value);
+  }
+  let defaultValue: JsonValue | null = null;
+  if (hasOwn(v, 'default') && v.default !== null && v.default !== undefined) {
+    const d = substituteTree(v.default, env);
+    if (!d.ok) return { ok: false, message: `failed to substitute variables in context entry ${name} ${JSON.stringify(v.default)}: ${d.message}` };
+    defaultValue = d.value;
+  }
+  let output: unknown = defaultValue;
+  if (hasOwn(v, 'value') && v.value !== null && v.value !== undefined) {
+    const value = substituteTree(v.value, env);
+    if (!value.ok) return { ok: false, message: `failed to substitute variables in context entry ${name} ${JSON.stringify(v.value)}: ${value.message}` };
+    if (path !== '') {
+      const r = queryOn(path, value.value);
+      if (r.ok) output = r.value;
+      else if (defaultValue === null) return { ok: false, message: `failed to apply jmespath ${path} to variable ${JSON.stringify(value.value)}: ${r.message}` };
+    } else output = value.value;
+  } else if (path !== '') {
+    const r = env.query(path);
+    if (r.ok) output = r.value;
+    else if (defaultValue === null) return { ok: false, message: `failed to apply jmespath ${path} to variable ${r.message}` };
+  }
+  if (output === null || output === undefined) return { ok: false, message: `unable to add context entry for variable ${name} since it evaluated to nil` };
+  return { ok: true, value: output as JsonValue };
+}

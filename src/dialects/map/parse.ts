@@ -1,0 +1,51 @@
+/**
+ * Parses MAP policies and bindings of one input together and lowers every invocation. A policy without a
+ * binding never runs (no IR policy); a binding to an unknown policy is ignored, as the API server ignores it.
+ */
+import { diagnostic, type Diagnostic } from '../../diagnostics/diagnostic.js';
+import type { Policy } from '../../ir/nodes.js';
+import type { SourceDoc } from '../../io/source.js';
+import type { ParseOptions, ParseResult } from '../dialect.js';
+import { readBinding } from './bindings.js';
+import { checkPolicyCel } from './cel-check.js';
+import { DIALECT, lowerInvocation } from './lower.js';
+import type { MapBinding, MapPolicy } from './model.js';
+import { collectParamObjects, paramVariants } from './params.js';
+import { readPolicy } from './policy.js';
+import { isBindingDoc, isPolicyDoc } from './recognize.js';
+
+export function parseMap(docs: readonly SourceDoc[], opts: ParseOptions = {}): ParseResult {
+  const diagnostics: Diagnostic[] = [];
+  const all = [...docs, ...(opts.siblings ?? []).filter((d) => !docs.includes(d))];
+  const policies: MapPolicy[] = [];
+  const bindings: MapBinding[] = [];
+  const seen = new Set<SourceDoc>();
+  for (const doc of all) {
+    if (seen.has(doc)) continue;
+    seen.add(doc);
+    if (isPolicyDoc(doc)) {
+      const p = readPolicy(doc, diagnostics);
+      if (!p) continue;
+      const cel = checkPolicyCel(p);
+      diagnostics.push(...cel);
+      if (cel.some((d) => d.severity === 'error')) continue;
+      if (policies.some((q) => q.name === p.name)) {
+        diagnostics.push(diagnostic('TM2004', { phase: 'parse', dialect: DIALECT, message: `MutatingAdmissionPolicy "${p.name}" is defined more than once; the first definition is used`, span: doc.spanOf(['metadata', 'name']), severity: 'warning' }));
+        continue;
+      }
+      policies.push(p);
+    } else if (isBindingDoc(doc)) {
+      const b = readBinding(doc, diagnostics);
+      if (b) bindings.push(b);
+    }
+  }
+  const params = collectParamObjects((opts.siblings ?? []).filter((d) => !isPolicyDoc(d) && !isBindingDoc(d)));
+  const out: Policy[] = [];
+  for (const policy of policies) {
+    for (const binding of bindings) {
+      if (binding.policyName !== policy.name) continue;
+      for (const variant of paramVariants(policy, binding, params)) out.push(lowerInvocation(policy, binding, variant));
+    }
+  }
+  return { policies: out, diagnostics };
+}

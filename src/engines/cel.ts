@@ -1,0 +1,194 @@
+/**
+ * The CEL expression engine of the interpreter: an adapter from the interpreter's `ExprScope` to an activation
+ * of src/cel as kube-apiserver builds it for MutatingAdmissionPolicy (plugin/cel/compile.go, activation.go):
+ * object, oldObject, params, namespaceObject, request, variables, authorizer, authorizer.requestResource.
+ *
+ * Results leave CEL as JSON: `Object{...}` values after the type-name check of nested `Object.*` literals
+ * (mutation/common ObjectVal.CheckTypeNamesMatchFieldPathNames), lists of `JSONPatch` as RFC 6902 steps built
+ * the way patch/json_patch.go builds them (op and path always, from when non-empty, value when set).
+ */
+import { compile, fromJson, jsonPatchOps, MAP_VARIABLES, toJson, type CelProgram } from '../cel/index.js';
+import { authorizers, authorizerValue, CelAuthzCheck, type AuthorizerFn } from '../cel/lib/k8s.js';
+import { checkTypeNames } from '../cel/mutation.js';
+import { CelError, CelObject } from '../cel/values.js';
+import { diagnostic } from '../diagnostics/diagnostic.js';
+import type { Span } from '../diagnostics/span.js';
+import type { CompiledExpr, ExprOutcome, ExprScope, ExpressionEngine } from '../interpreter/engines.js';
+import { registerExpressionEngine } from '../interpreter/engines.js';
+import { EvalFailure } from '../interpreter/failure.js';
+import { isJsonObject, type JsonValue } from '../ir/json.js';
+import type { ExprSource } from '../ir/nodes.js';
+import { requestFacts } from '../k8s/facts.js';
+import type { AdmissionRequest } from '../k8s/request.js';
+
+/**
+ * Scope variables whose name starts with this prefix are reserved for the dialects (the MAP dialect binds the
+ * invocation's param object as `$params`); they are not visible as CEL `variables.<name>`.
+ */
+export const RESERVED_VAR_PREFIX = '$';
+/** The variable that carries an invocation's param object (one IR policy per policy × binding × param). */
+export const PARAMS_VAR = '$params';
+
+/** kube-apiserver: PerCallLimit (k8s.io/apiserver/pkg/apis/cel/config.go). */
+export const PER_CALL_COST_LIMIT = 1_000_000;
+
+export interface CelEngineOptions {
+  /** The `authorizer` variable's decisions (default allow-all). */
+  authorizer?: AuthorizerFn;
+  /** Per-expression runtime cost limit (default PerCallLimit, 1,000,000). */
+  costLimit?: number;
+  /** Kubernetes version whose CEL environment to emulate. */
+  k8sVersion?: string;
+}
+
+/** Request attributes that `AdmissionRequest` does not carry (requestKind, ...), supplied by the caller. */
+export interface RequestExtras {
+  requestKind?: { group: string; version: string; kind: string };
+  requestResource?: { group: string; version: string; resource: string };
+  requestSubResource?: string;
+}
+
+const requestExtras = new WeakMap<AdmissionRequest, RequestExtras>();
+
+/** Attaches requestKind / requestResource / requestSubResource to a request (they default to kind/resource). */
+export function setRequestExtras(request: AdmissionRequest, extras: RequestExtras): void {
+  requestExtras.set(request, extras);
+}
+
+function spanOf(expr: ExprSource): Span {
+  const { file, line, col, endLine, endCol } = expr.origin;
+  return { file, line, col, endLine, endCol };
+}
+
+/** The CEL `request` value (admission/v1 AdmissionRequest as plugin/cel CreateAdmissionRequest fills it). */
+function requestValue(req: AdmissionRequest): Record<string, unknown> {
+  const f = requestFacts(req);
+  const extras = requestExtras.get(req) ?? {};
+  const u = req.userInfo ?? {};
+  const extra: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(u.extra ?? {})) extra[k] = v;
+  const kind = { group: f.gvk.group, version: f.gvk.version, kind: f.gvk.kind };
+  const resource = { group: f.resource.group, version: f.resource.version, resource: f.resource.resource };
+  return {
+    kind,
+    resource,
+    subResource: f.subResource,
+    requestKind: extras.requestKind ?? kind,
+    requestResource: extras.requestResource ?? resource,
+    requestSubResource: extras.requestSubResource ?? f.subResource,
+    name: f.name,
+    namespace: f.namespace,
+    operation: req.operation,
+    userInfo: { username: u.username ?? '', uid: u.uid ?? '', groups: u.groups ?? [], extra },
+    dryRun: req.dryRun === true,
+    options: null,
+  };
+}
+
+/** `authorizer.requestResource`: a check pre-filled with the request's resource (plugin/cel/activation.go). */
+function requestResourceCheck(fn: AuthorizerFn, req: AdmissionRequest): CelAuthzCheck {
+  const f = requestFacts(req);
+  return new CelAuthzCheck(fn, {
+    kind: 'resource',
+    group: f.resource.group,
+    resource: f.resource.resource,
+    subresource: f.subResource,
+    namespace: f.namespace,
+    name: f.name,
+  });
+}
+
+/**
+ * `variables`: each read evaluates the bound (lazy) variable; an error of the variable surfaces in the using
+ * expression as composition.go words it.
+ */
+function variablesValue(vars: Record<string, JsonValue>): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const name of Object.keys(vars)) {
+    if (name.startsWith(RESERVED_VAR_PREFIX)) continue;
+    let done = false;
+    let cached: unknown;
+    Object.defineProperty(out, name, {
+      enumerable: true,
+      get: () => {
+        if (!done) {
+          try {
+            cached = fromJson(vars[name]);
+          } catch (e) {
+            if (e instanceof EvalFailure) throw new CelError(`composited variable "${name}" fails to evaluate: ${e.diagnostic.message}`);
+            throw e;
+          }
+          done = true;
+        }
+        return cached;
+      },
+    });
+  }
+  return out;
+}
+
+function isJsonPatchList(v: unknown): v is CelObject[] {
+  return Array.isArray(v) && v.length > 0 && v.every((x) => x instanceof CelObject && x.typeName === 'JSONPatch');
+}
+
+/** A CEL result as JSON, with MAP's checks of `Object` and `JSONPatch` values. Throws CelError. */
+export function resultToJson(v: unknown): JsonValue {
+  if (v instanceof CelObject && v.typeName.startsWith('Object')) {
+    const problem = checkTypeNames(v, v.typeName);
+    if (problem) throw new CelError(problem);
+  }
+  if (isJsonPatchList(v)) return jsonPatchOps(v) as unknown as JsonValue;
+  return toJson(v) as JsonValue;
+}
+
+export function createCelEngine(options: CelEngineOptions = {}): ExpressionEngine {
+  const authorizer = options.authorizer ?? authorizers.allowAll;
+  const authorizerVal = authorizerValue(authorizer);
+  const costLimit = options.costLimit ?? PER_CALL_COST_LIMIT;
+  const env = { variables: MAP_VARIABLES, ...(options.k8sVersion ? { k8sVersion: options.k8sVersion } : {}) };
+  return {
+    compile(expr: ExprSource) {
+      const span = spanOf(expr);
+      const r = compile(expr.text, env, () => span);
+      if (!r.ok) return { ok: false, diagnostics: r.diagnostics.map((d) => ({ ...d, dialect: expr.origin.dialect })) };
+      const program: CelProgram = r.value;
+      const fn: CompiledExpr = (scope: ExprScope): ExprOutcome => {
+        const vars = scope.vars;
+        const params = Object.prototype.hasOwnProperty.call(vars, PARAMS_VAR) ? vars[PARAMS_VAR] : scope.params;
+        const activation: Record<string, unknown> = {
+          object: fromJson(scope.object ?? null),
+          oldObject: fromJson(scope.oldObject ?? null),
+          params: fromJson(params ?? null),
+          namespaceObject: isNamespace(scope.object) ? null : fromJson(scope.namespaceObject ?? null),
+          request: requestValue(scope.request),
+          variables: variablesValue(vars),
+          authorizer: authorizerVal,
+          'authorizer.requestResource': requestResourceCheck(authorizer, scope.request),
+        };
+        const out = program.eval(activation, { costLimit });
+        if (!out.ok) return { ok: false, diagnostic: { ...out.diagnostic, dialect: expr.origin.dialect } };
+        try {
+          return { ok: true, value: resultToJson(out.value) };
+        } catch (e) {
+          if (!(e instanceof CelError)) throw e;
+          return { ok: false, diagnostic: diagnostic('TM5003', { phase: 'eval', message: e.message, span, dialect: expr.origin.dialect }) };
+        }
+      };
+      return { ok: true, fn };
+    },
+  };
+}
+
+/** kube-apiserver hands MAP `namespaceObject: null` when the object under admission is itself a Namespace. */
+function isNamespace(object: JsonValue | null): boolean {
+  return isJsonObject(object) && object['kind'] === 'Namespace' && object['apiVersion'] === 'v1';
+}
+
+let registered = false;
+
+/** Registers the CEL engine with the interpreter (idempotent unless options are given). Call once at start-up. */
+export function registerCelEngine(options?: CelEngineOptions): void {
+  if (registered && options === undefined) return;
+  registerExpressionEngine('cel', createCelEngine(options));
+  registered = true;
+}

@@ -1,0 +1,50 @@
+import type { Guard, Policy, Rule } from '../ir/nodes.js';
+import { compileMatch, type CompiledMatch } from '../k8s/match.js';
+import { compileGuard, describeGuard, type GuardFn } from './guards.js';
+import { compileOp, type OpFn } from './ops/index.js';
+
+export interface CompiledGuard {
+  guard: Guard;
+  fn: GuardFn;
+}
+
+export interface CompiledRule {
+  rule: Rule;
+  match: CompiledMatch | undefined;
+  guards: CompiledGuard[];
+  ops: { kind: string; fn: OpFn; origin: Rule['origin'] }[];
+}
+
+export interface CompiledPolicy {
+  policy: Policy;
+  match: CompiledMatch;
+  guards: CompiledGuard[];
+  rules: CompiledRule[];
+}
+
+const cache = new WeakMap<Policy, CompiledPolicy>();
+
+function guardsOf(guards: readonly Guard[]): CompiledGuard[] {
+  return guards.map((guard) => ({ guard, fn: compileGuard(guard) }));
+}
+
+/** Compiles a policy to closures once; later calls with the same policy object reuse the result. */
+export function compilePolicy(policy: Policy): CompiledPolicy {
+  const hit = cache.get(policy);
+  if (hit) return hit;
+  const compiled: CompiledPolicy = {
+    policy,
+    match: compileMatch(policy.match),
+    guards: guardsOf(policy.guards),
+    rules: policy.rules.map((rule) => ({
+      rule,
+      match: rule.match ? compileMatch(rule.match) : undefined,
+      guards: guardsOf(rule.guards),
+      ops: rule.body.map((op) => ({ kind: op.kind, fn: compileOp(op), origin: op.origin })),
+    })),
+  };
+  cache.set(policy, compiled);
+  return compiled;
+}
+
+export { describeGuard };

@@ -1,0 +1,54 @@
+import fastJsonPatch from 'fast-json-patch';
+import type { Policy } from '../ir/nodes.js';
+import type { AdmissionRequest, ApplyOptions, ApplyResult, Patch6902 } from './api.js';
+import { compilePolicy } from './compile.js';
+import { resolvePlaceholders } from './external.js';
+import { EvalFailure } from './failure.js';
+import { candidatesFor } from '../optimizer/kind-index.js';
+import { RequestDenied } from './run-policy.js';
+import { deniedDiagnostic, plan, runUnit } from './semantics.js';
+import type { EvalState, ExternalData, FixpointConverged } from './state.js';
+
+export type { AdmissionRequest, ApplyOptions, ApplyResult, TraceEvent, Patch6902 } from './api.js';
+export type { ExternalData, FixpointConverged } from './state.js';
+
+export interface ApplyEnv extends ApplyOptions {
+  externalData?: ExternalData;
+  /** Runs when a fix-point system converged after changing the object (Gatekeeper's mutation annotations). */
+  onFixpointConverged?: FixpointConverged;
+}
+
+/**
+ * Runs a policy set against one admission request. Never mutates its inputs: the result object shares every
+ * part the policies did not change. Policies are compiled once and cached per policy object.
+ */
+export function apply(policies: readonly Policy[], request: AdmissionRequest, opts: ApplyEnv = {}): ApplyResult {
+  const st: EvalState = {
+    object: request.object,
+    request,
+    trace: opts.trace === false ? undefined : [],
+    diagnostics: [],
+    externalData: opts.externalData,
+    placeholders: 0,
+    writes: 0,
+    onFixpointConverged: opts.onFixpointConverged,
+    policyId: '',
+    ruleName: undefined,
+  };
+  const candidates = candidatesFor(policies, request).map(compilePolicy);
+  let allowed = true;
+  try {
+    for (const unit of plan(policies, candidates)) runUnit(unit, st);
+    if (st.placeholders > 0 && st.object !== null) st.object = resolvePlaceholders(st.object, st);
+  } catch (e) {
+    if (e instanceof EvalFailure) e = new RequestDenied(e);
+    if (!(e instanceof RequestDenied)) throw e;
+    st.diagnostics.push(deniedDiagnostic(e));
+    allowed = false;
+    st.object = request.object;
+  }
+  const changed = st.object !== request.object;
+  const patch: Patch6902[] =
+    changed && opts.patch !== false ? (fastJsonPatch.compare((request.object ?? {}) as object, (st.object ?? {}) as object) as Patch6902[]) : [];
+  return { object: st.object, patch, trace: st.trace ?? [], diagnostics: st.diagnostics, allowed };
+}

@@ -1,0 +1,53 @@
+import { hasOwn, isJsonObject, jsonEqual, type JsonValue } from '../../ir/json.js';
+import type { JsonPatchOp } from '../../ir/nodes.js';
+import { applyPatch, type PatchStep } from '../../jsonpatch/apply.js';
+import { typedDecoder } from '../engines.js';
+import { evalFailure } from '../failure.js';
+import { RequestDenied } from '../run-policy.js';
+import { compileValue, type ValueFn } from '../values.js';
+import type { OpFn } from './types.js';
+
+/** Steps computed by an expression: a list of `{op, path, from?, value?}` maps. */
+function computedSteps(list: JsonValue, op: JsonPatchOp): PatchStep[] {
+  if (!Array.isArray(list)) throw evalFailure('TM3006', `JSON patch steps must be a list, got ${JSON.stringify(list)}`, op.origin);
+  return list.map((s) => {
+    if (!isJsonObject(s) || typeof s.op !== 'string' || typeof s.path !== 'string') {
+      throw evalFailure('TM3006', `a JSON patch step needs string "op" and "path", got ${JSON.stringify(s)}`, op.origin);
+    }
+    const out: PatchStep = { op: s.op, path: s.path, hasValue: hasOwn(s, 'value') };
+    if (typeof s.from === 'string') out.from = s.from;
+    if (hasOwn(s, 'value')) out.value = s.value!;
+    return out;
+  });
+}
+
+export function compileJsonPatch(op: JsonPatchOp): OpFn {
+  const steps = op.steps.map((s) => ({ step: s, value: s.value ? compileValue(s.value) : undefined }));
+  const stepsFrom = op.stepsFrom ? compileValue(op.stepsFrom) : undefined;
+  return (st, scope) => {
+    const concrete: PatchStep[] = steps.map(({ step, value }: { step: JsonPatchOp['steps'][number]; value: ValueFn | undefined }) => {
+      const out: PatchStep = { op: step.op, path: step.path, hasValue: value !== undefined };
+      if (step.from !== undefined) out.from = step.from;
+      if (value) out.value = value(st, scope);
+      return out;
+    });
+    if (stepsFrom) concrete.push(...computedSteps(stepsFrom(st, scope), op));
+    const r = applyPatch((st.object ?? null) as JsonValue, concrete, op.profile);
+    if (r.ok) {
+      if (op.profile === 'evanphx-v4') {
+        // MAP patch/json_patch.go decodes the result strictly into the kind's Go type; a failure is an
+        // InternalError StatusError, which no failure policy turns into "ignore" (dispatcher.go).
+        const problem = typedDecoder()?.(r.doc, st.request);
+        if (problem !== undefined) throw new RequestDenied(evalFailure('TM3006', problem, op.origin));
+      }
+      // An unchanged document keeps its identity, so "did this change the object" stays a cheap question.
+      st.object = jsonEqual(r.doc, st.object) ? st.object : r.doc;
+      return scope;
+    }
+    // kube-apiserver treats a failed `test` as "this mutation does not apply" (patch/json_patch.go).
+    if (r.kind === 'testFailed' && op.profile === 'evanphx-v4') return scope;
+    // patch/json_patch.go wraps the library's error: fmt.Errorf("JSONPath: %w", err).
+    const message = op.profile === 'evanphx-v4' ? `JSONPath: ${r.message}` : r.message;
+    throw evalFailure('TM3006', message, op.steps[r.step]?.origin ?? op.origin);
+  };
+}

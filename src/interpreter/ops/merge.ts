@@ -1,0 +1,68 @@
+import { copyObject, defineOwn, hasOwn, isJsonObject, jsonEqual, type JsonObject, type JsonValue } from '../../ir/json.js';
+import type { MergeOp } from '../../ir/nodes.js';
+import { mergeEngine } from '../engines.js';
+import { EvalFailure, evalFailure } from '../failure.js';
+import { compileValue } from '../values.js';
+import { UNCHANGED } from '../walk.js';
+import type { EvalState } from '../state.js';
+import { writePath } from '../write.js';
+import type { OpFn } from './types.js';
+
+/** RFC 7386 JSON merge patch: maps merge recursively, `null` deletes, everything else replaces. */
+export function jsonMergePatch(target: JsonValue | undefined, patch: JsonValue): JsonValue {
+  if (!isJsonObject(patch)) return patch;
+  const base: JsonObject = isJsonObject(target) ? target : {};
+  let out: JsonObject | undefined;
+  for (const k of Object.keys(patch)) {
+    const pv = patch[k]!;
+    if (pv === null) {
+      if (hasOwn(base, k)) {
+        out ??= copyObject(base);
+        delete out[k];
+      }
+      continue;
+    }
+    const cur = hasOwn(base, k) ? base[k] : undefined;
+    const merged = jsonMergePatch(cur, pv);
+    if (cur !== undefined && jsonEqual(cur, merged)) continue;
+    out ??= copyObject(base);
+    defineOwn(out, k, merged);
+  }
+  return out ?? (isJsonObject(target) ? target : base);
+}
+
+function mergeWith(op: MergeOp, old: JsonValue | undefined, patch: JsonValue, st: EvalState): JsonValue {
+  if (op.strategy === 'json') return jsonMergePatch(old, patch);
+  const engine = mergeEngine(op.strategy);
+  if (!engine) throw evalFailure('TM3005', `the ${op.strategy === 'smp' ? 'strategic merge' : 'structured merge'} engine is not available`, op.origin);
+  const r = engine(old, patch, { op, request: st.request });
+  if (!r.ok) throw new EvalFailure(r.diagnostic);
+  return r.value;
+}
+
+export function compileMerge(op: MergeOp): OpFn {
+  const value = compileValue(op.value);
+  const atRoot = op.path.root === 'object' && op.path.segments.length === 0;
+  return (st, scope) => {
+    const patch = value(st, scope);
+    if (atRoot) {
+      // A merge into the whole object (MAP ApplyConfiguration, patch/smd.go) has no parent to write through.
+      const old = st.object ?? undefined;
+      const merged = mergeWith(op, old, patch, st);
+      if (!(old !== undefined && (merged === old || jsonEqual(merged, old)))) st.object = merged;
+      return scope;
+    }
+    writePath(
+      st,
+      scope,
+      op.path,
+      (old, exists) => {
+        const merged = mergeWith(op, old, patch, st);
+        return exists && (merged === old || jsonEqual(merged, old)) ? UNCHANGED : merged;
+      },
+      true,
+      op.origin,
+    );
+    return scope;
+  };
+}

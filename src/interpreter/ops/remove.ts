@@ -1,0 +1,11 @@
+import type { RemoveOp } from '../../ir/nodes.js';
+import { REMOVE, UNCHANGED } from '../walk.js';
+import { writePath } from '../write.js';
+import type { OpFn } from './types.js';
+
+export function compileRemove(op: RemoveOp): OpFn {
+  return (st, scope) => {
+    writePath(st, scope, op.path, (_old, exists) => (exists ? REMOVE : UNCHANGED), false, op.origin);
+    return scope;
+  };
+}

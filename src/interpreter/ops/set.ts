@@ -1,0 +1,35 @@
+import { hasOwn, isJsonObject, jsonEqual, type JsonValue } from '../../ir/json.js';
+import type { SetOp } from '../../ir/nodes.js';
+import { evalFailure } from '../failure.js';
+import { compileValue } from '../values.js';
+import { UNCHANGED, type Leaf } from '../walk.js';
+import { writePath } from '../write.js';
+import type { OpFn } from './types.js';
+
+export function compileSet(op: SetOp): OpFn {
+  const value = compileValue(op.value);
+  const dependsOnCurrent = op.value.kind === 'external';
+  return (st, scope) => {
+    let cached: JsonValue | undefined;
+    const valueFor = (current: JsonValue | undefined): JsonValue => {
+      if (dependsOnCurrent) return value(st, scope, current);
+      return (cached ??= value(st, scope));
+    };
+    const leaf: Leaf = (old, exists, seg) => {
+      if (seg.kind === 'keyedGlob') throw evalFailure('TM3001', 'last path entry can not be globbed', op.origin);
+      const v = valueFor(old);
+      if (seg.kind === 'keyed') {
+        // Gatekeeper replaces or appends the whole element and refuses to change its key
+        // (core/mutation_function.go setListElementToValue).
+        if (!isJsonObject(v)) throw evalFailure('TM3001', `the value for a keyed list entry must be an object, got ${JSON.stringify(v)}`, op.origin);
+        if (!hasOwn(v, seg.key) || v[seg.key] !== seg.value) {
+          throw evalFailure('TM3001', `key value of replaced object must not change: ${seg.key} must be ${JSON.stringify(seg.value)}`, op.origin);
+        }
+      }
+      if (exists && jsonEqual(old, v)) return UNCHANGED;
+      return v;
+    };
+    writePath(st, scope, op.path, leaf, true, op.origin);
+    return scope;
+  };
+}

@@ -1,0 +1,128 @@
+import { diagnostic } from '../diagnostics/diagnostic.js';
+import type { Policy } from '../ir/nodes.js';
+import type { AdmissionRequest } from '../k8s/request.js';
+import type { TraceEvent } from './api.js';
+import { describeGuard, type CompiledGuard, type CompiledPolicy } from './compile.js';
+import { EvalFailure } from './failure.js';
+import { Scope } from './scope.js';
+import type { EvalState } from './state.js';
+
+/** Raised (as a value) when an error must stop the whole request: failurePolicy Fail. */
+export class RequestDenied {
+  constructor(readonly failure: EvalFailure) {}
+}
+
+function event(st: EvalState, e: Omit<TraceEvent, 'policy'>): void {
+  st.trace?.push({ policy: st.policyId, ...e });
+}
+
+/**
+ * The request as the current object makes it: matching sees what earlier policies wrote. Built once per object
+ * version, so the matcher's per-request facts are computed once, not once per policy.
+ */
+function currentRequest(st: EvalState): AdmissionRequest {
+  if (st.object === st.request.object) return st.request;
+  if (st.matchRequest?.object !== st.object) st.matchRequest = { ...st.request, object: st.object };
+  return st.matchRequest;
+}
+
+function firstFalse(st: EvalState, guards: readonly CompiledGuard[], scope: Scope): CompiledGuard | undefined {
+  for (const g of guards) if (!g.fn(st, scope)) return g;
+  return undefined;
+}
+
+/**
+ * Runs one policy once against the state. Returns whether it changed the object. A rule error either denies the
+ * request (failurePolicy fail, the default) or discards that rule's changes and goes on (ignore).
+ */
+export function runPolicy(cp: CompiledPolicy, st: EvalState, pass?: number): boolean {
+  const policy = cp.policy;
+  st.policyId = policy.id;
+  st.ruleName = undefined;
+  const start = st.object;
+  const passInfo = pass === undefined ? {} : { pass };
+  try {
+    // A match block that could not be compiled (an invalid selector) fails when the policy is used.
+    const invalid = cp.match.diagnostics.find((d) => d.severity === 'error');
+    if (invalid) throw new EvalFailure(invalid);
+    const m = cp.match.test(currentRequest(st));
+    if (m.error) throw new EvalFailure(m.error);
+    if (!m.matched) {
+      event(st, { node: 'policy', outcome: 'not-matched', reason: m.reason, origin: policy.origin, ...passInfo });
+      return false;
+    }
+    const blocked = firstFalse(st, cp.guards, Scope.EMPTY);
+    if (blocked) {
+      event(st, { node: 'policy', outcome: 'skipped', reason: `guard ${describeGuard(blocked.guard)} is false`, origin: blocked.guard.origin, ...passInfo });
+      return false;
+    }
+  } catch (e) {
+    if (e instanceof EvalFailure) return failed(cp, st, e, start, passInfo);
+    throw e;
+  }
+  for (const cr of cp.rules) {
+    st.ruleName = cr.rule.name;
+    const before = st.object;
+    try {
+      if (cr.match) {
+        const m = cr.match.test(currentRequest(st));
+        if (m.error) throw new EvalFailure(m.error);
+        if (!m.matched) {
+          event(st, { rule: cr.rule.name, node: 'rule', outcome: 'not-matched', reason: m.reason, origin: cr.rule.origin, ...passInfo });
+          continue;
+        }
+      }
+      const blocked = firstFalse(st, cr.guards, Scope.EMPTY);
+      if (blocked) {
+        event(st, { rule: cr.rule.name, node: 'rule', outcome: 'skipped', reason: `guard ${describeGuard(blocked.guard)} is false`, origin: blocked.guard.origin, ...passInfo });
+        continue;
+      }
+      let scope = Scope.EMPTY;
+      for (const op of cr.ops) {
+        const opBefore = st.object;
+        scope = op.fn(st, scope);
+        if (st.trace) event(st, { rule: cr.rule.name, node: op.kind, outcome: st.object === opBefore ? 'unchanged' : 'applied', origin: op.origin, ...passInfo });
+      }
+      event(st, { rule: cr.rule.name, node: 'rule', outcome: st.object === before ? 'unchanged' : 'applied', origin: cr.rule.origin, ...passInfo });
+    } catch (e) {
+      if (!(e instanceof EvalFailure)) throw e;
+      if (policy.semantics.failurePolicy === 'ignore') {
+        st.object = before;
+        st.diagnostics.push(
+          diagnostic('TM3009', {
+            phase: 'eval',
+            severity: 'warning',
+            message: `rule "${cr.rule.name}" of policy "${policy.id}" failed and was ignored (failurePolicy ignore): ${e.diagnostic.message}`,
+            span: e.diagnostic.span,
+          }),
+        );
+        event(st, { rule: cr.rule.name, node: 'rule', outcome: 'error', reason: e.diagnostic.message, origin: cr.rule.origin, ...passInfo });
+        continue;
+      }
+      event(st, { rule: cr.rule.name, node: 'rule', outcome: 'error', reason: e.diagnostic.message, origin: e.diagnostic.span ? undefined : cr.rule.origin, ...passInfo });
+      throw denial(policy, e);
+    }
+  }
+  return st.object !== start;
+}
+
+function failed(cp: CompiledPolicy, st: EvalState, e: EvalFailure, start: EvalState['object'], passInfo: { pass?: number }): boolean {
+  event(st, { node: 'policy', outcome: 'error', reason: e.diagnostic.message, origin: cp.policy.origin, ...passInfo });
+  if (cp.policy.semantics.failurePolicy === 'ignore') {
+    st.object = start;
+    return false;
+  }
+  throw denial(cp.policy, e);
+}
+
+/**
+ * kube-apiserver's MAP dispatcher (policy/mutating/dispatcher.go) denies with "policy '<policy>' with binding
+ * '<binding>' denied request: <err>". Ordered policies are MAP invocations, identified "<policy>/<binding>[/...]"
+ * (Kubernetes names cannot hold a slash); other policies keep the error as is.
+ */
+function denial(policy: Policy, e: EvalFailure): RequestDenied {
+  const [name, binding] = policy.id.split('/');
+  if (policy.semantics.order !== 'ordered' || binding === undefined) return new RequestDenied(e);
+  const message = `policy '${name}' with binding '${binding}' denied request: ${e.diagnostic.message}`;
+  return new RequestDenied(new EvalFailure({ ...e.diagnostic, message }));
+}

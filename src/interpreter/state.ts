@@ -1,0 +1,33 @@
+import type { Diagnostic } from '../diagnostics/diagnostic.js';
+import type { JsonValue } from '../ir/json.js';
+import type { Policy } from '../ir/nodes.js';
+import type { AdmissionRequest } from '../k8s/request.js';
+import type { TraceEvent } from './api.js';
+
+/** External data offline: provider → key → value, or an error message the provider returns for that key. */
+export type ExternalData = Record<string, Record<string, JsonValue | { error: string }>>;
+
+/**
+ * Called when a fix-point system converged after changing the object (pass > 1), with the policies whose ops
+ * reached their place in some non-final pass; returns the object to keep. Gatekeeper's
+ * `--mutation-annotations` is one (pkg/mutation/system.go Mutate → annotateMutations).
+ */
+export type FixpointConverged = (object: JsonValue, applied: readonly Policy[]) => JsonValue;
+
+/** The mutable state of one evaluation. `object` is replaced (never mutated) whenever an op changes it. */
+export interface EvalState {
+  object: JsonValue | null;
+  readonly request: AdmissionRequest;
+  readonly trace: TraceEvent[] | undefined;
+  readonly diagnostics: Diagnostic[];
+  readonly externalData: ExternalData | undefined;
+  /** How many external-data placeholders were written; resolution is skipped when none. */
+  placeholders: number;
+  /** How many times an op reached its target place, changed or not (Gatekeeper counts a setter call as a mutation). */
+  writes: number;
+  readonly onFixpointConverged: FixpointConverged | undefined;
+  /** The request rebuilt around the current object, for matching (see run-policy.ts currentRequest). */
+  matchRequest?: AdmissionRequest;
+  policyId: string;
+  ruleName: string | undefined;
+}

@@ -1,0 +1,103 @@
+import { hasOwn, isJsonObject, type JsonValue } from '../ir/json.js';
+import type { Value } from '../ir/nodes.js';
+import { templateEngine } from './engines.js';
+import { evalExpr, exprScope } from './expressions.js';
+import { placeholderFor } from './external.js';
+import { EvalFailure, evalFailure } from './failure.js';
+import { readFirst } from './read.js';
+import type { Scope } from './scope.js';
+import type { EvalState } from './state.js';
+
+/** `current` is the value already at the place being written, for values that depend on it (external data). */
+export type ValueFn = (st: EvalState, scope: Scope, current?: JsonValue) => JsonValue;
+
+/** Compiles a value node to a closure evaluated per request (and per loop iteration). */
+export function compileValue(v: Value): ValueFn {
+  switch (v.kind) {
+    case 'literal': {
+      const json = v.json;
+      return () => json;
+    }
+    case 'ref':
+      return (st, scope) => {
+        const found = readFirst(st, v.path, scope);
+        if (found === undefined) throw evalFailure('TM3004', 'the referenced path does not exist', v.origin);
+        return found;
+      };
+    case 'fromMetadata':
+      // Gatekeeper reads the object's own metadata (assign_mutator.go: fromMetadata), empty string when unset.
+      return (st) => {
+        const meta = isJsonObject(st.object) && hasOwn(st.object, 'metadata') ? st.object.metadata : undefined;
+        const found = isJsonObject(meta) && hasOwn(meta, v.field) ? meta[v.field] : undefined;
+        return typeof found === 'string' ? found : '';
+      };
+    case 'cel':
+      return (st, scope) => {
+        const r = evalExpr('cel', v.expr, st, scope);
+        if (r === undefined) throw evalFailure('TM3004', 'the CEL expression produced no value', v.origin);
+        return r;
+      };
+    case 'jmes':
+      return (st, scope) => {
+        const r = evalExpr('jmes', v.expr, st, scope);
+        if (r === undefined) throw evalFailure('TM3004', 'the JMESPath expression produced no value', v.origin);
+        return r;
+      };
+    case 'template':
+      return compileTemplate(v);
+    case 'templated':
+      return compileTemplated(v);
+    case 'external':
+      // A placeholder, resolved once the whole request has been mutated (see external.ts).
+      return (st, _scope, current) => {
+        st.placeholders++;
+        return placeholderFor(v, st, current) as unknown as JsonValue;
+      };
+  }
+}
+
+function compileTemplated(v: Extract<Value, { kind: 'templated' }>): ValueFn {
+  const engine = templateEngine(v.language);
+  if (!engine) {
+    const failure = evalFailure('TM3005', `no ${v.language} template engine is available`, v.origin);
+    return () => {
+      throw failure;
+    };
+  }
+  const compiled = engine.compile(v);
+  if (!compiled.ok) {
+    const first = compiled.diagnostics[0]!;
+    return () => {
+      throw new EvalFailure(first);
+    };
+  }
+  const fn = compiled.fn;
+  return (st, scope) => {
+    const r = fn(exprScope(st, scope));
+    if (!r.ok) throw new EvalFailure(r.diagnostic);
+    if (r.value === undefined) throw evalFailure('TM3004', 'the template produced no value', v.origin);
+    return r.value;
+  };
+}
+
+function compileTemplate(v: Extract<Value, { kind: 'template' }>): ValueFn {
+  const parts = v.parts.map((p) => (typeof p === 'string' ? p : { jmes: p.jmes, source: { text: p.jmes, origin: v.origin } }));
+  return (st, scope) => {
+    // A template that is a single hole keeps the JSON type of its result (Kyverno whole-string substitution).
+    if (parts.length === 1 && typeof parts[0] !== 'string') {
+      const r = evalExpr('jmes', parts[0]!.source, st, scope);
+      if (r === undefined) throw evalFailure('TM3004', `template variable {{ ${parts[0]!.jmes} }} has no value`, v.origin);
+      return r;
+    }
+    let out = '';
+    for (const p of parts) {
+      if (typeof p === 'string') out += p;
+      else {
+        const r = evalExpr('jmes', p.source, st, scope);
+        if (r === undefined) throw evalFailure('TM3004', `template variable {{ ${p.jmes} }} has no value`, v.origin);
+        out += typeof r === 'string' ? r : JSON.stringify(r);
+      }
+    }
+    return out;
+  };
+}

@@ -1,0 +1,95 @@
+/**
+ * `loadYamlText`: a multi-document YAML text to SourceDocs (JSON values that can find their source spans).
+ * Conversion follows Kubernetes' YAML-to-JSON (see go-yaml-resolve.ts and yaml-convert.ts); limits keep hostile
+ * input cheap to refuse: a byte cap checked before parsing (TM1003), a nesting cap checked on the CST before
+ * composing (TM1007), and go-yaml's alias-expansion budget (TM1002).
+ */
+import { diagnostic, fail, ok, type Diagnostic, type Result } from '../diagnostics/diagnostic.js';
+import { LineIndex, type Span } from '../diagnostics/span.js';
+import { isJsonObject } from '../ir/json.js';
+import type { SourceDoc, YamlPath } from './source.js';
+import type { ConvertIssue } from './yaml-convert.js';
+import { parseYamlDocuments } from './yaml-parse.js';
+import { DocumentSpans } from './yaml-spans.js';
+
+export const DEFAULT_MAX_BYTES = 64 * 1024 * 1024;
+/** Far beyond any Kubernetes object (CRD schemas reach a few dozen levels), well within the composer's stack. */
+export const DEFAULT_MAX_DEPTH = 256;
+
+export interface LoadOptions {
+  /** Refuse a text larger than this many UTF-8 bytes without parsing it (TM1003). Default 64 MiB. */
+  maxBytes?: number;
+  /** Refuse documents nested deeper than this many collections (TM1007). Default 256. */
+  maxDepth?: number;
+  /** Report documents whose value is not a mapping (TM1005). Default false. */
+  requireMapping?: boolean;
+  /** A LineIndex of `text` to share (for example the one a SourceRegistry built); otherwise built when first needed. */
+  lineIndex?: LineIndex;
+}
+
+/** UTF-8 size of `text` compared with `max`, without encoding it when the length alone decides. */
+export function exceedsBytes(text: string, max: number): boolean {
+  if (text.length > max) return true;
+  if (text.length * 3 <= max) return false;
+  return Buffer.byteLength(text, 'utf8') > max;
+}
+
+export function tooLargeDiagnostic(file: string, max: number, size?: number): Diagnostic {
+  const span: Span = { file, line: 1, col: 1, endLine: 1, endCol: 1 };
+  const actual = size === undefined ? '' : ` (${size} bytes)`;
+  return diagnostic('TM1003', { phase: 'io', span, message: `input is larger than the limit of ${max} bytes${actual}; not parsed` });
+}
+
+/** Raw-offset issues to diagnostics with spans. */
+export function issueDiagnostics(file: string, issues: readonly ConvertIssue[], index: LineIndex): Diagnostic[] {
+  return issues.map((issue) =>
+    diagnostic(issue.code, {
+      phase: 'io',
+      message: issue.message,
+      span: index.span(file, issue.range[0], Math.max(issue.range[0] + 1, issue.range[1])),
+      related: issue.related?.map((r) => ({ message: r.message, span: index.span(file, r.range[0], Math.max(r.range[0] + 1, r.range[1])) })),
+    }),
+  );
+}
+
+/**
+ * Every non-empty document of `text`, in order. `SourceDoc.index` counts the documents returned (empty ones are
+ * dropped, as kubectl drops them), so it is dense; spans carry the real line numbers.
+ * Errors in any document make the whole result fail (with every document's diagnostics); warnings ride along.
+ */
+export function loadYamlText(file: string, text: string, opts: LoadOptions = {}): Result<SourceDoc[]> {
+  const maxBytes = opts.maxBytes ?? DEFAULT_MAX_BYTES;
+  if (exceedsBytes(text, maxBytes)) return fail(tooLargeDiagnostic(file, maxBytes));
+  let index = opts.lineIndex;
+  const lineIndex = (): LineIndex => (index ??= new LineIndex(text));
+
+  const docs: SourceDoc[] = [];
+  const diagnostics: Diagnostic[] = [];
+  for (const parsed of parseYamlDocuments(text, { maxDepth: opts.maxDepth ?? DEFAULT_MAX_DEPTH })) {
+    if (parsed.issues.length > 0) diagnostics.push(...issueDiagnostics(file, parsed.issues, lineIndex()));
+    if (parsed.empty || parsed.value === undefined) continue;
+    const value = parsed.value;
+    if (opts.requireMapping && !isJsonObject(value)) {
+      const what = value === null ? 'null' : Array.isArray(value) ? 'a sequence' : `a ${typeof value}`;
+      diagnostics.push(
+        diagnostic('TM1005', {
+          phase: 'io',
+          message: `document ${docs.length + 1} is ${what}, not a mapping`,
+          span: lineIndex().span(file, parsed.contents[0], Math.max(parsed.contents[0] + 1, parsed.contents[1])),
+        }),
+      );
+      continue;
+    }
+    const spans = new DocumentSpans(file, text, parsed.start, parsed.end, lineIndex);
+    docs.push({
+      file,
+      index: docs.length,
+      value,
+      spanOf: (path: YamlPath) => spans.spanOf(path),
+      keySpanOf: (path: YamlPath) => spans.keySpanOf(path),
+      spanInString: (path: YamlPath, start: number, end?: number) => spans.spanInString(path, start, end),
+    });
+  }
+  if (diagnostics.some((d) => d.severity === 'error')) return fail(...diagnostics);
+  return ok(docs, diagnostics);
+}

@@ -1,0 +1,343 @@
+/**
+ * RFC 6902 as gopkg.in/evanphx/json-patch.v4 (v4.13.0, kube-apiserver's MAP JSONPatch) applies it, quirks and
+ * error words included (patch.go): read to learn the behaviour, written from scratch.
+ *
+ * - paths are split on "/" and the first piece is dropped unchecked (`"spec/replicas"` acts on `/replicas`);
+ *   a path without "/" addresses nothing; `""` is the whole document only for replace and test;
+ * - every segment but the last must reach an object or an array (a JSON null counts as missing);
+ * - add on an object sets the member; on an array inserts at 0..len, `-` appends, negative indices count
+ *   from the end (SupportNegativeIndices: `-1` is the append position);
+ * - replace of a missing object member adds it (partialDoc.get never fails); of an array needs the index;
+ * - move reads then removes `from` (a missing member fails on the remove), then adds at `path`;
+ * - copy of a missing object member copies null;
+ * - test: a missing or null target passes never (a MAP step always carries `value`); scalars compare as their
+ *   JSON bytes; an object or array target equals a `null` value when it is empty (json.Unmarshal of null
+ *   into a map or slice succeeds); comparing arrays holding null elements dereferences a nil node (panic);
+ * - errors are pkg/errors wraps: "<context>: <cause>".
+ * The document is never mutated; unchanged parts are shared.
+ */
+import { copyObject, defineOwn, hasOwn, isJsonObject, type JsonObject, type JsonValue } from '../ir/json.js';
+import type { PatchOutcome, PatchStep } from './apply.js';
+
+const ERR_MISSING = 'missing value';
+const ERR_INVALID_INDEX = 'invalid index referenced';
+const ERR_TEST_FAILED = 'test failed';
+/** What a Go nil-pointer dereference looks like once the apiserver recovers the panic. */
+const NIL_DEREFERENCE = 'runtime error: invalid memory address or nil pointer dereference';
+
+class V4Error {
+  constructor(
+    readonly kind: 'error' | 'testFailed',
+    readonly message: string,
+  ) {}
+}
+
+const fail = (message: string): never => {
+  throw new V4Error('error', message);
+};
+
+// ---------------------------------------------------------------------------------------------- Go helpers
+
+/** strconv.Atoi: optional sign and decimal digits, within int64. */
+function atoi(key: string): number {
+  if (!/^[+-]?\d+$/.test(key)) return fail(`strconv.Atoi: parsing ${goQuote(key)}: invalid syntax`);
+  const n = BigInt(key);
+  if (n > 9223372036854775807n || n < -9223372036854775808n) return fail(`strconv.Atoi: parsing ${goQuote(key)}: value out of range`);
+  return Number(n);
+}
+
+function goQuote(s: string): string {
+  return JSON.stringify(s);
+}
+
+/** rfc6901Decoder: "~1" then "~0", in one left-to-right pass (strings.NewReplacer). */
+function decodeKey(k: string): string {
+  return k.replace(/~[01]/g, (m) => (m === '~1' ? '/' : '~'));
+}
+
+// ---------------------------------------------------------------------------------------------- containers
+
+/** A container reached by findObject: its value and how to write a changed copy back to the root. */
+interface Found {
+  container: JsonObject | JsonValue[];
+  key: string;
+  rebuild: (replacement: JsonObject | JsonValue[]) => JsonValue;
+}
+
+/** partialArray.get's index rules (negative from the end), undefined when out of range. */
+function arrayGetIndex(arr: readonly JsonValue[], key: string): number {
+  let idx = atoi(key);
+  if (idx < 0) {
+    if (idx < -arr.length) fail(`Unable to access invalid index: ${idx}: ${ERR_INVALID_INDEX}`);
+    idx += arr.length;
+  }
+  if (idx >= arr.length) fail(`Unable to access invalid index: ${idx}: ${ERR_INVALID_INDEX}`);
+  return idx;
+}
+
+/** container.get: an object member (undefined when absent; null is "nil" too) or an array element. */
+function containerGet(c: JsonObject | JsonValue[], key: string): JsonValue | undefined {
+  if (Array.isArray(c)) return c[arrayGetIndex(c, key)];
+  return hasOwn(c, key) ? c[key] : undefined;
+}
+
+/** findObject: walks all but the last segment; undefined when a step is missing, null, a scalar or an error. */
+function findObject(doc: JsonValue, path: string): Found | undefined {
+  const split = path.split('/');
+  if (split.length < 2) return undefined;
+  const parts = split.slice(1, -1);
+  const key = decodeKey(split[split.length - 1]!);
+  if (!isContainer(doc)) return undefined;
+  const chain: { container: JsonObject | JsonValue[]; key: string }[] = [];
+  let cur: JsonObject | JsonValue[] = doc;
+  for (const part of parts) {
+    const k = decodeKey(part);
+    let next: JsonValue | undefined;
+    try {
+      next = containerGet(cur, k);
+    } catch (e) {
+      if (e instanceof V4Error) return undefined;
+      throw e;
+    }
+    if (next === undefined || next === null || !isContainer(next)) return undefined;
+    chain.push({ container: cur, key: k });
+    cur = next;
+  }
+  return {
+    container: cur,
+    key,
+    rebuild: (replacement) => {
+      let value: JsonValue = replacement;
+      for (let i = chain.length - 1; i >= 0; i--) value = withChild(chain[i]!.container, chain[i]!.key, value);
+      return value;
+    },
+  };
+}
+
+function isContainer(v: JsonValue | undefined): v is JsonObject | JsonValue[] {
+  return Array.isArray(v) || isJsonObject(v);
+}
+
+/** A copy of `c` whose child at `key` (already resolved to exist) is `value`. */
+function withChild(c: JsonObject | JsonValue[], key: string, value: JsonValue): JsonObject | JsonValue[] {
+  if (Array.isArray(c)) {
+    const copy = c.slice();
+    copy[arrayGetIndex(c, key)] = value;
+    return copy;
+  }
+  const copy = copyObject(c);
+  defineOwn(copy, key, value);
+  return copy;
+}
+
+/** container.add. */
+function containerAdd(c: JsonObject | JsonValue[], key: string, value: JsonValue): JsonObject | JsonValue[] {
+  if (!Array.isArray(c)) {
+    const copy = copyObject(c);
+    defineOwn(copy, key, value);
+    return copy;
+  }
+  if (key === '-') return [...c, value];
+  let idx: number;
+  try {
+    idx = atoi(key);
+  } catch (e) {
+    if (e instanceof V4Error) return fail(`value was not a proper array index: '${key}': ${e.message}`);
+    throw e;
+  }
+  const size = c.length + 1;
+  if (idx >= size) fail(`Unable to access invalid index: ${idx}: ${ERR_INVALID_INDEX}`);
+  if (idx < 0) {
+    if (idx < -size) fail(`Unable to access invalid index: ${idx}: ${ERR_INVALID_INDEX}`);
+    idx += size;
+  }
+  const copy = c.slice();
+  copy.splice(idx, 0, value);
+  return copy;
+}
+
+/** container.remove. */
+function containerRemove(c: JsonObject | JsonValue[], key: string): JsonObject | JsonValue[] {
+  if (!Array.isArray(c)) {
+    if (!hasOwn(c, key)) fail(`Unable to remove nonexistent key: ${key}: ${ERR_MISSING}`);
+    const copy: JsonObject = {};
+    for (const k of Object.keys(c)) if (k !== key) defineOwn(copy, k, c[k]!);
+    return copy;
+  }
+  let idx = atoi(key);
+  if (idx >= c.length) fail(`Unable to access invalid index: ${idx}: ${ERR_INVALID_INDEX}`);
+  if (idx < 0) {
+    if (idx < -c.length) fail(`Unable to access invalid index: ${idx}: ${ERR_INVALID_INDEX}`);
+    idx += c.length;
+  }
+  const copy = c.slice();
+  copy.splice(idx, 1);
+  return copy;
+}
+
+/** Runs `fn`, rewording its failure as pkg/errors.Wrapf(err, context) does. */
+function wrap<T>(context: string, fn: () => T): T {
+  try {
+    return fn();
+  } catch (e) {
+    if (e instanceof V4Error && e.kind === 'error') throw new V4Error('error', `${context}: ${e.message}`);
+    throw e;
+  }
+}
+
+// ---------------------------------------------------------------------------------------------- equality
+
+/**
+ * lazyNode.equal(doc side `n`, op side `o`). `n` is never null (callers check); `o` is null only as the op's
+ * own `value: null` (`top`), a non-nil node holding "null"; a null met deeper is a nil node.
+ */
+function nodeEqual(n: JsonValue, o: JsonValue, top: boolean): boolean {
+  if (o === null && !top) throw new V4Error('error', NIL_DEREFERENCE);
+  if (Array.isArray(n)) {
+    const other = o === null ? [] : Array.isArray(o) ? o : undefined;
+    if (!other || n.length !== other.length) return false;
+    for (let i = 0; i < n.length; i++) {
+      if (n[i] === null) throw new V4Error('error', NIL_DEREFERENCE);
+      if (!nodeEqual(n[i]!, other[i]!, false)) return false;
+    }
+    return true;
+  }
+  if (isJsonObject(n)) {
+    const other = o === null ? {} : isJsonObject(o) ? o : undefined;
+    if (!other) return false;
+    const keys = Object.keys(n);
+    if (keys.length !== Object.keys(other).length) return false;
+    for (const k of keys) {
+      if (!hasOwn(other, k)) return false;
+      const v = n[k]!;
+      const ov = other[k]!;
+      if ((v === null) !== (ov === null)) return false;
+      if (v === null) continue;
+      if (!nodeEqual(v, ov, false)) return false;
+    }
+    return true;
+  }
+  // Scalars compare as compacted JSON bytes. The document side was written by the apiserver's encoder, which
+  // escapes <, >, & and U+2028/9 (encoding/json HTMLEscape); the op side comes from protojson, which does not
+  // [derived]: such strings never compare equal.
+  if (o === null || typeof o === 'object') return false;
+  if (typeof n === 'string' && /[<>&\u2028\u2029]/.test(n)) return false;
+  return n === o;
+}
+
+// ---------------------------------------------------------------------------------------------- ops
+
+function opAdd(doc: JsonValue, s: PatchStep): JsonValue {
+  const found = findObject(doc, s.path);
+  if (!found) return fail(`add operation does not apply: doc is missing path: "${s.path}": ${ERR_MISSING}`);
+  const value = s.hasValue === false ? null : (s.value ?? null);
+  return found.rebuild(wrap(`error in add for path: '${s.path}'`, () => containerAdd(found.container, found.key, value)));
+}
+
+function opRemove(doc: JsonValue, s: PatchStep): JsonValue {
+  const found = findObject(doc, s.path);
+  if (!found) return fail(`remove operation does not apply: doc is missing path: "${s.path}": ${ERR_MISSING}`);
+  return found.rebuild(wrap(`error in remove for path: '${s.path}'`, () => containerRemove(found.container, found.key)));
+}
+
+function opReplace(doc: JsonValue, s: PatchStep): JsonValue {
+  if (s.path === '') {
+    if (s.hasValue === false) return fail(NIL_DEREFERENCE);
+    const v = s.value ?? null;
+    // A scalar value makes Patch.replace return errors.Wrapf(nil, ...), which is nil: nothing happens.
+    if (v !== null && typeof v !== 'object') return doc;
+    return v;
+  }
+  const found = findObject(doc, s.path);
+  if (!found) return fail(`replace operation does not apply: doc is missing path: ${s.path}: ${ERR_MISSING}`);
+  const { container, key } = found;
+  if (Array.isArray(container)) {
+    try {
+      containerGet(container, key);
+    } catch (e) {
+      if (e instanceof V4Error) return fail(`replace operation does not apply: doc is missing key: ${s.path}: ${ERR_MISSING}`);
+      throw e;
+    }
+  }
+  const value = s.hasValue === false ? null : (s.value ?? null);
+  return found.rebuild(withChild(container, key, value));
+}
+
+function opMove(doc: JsonValue, s: PatchStep): JsonValue {
+  if (s.from === undefined) return fail(`move operation failed to decode from: operation, missing from field: ${ERR_MISSING}`);
+  const from = findObject(doc, s.from);
+  if (!from) return fail(`move operation does not apply: doc is missing from path: ${s.from}: ${ERR_MISSING}`);
+  const value = wrap(`error in move for path: '${from.key}'`, () => containerGet(from.container, from.key)) ?? null;
+  const removed = from.rebuild(wrap(`error in move for path: '${from.key}'`, () => containerRemove(from.container, from.key)));
+  const to = findObject(removed, s.path);
+  if (!to) return fail(`move operation does not apply: doc is missing destination path: ${s.path}: ${ERR_MISSING}`);
+  return to.rebuild(wrap(`error in move for path: '${s.path}'`, () => containerAdd(to.container, to.key, value)));
+}
+
+function opCopy(doc: JsonValue, s: PatchStep): JsonValue {
+  if (s.from === undefined) return fail(`copy operation failed to decode from: operation, missing from field: ${ERR_MISSING}`);
+  const from = findObject(doc, s.from);
+  if (!from) return fail(`copy operation does not apply: doc is missing from path: ${s.from}: ${ERR_MISSING}`);
+  const value = wrap(`error in copy for from: '${s.from}'`, () => containerGet(from.container, from.key)) ?? null;
+  const to = findObject(doc, s.path);
+  if (!to) return fail(`copy operation does not apply: doc is missing destination path: ${s.path}: ${ERR_MISSING}`);
+  return to.rebuild(wrap('error while adding value during copy', () => containerAdd(to.container, to.key, value)));
+}
+
+function opTest(doc: JsonValue, s: PatchStep): JsonValue {
+  const failed = (): never => {
+    throw new V4Error('testFailed', `testing value ${s.path} failed: ${ERR_TEST_FAILED}`);
+  };
+  if (s.path === '') {
+    if (s.hasValue === false) return fail(NIL_DEREFERENCE);
+    if (doc === null || !nodeEqual(doc, s.value ?? null, true)) failed();
+    return doc;
+  }
+  const found = findObject(doc, s.path);
+  if (!found) return fail(`test operation does not apply: is missing path: ${s.path}: ${ERR_MISSING}`);
+  const val = wrap(`error in test for path: '${s.path}'`, () => containerGet(found.container, found.key));
+  if (val === undefined || val === null) {
+    // `op.value().raw` on an op without value dereferences nil; with a value (even null) the test fails.
+    if (s.hasValue === false) return fail(NIL_DEREFERENCE);
+    return failed();
+  }
+  if (s.hasValue === false) return failed();
+  if (!nodeEqual(val, s.value ?? null, true)) failed();
+  return doc;
+}
+
+/** Applies the steps in order; the first failure aborts the whole patch. */
+export function applyEvanphxV4(doc: JsonValue, steps: readonly PatchStep[]): PatchOutcome {
+  let cur = doc;
+  for (let i = 0; i < steps.length; i++) {
+    const s = steps[i]!;
+    try {
+      switch (s.op) {
+        case 'add':
+          cur = opAdd(cur, s);
+          break;
+        case 'remove':
+          cur = opRemove(cur, s);
+          break;
+        case 'replace':
+          cur = opReplace(cur, s);
+          break;
+        case 'move':
+          cur = opMove(cur, s);
+          break;
+        case 'copy':
+          cur = opCopy(cur, s);
+          break;
+        case 'test':
+          cur = opTest(cur, s);
+          break;
+        default:
+          fail(`Unexpected kind: ${s.op}`);
+      }
+    } catch (e) {
+      if (e instanceof V4Error) return { ok: false, kind: e.kind, message: e.message, step: i };
+      throw e;
+    }
+  }
+  return { ok: true, doc: cur };
+}

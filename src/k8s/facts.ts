@@ -1,0 +1,114 @@
+import { hasOwn, isJsonObject, type JsonObject, type JsonValue } from '../ir/json.js';
+import { annotationsOf, labelsOf, type Labels } from './labels.js';
+import type { AdmissionRequest, GroupVersionKind, GroupVersionResource, UserInfo } from './request.js';
+import { guessResource, gvkOf, isNamespacedKind, kindOfResource, lookupKind } from './resources.js';
+
+/**
+ * What matching needs to know about one admission request, derived once: absent request fields are filled
+ * from the object, the way the API server would have filled them.
+ */
+export interface RequestFacts {
+  readonly request: AdmissionRequest;
+  /** `''` when the request carries no operation (audit, Gatekeeper expansion, gator). */
+  readonly operation: string;
+  /** The object matched on: the new object, or the old one when the new one is empty (DELETE). */
+  readonly object: JsonObject | null;
+  readonly newObject: JsonObject | null;
+  readonly oldObject: JsonObject | null;
+  /** The request kind (`req.kind`, else the object's apiVersion/kind). */
+  readonly gvk: GroupVersionKind;
+  /**
+   * The kind that kind patterns are matched against: for a subresource request (`deployments/scale`, whose
+   * body is an autoscaling/v1 Scale) the parent resource's kind, else `gvk`.
+   */
+  readonly matchGvk: GroupVersionKind;
+  readonly resource: GroupVersionResource;
+  readonly subResource: string;
+  readonly name: string;
+  readonly generateName: string;
+  /** `req.namespace`, else `metadata.namespace`, else ''. */
+  readonly namespace: string;
+  /** The object is a core/v1 Namespace (the API server treats its own name as its namespace). */
+  readonly isNamespace: boolean;
+  /** `req.namespaced`, else the built-in table, else whether a namespace is known. */
+  readonly namespaced: boolean;
+  readonly labels: Labels;
+  /** Labels of the new and the old object separately (Kubernetes objectSelector matches either). */
+  readonly newLabels: Labels | null;
+  readonly oldLabels: Labels | null;
+  readonly annotations: Labels;
+  readonly namespaceObject: JsonObject | null;
+  readonly userInfo: UserInfo | undefined;
+}
+
+// A one-slot memo: a policy set is matched against one request at a time, so consecutive calls share the
+// facts. (A WeakMap over every request costs more in ephemeron GC work than deriving the facts again.)
+let lastRequest: AdmissionRequest | undefined;
+let lastFacts: RequestFacts | undefined;
+
+/**
+ * The facts of a request. Consecutive calls with the same request object share one derivation; requests
+ * are treated as immutable (build a new request object after changing its object).
+ */
+export function requestFacts(req: AdmissionRequest): RequestFacts {
+  if (req === lastRequest && lastFacts !== undefined) return lastFacts;
+  const f = deriveFacts(req);
+  lastRequest = req;
+  lastFacts = f;
+  return f;
+}
+
+function nonEmptyObject(v: JsonValue | null | undefined): JsonObject | null {
+  return isJsonObject(v) && Object.keys(v).length > 0 ? v : null;
+}
+
+function metadataString(obj: JsonObject | null, field: string): string {
+  if (!obj || !hasOwn(obj, 'metadata')) return '';
+  const meta = obj['metadata'];
+  if (!isJsonObject(meta) || !hasOwn(meta, field)) return '';
+  const v = meta[field];
+  return typeof v === 'string' ? v : '';
+}
+
+function deriveFacts(req: AdmissionRequest): RequestFacts {
+  const newObject = nonEmptyObject(req.object);
+  const oldObject = nonEmptyObject(req.oldObject);
+  // kyverno engine: "if the new object is empty (DELETE) the old object is matched instead".
+  const object = newObject ?? oldObject;
+  const gvk = req.kind ?? gvkOf(object);
+  const subResource = req.subResource ?? '';
+  // One table lookup serves both the resource and the scope in the common (main resource) case.
+  const info = lookupKind(gvk.group, gvk.kind);
+  const resource = req.resource ?? {
+    group: gvk.group,
+    version: gvk.version,
+    resource: info ? info.resource : guessResource(gvk.kind),
+  };
+  const matchGvk = subResource !== '' ? (kindOfResource(resource) ?? gvk) : gvk;
+  const namespace = req.namespace ?? metadataString(object, 'namespace');
+  const isNamespace = matchGvk.group === '' && matchGvk.kind === 'Namespace';
+  const knownScope = matchGvk === gvk ? info?.namespaced : isNamespacedKind(matchGvk);
+  const namespaced = req.namespaced ?? knownScope ?? (namespace !== '' && !isNamespace);
+  return {
+    request: req,
+    operation: (req.operation as string | undefined) ?? '',
+    object,
+    newObject,
+    oldObject,
+    gvk,
+    matchGvk,
+    resource,
+    subResource,
+    name: req.name ?? metadataString(object, 'name'),
+    generateName: metadataString(object, 'generateName'),
+    namespace,
+    isNamespace,
+    namespaced,
+    labels: labelsOf(object),
+    newLabels: newObject ? labelsOf(newObject) : null,
+    oldLabels: oldObject ? labelsOf(oldObject) : null,
+    annotations: annotationsOf(object),
+    namespaceObject: isJsonObject(req.namespaceObject) ? req.namespaceObject : null,
+    userInfo: req.userInfo,
+  };
+}

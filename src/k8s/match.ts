@@ -1,0 +1,126 @@
+import { diagnostic, type Diagnostic } from '../diagnostics/diagnostic.js';
+import type { Origin, Span } from '../diagnostics/span.js';
+import type { MatchSpec } from '../ir/match.js';
+import { compileClause, runClause, type ClauseContext, type Undecided } from './clause.js';
+import { type RequestFacts, requestFacts } from './facts.js';
+import { kindIndexKeys } from './kind-index.js';
+import { defaultProfile, type CompileMatchOptions, type MatchProfile } from './profile.js';
+import type { AdmissionRequest } from './request.js';
+
+export { defaultProfile, type CompileMatchOptions, type MatchProfile } from './profile.js';
+export { kindIndexKeys, requestIndexKeys } from './kind-index.js';
+
+export interface MatchOutcome {
+  matched: boolean;
+  /** Which clause or exclusion decided, for `--explain`. */
+  reason: string;
+  /** Set when matching could not be decided (Gatekeeper/Kubernetes: namespace missing, invalid selector). */
+  error?: Diagnostic;
+}
+
+export interface CompiledMatch {
+  readonly spec: MatchSpec;
+  readonly profile: MatchProfile;
+  /** Problems found while compiling (invalid label selectors), with the spec's origin as span. */
+  readonly diagnostics: readonly Diagnostic[];
+  /** The kind-index keys of the spec (see `kindIndexKeys`). */
+  readonly indexKeys: readonly string[] | '*';
+  test(req: AdmissionRequest): MatchOutcome;
+  /** As `test`, for callers that already hold the request's facts. */
+  testFacts(facts: RequestFacts): MatchOutcome;
+}
+
+function toSpan(origin: Origin | undefined): Span | undefined {
+  if (!origin) return undefined;
+  const { file, line, col, endLine, endCol } = origin;
+  return { file, line, col, endLine, endCol };
+}
+
+/** Compiles a match block once; `test` then costs only the criteria the spec sets. */
+export function compileMatch(spec: MatchSpec, options: CompileMatchOptions = {}): CompiledMatch {
+  const profile = options.profile ?? defaultProfile(spec.globs);
+  const span = toSpan(spec.origin);
+  const diagnostics: Diagnostic[] = [];
+  const ctx = (field: string, exclude: boolean): ClauseContext => ({
+    profile,
+    globs: spec.globs,
+    exclude,
+    field,
+    span,
+    dialect: spec.origin?.dialect,
+    diagnostics,
+  });
+  const any = spec.any?.map((c, i) => compileClause(c, ctx(`any[${i}]`, false)));
+  const all = spec.all?.map((c, i) => compileClause(c, ctx(`all[${i}]`, false)));
+  const exAny = spec.exclude?.any?.map((c, i) => compileClause(c, ctx(`exclude.any[${i}]`, true)));
+  const exAll = spec.exclude?.all?.length ? spec.exclude.all.map((c, i) => compileClause(c, ctx(`exclude.all[${i}]`, true))) : undefined;
+
+  const undecided = (where: string, u: Undecided): MatchOutcome => {
+    const message = `${where}: ${u.error}`;
+    return {
+      matched: false,
+      reason: message,
+      error: diagnostic('TM3003', { phase: 'eval', message: `match: ${message}`, span, ...(spec.origin ? { dialect: spec.origin.dialect } : {}) }),
+    };
+  };
+
+  const testFacts = (f: RequestFacts): MatchOutcome => {
+    let matchedBy = 'matched (no match constraints)';
+    if (any) {
+      let failures: string[] | undefined;
+      let hit: string | undefined;
+      for (const c of any) {
+        const v = runClause(c, f);
+        if (v === null) {
+          hit = c.label;
+          break;
+        }
+        if (typeof v !== 'string') return undecided(c.label, v);
+        (failures ??= []).push(`${c.label}: ${v}`);
+      }
+      if (hit === undefined) {
+        const reason =
+          any.length === 0 ? 'match.any is empty' : any.length === 1 ? failures![0]! : `no clause matched (${failures!.join('; ')})`;
+        return { matched: false, reason };
+      }
+      matchedBy = `matched ${hit}`;
+    }
+    if (all) {
+      for (const c of all) {
+        const v = runClause(c, f);
+        if (v === null) continue;
+        if (typeof v !== 'string') return undecided(c.label, v);
+        return { matched: false, reason: `${c.label}: ${v}` };
+      }
+      if (all.length > 0) matchedBy = any ? `${matchedBy} and all[*]` : 'matched all[*]';
+    }
+    if (exAny) {
+      for (const c of exAny) {
+        const v = runClause(c, f);
+        if (v === null) return { matched: false, reason: `excluded by ${c.label}` };
+        if (typeof v !== 'string') return undecided(c.label, v);
+      }
+    }
+    if (exAll) {
+      let every = true;
+      for (const c of exAll) {
+        const v = runClause(c, f);
+        if (v === null) continue;
+        if (typeof v !== 'string') return undecided(c.label, v);
+        every = false;
+        break;
+      }
+      if (every) return { matched: false, reason: 'excluded by exclude.all[*]' };
+    }
+    return { matched: true, reason: matchedBy };
+  };
+
+  return {
+    spec,
+    profile,
+    diagnostics,
+    indexKeys: kindIndexKeys(spec, { profile }),
+    test: (req) => testFacts(requestFacts(req)),
+    testFacts,
+  };
+}

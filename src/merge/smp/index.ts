@@ -1,0 +1,76 @@
+/**
+ * Kyverno's patchStrategicMerge (pkg/engine/mutate/patch/strategicMergePatch.go `ProcessStrategicMergePatch`):
+ * (a) anchor preprocessing of the pattern against the resource (anchors.ts), then (b) kyaml's strategic
+ * merge with Kyverno's settings (merge.ts). A failed condition or global condition does not stop the merge:
+ * upstream merges an empty patch instead (which still normalises the resource's associative lists) and the
+ * rule is skipped when nothing changed; `skipped` carries the condition's message.
+ */
+import { diagnostic, fail, ok, type Result } from '../../diagnostics/index.js';
+import { isJsonObject, type JsonValue } from '../../ir/json.js';
+import { needsPreprocessing, preprocessPattern } from './anchors.js';
+import { kyamlMerge, type MergeFailure } from './merge.js';
+
+export interface GroupVersionKind {
+  group: string;
+  version: string;
+  kind: string;
+}
+
+export interface StrategicMergeOptions {
+  /** The kind whose Kubernetes 1.21.2 schema drives list merging; default: the resource's apiVersion/kind. */
+  kind?: GroupVersionKind;
+}
+
+export interface StrategicMergeValue {
+  value: JsonValue;
+  /** Set when a condition anchor failed: the patch was reduced to `{}` (rule skip unless the merge changed anything). */
+  skipped?: string;
+}
+
+const EMPTY_PATCH: JsonValue = Object.freeze({}) as JsonValue;
+
+// Patterns are usually the same object for many resources (compile once, evaluate many).
+const preprocessingNeeded = new WeakMap<object, boolean>();
+
+function needsStageA(patch: JsonValue): boolean {
+  if (!isJsonObject(patch)) return true;
+  let known = preprocessingNeeded.get(patch);
+  if (known === undefined) preprocessingNeeded.set(patch, (known = needsPreprocessing(patch)));
+  return known;
+}
+
+/** Applies a patchStrategicMerge pattern to a resource as Kyverno does. Neither input is modified. */
+export function strategicMerge(resource: JsonValue, patch: JsonValue, opts: StrategicMergeOptions = {}): Result<StrategicMergeValue> {
+  let plainPatch = patch;
+  let skipped: string | undefined;
+  if (needsStageA(patch)) {
+    const pre = preprocessPattern(patch, resource);
+    if (pre.ok) plainPatch = pre.patch;
+    else if (pre.error.kind === 'error') return failure(`failed to preProcess rule: ${pre.error.message}`);
+    else {
+      plainPatch = EMPTY_PATCH;
+      skipped = pre.error.message;
+    }
+  }
+  const gvk = opts.kind;
+  const merged = kyamlMerge(
+    resource,
+    plainPatch,
+    gvk ? { apiVersion: gvk.group === '' ? gvk.version : `${gvk.group}/${gvk.version}`, kind: gvk.kind } : {},
+  );
+  if (!merged.ok) return failure(`failed to apply patchStrategicMerge: ${describe(merged.error)}`, merged.error.kind === 'kind');
+  return ok(skipped === undefined ? { value: merged.value } : { value: merged.value, skipped });
+}
+
+function describe(e: MergeFailure): string {
+  return e.path.length > 0 && e.kind !== 'kind' ? `${e.message} (at ${e.path.join('.')})` : e.message;
+}
+
+function failure(message: string, shape = false): Result<StrategicMergeValue> {
+  return fail(diagnostic(shape ? 'TM3001' : 'TM3004', { phase: 'eval', dialect: 'kyverno', message }));
+}
+
+export { preprocessPattern, type PreprocessOutcome, type PreprocessError } from './anchors.js';
+export { kyamlMerge, type KyamlMergeOptions, type MergeOutcome, type MergeFailure } from './merge.js';
+export { matchPattern, type MatchError } from './pattern-match.js';
+export { schemaForResourceType, knownResourceTypes } from './schema.js';

@@ -1,0 +1,38 @@
+/**
+ * The ApplyConfiguration pipeline after CEL evaluation, as apiserver patch/smd.go ApplyStructuredMergeDiff
+ * runs it: type the patch, run the atomic guard, type the live object (duplicate keys tolerated), merge.
+ * Messages are the apiserver's; MAP's patcher prefixes them with "error applying patch: ".
+ */
+import type { Result } from '../../diagnostics/index.js';
+import type { JsonValue } from '../../ir/json.js';
+import { atomicGuard, atomicGuardMessage } from './atomic-guard.js';
+import { formatValidationErrors } from './errors.js';
+import { mergeFailure, mergeIntoValidatedPatch } from './merge.js';
+import type { Schema, TypeRef } from './schema.js';
+import { validateTyped } from './validate.js';
+
+export interface ApplyOptions {
+  /**
+   * Run MAP's atomic guard (default true). Off reproduces plain server-side-apply semantics (Kyverno's
+   * MutatingPolicy `evaluation.useServerSideApply`), where atomic values are replaced.
+   */
+  atomicGuard?: boolean;
+}
+
+export function applyStructuredMergeDiff(
+  schema: Schema,
+  typeRef: TypeRef,
+  live: JsonValue,
+  patch: JsonValue,
+  options: ApplyOptions = {},
+): Result<JsonValue> {
+  const patchErrors = validateTyped(schema, typeRef, patch);
+  if (patchErrors.length > 0) {
+    return mergeFailure(`failed to convert patch object to typed object: ${formatValidationErrors(patchErrors)}`);
+  }
+  if (options.atomicGuard !== false) {
+    const atomics = atomicGuard(schema, typeRef, patch);
+    if (atomics.length > 0) return mergeFailure(`invalid ApplyConfiguration: ${atomicGuardMessage(atomics)}`);
+  }
+  return mergeIntoValidatedPatch(schema, typeRef, live, patch);
+}

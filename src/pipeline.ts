@@ -1,0 +1,88 @@
+/**
+ * The steps every command shares: read inputs, hand each document to the dialect that recognizes it, parse,
+ * optimize, translate. Each step returns values and diagnostics; nothing here prints or exits.
+ */
+import { diagnostic, hasErrors, type Diagnostic } from './diagnostics/diagnostic.js';
+import type { SourceRegistry } from './diagnostics/render.js';
+import type { GenerateResult } from './dialects/dialect.js';
+import { dialectByName, dialectFor, dialects } from './dialects/registry.js';
+import { isJsonObject } from './ir/json.js';
+import type { Policy } from './ir/nodes.js';
+import { loadInputs } from './io/inputs.js';
+import type { SourceDoc } from './io/source.js';
+import { optimize } from './optimizer/index.js';
+
+export interface Loaded {
+  docs: SourceDoc[];
+  sources: SourceRegistry;
+  diagnostics: Diagnostic[];
+}
+
+export function readInputs(paths: string[], stdin?: () => string): Loaded | { docs?: undefined; diagnostics: Diagnostic[]; sources?: SourceRegistry } {
+  const r = loadInputs(paths, stdin ? { stdin } : {});
+  if (!r.ok) return { diagnostics: r.diagnostics };
+  return { docs: r.value.docs, sources: r.value.sources, diagnostics: r.diagnostics };
+}
+
+function describeKind(doc: SourceDoc): string {
+  const v = doc.value;
+  if (!isJsonObject(v)) return 'a document that is not a mapping';
+  const apiVersion = typeof v.apiVersion === 'string' ? v.apiVersion : '<no apiVersion>';
+  const kind = typeof v.kind === 'string' ? v.kind : '<no kind>';
+  return `${apiVersion}, Kind=${kind}`;
+}
+
+/** Parses policy documents with the dialects that recognize them; policies keep document order. */
+export function parsePolicyDocs(docs: readonly SourceDoc[]): { policies: Policy[]; diagnostics: Diagnostic[] } {
+  const diagnostics: Diagnostic[] = [];
+  const byDialect = new Map<string, SourceDoc[]>();
+  const order = new Map<SourceDoc, number>();
+  docs.forEach((d, i) => order.set(d, i));
+  for (const doc of docs) {
+    const dialect = dialectFor(doc);
+    if (!dialect) {
+      diagnostics.push(
+        diagnostic('TM2001', {
+          phase: 'parse',
+          message: `no dialect reads ${describeKind(doc)} (known: ${dialects().map((d) => d.name).join(', ')})`,
+          span: doc.spanOf(isJsonObject(doc.value) && 'kind' in doc.value ? ['kind'] : []),
+        }),
+      );
+      continue;
+    }
+    (byDialect.get(dialect.name) ?? byDialect.set(dialect.name, []).get(dialect.name)!).push(doc);
+  }
+  // Each dialect orders its own policies (Gatekeeper sorts mutators by kind and name); between dialects,
+  // the document order decides, by each dialect's first document.
+  const policies: Policy[] = [];
+  for (const [name, group] of byDialect) {
+    const r = dialectByName(name)!.parse(group, { siblings: docs });
+    diagnostics.push(...r.diagnostics);
+    policies.push(...r.policies);
+  }
+  return { policies, diagnostics };
+}
+
+export function loadPolicies(paths: string[], stdin?: () => string): { policies: Policy[]; diagnostics: Diagnostic[]; sources?: SourceRegistry } {
+  const loaded = readInputs(paths, stdin);
+  if (!loaded.docs) return { policies: [], diagnostics: loaded.diagnostics };
+  const parsed = parsePolicyDocs(loaded.docs);
+  return { policies: parsed.policies, diagnostics: [...loaded.diagnostics, ...parsed.diagnostics], sources: loaded.sources };
+}
+
+/** Translates policies into a dialect: optimize, the target's lowerings, then its generator. */
+export function translate(policies: readonly Policy[], to: string, unsupported: 'ignore' | 'warn' | 'error' = 'error'): GenerateResult {
+  const target = dialectByName(to);
+  if (!target) {
+    return {
+      documents: [],
+      text: '',
+      diagnostics: [diagnostic('TM4004', { phase: 'emit', message: `no dialect named "${to}" (known: ${dialects().map((d) => d.name).join(', ')})` })],
+    };
+  }
+  let lowered = optimize(policies);
+  for (const lower of target.lowerings) lowered = lower(lowered);
+  return target.generate(lowered, { unsupported });
+}
+
+export { hasErrors };
