@@ -44,15 +44,15 @@ spec:
       value: ClusterFirst
     - set: object.spec.priorityClassName
       value: standard
-    - set: object.spec.containers[name: "app"].imagePullPolicy
+    - set: 'object.spec.containers[name: "app"].imagePullPolicy'
       value: IfNotPresent
-    - set: object.spec.containers[name: "app"].securityContext.allowPrivilegeEscalation
+    - set: 'object.spec.containers[name: "app"].securityContext.allowPrivilegeEscalation'
       value: false
-    - set: object.spec.containers[name: "app"].securityContext.readOnlyRootFilesystem
+    - set: 'object.spec.containers[name: "app"].securityContext.readOnlyRootFilesystem'
       value: true
-    - set: object.spec.containers[name: "app"].securityContext.capabilities.drop
+    - set: 'object.spec.containers[name: "app"].securityContext.capabilities.drop'
       value: [ALL]
-    - set: object.spec.containers[name: "app"].env[name: "TZ"].value
+    - set: 'object.spec.containers[name: "app"].env[name: "TZ"].value'
       value: UTC
     - set: object.spec.tolerations
       value: [{key: dedicated, operator: Equal, value: apps, effect: NoSchedule}]

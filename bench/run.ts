@@ -1,5 +1,5 @@
 /**
- * `npm run bench [-- --json] [-- --filter TEXT]`: runs every benchmark in one process and prints, for each, the
+ * `npm run bench [-- --json] [-- --filter TEXT]` (runs the compiled code in dist/, as the CLI does): runs every benchmark in one process and prints, for each, the
  * time per object of transmute and of the hand-written baseline doing the same work, and their ratio.
  * Times are medians over several alternating rounds after a warm-up, so both sides see the same JIT and GC state.
  */
@@ -70,7 +70,9 @@ function fmt(ns: number): string {
 
 /** Peak memory of streaming 100,000 Pods through the interpreter, measured in a child process. */
 function streamMemory(here: string): { pods: number; seconds: number; maxRssMiB: number } {
-  const out = execFileSync(process.execPath, ['--import', 'tsx', join(here, 'stream-memory.ts')], { encoding: 'utf8', maxBuffer: 1 << 20 });
+  const compiled = join(here, 'stream-memory.js');
+  const args = existsSync(compiled) ? [compiled] : ['--import', 'tsx', join(here, 'stream-memory.ts')];
+  const out = execFileSync(process.execPath, args, { encoding: 'utf8', maxBuffer: 1 << 20 });
   return JSON.parse(out.trim().split('\n').pop()!);
 }
 

@@ -14,7 +14,7 @@ import { parseSmdSchemaYaml } from '../src/merge/ssa/schema-load.js';
 import { builtinKindIndex } from '../src/merge/ssa/builtin-kinds.js';
 
 const repo = resolve(dirname(fileURLToPath(import.meta.url)), '..');
-const input = process.argv[2] ?? resolve(repo, '../shared/conformance/map/k8s-schema/smd-schema-builtin.yaml');
+const input = process.argv[2] ?? resolve(process.env.TRANSMUTE_SHARED ?? resolve(repo, '../shared'), 'conformance/map/k8s-schema/smd-schema-builtin.yaml');
 const output = resolve(repo, 'src/merge/ssa/builtin-schema.json');
 
 const text = readFileSync(input, 'utf8');

@@ -298,8 +298,9 @@ export function renderMergeKeyTable(table: MergeKeyTable): string {
 }
 
 export const REPO_DIR = resolve(dirname(fileURLToPath(import.meta.url)), '..');
-export const DEFAULT_TSV = resolve(REPO_DIR, '../shared/reference/smp_merge_keys_k8s_v1.21.2.tsv');
-export const DEFAULT_SMD = resolve(REPO_DIR, '../shared/conformance/map/k8s-schema/smd-schema-builtin.yaml');
+const SHARED = process.env.TRANSMUTE_SHARED ?? resolve(REPO_DIR, '../shared');
+export const DEFAULT_TSV = resolve(SHARED, 'reference/smp_merge_keys_k8s_v1.21.2.tsv');
+export const DEFAULT_SMD = resolve(SHARED, 'conformance/map/k8s-schema/smd-schema-builtin.yaml');
 export const OUTPUT = resolve(REPO_DIR, 'src/merge/smp/merge-keys.json');
 
 if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {

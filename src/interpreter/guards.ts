@@ -4,7 +4,7 @@ import { printGuard } from '../ir/print.js';
 import { wildcardMatch } from '../k8s/glob.js';
 import { evalExpr } from './expressions.js';
 import { evalFailure } from './failure.js';
-import { readFirst, readPlaces } from './read.js';
+import { readFirst } from './read.js';
 import type { Scope } from './scope.js';
 import type { EvalState } from './state.js';
 import { compileValue } from './values.js';
@@ -18,9 +18,9 @@ export type GuardFn = (st: EvalState, scope: Scope) => boolean;
 export function compileGuard(g: Guard): GuardFn {
   switch (g.kind) {
     case 'exists':
-      return (st, scope) => readPlaces(st, g.path, scope).length > 0;
+      return (st, scope) => readFirst(st, g.path, scope) !== undefined;
     case 'notExists':
-      return (st, scope) => readPlaces(st, g.path, scope).length === 0;
+      return (st, scope) => readFirst(st, g.path, scope) === undefined;
     case 'eq':
     case 'neq': {
       const value = compileValue(g.value);

@@ -1,4 +1,5 @@
 import fastJsonPatch from 'fast-json-patch';
+import { newEpoch } from './walk.js';
 import type { Policy } from '../ir/nodes.js';
 import type { AdmissionRequest, ApplyOptions, ApplyResult, Patch6902 } from './api.js';
 import { compilePolicy } from './compile.js';
@@ -32,6 +33,7 @@ export function apply(policies: readonly Policy[], request: AdmissionRequest, op
     placeholders: 0,
     writes: 0,
     onFixpointConverged: opts.onFixpointConverged,
+    owned: newEpoch(),
     policyId: '',
     ruleName: undefined,
   };

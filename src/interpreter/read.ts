@@ -80,9 +80,44 @@ export function readPlaces(st: EvalState, path: Path, scope: Scope): Place[] {
   return out;
 }
 
+/** The first value the path reaches, without collecting places: guards and ref values ask only this. */
 export function readFirst(st: EvalState, path: Path, scope: Scope): JsonValue | undefined {
-  const places = readPlaces(st, path, scope);
-  return places.length > 0 ? places[0]!.value : undefined;
+  const root = rootOf(st, path, scope);
+  if (root.value === undefined) return undefined;
+  return first(root.value, path.segments, root.skip);
+}
+
+function first(cur: JsonValue, segs: Segment[], i: number): JsonValue | undefined {
+  for (; i < segs.length; i++) {
+    const seg = segs[i]!;
+    switch (seg.kind) {
+      case 'field':
+        if (!isJsonObject(cur) || !hasOwn(cur, seg.name)) return undefined;
+        cur = cur[seg.name]!;
+        break;
+      case 'index': {
+        if (!Array.isArray(cur)) return undefined;
+        const idx = seg.index < 0 ? cur.length + seg.index : seg.index;
+        if (idx < 0 || idx >= cur.length) return undefined;
+        cur = cur[idx]!;
+        break;
+      }
+      case 'append':
+        return undefined;
+      default: {
+        // Multi-place segments: the first element that leads somewhere.
+        if (!Array.isArray(cur)) return undefined;
+        for (const el of cur) {
+          if (seg.kind === 'keyed' && !(isJsonObject(el) && hasOwn(el, seg.key) && el[seg.key] === seg.value)) continue;
+          if (seg.kind === 'keyedGlob' && !isJsonObject(el)) continue;
+          const found = first(el, segs, i + 1);
+          if (found !== undefined) return found;
+        }
+        return undefined;
+      }
+    }
+  }
+  return cur;
 }
 
 function collect(cur: JsonValue, location: Location | undefined, segs: Segment[], i: number, out: Place[]): void {

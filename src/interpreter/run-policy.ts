@@ -1,4 +1,5 @@
 import { diagnostic } from '../diagnostics/diagnostic.js';
+import { newEpoch } from './walk.js';
 import type { Policy } from '../ir/nodes.js';
 import type { AdmissionRequest } from '../k8s/request.js';
 import type { TraceEvent } from './api.js';
@@ -40,6 +41,7 @@ export function runPolicy(cp: CompiledPolicy, st: EvalState, pass?: number): boo
   st.policyId = policy.id;
   st.ruleName = undefined;
   const start = st.object;
+  st.owned = newEpoch();
   const passInfo = pass === undefined ? {} : { pass };
   try {
     // A match block that could not be compiled (an invalid selector) fails when the policy is used.
@@ -63,6 +65,7 @@ export function runPolicy(cp: CompiledPolicy, st: EvalState, pass?: number): boo
   for (const cr of cp.rules) {
     st.ruleName = cr.rule.name;
     const before = st.object;
+    st.owned = newEpoch();
     try {
       if (cr.match) {
         const m = cr.match.test(currentRequest(st));
@@ -80,6 +83,7 @@ export function runPolicy(cp: CompiledPolicy, st: EvalState, pass?: number): boo
       let scope = Scope.EMPTY;
       for (const op of cr.ops) {
         const opBefore = st.object;
+        if (st.trace) st.owned = newEpoch();
         scope = op.fn(st, scope);
         if (st.trace) event(st, { rule: cr.rule.name, node: op.kind, outcome: st.object === opBefore ? 'unchanged' : 'applied', origin: op.origin, ...passInfo });
       }

@@ -3,6 +3,7 @@ import type { JsonValue } from '../ir/json.js';
 import type { Policy } from '../ir/nodes.js';
 import type { AdmissionRequest } from '../k8s/request.js';
 import type { TraceEvent } from './api.js';
+import type { Owned } from './walk.js';
 
 /** External data offline: provider → key → value, or an error message the provider returns for that key. */
 export type ExternalData = Record<string, Record<string, JsonValue | { error: string }>>;
@@ -28,6 +29,12 @@ export interface EvalState {
   readonly onFixpointConverged: FixpointConverged | undefined;
   /** The request rebuilt around the current object, for matching (see run-policy.ts currentRequest). */
   matchRequest?: AdmissionRequest;
+  /**
+   * Maps and lists created by this evaluation since the last snapshot point (policy, rule, op when tracing):
+   * referenced from nowhere else, so later writes change them in place. Reset whenever a snapshot is taken or
+   * a value read from the object could be stored twice, so identity still tells "changed since the snapshot".
+   */
+  owned: Owned;
   policyId: string;
   ruleName: string | undefined;
 }

@@ -1,4 +1,5 @@
 import { hasOwn, isJsonObject, type JsonValue } from '../ir/json.js';
+import { newEpoch } from './walk.js';
 import type { Value } from '../ir/nodes.js';
 import { templateEngine } from './engines.js';
 import { evalExpr, exprScope } from './expressions.js';
@@ -11,8 +12,22 @@ import type { EvalState } from './state.js';
 /** `current` is the value already at the place being written, for values that depend on it (external data). */
 export type ValueFn = (st: EvalState, scope: Scope, current?: JsonValue) => JsonValue;
 
-/** Compiles a value node to a closure evaluated per request (and per loop iteration). */
+/**
+ * Compiles a value node to a closure evaluated per request (and per loop iteration). A value read from the
+ * documents may be a subtree of the object: storing it would give that subtree a second parent, so in-place
+ * writes stop until the next snapshot (EvalState.owned).
+ */
 export function compileValue(v: Value): ValueFn {
+  const fn = compileValueNode(v);
+  if (v.kind === 'literal' || v.kind === 'fromMetadata' || v.kind === 'external') return fn;
+  return (st, scope, current) => {
+    const r = fn(st, scope, current);
+    if (r !== null && typeof r === 'object') st.owned = newEpoch();
+    return r;
+  };
+}
+
+function compileValueNode(v: Value): ValueFn {
   switch (v.kind) {
     case 'literal': {
       const json = v.json;

@@ -26,7 +26,48 @@ export interface WalkOptions {
   /** Create missing maps, lists and keyed elements on the way (set, merge); false for remove. */
   create: boolean;
   origin: Origin;
+  /**
+   * Maps and lists this evaluation created since its last snapshot point: nothing else references them, so
+   * they are changed in place instead of copied again (see EvalState.owned).
+   */
+  owned: Owned;
+  /** How many times a leaf was called (Gatekeeper counts setter calls, not changes). */
+  leafCalls: number;
 }
+
+/**
+ * The containers an evaluation created since its last snapshot point. Usually a handful, so a short array
+ * beats a Set (and stamping objects, which changes their hidden class); it turns into a Set past 16 entries
+ * so a large loop stays linear.
+ */
+export class Owned {
+  private items: object[] = [];
+  private set: Set<object> | undefined;
+
+  add(v: object): void {
+    if (this.set) this.set.add(v);
+    else if (this.items.push(v) > 16) this.set = new Set(this.items);
+  }
+
+  has(v: object): boolean {
+    return this.set ? this.set.has(v) : this.items.includes(v);
+  }
+}
+
+export function newEpoch(): Owned {
+  return new Owned();
+}
+
+function own<T extends object>(opts: WalkOptions, v: T): T {
+  opts.owned.add(v);
+  return v;
+}
+
+function owns(opts: WalkOptions, v: object): boolean {
+  return opts.owned.has(v);
+}
+
+const INHERITED: ReadonlySet<string> = new Set(Object.getOwnPropertyNames(Object.prototype));
 
 function existsOkay(test: SegmentTest | undefined): boolean {
   return test !== 'notExist';
@@ -70,15 +111,19 @@ function walkField(
     throw evalFailure('TM3001', `mismatch between path entry (type: object) and received object (type: ${jsonTypeName(cur)})`, opts.origin);
   }
   const map: JsonObject | undefined = cur;
-  const exists = map !== undefined && hasOwn(map, name);
+  // JSON values are never `undefined`, so a plain read answers "exists" unless the name is also a property of
+  // Object.prototype (`constructor`, `__proto__`...), where only an own-property check is right.
+  const read = map === undefined ? undefined : INHERITED.has(name) ? (hasOwn(map, name) ? map[name] : undefined) : map[name];
+  const exists = read !== undefined;
   if (exists ? !existsOkay(test) : !missingOkay(test)) return UNCHANGED;
-  const child = exists ? map![name] : undefined;
+  const child = read;
   let next: JsonValue | undefined | typeof REMOVE;
   if (last) {
+    opts.leafCalls++;
     const r = leaf(child, exists, segs[i]!);
     if (r === UNCHANGED) return UNCHANGED;
     // The map itself counts as written: a created one is attached by the caller, an existing one is unchanged.
-    if (r === TOUCHED) return map ?? {};
+    if (r === TOUCHED) return map ?? own(opts, {});
     next = r;
   } else {
     if (!exists && !opts.create) return UNCHANGED;
@@ -88,14 +133,68 @@ function walkField(
   }
   if (next === REMOVE) {
     if (!exists) return UNCHANGED;
+    if (owns(opts, map!)) {
+      delete map![name];
+      return map!;
+    }
     const copy: JsonObject = {};
     for (const k of Object.keys(map!)) if (k !== name) defineOwn(copy, k, map![k]!);
-    return copy;
+    return own(opts, copy);
   }
   if (exists && child === next) return UNCHANGED;
-  const copy = map ? copyObject(map) : {};
+  const copy = map ? (owns(opts, map) ? map : own(opts, copyObject(map))) : own(opts, {});
   defineOwn(copy, name, next);
   return copy;
+}
+
+/**
+ * The list being written by one list segment: the original when this evaluation owns it, otherwise a copy
+ * made on the first change (one small object per call, no closures: this runs per list segment, op and object).
+ */
+class ListWrite {
+  out: JsonValue[] | undefined;
+  removed = false;
+
+  constructor(
+    readonly list: JsonValue[] | undefined,
+    readonly opts: WalkOptions,
+  ) {}
+
+  writable(): JsonValue[] {
+    if (this.out) return this.out;
+    const l = this.list;
+    this.out = l ? (owns(this.opts, l) ? l : own(this.opts, l.slice())) : own(this.opts, []);
+    return this.out;
+  }
+
+  /** Walks (or, at the last segment, calls the leaf on) one element and records its new value. */
+  step(idx: number, el: JsonValue | undefined, exists: boolean, segs: readonly Segment[], i: number, leaf: Leaf, seg: Segment): void {
+    const last = i === segs.length - 1;
+    let r: JsonValue | typeof UNCHANGED | typeof REMOVE | typeof TOUCHED;
+    if (last) {
+      this.opts.leafCalls++;
+      r = leaf(el, exists, seg);
+    } else r = walk(el, segs, i + 1, leaf, this.opts);
+    if (r === UNCHANGED || r === TOUCHED) return;
+    if (r === REMOVE) {
+      if (!exists) return;
+      this.removed = true;
+      this.writable()[idx] = REMOVE as unknown as JsonValue;
+      return;
+    }
+    if (exists && r === el) return;
+    if (exists) this.writable()[idx] = r;
+    else this.writable().push(r);
+  }
+
+  result(): WalkResult {
+    if (!this.out) return UNCHANGED;
+    if (this.removed) {
+      const marker = REMOVE as unknown;
+      return own(this.opts, this.out.filter((v) => (v as unknown) !== marker));
+    }
+    return this.out;
+  }
 }
 
 function walkList(
@@ -111,29 +210,7 @@ function walkList(
     throw evalFailure('TM3001', `mismatch between path entry (type: List) and received object (type: ${jsonTypeName(cur)})`, opts.origin);
   }
   const list = cur;
-  let out: JsonValue[] | undefined;
-  const put = (idx: number, v: JsonValue | typeof REMOVE) => {
-    out ??= list!.slice();
-    out[idx] = v as JsonValue;
-  };
-  let removed = false;
-  const step = (idx: number, el: JsonValue | undefined, exists: boolean): void => {
-    const r = last ? leaf(el, exists, seg) : walk(el, segs, i + 1, leaf, opts);
-    if (r === UNCHANGED || r === TOUCHED) return;
-    if (r === REMOVE) {
-      if (!exists) return;
-      removed = true;
-      put(idx, REMOVE);
-      return;
-    }
-    if (exists && r === el) return;
-    if (exists) put(idx, r);
-    else {
-      out ??= list ? list.slice() : [];
-      out.push(r);
-    }
-  };
-
+  const w = new ListWrite(list, opts);
   switch (seg.kind) {
     case 'keyed': {
       let matched = false;
@@ -143,7 +220,7 @@ function walkList(
           if (isJsonObject(el) && hasOwn(el, seg.key) && el[seg.key] === seg.value) {
             matched = true;
             if (!existsOkay(seg.test)) return UNCHANGED;
-            step(idx, el, true);
+            w.step(idx, el, true, segs, i, leaf, seg);
             // A terminal keyed write replaces only the first matching element (Gatekeeper setListElementToValue).
             if (last) break;
           }
@@ -151,15 +228,12 @@ function walkList(
       }
       if (!matched) {
         if (!missingOkay(seg.test) || !seg.create || !opts.create) return UNCHANGED;
-        if (last) step(-1, undefined, false);
+        if (last) w.step(-1, undefined, false, segs, i, leaf, seg);
         else {
-          const created: JsonObject = {};
+          const created: JsonObject = own(opts, {});
           defineOwn(created, seg.key, seg.value);
           const r = walk(created, segs, i + 1, leaf, opts);
-          if (r !== UNCHANGED) {
-            out ??= list ? list.slice() : [];
-            out.push(r);
-          }
+          if (r !== UNCHANGED) w.writable().push(r);
         }
       }
       break;
@@ -172,13 +246,13 @@ function walkList(
           throw evalFailure('TM3001', `mismatch between path entry (type: object) and received object (type: ${jsonTypeName(el)})`, opts.origin);
         }
         if (!isJsonObject(el)) continue;
-        step(idx, el, true);
+        w.step(idx, el, true, segs, i, leaf, seg);
       }
       break;
     }
     case 'each': {
       if (!list) return UNCHANGED;
-      for (let idx = 0; idx < list.length; idx++) step(idx, list[idx]!, true);
+      for (let idx = 0; idx < list.length; idx++) w.step(idx, list[idx]!, true, segs, i, leaf, seg);
       break;
     }
     case 'index': {
@@ -187,19 +261,14 @@ function walkList(
       const exists = idx >= 0 && idx < list.length;
       if (exists ? !existsOkay(seg.test) : !missingOkay(seg.test)) return UNCHANGED;
       if (!exists) return UNCHANGED;
-      step(idx, list[idx]!, true);
+      w.step(idx, list[idx]!, true, segs, i, leaf, seg);
       break;
     }
     case 'append': {
       if (!opts.create) return UNCHANGED;
-      step(-1, undefined, false);
+      w.step(-1, undefined, false, segs, i, leaf, seg);
       break;
     }
   }
-  if (!out) return UNCHANGED;
-  if (removed) {
-    const marker = REMOVE as unknown;
-    return out.filter((v) => (v as unknown) !== marker);
-  }
-  return out;
+  return w.result();
 }

@@ -3,7 +3,7 @@ import type { Path, Segment } from '../ir/path.js';
 import { evalFailure } from './failure.js';
 import type { Scope } from './scope.js';
 import type { EvalState } from './state.js';
-import { UNCHANGED, walk, type Leaf } from './walk.js';
+import { UNCHANGED, walk, type Leaf, type WalkOptions } from './walk.js';
 
 /** Segments addressing a concrete location in the object. */
 function locationSegments(location: (string | number)[]): Segment[] {
@@ -30,11 +30,9 @@ export function writePath(st: EvalState, scope: Scope, path: Path, leaf: Leaf, c
   // Gatekeeper's core walk refuses an empty location (mutation_function.go); whole-object replacement is a
   // JSON patch's job, not a path write's.
   if (segs.length === 0) throw evalFailure('TM3001', 'attempting to mutate an empty target location', origin);
-  const counted: Leaf = (old, exists, seg) => {
-    st.writes++;
-    return leaf(old, exists, seg);
-  };
-  const r = walk(st.object ?? undefined, segs, 0, counted, { create, origin });
+  const opts: WalkOptions = { create, origin, owned: st.owned, leafCalls: 0 };
+  const r = walk(st.object ?? undefined, segs, 0, leaf, opts);
+  st.writes += opts.leafCalls;
   if (r === UNCHANGED) return false;
   st.object = r;
   return true;

@@ -40,9 +40,10 @@ export function defineOwn(obj: JsonObject, key: string, value: JsonValue): void 
   else obj[key] = value;
 }
 
-/** A shallow copy of a map that keeps `__proto__` as an ordinary key. */
+/**
+ * A shallow copy of a map that keeps `__proto__` as an ordinary key: object spread defines own data
+ * properties (CopyDataProperties), it never assigns through the prototype setter.
+ */
 export function copyObject(obj: JsonObject): JsonObject {
-  const out: JsonObject = {};
-  for (const k of Object.keys(obj)) defineOwn(out, k, obj[k]!);
-  return out;
+  return { ...obj };
 }

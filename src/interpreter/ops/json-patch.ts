@@ -1,4 +1,5 @@
 import { hasOwn, isJsonObject, jsonEqual, type JsonValue } from '../../ir/json.js';
+import { newEpoch } from '../walk.js';
 import type { JsonPatchOp } from '../../ir/nodes.js';
 import { applyPatch, type PatchStep } from '../../jsonpatch/apply.js';
 import { typedDecoder } from '../engines.js';
@@ -42,6 +43,8 @@ export function compileJsonPatch(op: JsonPatchOp): OpFn {
       }
       // An unchanged document keeps its identity, so "did this change the object" stays a cheap question.
       st.object = jsonEqual(r.doc, st.object) ? st.object : r.doc;
+      // The patched document shares subtrees (a `copy` step even shares one twice): nothing is owned.
+      st.owned = newEpoch();
       return scope;
     }
     // kube-apiserver treats a failed `test` as "this mutation does not apply" (patch/json_patch.go).

@@ -1,4 +1,5 @@
 import { copyObject, defineOwn, hasOwn, isJsonObject, jsonEqual, type JsonObject, type JsonValue } from '../../ir/json.js';
+import { newEpoch } from '../walk.js';
 import type { MergeOp } from '../../ir/nodes.js';
 import { mergeEngine } from '../engines.js';
 import { EvalFailure, evalFailure } from '../failure.js';
@@ -63,6 +64,8 @@ export function compileMerge(op: MergeOp): OpFn {
       true,
       op.origin,
     );
+    // Merge results share subtrees with the patch value and the target: nothing is owned any more.
+    st.owned = newEpoch();
     return scope;
   };
 }
