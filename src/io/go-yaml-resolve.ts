@@ -116,8 +116,14 @@ function shortTag(tag: string): string {
  * tag must agree with what the text resolves to (`!!int abc` is an error), except that `!!float 1` is 1.0.
  * Unknown tags (`!foo`, `!`, `!!set`) keep the text as a string; `!!binary` is base64-decoded.
  */
-export function resolveScalar(source: string, plain: boolean, tag: string | undefined): ResolveResult {
-  if (tag === undefined || tag === '') return plain ? resolvePlain(source) : { kind: 'str', value: source };
+/** YAML 1.1 booleans that YAML 1.2 reads as strings. */
+const YAML11_ONLY_BOOLS = /^(?:y|Y|yes|Yes|YES|n|N|no|No|NO|on|On|ON|off|Off|OFF)$/;
+
+export function resolveScalar(source: string, plain: boolean, tag: string | undefined, yaml12 = false): ResolveResult {
+  if (tag === undefined || tag === '') {
+    if (!plain || (yaml12 && YAML11_ONLY_BOOLS.test(source))) return { kind: 'str', value: source };
+    return resolvePlain(source);
+  }
   if (tag === BINARY_TAG) return decodeBinary(source);
   if (!RESOLVABLE_TAGS.has(tag)) return { kind: 'str', value: source };
   if (tag === STR_TAG) return { kind: 'str', value: source };

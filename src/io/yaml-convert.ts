@@ -97,6 +97,7 @@ class Converter {
   constructor(
     private readonly root: Node | null,
     private readonly maxDepth: number,
+    private readonly yaml12: boolean,
   ) {}
 
   run(): Converted {
@@ -182,7 +183,7 @@ class Converter {
 
   private resolved(node: Scalar): Resolved {
     const source = typeof node.source === 'string' ? node.source : String(node.value ?? '');
-    const r = resolveScalar(source, node.type === 'PLAIN', node.tag);
+    const r = resolveScalar(source, node.type === 'PLAIN', node.tag, this.yaml12);
     if ('error' in r) throw new Abort({ code: 'TM1001', message: r.error, range: rangeOf(node) });
     return r;
   }
@@ -263,6 +264,6 @@ class Converter {
 }
 
 /** Converts a composed document's contents; limits are enforced as it goes. */
-export function yamlToJson(root: Node | null, maxDepth: number): Converted {
-  return new Converter(root, maxDepth).run();
+export function yamlToJson(root: Node | null, maxDepth: number, yaml12 = false): Converted {
+  return new Converter(root, maxDepth, yaml12).run();
 }

@@ -25,6 +25,11 @@ export interface LoadOptions {
   requireMapping?: boolean;
   /** A LineIndex of `text` to share (for example the one a SourceRegistry built); otherwise built when first needed. */
   lineIndex?: LineIndex;
+  /**
+   * `1.1` (default) reads plain `yes`/`no`/`on`/`off`/`y`/`n` as booleans, as kubectl's go-yaml v2 does;
+   * `1.2` reads them as strings, for YAML written for other readers (data transcribed from Go tests).
+   */
+  yamlVersion?: '1.1' | '1.2';
 }
 
 /** UTF-8 size of `text` compared with `max`, without encoding it when the length alone decides. */
@@ -65,7 +70,7 @@ export function loadYamlText(file: string, text: string, opts: LoadOptions = {})
 
   const docs: SourceDoc[] = [];
   const diagnostics: Diagnostic[] = [];
-  for (const parsed of parseYamlDocuments(text, { maxDepth: opts.maxDepth ?? DEFAULT_MAX_DEPTH })) {
+  for (const parsed of parseYamlDocuments(text, { maxDepth: opts.maxDepth ?? DEFAULT_MAX_DEPTH, yaml12: opts.yamlVersion === '1.2' })) {
     if (parsed.issues.length > 0) diagnostics.push(...issueDiagnostics(file, parsed.issues, lineIndex()));
     if (parsed.empty || parsed.value === undefined) continue;
     const value = parsed.value;

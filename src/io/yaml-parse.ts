@@ -31,6 +31,8 @@ export interface ParsedDocument {
 
 export interface ParseLimits {
   maxDepth: number;
+  /** Read YAML 1.1-only booleans (`yes`, `on`, `y`...) as strings (LoadOptions.yamlVersion). */
+  yaml12?: boolean;
 }
 
 function isEmptyDocument(doc: Document.Parsed): boolean {
@@ -60,7 +62,7 @@ function convertDocument(doc: Document.Parsed, limits: ParseLimits): ParsedDocum
     return parsed;
   }
   if (parsed.empty) return parsed;
-  const converted = yamlToJson(doc.contents, limits.maxDepth);
+  const converted = yamlToJson(doc.contents, limits.maxDepth, limits.yaml12 ?? false);
   parsed.issues.push(...converted.issues);
   if (converted.value !== undefined) parsed.value = converted.value;
   return parsed;

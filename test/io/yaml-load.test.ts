@@ -230,3 +230,13 @@ describe('loadYamlText: malformed YAML gives TM1001 at the exact position', () =
     expect(errors('a: b: c\n---\nok: 1\n---\nd: [\n').filter((d) => d.code === 'TM1001').map((d) => d.span?.line)).toEqual([1, 6]);
   });
 });
+
+describe('yamlVersion', () => {
+  it('reads y/yes/on as booleans in YAML 1.1 (kubectl) and as strings in YAML 1.2', () => {
+    const text = 'y: yes\nlabels: {on: off}\n';
+    const v11 = loadYamlText('a.yaml', text);
+    const v12 = loadYamlText('a.yaml', text, { yamlVersion: '1.2' });
+    expect(v11.ok && v11.value[0]!.value).toEqual({ true: true, labels: { true: false } });
+    expect(v12.ok && v12.value[0]!.value).toEqual({ y: 'yes', labels: { on: 'off' } });
+  });
+});

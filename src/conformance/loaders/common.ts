@@ -15,6 +15,8 @@ export function malformed<T>(message: string): Result<T> {
 export interface CaseFiles {
   dir: string;
   display: string;
+  /** How the case's YAML was written: `1.2` for objects transcribed from Go tests (see LoadOptions.yamlVersion). */
+  yamlVersion?: '1.1' | '1.2';
 }
 
 export function caseFiles(dir: string, display: string): CaseFiles {
@@ -50,7 +52,7 @@ export function readDocs(files: CaseFiles, name: string): Result<SourceDoc[]> {
   } catch (e) {
     return malformed(`${files.display}/${name}: ${(e as Error).message}`);
   }
-  const docs = loadYamlText(`${files.display}/${name}`, text);
+  const docs = loadYamlText(`${files.display}/${name}`, text, files.yamlVersion ? { yamlVersion: files.yamlVersion } : {});
   if (!docs.ok) return malformed(docs.diagnostics.map((d) => renderDiagnosticLine(d)).join('; '));
   return docs;
 }

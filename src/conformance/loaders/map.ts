@@ -18,6 +18,9 @@ export function loadMapCase(
   files: CaseFiles,
   manifest: JsonObject,
 ): Result<AdmissionCase> {
+  // Kubernetes' unit and integration tests build their objects in Go; the corpus transcribes them to YAML 1.2
+  // (`y:` is the key "y" there, where kubectl's YAML 1.1 would read the key "true").
+  if (base.source === 'k8s-unit' || base.source === 'k8s-integration') files = { ...files, yamlVersion: '1.2' };
   const names = obj(manifest.files) ?? {};
   const docsOf = (...keys: string[]): Result<SourceDoc[]> => {
     const out: SourceDoc[] = [];
