@@ -1,6 +1,7 @@
 import type { Guard, Policy, Rule } from '../ir/nodes.js';
 import { compileMatch, type CompiledMatch } from '../k8s/match.js';
 import { compileGuard, describeGuard, type GuardFn } from './guards.js';
+import { compileBlock } from './ops/block.js';
 import { compileOp, type OpFn } from './ops/index.js';
 
 export interface CompiledGuard {
@@ -12,7 +13,10 @@ export interface CompiledRule {
   rule: Rule;
   match: CompiledMatch | undefined;
   guards: CompiledGuard[];
+  /** One closure per op, for traced runs (the trace names each op). */
   ops: { kind: string; fn: OpFn; origin: Rule['origin'] }[];
+  /** The body with literal sets fused (ops/fused-sets.ts), for untraced runs. */
+  body: OpFn;
 }
 
 export interface CompiledPolicy {
@@ -41,6 +45,7 @@ export function compilePolicy(policy: Policy): CompiledPolicy {
       match: rule.match ? compileMatch(rule.match) : undefined,
       guards: guardsOf(rule.guards),
       ops: rule.body.map((op) => ({ kind: op.kind, fn: compileOp(op), origin: op.origin })),
+      body: compileBlock(rule.body),
     })),
   };
   cache.set(policy, compiled);

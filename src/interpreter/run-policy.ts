@@ -80,13 +80,15 @@ export function runPolicy(cp: CompiledPolicy, st: EvalState, pass?: number): boo
         event(st, { rule: cr.rule.name, node: 'rule', outcome: 'skipped', reason: `guard ${describeGuard(blocked.guard)} is false`, origin: blocked.guard.origin, ...passInfo });
         continue;
       }
-      let scope = Scope.EMPTY;
-      for (const op of cr.ops) {
-        const opBefore = st.object;
-        if (st.trace) st.owned = newEpoch();
-        scope = op.fn(st, scope);
-        if (st.trace) event(st, { rule: cr.rule.name, node: op.kind, outcome: st.object === opBefore ? 'unchanged' : 'applied', origin: op.origin, ...passInfo });
-      }
+      if (st.trace) {
+        let scope = Scope.EMPTY;
+        for (const op of cr.ops) {
+          const opBefore = st.object;
+          st.owned = newEpoch();
+          scope = op.fn(st, scope);
+          event(st, { rule: cr.rule.name, node: op.kind, outcome: st.object === opBefore ? 'unchanged' : 'applied', origin: op.origin, ...passInfo });
+        }
+      } else cr.body(st, Scope.EMPTY);
       event(st, { rule: cr.rule.name, node: 'rule', outcome: st.object === before ? 'unchanged' : 'applied', origin: cr.rule.origin, ...passInfo });
     } catch (e) {
       if (!(e instanceof EvalFailure)) throw e;

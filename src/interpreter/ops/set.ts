@@ -8,19 +8,12 @@ import type { OpFn } from './types.js';
 import type { Scope } from '../scope.js';
 import type { EvalState } from '../state.js';
 
-export function compileSet(op: SetOp): OpFn {
-  const value = compileValue(op.value);
-  const dependsOnCurrent = op.value.kind === 'external';
-  // The leaf is built once per op; the state of the execution in progress lives in these cells (an op never
-  // runs inside its own leaf, so they are never shared by two executions at once).
-  let curSt: EvalState;
-  let curScope: Scope;
-  let cached: JsonValue | undefined;
-  const valueFor = (current: JsonValue | undefined): JsonValue => {
-    if (dependsOnCurrent) return value(curSt, curScope, current);
-    return (cached ??= value(curSt, curScope));
-  };
-  const leaf: Leaf = (old, exists, seg) => {
+/**
+ * The leaf of a set: the value it writes (computed at most once per execution, or per place for values that
+ * depend on what is there) checked against Gatekeeper's keyed-list rules.
+ */
+export function setLeaf(op: SetOp, valueFor: (current: JsonValue | undefined) => JsonValue): Leaf {
+  return (old, exists, seg) => {
     if (seg.kind === 'keyedGlob') throw evalFailure('TM3001', 'last path entry can not be globbed', op.origin);
     const v = valueFor(old);
     if (seg.kind === 'keyed') {
@@ -34,6 +27,20 @@ export function compileSet(op: SetOp): OpFn {
     if (exists && jsonEqual(old, v)) return UNCHANGED;
     return v;
   };
+}
+
+export function compileSet(op: SetOp): OpFn {
+  const value = compileValue(op.value);
+  const dependsOnCurrent = op.value.kind === 'external';
+  // The leaf is built once per op; the state of the execution in progress lives in these cells (an op never
+  // runs inside its own leaf, so they are never shared by two executions at once).
+  let curSt: EvalState;
+  let curScope: Scope;
+  let cached: JsonValue | undefined;
+  const leaf = setLeaf(op, (current) => {
+    if (dependsOnCurrent) return value(curSt, curScope, current);
+    return (cached ??= value(curSt, curScope));
+  });
   return (st, scope) => {
     curSt = st;
     curScope = scope;
