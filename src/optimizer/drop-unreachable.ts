@@ -1,4 +1,5 @@
 import type { Guard, Op, Policy, Rule } from '../ir/nodes.js';
+import { transformOps } from '../ir/visit.js';
 
 function isConst(g: Guard, value: boolean): boolean {
   return g.kind === 'const' && g.value === value;
@@ -9,42 +10,29 @@ function splicable(ops: readonly Op[]): boolean {
   return ops.every((o) => o.kind !== 'let');
 }
 
-function dropOps(ops: readonly Op[]): Op[] {
-  const out: Op[] = [];
-  for (const op of ops) {
-    if (op.kind === 'when') {
-      const then = dropOps(op.then);
-      const otherwise = op.else ? dropOps(op.else) : undefined;
-      if (isConst(op.guard, true) && splicable(then)) {
-        out.push(...then);
-        continue;
-      }
-      if (isConst(op.guard, false)) {
-        if (otherwise && splicable(otherwise)) out.push(...otherwise);
-        else if (otherwise && otherwise.length > 0) out.push({ ...op, guard: { ...op.guard, value: true } as Guard, then: otherwise, else: undefined } as Op);
-        continue;
-      }
-      if (then.length === 0 && (!otherwise || otherwise.length === 0)) continue;
-      const kept: Op = { ...op, then };
-      if (otherwise && otherwise.length > 0) kept.else = otherwise;
-      else delete kept.else;
-      out.push(kept);
-      continue;
-    }
-    if (op.kind === 'forEach') {
-      const body = dropOps(op.body);
-      if (body.length === 0) continue;
-      out.push({ ...op, body });
-      continue;
-    }
-    out.push(op);
+/** One op, its nested blocks already pruned (the transform runs bottom-up). */
+function prune(op: Op): Op | readonly Op[] | null {
+  if (op.kind === 'forEach') return op.body.length === 0 ? null : op;
+  if (op.kind !== 'when') return op;
+  const otherwise = op.else && op.else.length > 0 ? op.else : undefined;
+  if (isConst(op.guard, true)) return splicable(op.then) ? op.then : op;
+  if (isConst(op.guard, false)) {
+    if (!otherwise) return null;
+    if (splicable(otherwise)) return otherwise;
+    return { kind: 'when', guard: { ...op.guard, value: true } as Guard, then: otherwise, origin: op.origin };
   }
-  return out;
+  if (op.then.length === 0 && !otherwise) return null;
+  if (op.else && !otherwise) {
+    const kept: Op = { ...op };
+    delete (kept as { else?: Op[] }).else;
+    return kept;
+  }
+  return op;
 }
 
 function dropRule(rule: Rule): Rule | undefined {
   if (rule.guards.some((g) => isConst(g, false))) return undefined;
-  const body = dropOps(rule.body);
+  const body = transformOps(rule.body, { op: prune });
   if (body.length === 0) return undefined;
   return { ...rule, guards: rule.guards.filter((g) => !isConst(g, true)), body };
 }
@@ -56,7 +44,8 @@ function dropRule(rule: Rule): Rule | undefined {
  */
 export function dropUnreachable(policies: readonly Policy[]): Policy[] {
   return policies.map((p) => {
-    if (p.guards.some((g) => isConst(g, false))) return { ...p, guards: [p.guards.find((g) => isConst(g, false))!], rules: [] };
+    const never = p.guards.find((g) => isConst(g, false));
+    if (never) return { ...p, guards: [never], rules: [] };
     return {
       ...p,
       guards: p.guards.filter((g) => !isConst(g, true)),
