@@ -1,6 +1,8 @@
 import { existsSync, statSync } from 'node:fs';
-import { dirname, join, resolve } from 'node:path';
+import { basename, dirname, join, resolve } from 'node:path';
 import { diagnostic } from '../../diagnostics/diagnostic.js';
+import { renderDiagnosticLine } from '../../diagnostics/render.js';
+import { findTestFiles, loadTestSuite, runTestSuite, TEST_FILE_NAME, type SuiteRow } from '../../dialects/kyverno/test-suite/index.js';
 import { listCases } from '../../golden/case.js';
 import { loadExceptions, verdict } from '../../golden/exceptions.js';
 import { runCaseDir } from '../../golden/run.js';
@@ -8,23 +10,49 @@ import { parse } from '../args.js';
 import { EXIT, type CliIO } from '../io.js';
 import { reportDiagnostics } from '../report.js';
 
-export const TEST_HELP = `Usage: transmute test PATH... [--update]
+export const TEST_HELP = `Usage: transmute test PATH... [--json] [--update]
 
-Runs golden cases: a case folder (with case.yaml) or a folder of case folders. For each case it checks that
-every input parses to ir.txt, that the IR gives the expected objects, that each target dialect emits the
-expected text, that the emitted policies give the same objects again, and that round trips are stable.
-Known divergences are listed in golden/exceptions.yaml next to the cases folder.
+Runs golden cases and Kyverno test suites.
+
+A PATH that is a golden case folder (with case.yaml), or a folder of such folders, runs golden cases: each
+input must parse to ir.txt, the IR must give the expected objects, each target dialect must emit the expected
+text, the emitted policies must give the same objects again, and round trips must be stable. Known divergences
+are listed in golden/exceptions.yaml next to the cases folder.
+
+Every file named kyverno-test.yaml under a PATH (searched recursively, as 'kyverno test' does), or given
+directly, is a Kyverno test (cli.kyverno.io/v1alpha1 Test, or the legacy form): its policies are applied in
+order to each resource, and each result is checked per resource it names: the rule's result (pass, skip, fail,
+error; a rule name also covers its autogen- and autogen-cronjob- rules) and, when given, the patched resource
+(compared after dropping nulls and empty maps and lists; a diff is printed when they differ). A result fails
+when its resource, policy or rule is missing, or when the rule did not run and the result is not 'skip'.
+Supported: policies, resources, variables / values (operation, namespaceSelector, per-rule context values),
+userinfo, apiCallResponses (apiCall context entries by urlPath), patchedResources (legacy patchedResource).
+Not simulated: mutate-existing targets (targetResources), validate, generate and verifyImages rules.
 
 Options:
-      --update     rewrite ir.txt, emit/*, diagnostics and expected results (review the diff!)
+      --json       print {"total","passed","failed","skipped","results":[{"file","policy","rule","resource",
+                   "status","reason"}]} instead of rows ("file" is the test file as reached from PATH;
+                   golden cases are rows with empty policy, rule and resource)
+      --update     rewrite golden ir.txt, emit/*, diagnostics and expected results (review the diff!)
   -h, --help       show this help
 
-Exit codes: 0 all passed, 1 a case failed, 2 bad usage.
-Last line: 'N passed, N failed'.
+Exit codes: 0 all passed, 1 a case or result failed, 2 bad usage.
+Last line: 'N passed, N failed' (', N skipped' follows when results were skipped as expected).
 `;
 
+interface Counts {
+  passed: number;
+  failed: number;
+  skipped: number;
+  known: number;
+}
+
 export async function runTest(argv: string[], io: CliIO): Promise<number> {
-  const args = parse<{ update?: boolean; help?: boolean }>(argv, { update: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } }, true);
+  const args = parse<{ update?: boolean; json?: boolean; help?: boolean }>(
+    argv,
+    { update: { type: 'boolean' }, json: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } },
+    true,
+  );
   if (!args.ok) {
     reportDiagnostics(io, [args.diagnostic], 'text');
     return EXIT.badInput;
@@ -34,41 +62,92 @@ export async function runTest(argv: string[], io: CliIO): Promise<number> {
     return EXIT.ok;
   }
   if (args.positionals.length === 0) {
-    reportDiagnostics(io, [diagnostic('TM7001', { phase: 'cli', message: 'give at least one golden case folder' })], 'text');
+    reportDiagnostics(io, [diagnostic('TM7001', { phase: 'cli', message: 'give at least one golden case folder or kyverno-test.yaml path' })], 'text');
     return EXIT.badInput;
   }
-  let passed = 0;
-  let failed = 0;
-  let known = 0;
+  const json = Boolean(args.values.json);
+  const out = (text: string): void => {
+    if (!json) io.stdout(text);
+  };
+  const rows: SuiteRow[] = [];
+  const counts: Counts = { passed: 0, failed: 0, skipped: 0, known: 0 };
   for (const p of args.positionals) {
-    if (!existsSync(p) || !statSync(p).isDirectory()) {
-      reportDiagnostics(io, [diagnostic('TM1004', { phase: 'io', message: `${p}: no such folder` })], 'text');
+    if (!existsSync(p)) {
+      reportDiagnostics(io, [diagnostic('TM1004', { phase: 'io', message: `${p}: no such file or folder` })], 'text');
       return EXIT.badInput;
     }
-    const isCase = existsSync(join(p, 'case.yaml'));
-    const dirs = isCase ? [p] : listCases(p);
-    const root = isCase ? dirname(resolve(p)) : resolve(p);
-    const exceptions = loadExceptions(join(dirname(root), 'exceptions.yaml'));
-    if ('error' in exceptions) {
-      reportDiagnostics(io, [diagnostic('TM7003', { phase: 'io', message: exceptions.error })], 'text');
+    const isFile = statSync(p).isFile();
+    if (isFile && basename(p) !== TEST_FILE_NAME) {
+      reportDiagnostics(io, [diagnostic('TM7001', { phase: 'cli', message: `${p}: not a golden case folder or a ${TEST_FILE_NAME}` })], 'text');
       return EXIT.badInput;
     }
-    for (const dir of dirs) {
-      const v = verdict(runCaseDir(dir, { update: Boolean(args.values.update) }), exceptions);
-      if (v.status === 'failed') {
-        failed++;
-        io.stdout(`FAIL ${dir}\n${v.messages.map((m) => `  ${m.replace(/\n/g, '\n    ')}`).join('\n')}\n`);
-      } else if (v.status === 'known') {
-        known++;
-        failed++;
-        io.stdout(`KNOWN ${dir}\n${v.messages.map((m) => `  ${m}`).join('\n')}\n`);
-      } else {
-        passed++;
-        io.stdout(`ok   ${dir}\n`);
+    const golden = isFile ? undefined : goldenDirs(p);
+    if (golden && golden.dirs.length > 0) {
+      const status = runGolden(p, golden, Boolean(args.values.update), counts, rows, out);
+      if (status !== undefined) {
+        reportDiagnostics(io, [diagnostic('TM7003', { phase: 'io', message: status })], 'text');
+        return EXIT.badInput;
       }
     }
+    // A golden case folder holds no Kyverno tests; anywhere else, every kyverno-test.yaml below PATH runs.
+    if (golden?.isCase) continue;
+    for (const file of findTestFiles(p)) runSuite(file, counts, rows, out);
   }
-  if (known) io.stdout(`${known} of the failures are known divergences listed in golden/exceptions.yaml\n`);
-  io.stdout(`${passed} passed, ${failed} failed\n`);
-  return failed - known > 0 ? EXIT.checkFailed : EXIT.ok;
+  if (json) {
+    const results = rows.map(({ file, policy, rule, resource, status, reason }) => ({ file, policy, rule, resource, status, reason }));
+    io.stdout(`${JSON.stringify({ total: rows.length, passed: counts.passed, failed: counts.failed, skipped: counts.skipped, results }, null, 2)}\n`);
+  } else {
+    if (counts.known) io.stdout(`${counts.known} of the failures are known divergences listed in golden/exceptions.yaml\n`);
+    io.stdout(`${counts.passed} passed, ${counts.failed} failed${counts.skipped ? `, ${counts.skipped} skipped` : ''}\n`);
+  }
+  return counts.failed - counts.known > 0 ? EXIT.checkFailed : EXIT.ok;
+}
+
+function goldenDirs(p: string): { dirs: string[]; isCase: boolean } {
+  const isCase = existsSync(join(p, 'case.yaml'));
+  return { dirs: isCase ? [p] : listCases(p), isCase };
+}
+
+/** Runs golden case folders; returns an error message when the exceptions file is unreadable. */
+function runGolden(p: string, golden: { dirs: string[]; isCase: boolean }, update: boolean, counts: Counts, rows: SuiteRow[], out: (t: string) => void): string | undefined {
+  const root = golden.isCase ? dirname(resolve(p)) : resolve(p);
+  const exceptions = loadExceptions(join(dirname(root), 'exceptions.yaml'));
+  if ('error' in exceptions) return exceptions.error;
+  for (const dir of golden.dirs) {
+    const v = verdict(runCaseDir(dir, { update }), exceptions);
+    const row = (status: SuiteRow['status'], reason: string): number => rows.push({ file: dir, policy: '', rule: '', resource: '', status, reason });
+    if (v.status === 'failed') {
+      counts.failed++;
+      row('failed', v.messages.join('\n'));
+      out(`FAIL ${dir}\n${v.messages.map((m) => `  ${m.replace(/\n/g, '\n    ')}`).join('\n')}\n`);
+    } else if (v.status === 'known') {
+      counts.known++;
+      counts.failed++;
+      row('failed', `known divergence: ${v.messages.join('\n')}`);
+      out(`KNOWN ${dir}\n${v.messages.map((m) => `  ${m}`).join('\n')}\n`);
+    } else {
+      counts.passed++;
+      row('passed', 'Ok');
+      out(`ok   ${dir}\n`);
+    }
+  }
+  return undefined;
+}
+
+function runSuite(file: string, counts: Counts, rows: SuiteRow[], out: (t: string) => void): void {
+  const suite = loadTestSuite(file, file);
+  const suiteRows: SuiteRow[] = suite.ok
+    ? runTestSuite(suite.value)
+    : [{ file, policy: '', rule: '', resource: '', status: 'failed', reason: suite.diagnostics.map((d) => renderDiagnosticLine(d)).join('; ') }];
+  for (const r of suiteRows) {
+    rows.push(r);
+    counts[r.status]++;
+    const what = `${file}: ${r.policy}${r.rule ? `/${r.rule}` : ''} ${r.resource}`.trimEnd();
+    if (r.status === 'failed') {
+      out(`FAIL ${what}\n  ${r.reason.replace(/\n/g, '\n  ')}\n`);
+      if (r.diff) out(r.diff.replace(/^/gm, '    '));
+    } else {
+      out(`${r.status === 'skipped' ? 'skip' : 'ok  '} ${what}\n`);
+    }
+  }
 }

@@ -4,12 +4,14 @@
  * compare with, and the rule result. As in the `kyverno-cli` cases, the policies applied are the chain up to and
  * including the entry's policy, and the expected object is their cumulative result.
  */
+import { resolve } from 'node:path';
 import { ok, type Result } from '../../diagnostics/diagnostic.js';
 import { isJsonObject, type JsonObject, type JsonValue } from '../../ir/json.js';
 import type { SourceDoc } from '../../io/source.js';
 import type { AdmissionCase, Expectation, RuleExpectation, Subject } from '../types.js';
 import { dialectOfDocument, kindOf } from '../kinds.js';
-import { list, malformed, metadataOf, obj, readDocs, readObject, str, strings, type CaseFiles } from './common.js';
+import { malformed, metadataOf, readDocs, type CaseFiles } from './common.js';
+import { findResource, loadTestSuite, policyChain } from '../../dialects/kyverno/test-suite/index.js';
 import { kyvernoRequest, withDefaultNamespace } from './kyverno-request.js';
 
 export function loadKyvernoSuiteResult(
@@ -18,72 +20,44 @@ export function loadKyvernoSuiteResult(
   testFile: string,
   index: number,
 ): Result<AdmissionCase> {
-  const test = readObject(files, testFile);
-  if (!test.ok) return test;
-  const entry = obj(list(test.value.results)[index]);
+  // The test file and the files it names are read by the Kyverno dialect's suite loader (`transmute test`).
+  const loaded = loadTestSuite(resolve(files.dir, testFile), `${files.display}/${testFile}`);
+  if (!loaded.ok) return malformed(loaded.diagnostics.map((d) => d.message).join('; '));
+  const suite = loaded.value;
+  const entry = suite.results[index];
   if (!entry) return malformed(`${files.display}/${testFile}: results[${index}] is not a mapping`);
 
-  const docsOf = (key: string): Result<SourceDoc[]> => {
-    const out: SourceDoc[] = [];
-    const value = test.value[key];
-    for (const name of typeof value === 'string' ? [value] : strings(value)) {
-      const docs = readDocs(files, name);
-      if (!docs.ok) return docs;
-      out.push(...docs.value);
-    }
-    return ok(out);
-  };
-  const policies = docsOf('policies');
-  if (!policies.ok) return policies;
-  const exceptions = docsOf('exceptions');
-  if (!exceptions.ok) return exceptions;
-  const resources = docsOf('resources');
-  if (!resources.ok) return resources;
-  const params = docsOf('paramResources');
-  if (!params.ok) return params;
-  const cluster = docsOf('clusterResources');
-  if (!cluster.ok) return cluster;
-  const targets = docsOf('targetResources');
-  if (!targets.ok) return targets;
-  const variables = str(test.value, 'variables') ? readObject(files, str(test.value, 'variables')!) : ok(obj(test.value.values));
-  if (!variables.ok) return variables;
-  const userInfo = str(test.value, 'userinfo') ? readObject(files, str(test.value, 'userinfo')!) : ok(undefined);
-  if (!userInfo.ok) return userInfo;
-
-  const policyRef = str(entry, 'policy') ?? '';
+  const policyRef = entry.policy;
   const policyName = policyRef.includes('/') ? policyRef.slice(policyRef.indexOf('/') + 1) : policyRef;
-  const chain = policyChain(policies.value, policyName);
-  const dialect =
-    entry.isMutatingAdmissionPolicy === true || entry.isValidatingAdmissionPolicy === true
-      ? 'map'
-      : (dialectOfDocument(chain[chain.length - 1]?.value ?? null) ?? 'kyverno');
+  const chain = policyChain(suite.policies, policyRef) ?? suite.policies;
+  const dialect = entry.raw.isMutatingAdmissionPolicy === true || entry.raw.isValidatingAdmissionPolicy === true
+    ? 'map'
+    : (dialectOfDocument(chain.filter((d) => !kindOf(d.value).endsWith('Binding')).pop()?.value ?? null) ?? 'kyverno');
 
-  const kind = str(entry, 'kind') ?? '';
-  const named = strings(entry.resources);
-  const legacy = str(entry, 'resource');
-  if (legacy) named.push(legacy);
-  const candidates = resources.value.map((d) => d.value).filter(isJsonObject).map((o) => withDefaultNamespace(o));
+  const kind = entry.kind;
+  const named = entry.resources;
+  const candidates = suite.resources.map((d) => d.value).filter(isJsonObject).map((o) => withDefaultNamespace(o));
   // In a mutate-existing test the results name the targets, which the trigger's policy mutates.
-  const targetObjects = targets.value.map((d) => d.value).filter(isJsonObject).map((o) => withDefaultNamespace(o));
+  const targetObjects = suite.targetResources.map((d) => d.value).filter(isJsonObject).map((o) => withDefaultNamespace(o));
   const subjects =
     named.length > 0
-      ? named.map((n) => findResource(candidates, kind, n) ?? findResource(targetObjects, kind, n))
+      ? named.map((n) => findResource(candidates, kind, n, entry.namespace) ?? findResource(targetObjects, kind, n, entry.namespace))
       : [...candidates, ...targetObjects].filter((o) => kind === '' || kindOf(o) === kind);
   if (subjects.length === 0) return malformed(`${files.display}/${testFile}: results[${index}] names no resource of the test`);
   const missing = subjects.findIndex((s) => s === undefined);
   if (missing >= 0) return malformed(`${files.display}/${testFile}: results[${index}]: resource "${named[missing]}" is not among the test's resources`);
 
-  const patchedName = str(entry, 'patchedResources') ?? str(entry, 'patchedResource');
+  const patchedName = entry.patchedResources;
   const patched = patchedName ? readDocs(files, patchedName) : ok<SourceDoc[]>([]);
   if (!patched.ok) return patched;
   const patchedObjects = patched.value.map((d) => d.value).filter(isJsonObject).map((o) => withDefaultNamespace(o));
 
-  const result = str(entry, 'result') ?? '';
-  const rule = str(entry, 'rule');
+  const result = entry.result;
+  const rule = entry.rule;
   const ruleResults: RuleExpectation[] = result ? [{ policy: policyName, ...(rule ? { rule } : {}), result }] : [];
   const built: Subject[] = [];
   for (const object of subjects as JsonObject[]) {
-    const request = kyvernoRequest(object, { values: variables.value, userInfo: userInfo.value, policy: policyRef });
+    const request = kyvernoRequest(object, { values: suite.values, userInfo: suite.userInfo, policy: policyRef });
     if (typeof request === 'string') return malformed(`${files.display}/${testFile}: ${request}`);
     const expect = expectationFor(object, patchedObjects, patchedName, result);
     if (!expect.ok) return malformed(`${files.display}/${testFile}: results[${index}]: ${expect.message}`);
@@ -91,39 +65,20 @@ export function loadKyvernoSuiteResult(
   }
   const [first, ...rest] = built as [Subject, ...Subject[]];
   const hints: JsonObject = {};
-  if (variables.value) hints.values = variables.value;
-  if (test.value.context !== undefined) hints.context = test.value.context!;
+  if (suite.values) hints.values = suite.values;
+  if (suite.context !== undefined) hints.context = suite.context;
   return ok({
     ...base,
     format: 'kyverno-suite',
     dialect,
-    policyDocs: [...chain, ...exceptions.value],
-    siblingDocs: [...params.value, ...cluster.value],
+    policyDocs: [...chain, ...suite.exceptions],
+    siblingDocs: [...suite.paramResources, ...suite.clusterResources],
     request: first.request,
     expect: first.expect,
     ruleResults,
     ...(rest.length > 0 ? { extraSubjects: rest } : {}),
-    ...(targets.value.length > 0 ? { mutateExisting: { targets: targets.value } } : {}),
+    ...(suite.targetResources.length > 0 ? { mutateExisting: { targets: suite.targetResources } } : {}),
     hints,
-  });
-}
-
-/** The policy documents up to and including the named policy; bindings and other documents are kept. */
-function policyChain(docs: SourceDoc[], name: string): SourceDoc[] {
-  const at = docs.findIndex((d) => metadataOf(d.value).name === name && !kindOf(d.value).endsWith('Binding'));
-  if (at < 0) return docs;
-  return docs.filter((d, i) => i <= at || kindOf(d.value).endsWith('Binding'));
-}
-
-function findResource(candidates: JsonObject[], kind: string, ref: string): JsonObject | undefined {
-  const slash = ref.indexOf('/');
-  const namespace = slash >= 0 ? ref.slice(0, slash) : undefined;
-  const name = slash >= 0 ? ref.slice(slash + 1) : ref;
-  return candidates.find((o) => {
-    const md = metadataOf(o);
-    if (md.name !== name) return false;
-    if (kind !== '' && kindOf(o) !== kind) return false;
-    return namespace === undefined || (md.namespace ?? '') === namespace;
   });
 }
 

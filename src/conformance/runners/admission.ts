@@ -155,7 +155,12 @@ function matchError(
 function ruleDifference(trace: readonly TraceEvent[], expected: readonly RuleExpectation[]): string | undefined {
   for (const want of expected) {
     const ofPolicy = trace.filter((e) => e.policy === want.policy || e.policy.endsWith(`/${want.policy}`));
-    const rules = ofPolicy.filter((e) => e.node === 'rule' && (want.rule === undefined || e.rule === want.rule));
+    // cmd/cli/kubectl-kyverno/commands/test lookupRuleResponses: a result names the Pod rule and also stands
+    // for its autogen rules; a rule that did not match has no response.
+    const names = want.rule === undefined ? undefined : [want.rule, `autogen-${want.rule}`, `autogen-cronjob-${want.rule}`];
+    const named = ofPolicy.filter((e) => e.node === 'rule' && (names === undefined || names.includes(e.rule ?? '')));
+    const matched = named.filter((e) => e.outcome !== 'not-matched');
+    const rules = matched.length > 0 ? matched : named;
     const policyLevel = ofPolicy.filter((e) => e.node === 'policy' && (e.outcome === 'not-matched' || e.outcome === 'skipped'));
     const decisive = rules.length > 0 ? rules : policyLevel;
     if (decisive.length === 0) continue;

@@ -9,6 +9,7 @@ import { isJsonObject, type JsonObject, type JsonValue } from '../../ir/json.js'
 import type { MatchSpec, Op, Policy, Rule } from '../../ir/nodes.js';
 import type { SourceDoc, YamlPath } from '../../io/source.js';
 import type { ParseOptions, ParseResult } from '../dialect.js';
+import { withAutogenRules } from './autogen.js';
 import { contextLets, type ContextData } from './context.js';
 import { forEachOps } from './foreach.js';
 import { matchSpec } from './match.js';
@@ -47,7 +48,11 @@ export function parseKyverno(docs: readonly SourceDoc[], opts?: ParseOptions): P
   const diagnostics: Diagnostic[] = [];
   const values = valuesOf(opts);
   for (const doc of docs) {
-    const p = parsePolicy(new Reader(doc), values, diagnostics);
+    // Autogen (pkg/autogen/v1 computeRules): Pod rules also run on Pod controllers, as generated rules read
+    // like any other. A generated rule repeats its Pod rule's problems at the same place: report them once.
+    const before = diagnostics.length;
+    const p = parsePolicy(new Reader(withAutogenRules(doc)), values, diagnostics);
+    diagnostics.splice(before, diagnostics.length - before, ...uniqueDiagnostics(diagnostics.slice(before)));
     if (p) policies.push(p);
   }
   return { policies, diagnostics };
@@ -131,6 +136,16 @@ function parseRule(r: Reader, at: YamlPath, data: ContextData, diagnostics: Diag
   return rule;
 }
 
+
+function uniqueDiagnostics(list: readonly Diagnostic[]): Diagnostic[] {
+  const seen = new Set<string>();
+  return list.filter((d) => {
+    const key = `${d.code}|${d.message}|${JSON.stringify(d.span ?? null)}`;
+    if (seen.has(key)) return false;
+    seen.add(key);
+    return true;
+  });
+}
 
 /** The rule without `mutate.foreach`, where `element` variables are legal. */
 function withoutForeach(rule: JsonValue): JsonValue {

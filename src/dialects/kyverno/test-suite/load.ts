@@ -1,0 +1,110 @@
+/**
+ * Reads a `kyverno-test.yaml` and every file it names (cmd/cli/kubectl-kyverno/test: LoadTest, and
+ * commands/test runTest's loading): cli.kyverno.io/v1alpha1 `Test` or the legacy form (no apiVersion/kind,
+ * `resource`, `patchedResource`, `status`, `namespace`). Files are resolved against the test's folder.
+ */
+import { basename, dirname, resolve } from 'node:path';
+import { diagnostic, fail, ok, type Result } from '../../../diagnostics/diagnostic.js';
+import { isJsonObject, type JsonObject, type JsonValue } from '../../../ir/json.js';
+import type { SourceDoc } from '../../../io/source.js';
+import { readSuiteDocs, readSuiteObject, type SuiteFiles } from './files.js';
+import type { SuiteResult, TestSuite } from './model.js';
+
+export const TEST_FILE_NAME = 'kyverno-test.yaml';
+
+const str = (o: JsonObject | undefined, key: string): string | undefined => (typeof o?.[key] === 'string' ? (o[key] as string) : undefined);
+const strings = (v: JsonValue | undefined): string[] => (Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string') : []);
+
+/**
+ * Loads the test at `path` (absolute or relative to cwd); `display` is how the user reached it, and names the
+ * test and its files in rows and diagnostics.
+ */
+export function loadTestSuite(path: string, display: string = path): Result<TestSuite> {
+  const abs = resolve(path);
+  const slash = display.lastIndexOf('/');
+  const files: SuiteFiles = { dir: dirname(abs), display: slash < 0 ? '' : display.slice(0, slash) };
+  const test = readSuiteObject(files, basename(abs));
+  if (!test.ok) return test;
+  const t = test.value;
+  const malformed = (message: string): Result<TestSuite> => fail(diagnostic('TM7003', { phase: 'io', message: `${display}: ${message}` }));
+  if (!Array.isArray(t.results)) return malformed('the test has no "results" list');
+
+  const docsOf = (key: string): Result<SourceDoc[]> => {
+    const value = t[key];
+    const out: SourceDoc[] = [];
+    for (const name of typeof value === 'string' ? [value] : strings(value)) {
+      const docs = readSuiteDocs(files, name);
+      if (!docs.ok) return docs;
+      out.push(...docs.value);
+    }
+    return ok(out);
+  };
+  const policies = docsOf('policies');
+  if (!policies.ok) return policies;
+  const resources = docsOf('resources');
+  if (!resources.ok) return resources;
+  const targetResources = docsOf('targetResources');
+  if (!targetResources.ok) return targetResources;
+  const exceptions = docsOf('exceptions');
+  if (!exceptions.ok) return exceptions;
+  const paramResources = docsOf('paramResources');
+  if (!paramResources.ok) return paramResources;
+  const clusterResources = docsOf('clusterResources');
+  if (!clusterResources.ok) return clusterResources;
+
+  // variables.New: a `variables` file wins over inline `values`.
+  const variablesFile = str(t, 'variables');
+  const values = variablesFile ? readSuiteObject(files, variablesFile) : ok(isJsonObject(t.values) ? t.values : undefined);
+  if (!values.ok) return values;
+  const userInfoFile = str(t, 'userinfo');
+  const userInfo = userInfoFile ? readSuiteObject(files, userInfoFile) : ok(undefined);
+  if (!userInfo.ok) return userInfo;
+
+  const results: SuiteResult[] = [];
+  for (let index = 0; index < t.results.length; index++) {
+    const entry = t.results[index];
+    if (!isJsonObject(entry)) return malformed(`results[${index}] is not a mapping`);
+    results.push(resultEntry(entry, index));
+  }
+  const metadata = isJsonObject(t.metadata) ? t.metadata : undefined;
+  return ok({
+    file: display,
+    dir: files.dir,
+    name: str(metadata, 'name') ?? str(t, 'name') ?? basename(abs),
+    policies: policies.value,
+    resources: resources.value,
+    targetResources: targetResources.value,
+    exceptions: exceptions.value,
+    paramResources: paramResources.value,
+    clusterResources: clusterResources.value,
+    ...(values.value ? { values: values.value } : {}),
+    ...(userInfo.value ? { userInfo: userInfo.value } : {}),
+    apiCallResponses: (Array.isArray(t.apiCallResponses) ? t.apiCallResponses : []).filter(isJsonObject),
+    ...(t.context !== undefined ? { context: t.context } : {}),
+    results,
+  });
+}
+
+function resultEntry(entry: JsonObject, index: number): SuiteResult {
+  const resources = strings(entry.resources);
+  const legacy = str(entry, 'resource');
+  if (legacy) resources.push(legacy);
+  const rule = str(entry, 'rule');
+  const namespace = str(entry, 'namespace');
+  const patched = str(entry, 'patchedResources') ?? str(entry, 'patchedResource');
+  const ruleless = ['isMutatingAdmissionPolicy', 'isValidatingAdmissionPolicy', 'isMutatingPolicy', 'isValidatingPolicy', 'isGeneratingPolicy', 'isDeletingPolicy', 'isImageValidatingPolicy'].some(
+    (k) => entry[k] === true,
+  );
+  return {
+    index,
+    policy: str(entry, 'policy') ?? '',
+    ...(rule ? { rule } : {}),
+    kind: str(entry, 'kind') ?? '',
+    ...(namespace ? { namespace } : {}),
+    resources,
+    result: str(entry, 'result') ?? str(entry, 'status') ?? '',
+    ...(patched ? { patchedResources: patched } : {}),
+    ruleless,
+    raw: entry,
+  };
+}

@@ -1,0 +1,64 @@
+/**
+ * The data of a `kyverno-test.yaml` (cli.kyverno.io/v1alpha1 `Test`, and the legacy form without apiVersion)
+ * once its files are read, and the rows `transmute test` reports for it.
+ */
+import type { JsonObject, JsonValue } from '../../../ir/json.js';
+import type { SourceDoc } from '../../../io/source.js';
+
+export interface TestSuite {
+  /** The test file's path as reached from the user's PATH argument. */
+  file: string;
+  /** Absolute folder of the test file; every file the test names is relative to it. */
+  dir: string;
+  name: string;
+  policies: SourceDoc[];
+  resources: SourceDoc[];
+  /** Mutate-existing targets (`targetResources`). */
+  targetResources: SourceDoc[];
+  exceptions: SourceDoc[];
+  paramResources: SourceDoc[];
+  clusterResources: SourceDoc[];
+  /** cli.kyverno.io `Values`: the `variables` file or the inline `values`. */
+  values?: JsonObject;
+  /** cli.kyverno.io `UserInfo` (the `userinfo` file). */
+  userInfo?: JsonObject;
+  /** Mocked API call responses: `{url | urlPath, method, response: {statusCode, body}}`. */
+  apiCallResponses: JsonObject[];
+  /** The CEL policies' context file (`context`), kept for the dialects that read it. */
+  context?: JsonValue;
+  results: SuiteResult[];
+}
+
+/** One `results[]` entry. */
+export interface SuiteResult {
+  index: number;
+  /** As written: `name` or `namespace/name` for a namespaced Policy. */
+  policy: string;
+  rule?: string;
+  kind: string;
+  /** Legacy `namespace` field: the resources' namespace. */
+  namespace?: string;
+  /** `resources` plus the legacy `resource`: `name` or `namespace/name`. */
+  resources: string[];
+  /** `pass`, `skip`, `fail`, `error` (legacy `status`). */
+  result: string;
+  /** `patchedResources` (legacy `patchedResource`), relative to the test folder. */
+  patchedResources?: string;
+  /** The entry tests a MutatingAdmissionPolicy (or another rule-less policy): any response of it counts. */
+  ruleless: boolean;
+  raw: JsonObject;
+}
+
+export type RowStatus = 'passed' | 'failed' | 'skipped';
+
+/** One reported line: a result entry checked against one resource. */
+export interface SuiteRow {
+  file: string;
+  policy: string;
+  rule: string;
+  resource: string;
+  status: RowStatus;
+  reason: string;
+  /** Unified diff of the expected and actual patched resource (YAML after Kyverno's tidy), on a mismatch. */
+  diff?: string;
+}

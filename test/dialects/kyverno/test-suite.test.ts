@@ -1,0 +1,160 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { findTestFiles, loadTestSuite, runTestSuite, type SuiteRow } from '../../../src/dialects/kyverno/test-suite/index.js';
+import { describeShared, sharedPath } from '../../support/shared.js';
+import { PATCHED_DEPLOY, PATCHED_POD, POLICY, RESOURCES, suiteDir, testFile } from './test-suite-support.js';
+
+function rowsOf(dir: string): SuiteRow[] {
+  const suite = loadTestSuite(join(dir, 'kyverno-test.yaml'), 'suite/kyverno-test.yaml');
+  if (!suite.ok) throw new Error(suite.diagnostics.map((d) => d.message).join('; '));
+  return runTestSuite(suite.value);
+}
+
+const base = { 'policy.yaml': POLICY, 'resources.yaml': RESOURCES, 'patched-pod.yaml': PATCHED_POD, 'patched-deploy.yaml': PATCHED_DEPLOY };
+
+describe('kyverno-test.yaml suites', () => {
+  it('checks rule results and patched resources, autogen rules included', () => {
+    const dir = suiteDir({
+      ...base,
+      'kyverno-test.yaml': testFile(`- {policy: add-label, rule: add-label, kind: Pod, resources: [web], result: pass, patchedResources: patched-pod.yaml}
+- {policy: add-label, rule: add-label, kind: Pod, resources: [skipped], result: skip}
+- {policy: add-label, rule: add-label, kind: Deployment, resources: [deploy], result: pass, patchedResources: patched-deploy.yaml}
+`),
+    });
+    const rows = rowsOf(dir);
+    expect(rows.map((r) => [r.resource, r.status])).toEqual([
+      ['Pod/web', 'passed'],
+      ['Pod/skipped', 'skipped'],
+      ['Deployment/deploy', 'passed'],
+    ]);
+    expect(rows[0]).toMatchObject({ file: 'suite/kyverno-test.yaml', policy: 'add-label', rule: 'add-label', reason: 'Ok' });
+  });
+
+  it('never passes vacuously: missing resource, policy, rule, or a rule that matched nothing', () => {
+    const dir = suiteDir({
+      ...base,
+      'kyverno-test.yaml': testFile(`- {policy: add-label, rule: add-label, kind: Pod, resources: [nope], result: pass}
+- {policy: other, rule: add-label, kind: Pod, resources: [web], result: pass}
+- {policy: add-label, rule: no-such-rule, kind: Pod, resources: [web], result: pass}
+- {policy: add-label, rule: add-label, kind: Service, resources: [svc], result: pass}
+- {policy: add-label, rule: add-label, kind: Service, resources: [svc], result: skip}
+`),
+    });
+    const rows = rowsOf(dir);
+    expect(rows.map((r) => r.status)).toEqual(['failed', 'failed', 'failed', 'failed', 'skipped']);
+    expect(rows[0]!.reason).toMatch(/resource not found/);
+    expect(rows[1]!.reason).toMatch(/policy other is not among the test's policies/);
+    expect(rows[2]!.reason).toMatch(/no-such-rule is not a rule of policy add-label/);
+    expect(rows[3]!.reason).toMatch(/did not run on svc/);
+  });
+
+  it('fails a wrong result and a wrong patched resource, with a diff', () => {
+    const dir = suiteDir({
+      ...base,
+      'wrong.yaml': PATCHED_POD.replace('color: orange', 'color: blue'),
+      'kyverno-test.yaml': testFile(`- {policy: add-label, rule: add-label, kind: Pod, resources: [web], result: skip}
+- {policy: add-label, rule: add-label, kind: Pod, resources: [web], result: pass, patchedResources: wrong.yaml}
+- {policy: add-label, rule: add-label, kind: Pod, resources: [web], result: pass, patchedResources: patched-deploy.yaml}
+`),
+    });
+    const rows = rowsOf(dir);
+    expect(rows.map((r) => r.status)).toEqual(['failed', 'failed', 'failed']);
+    expect(rows[0]!.reason).toBe('want skip, got pass');
+    expect(rows[1]!.reason).toMatch(/patched resource differs from wrong.yaml: at \/metadata\/labels\/color/);
+    expect(rows[1]!.diff).toContain('-    color: blue');
+    expect(rows[1]!.diff).toContain('+    color: orange');
+    expect(rows[2]!.reason).toMatch(/patched-deploy.yaml has no Pod default\/web/);
+  });
+
+  it('reads the legacy form (resource, patchedResource, status) and values files', () => {
+    const dir = suiteDir({
+      ...base,
+      'values.yaml': `policies:\n- name: add-label\n  resources:\n  - name: web\n    values:\n      request.operation: UPDATE\n`,
+      'kyverno-test.yaml': `name: legacy
+policies: [policy.yaml]
+resources: [resources.yaml]
+variables: values.yaml
+results:
+- {policy: add-label, rule: add-label, kind: Pod, resource: web, status: pass, patchedResource: patched-pod.yaml}
+`,
+    });
+    const suite = loadTestSuite(join(dir, 'kyverno-test.yaml'));
+    expect(suite.ok && suite.value.name).toBe('legacy');
+    expect(rowsOf(dir).map((r) => r.status)).toEqual(['passed']);
+  });
+
+  it('fills apiCall context entries from apiCallResponses', () => {
+    const policy = `apiVersion: kyverno.io/v1
+kind: ClusterPolicy
+metadata: {name: from-api}
+spec:
+  rules:
+  - name: r
+    match:
+      any:
+      - resources: {kinds: [Service]}
+    context:
+    - name: zone
+      apiCall:
+        urlPath: /api/v1/namespaces/default/configmaps/zone
+        jmesPath: data.zone
+    mutate:
+      patchStrategicMerge:
+        metadata:
+          labels:
+            zone: "{{ zone }}"
+`;
+    const patched = `apiVersion: v1\nkind: Service\nmetadata:\n  name: svc\n  namespace: default\n  labels:\n    zone: east\nspec:\n  ports:\n  - port: 80\n`;
+    const dir = suiteDir({
+      'policy.yaml': policy,
+      'resources.yaml': RESOURCES,
+      'patched.yaml': patched,
+      'kyverno-test.yaml': testFile(
+        `- {policy: from-api, rule: r, kind: Service, resources: [svc], result: pass, patchedResources: patched.yaml}\n`,
+        `apiCallResponses:\n- urlPath: /api/v1/namespaces/default/configmaps/zone\n  method: GET\n  response:\n    statusCode: 200\n    body: {data: {zone: east}}\n`,
+      ),
+    });
+    expect(rowsOf(dir).map((r) => [r.status, r.reason])).toEqual([['passed', 'Ok']]);
+  });
+
+  it('finds kyverno-test.yaml files recursively, keeping the spelling of PATH', () => {
+    const dir = suiteDir({ 'kyverno-test.yaml': 'x', 'b/kyverno-test.yaml': 'x', 'a/c/kyverno-test.yaml': 'x', 'a/other.yaml': 'x' });
+    expect(findTestFiles(dir).map((f) => f.slice(dir.length))).toEqual(['/kyverno-test.yaml', '/a/c/kyverno-test.yaml', '/b/kyverno-test.yaml']);
+    expect(findTestFiles(`${dir}/`)[0]).toBe(`${dir}/kyverno-test.yaml`);
+  });
+});
+
+/** Suites of the upstream corpus that need what transmute does not simulate (see the rows' reasons). */
+const NOT_SIMULATED = new Map([
+  ['mutate-existing', /mutate-existing|mutate existing|mutate\.targets/],
+  ['mutate-existing-fail', /mutate\.targets/],
+  ['same-name-mutate-existing', /mutate\.targets/],
+  ['mutate-existing-wildcard-panic', /validate rule/],
+]);
+
+describeShared('upstream test/cli/test-mutate suites', () => {
+  const root = sharedPath('conformance/kyverno/suites/test-mutate');
+  const files = findTestFiles(root);
+  it('finds every suite', () => {
+    expect(files.length).toBe(15);
+  });
+  for (const file of files) {
+    const name = file.slice(root.length + 1).replace(/\/?kyverno-test\.yaml$/, '') || '.';
+    it(`runs ${name}`, () => {
+      const suite = loadTestSuite(file);
+      if (!suite.ok) throw new Error(suite.diagnostics.map((d) => d.message).join('; '));
+      const rows = runTestSuite(suite.value);
+      expect(rows.length).toBeGreaterThanOrEqual(suite.value.results.length);
+      const expected = NOT_SIMULATED.get(name);
+      if (expected) {
+        expect(rows.some((r) => r.status === 'failed' && expected.test(r.reason))).toBe(true);
+        return;
+      }
+      expect(rows.filter((r) => r.status === 'failed')).toEqual([]);
+      // A skipped row is an expected `skip` result of the suite itself.
+      const text = readFileSync(file, 'utf8');
+      if (rows.some((r) => r.status === 'skipped')) expect(text).toMatch(/result: skip/);
+    });
+  }
+});
