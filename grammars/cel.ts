@@ -136,14 +136,22 @@ export class CelSyntaxError extends Error {
   }
 }
 
-const RELATION_OPS = new Map<TokenType, string>([
-  [EqEq, OP.eq],
-  [NotEq, OP.ne],
-  [Less, OP.lt],
-  [LessEq, OP.le],
-  [Greater, OP.gt],
-  [GreaterEqual, OP.ge],
-  [In, OP.in],
+/** Binary operator tokens: cel-go function name and precedence (higher binds tighter). */
+const BINARY_OPS = new Map<TokenType, { fn: string; prec: number }>([
+  [OrOr, { fn: OP.or, prec: 1 }],
+  [AndAnd, { fn: OP.and, prec: 2 }],
+  [EqEq, { fn: OP.eq, prec: 3 }],
+  [NotEq, { fn: OP.ne, prec: 3 }],
+  [Less, { fn: OP.lt, prec: 3 }],
+  [LessEq, { fn: OP.le, prec: 3 }],
+  [Greater, { fn: OP.gt, prec: 3 }],
+  [GreaterEqual, { fn: OP.ge, prec: 3 }],
+  [In, { fn: OP.in, prec: 3 }],
+  [Plus, { fn: OP.add, prec: 4 }],
+  [Minus, { fn: OP.sub, prec: 4 }],
+  [Star, { fn: OP.mul, prec: 5 }],
+  [Slash, { fn: OP.div, prec: 5 }],
+  [Percent, { fn: OP.mod, prec: 5 }],
 ]);
 
 function tokenEnd(t: IToken): number {
@@ -193,11 +201,11 @@ class CelParser extends EmbeddedActionsParser {
   public expr = this.RULE('expr', (): Expr => {
     const first = this.LA(1);
     this.ACTION(() => this.enter(first));
-    const cond = this.SUBRULE(this.conditionalOr);
+    const cond = this.SUBRULE(this.binary);
     let result = cond;
     this.OPTION(() => {
       this.CONSUME(Question);
-      const t = this.SUBRULE2(this.conditionalOr);
+      const t = this.SUBRULE2(this.binary);
       this.CONSUME(Colon);
       const f = this.SUBRULE(this.expr);
       result = this.ACTION(() => this.call(OP.cond, undefined, [cond, t, f], cond.start, f.end, cond.end));
@@ -206,100 +214,91 @@ class CelParser extends EmbeddedActionsParser {
     return result;
   });
 
-  private conditionalOr = this.RULE('conditionalOr', (): Expr => {
-    let left = this.SUBRULE(this.conditionalAnd);
-    this.MANY(() => {
-      const op = this.CONSUME(OrOr);
-      const right = this.SUBRULE2(this.conditionalAnd);
-      left = this.ACTION(() => this.call(OP.or, undefined, [left, right], left.start, right.end, op.startOffset));
+  /**
+   * All binary operators in one rule: operands and operators are collected flat and the tree is built
+   * by precedence (|| < && < relations < + - < * / %, all left-associative, as CEL.g4). One rule
+   * instead of one per precedence level keeps the JS stack per nesting level small enough for
+   * cel-go's 250 levels under chevrotain (about 40% of the frames of the five-rule form).
+   */
+  private binary = this.RULE('binary', (): Expr => {
+    const operands: Expr[] = [];
+    // Operands are unary expressions (CEL.g4 unary: member | '!'+ member | '-'+ member), parsed inline
+    // rather than by a rule of their own for the same stack reason.
+    const prefix: IToken[] = [];
+    this.MANY(() => prefix.push(this.OR([{ ALT: () => this.CONSUME3(Bang) }, { ALT: () => this.CONSUME3(Minus) }])));
+    const sign = this.ACTION(() => this.literalSign(prefix));
+    const first = this.SUBRULE(this.member, { ARGS: [sign] });
+    operands.push(this.ACTION(() => this.applyPrefix(prefix, sign, first)));
+    const operators: IToken[] = [];
+    this.MANY2(() => {
+      operators.push(
+        this.OR2([
+          { ALT: () => this.CONSUME(OrOr) },
+          { ALT: () => this.CONSUME(AndAnd) },
+          { ALT: () => this.CONSUME(EqEq) },
+          { ALT: () => this.CONSUME(NotEq) },
+          { ALT: () => this.CONSUME(Less) },
+          { ALT: () => this.CONSUME(LessEq) },
+          { ALT: () => this.CONSUME(Greater) },
+          { ALT: () => this.CONSUME(GreaterEqual) },
+          { ALT: () => this.CONSUME(In) },
+          { ALT: () => this.CONSUME(Plus) },
+          { ALT: () => this.CONSUME(Minus) },
+          { ALT: () => this.CONSUME(Star) },
+          { ALT: () => this.CONSUME(Slash) },
+          { ALT: () => this.CONSUME(Percent) },
+        ]),
+      );
+      const prefix2: IToken[] = [];
+      this.MANY3(() => prefix2.push(this.OR3([{ ALT: () => this.CONSUME4(Bang) }, { ALT: () => this.CONSUME4(Minus) }])));
+      const sign2 = this.ACTION(() => this.literalSign(prefix2));
+      const next = this.SUBRULE2(this.member, { ARGS: [sign2] });
+      operands.push(this.ACTION(() => this.applyPrefix(prefix2, sign2, next)));
     });
-    return left;
+    return this.ACTION(() => (operators.length === 0 ? operands[0]! : this.buildBinary(operands, operators)));
   });
 
-  private conditionalAnd = this.RULE('conditionalAnd', (): Expr => {
-    let left = this.SUBRULE(this.relation);
-    this.MANY(() => {
-      const op = this.CONSUME(AndAnd);
-      const right = this.SUBRULE2(this.relation);
-      left = this.ACTION(() => this.call(OP.and, undefined, [left, right], left.start, right.end, op.startOffset));
-    });
-    return left;
-  });
+  /**
+   * A single '-' before a numeric literal is the literal's sign (CEL.g4 literal: sign=MINUS? NUM_INT),
+   * which is how -9223372036854775808 stays in range; it is then not an operator.
+   */
+  private literalSign(prefix: IToken[]): IToken | undefined {
+    if (prefix.length !== 1 || prefix[0]!.tokenType !== Minus) return undefined;
+    const next = this.LA(1).tokenType;
+    return next === Int || next === Float ? prefix[0] : undefined;
+  }
 
-  private relation = this.RULE('relation', (): Expr => {
-    let left = this.SUBRULE(this.additive);
-    this.MANY(() => {
-      const op = this.OR([
-        { ALT: () => this.CONSUME(EqEq) },
-        { ALT: () => this.CONSUME(NotEq) },
-        { ALT: () => this.CONSUME(Less) },
-        { ALT: () => this.CONSUME(LessEq) },
-        { ALT: () => this.CONSUME(Greater) },
-        { ALT: () => this.CONSUME(GreaterEqual) },
-        { ALT: () => this.CONSUME(In) },
-      ]);
-      const right = this.SUBRULE2(this.additive);
-      left = this.ACTION(() => this.call(RELATION_OPS.get(op.tokenType)!, undefined, [left, right], left.start, right.end, op.startOffset));
-    });
-    return left;
-  });
+  /** `!`s or `-`s before an operand: an odd count applies the operator once; mixing them is not CEL. */
+  private applyPrefix(prefix: IToken[], sign: IToken | undefined, m: Expr): Expr {
+    if (prefix.length === 0 || sign !== undefined) return m;
+    const kind = prefix[0]!.tokenType;
+    const bad = prefix.find((t) => t.tokenType !== kind);
+    if (bad) throw new CelSyntaxError(`Syntax error: mismatched input '${bad.image}'`, bad.startOffset, tokenEnd(bad));
+    if (prefix.length % 2 === 0) return m;
+    const op = kind === Bang ? OP.not : OP.neg;
+    return this.call(op, undefined, [m], prefix[0]!.startOffset, m.end, prefix[0]!.startOffset);
+  }
 
-  private additive = this.RULE('additive', (): Expr => {
-    let left = this.SUBRULE(this.multiplicative);
-    this.MANY(() => {
-      const op = this.OR([{ ALT: () => this.CONSUME(Plus) }, { ALT: () => this.CONSUME(Minus) }]);
-      const right = this.SUBRULE2(this.multiplicative);
-      left = this.ACTION(() => this.call(op.tokenType === Plus ? OP.add : OP.sub, undefined, [left, right], left.start, right.end, op.startOffset));
-    });
-    return left;
-  });
-
-  private multiplicative = this.RULE('multiplicative', (): Expr => {
-    let left = this.SUBRULE(this.unary);
-    this.MANY(() => {
-      const op = this.OR([{ ALT: () => this.CONSUME(Star) }, { ALT: () => this.CONSUME(Slash) }, { ALT: () => this.CONSUME(Percent) }]);
-      const right = this.SUBRULE2(this.unary);
-      left = this.ACTION(() => {
-        const fn = op.tokenType === Star ? OP.mul : op.tokenType === Slash ? OP.div : OP.mod;
-        return this.call(fn, undefined, [left, right], left.start, right.end, op.startOffset);
-      });
-    });
-    return left;
-  });
-
-  private unary = this.RULE('unary', (): Expr => {
-    return this.OR({
-      IGNORE_AMBIGUITIES: true,
-      DEF: [
-      {
-        ALT: () => {
-          const ops: IToken[] = [];
-          this.AT_LEAST_ONE(() => ops.push(this.CONSUME(Bang)));
-          const m = this.SUBRULE(this.member);
-          return this.ACTION(() => (ops.length % 2 === 0 ? m : this.call(OP.not, undefined, [m], ops[0]!.startOffset, m.end, ops[0]!.startOffset)));
-        },
-      },
-      {
-        // A single '-' before a numeric literal is the literal's sign (CEL.g4 literal: sign=MINUS? NUM_INT),
-        // which is how -9223372036854775808 stays in range.
-        GATE: () => this.LA(1).tokenType === Minus && this.LA(2).tokenType !== Minus && (this.LA(2).tokenType === Int || this.LA(2).tokenType === Float),
-        ALT: () => {
-          const sign = this.CONSUME2(Minus);
-          const m = this.SUBRULE2(this.member, { ARGS: [sign] });
-          return m;
-        },
-      },
-      {
-        ALT: () => {
-          const ops: IToken[] = [];
-          this.AT_LEAST_ONE2(() => ops.push(this.CONSUME(Minus)));
-          const m = this.SUBRULE3(this.member);
-          return this.ACTION(() => (ops.length % 2 === 0 ? m : this.call(OP.neg, undefined, [m], ops[0]!.startOffset, m.end, ops[0]!.startOffset)));
-        },
-      },
-      { ALT: () => this.SUBRULE4(this.member) },
-    ]});
-  });
+  /** Shunting-yard over the flat operand/operator lists (iterative: no recursion per operator). */
+  private buildBinary(operands: Expr[], operators: IToken[]): Expr {
+    const values: Expr[] = [operands[0]!];
+    const pending: IToken[] = [];
+    const reduce = (): void => {
+      const op = pending.pop()!;
+      const right = values.pop()!;
+      const left = values.pop()!;
+      values.push(this.call(BINARY_OPS.get(op.tokenType)!.fn, undefined, [left, right], left.start, right.end, op.startOffset));
+    };
+    for (let i = 0; i < operators.length; i++) {
+      const op = operators[i]!;
+      const prec = BINARY_OPS.get(op.tokenType)!.prec;
+      while (pending.length > 0 && BINARY_OPS.get(pending[pending.length - 1]!.tokenType)!.prec >= prec) reduce();
+      pending.push(op);
+      values.push(operands[i + 1]!);
+    }
+    while (pending.length > 0) reduce();
+    return values[0]!;
+  }
 
   private member = this.RULE('member', (sign?: IToken): Expr => {
     let e = this.SUBRULE(this.primary, { ARGS: [sign] });

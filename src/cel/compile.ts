@@ -12,6 +12,7 @@
  */
 import { qualifiedName, type Expr } from './ast.js';
 import type { ResolvedEnv } from './env.js';
+import { fixedKeyLiteral, fixedKeyObject, isJsonObject, isSafeFieldName } from './fastpath.js';
 import * as ops from './operators.js';
 import type { FunctionDef, Registry } from './registry.js';
 import {
@@ -155,13 +156,13 @@ export class Compiler {
       case 'index':
         return this.index(e);
       case 'call':
-        return this.call(e);
+        return this.call(e, root);
       case 'list':
         return this.list(e, root);
       case 'map':
         return this.map(e, root);
       case 'struct':
-        return this.struct(e);
+        return this.struct(e, root);
       case 'comprehension':
         return this.comprehension(e);
     }
@@ -229,12 +230,21 @@ export class Compiler {
         if (this.env.variables === undefined) return this.dynamicQualified(e, q);
       }
     }
+    if (!e.testOnly && !e.optional) return this.selectPath(e);
     const operand = this.compile(e.operand);
     const op = operand.fn;
     let node: Node;
     if (e.testOnly) {
-      node = { fn: (c) => ops.hasField(op(c), field), cost: operand.cost };
-    } else if (e.optional) {
+      node = isSafeFieldName(field)
+        ? {
+            fn: (c) => {
+              const o = op(c);
+              return isJsonObject(o) ? hasOwn.call(o, field) : ops.hasField(o, field);
+            },
+            cost: operand.cost,
+          }
+        : { fn: (c) => ops.hasField(op(c), field), cost: operand.cost };
+    } else {
       const chain = this.optChain(e);
       const walk = chain.fn;
       node = {
@@ -244,18 +254,79 @@ export class Compiler {
         },
         cost: chain.cost,
       };
-    } else {
-      node = {
-        fn: (c) => {
-          const o = op(c) as Record<string, unknown>;
-          // Fast path for JSON objects; everything else (Object{}, maps with other keys, optionals) in ops.select.
-          if (o !== null && typeof o === 'object' && o.constructor === Object && hasOwn.call(o, field)) return o[field];
-          return ops.select(o, field);
-        },
-        cost: operand.cost + 1,
-      };
     }
     return this.fold(node, [operand]);
+  }
+
+  /**
+   * A chain of plain selections `base.f1.f2...` walked in one closure (one keyed load per field on JSON
+   * objects; anything else goes through ops.select). The chain stops below a prefix that names a
+   * declared dotted variable or a type, which resolves as a whole.
+   */
+  private selectPath(e: Extract<Expr, { kind: 'select' }>): Node {
+    const fields: string[] = [e.field];
+    let base: Expr = e.operand;
+    while (base.kind === 'select' && !base.testOnly && !base.optional) {
+      const q = qualifiedName(base);
+      if (q !== undefined && !q.startsWith('.') && this.local(q.split('.')[0]!) === undefined && this.resolveGlobalName(q, false)) break;
+      fields.unshift(base.field);
+      base = base.operand;
+    }
+    const n = fields.length;
+    const cost = n;
+    const safe = fields.every(isSafeFieldName);
+    const slot = base.kind === 'ident' && !base.leadingDot ? this.local(base.name) : undefined;
+    if (slot !== undefined && n === 1 && safe) {
+      const f0 = fields[0]!;
+      return {
+        fn: (c) => {
+          const o = c.locals[slot];
+          if (isJsonObject(o)) {
+            const v = o[f0];
+            if (v !== undefined) return v;
+          }
+          return ops.select(o, f0);
+        },
+        cost: 1 + cost,
+      };
+    }
+    const b = this.compile(base);
+    const bf = b.fn;
+    let fn: Fn;
+    if (!safe) {
+      fn = (c) => {
+        let o = bf(c);
+        for (let i = 0; i < n; i++) o = ops.select(o, fields[i]!);
+        return o;
+      };
+    } else if (n === 1) {
+      const f0 = fields[0]!;
+      fn = (c) => {
+        const o = bf(c);
+        if (isJsonObject(o)) {
+          const v = o[f0];
+          if (v !== undefined) return v;
+        }
+        return ops.select(o, f0);
+      };
+    } else {
+      fn = (c) => {
+        let o = bf(c);
+        for (let i = 0; i < n; i++) {
+          const f = fields[i]!;
+          if (isJsonObject(o)) {
+            const v = o[f];
+            if (v !== undefined) {
+              o = v;
+              continue;
+            }
+          }
+          o = ops.select(o, f);
+        }
+        return o;
+      };
+    }
+    return this.fold({ fn, cost: b.cost + cost }, [b]);
   }
 
   /**
@@ -341,14 +412,14 @@ export class Compiler {
   }
 
   // ---------------------------------------------------------------------------------------- calls
-  private call(e: Extract<Expr, { kind: 'call' }>): Node {
+  private call(e: Extract<Expr, { kind: 'call' }>, root = false): Node {
     switch (e.fn) {
       case '_&&_':
         return this.logical(e, false);
       case '_||_':
         return this.logical(e, true);
       case '_?_:_':
-        return this.conditional(e);
+        return this.conditional(e, root);
     }
     const binary = BINARY[e.fn];
     if (binary && e.args.length === 2 && !e.target) {
@@ -356,7 +427,7 @@ export class Compiler {
       const r = this.compile(e.args[1]!);
       const lf = l.fn;
       const rf = r.fn;
-      let fn: Fn = (c) => binary(lf(c), rf(c));
+      let fn: Fn = specializedBinary(e.fn, lf, rf, l.constant, r.constant) ?? ((c) => binary(lf(c), rf(c)));
       if (e.fn === '@in' && r.constant && Array.isArray(r.constant.value) && r.constant.value.every((x) => typeof x === 'string')) {
         const set = new Set(r.constant.value as string[]);
         fn = (c) => {
@@ -484,10 +555,11 @@ export class Compiler {
     return this.fold({ fn, cost: l.cost + 1 }, [l, r]);
   }
 
-  private conditional(e: Extract<Expr, { kind: 'call' }>): Node {
+  /** `root`: the branches are the program's result (kept fresh per evaluation, like a root list). */
+  private conditional(e: Extract<Expr, { kind: 'call' }>, root: boolean): Node {
     const cnd = this.compile(e.args[0]!);
-    const t = this.compile(e.args[1]!);
-    const f = this.compile(e.args[2]!);
+    const t = this.compile(e.args[1]!, root);
+    const f = this.compile(e.args[2]!, root);
     const cf = cnd.fn;
     const tf = t.fn;
     const ff = f.fn;
@@ -540,6 +612,16 @@ export class Compiler {
     const kf = keys.map((x) => x.fn);
     const vf = vals.map((x) => x.fn);
     const optional = e.entries.map((x) => x.optional);
+    const cost = 30 + keys.reduce((s, x) => s + x.cost, 0) + vals.reduce((s, x) => s + x.cost, 0);
+    const constKeys = keys.map((k) => k.constant?.value);
+    if (
+      !optional.some(Boolean) &&
+      constKeys.every((k) => typeof k === 'string' && k !== '__proto__') &&
+      new Set(constKeys).size === constKeys.length
+    ) {
+      const node: Node = { fn: fixedKeyLiteral(constKeys as string[], vf), cost };
+      return root ? node : this.fold(node, vals);
+    }
     const fn: Fn = (c) => {
       const b = new MapBuilder();
       for (let i = 0; i < kf.length; i++) {
@@ -552,11 +634,11 @@ export class Compiler {
       }
       return b.build();
     };
-    const node: Node = { fn, cost: 30 + keys.reduce((s, x) => s + x.cost, 0) + vals.reduce((s, x) => s + x.cost, 0) };
+    const node: Node = { fn, cost };
     return root ? node : this.fold(node, [...keys, ...vals]);
   }
 
-  private struct(e: Extract<Expr, { kind: 'struct' }>): Node {
+  private struct(e: Extract<Expr, { kind: 'struct' }>, root: boolean): Node {
     const typeName = e.typeName.replace(/^\./, '');
     const isObject = typeName === 'Object' || typeName.startsWith('Object.');
     const isPatch = typeName === 'JSONPatch';
@@ -577,16 +659,22 @@ export class Compiler {
     const vf = vals.map((v) => v.fn);
     const optional = e.fields.map((f) => f.optional);
     const anyOptional = optional.some(Boolean);
-    if (!anyOptional && !isPatch && !names.includes('__proto__')) {
-      const n = vf.length;
-      return {
-        fn: (c) => {
-          const fields: Record<string, unknown> = {};
-          for (let i = 0; i < n; i++) fields[names[i]!] = vf[i]!(c);
-          return new CelObject(typeName, fields);
-        },
-        cost: 40 + vals.reduce((s, v) => s + v.cost, 0),
-      };
+    const cost = 40 + vals.reduce((s, v) => s + v.cost, 0);
+    if (!anyOptional && !names.includes('__proto__')) {
+      const patchStrings = isPatch ? names.map((n, i) => (n === 'value' ? -1 : i)).filter((i) => i >= 0) : [];
+      const wrap = isPatch
+        ? (fields: Record<string, unknown>): CelObject => {
+            for (const i of patchStrings) {
+              const v = fields[names[i]!];
+              if (typeof v !== 'string') err(`JSONPatch field '${names[i]}' must be a string, got ${kindOf(v)}`);
+            }
+            return new CelObject(typeName, fields);
+          }
+        : (fields: Record<string, unknown>): CelObject => new CelObject(typeName, fields);
+      // Field values are CEL values and never mutated, so an object of constants is built once
+      // (except the result itself, which the caller owns).
+      const node: Node = { fn: fixedKeyObject(names, vf, wrap), cost };
+      return root ? node : this.fold(node, vals);
     }
     const fn: Fn = (c) => {
       const fields: Record<string, unknown> = {};
@@ -602,7 +690,7 @@ export class Compiler {
       }
       return new CelObject(typeName, fields);
     };
-    return { fn, cost: 40 + vals.reduce((s, v) => s + v.cost, 0) };
+    return { fn, cost };
   }
 
   // ---------------------------------------------------------------------------------------- comprehensions
@@ -663,6 +751,7 @@ export class Compiler {
     const mapVals = (r: unknown): unknown[] | undefined => (two && !Array.isArray(r) ? mapEntries(r as Record<string, unknown>).map((x) => x[1]) : undefined);
     const itemsOf = (r: unknown): unknown[] => {
       if (Array.isArray(r)) return r;
+      if (isJsonObject(r)) return Object.keys(r);
       if (r instanceof CelMap || isPlainMap(r)) return mapKeys(r);
       return noOverload(`${macro} (comprehension range)`, r);
     };
@@ -675,14 +764,15 @@ export class Compiler {
         const short = macro === 'exists';
         fn = (c) => {
           const r = rf(c);
-          const items = itemsOf(r);
-          const vals = mapVals(r);
+          const items = Array.isArray(r) ? r : itemsOf(r);
+          const vals = two ? mapVals(r) : undefined;
           const loc = c.locals;
           let error: unknown;
           for (let i = 0; i < items.length; i++) {
             c.cost += perIter;
             if (c.cost > c.limit) throw new CelCostLimitError();
-            bindVars(loc, items, vals, i);
+            if (two) bindVars(loc, items, vals, i);
+            else loc[s1] = items[i];
             let p: unknown;
             try {
               p = pred(c);
@@ -703,14 +793,15 @@ export class Compiler {
         const pred = fns[0]!;
         fn = (c) => {
           const r = rf(c);
-          const items = itemsOf(r);
-          const vals = mapVals(r);
+          const items = Array.isArray(r) ? r : itemsOf(r);
+          const vals = two ? mapVals(r) : undefined;
           const loc = c.locals;
           let n = 0;
           for (let i = 0; i < items.length; i++) {
             c.cost += perIter;
             if (c.cost > c.limit) throw new CelCostLimitError();
-            bindVars(loc, items, vals, i);
+            if (two) bindVars(loc, items, vals, i);
+            else loc[s1] = items[i];
             const p = pred(c);
             if (p === true) n++;
             else if (p !== false) noOverload('exists_one', p);
@@ -727,14 +818,15 @@ export class Compiler {
         const transform = isFilter ? undefined : fns[fns.length - 1]!;
         fn = (c) => {
           const r = rf(c);
-          const items = itemsOf(r);
-          const vals = mapVals(r);
+          const items = Array.isArray(r) ? r : itemsOf(r);
+          const vals = two ? mapVals(r) : undefined;
           const loc = c.locals;
           const out: unknown[] = [];
           for (let i = 0; i < items.length; i++) {
             c.cost += perIter;
             if (c.cost > c.limit) throw new CelCostLimitError();
-            bindVars(loc, items, vals, i);
+            if (two) bindVars(loc, items, vals, i);
+            else loc[s1] = items[i];
             if (filter) {
               const f = filter(c);
               if (f === false) continue;
@@ -753,14 +845,15 @@ export class Compiler {
         const entry = macro === 'transformMapEntry';
         fn = (c) => {
           const r = rf(c);
-          const items = itemsOf(r);
-          const vals = mapVals(r);
+          const items = Array.isArray(r) ? r : itemsOf(r);
+          const vals = two ? mapVals(r) : undefined;
           const loc = c.locals;
           const b = new MapBuilder();
           for (let i = 0; i < items.length; i++) {
             c.cost += perIter;
             if (c.cost > c.limit) throw new CelCostLimitError();
-            bindVars(loc, items, vals, i);
+            if (two) bindVars(loc, items, vals, i);
+            else loc[s1] = items[i];
             if (filter) {
               const f = filter(c);
               if (f === false) continue;
@@ -787,6 +880,66 @@ export class Compiler {
     }
     return { fn, cost: range.cost };
   }
+}
+
+/**
+ * Comparisons and concatenation against a constant string or number: the JS operator decides when the
+ * other side has the same JS type (numbers: CEL's cross-type numeric comparison is exact on JS
+ * numbers, as in celCompare); everything else falls back to the generic operator.
+ */
+function specializedBinary(op: string, lf: Fn, rf: Fn, lc: { value: unknown } | undefined, rc: { value: unknown } | undefined): Fn | undefined {
+  if (lc && !rc && (op === '_==_' || op === '_!=_')) return specializedBinary(op, rf, lf, rc, lc);
+  if (!rc || lc) return undefined;
+  const k = rc.value;
+  if (typeof k === 'string') {
+    switch (op) {
+      case '_==_':
+        // A string equals only the same string (celEquals: no cross-type equality for strings).
+        return (c) => lf(c) === k;
+      case '_!=_':
+        return (c) => lf(c) !== k;
+      case '_+_':
+        return (c) => {
+          const x = lf(c);
+          return typeof x === 'string' ? x + k : ops.add(x, k);
+        };
+    }
+    return undefined;
+  }
+  if (typeof k !== 'number' || Number.isNaN(k)) return undefined;
+  switch (op) {
+    case '_==_':
+      return (c) => {
+        const x = lf(c);
+        return typeof x === 'number' ? x === k : ops.eq(x, k);
+      };
+    case '_!=_':
+      return (c) => {
+        const x = lf(c);
+        return typeof x === 'number' ? x !== k : ops.ne(x, k);
+      };
+    case '_<_':
+      return (c) => {
+        const x = lf(c);
+        return typeof x === 'number' ? x < k : ops.lt(x, k);
+      };
+    case '_<=_':
+      return (c) => {
+        const x = lf(c);
+        return typeof x === 'number' ? x <= k : ops.le(x, k);
+      };
+    case '_>_':
+      return (c) => {
+        const x = lf(c);
+        return typeof x === 'number' ? x > k : ops.gt(x, k);
+      };
+    case '_>=_':
+      return (c) => {
+        const x = lf(c);
+        return typeof x === 'number' ? x >= k : ops.ge(x, k);
+      };
+  }
+  return undefined;
 }
 
 function dispatchByReceiver(name: string, defs: FunctionDef[]): (...a: unknown[]) => unknown {
