@@ -7,11 +7,24 @@ import { resolvePlaceholders } from './external.js';
 import { EvalFailure } from './failure.js';
 import { candidatesFor } from '../optimizer/kind-index.js';
 import { RequestDenied } from './run-policy.js';
-import { deniedDiagnostic, plan, runUnit } from './semantics.js';
+import { deniedDiagnostic, plan, runUnit, type Unit } from './semantics.js';
 import type { EvalState, ExternalData, FixpointConverged } from './state.js';
 
 export type { AdmissionRequest, ApplyOptions, ApplyResult, TraceEvent, Patch6902 } from './api.js';
 export type { ExternalData, FixpointConverged } from './state.js';
+
+/**
+ * The execution plan for a set of candidate policies, compiled and planned once: the kind index returns the
+ * same candidate array for every object of a kind, so objects of one kind share one plan.
+ */
+const plans = new WeakMap<readonly Policy[], WeakMap<readonly Policy[], Unit[]>>();
+function unitsFor(policies: readonly Policy[], candidates: readonly Policy[]): Unit[] {
+  let byCandidates = plans.get(policies);
+  if (!byCandidates) plans.set(policies, (byCandidates = new WeakMap()));
+  let units = byCandidates.get(candidates);
+  if (!units) byCandidates.set(candidates, (units = plan(policies, candidates.map(compilePolicy))));
+  return units;
+}
 
 export interface ApplyEnv extends ApplyOptions {
   externalData?: ExternalData;
@@ -21,7 +34,8 @@ export interface ApplyEnv extends ApplyOptions {
 
 /**
  * Runs a policy set against one admission request. Never mutates its inputs: the result object shares every
- * part the policies did not change. Policies are compiled once and cached per policy object.
+ * part the policies did not change. Policies are compiled once and cached per policy object, and the plan per
+ * policy array: treat a policy array as immutable once it has been applied.
  */
 export function apply(policies: readonly Policy[], request: AdmissionRequest, opts: ApplyEnv = {}): ApplyResult {
   const st: EvalState = {
@@ -37,10 +51,10 @@ export function apply(policies: readonly Policy[], request: AdmissionRequest, op
     policyId: '',
     ruleName: undefined,
   };
-  const candidates = candidatesFor(policies, request).map(compilePolicy);
+  const units = unitsFor(policies, candidatesFor(policies, request));
   let allowed = true;
   try {
-    for (const unit of plan(policies, candidates)) runUnit(unit, st);
+    for (const unit of units) runUnit(unit, st);
     if (st.placeholders > 0 && st.object !== null) st.object = resolvePlaceholders(st.object, st);
   } catch (e) {
     if (e instanceof EvalFailure) e = new RequestDenied(e);

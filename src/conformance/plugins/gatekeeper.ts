@@ -112,6 +112,11 @@ export function runGatekeeperCase(c: AdmissionCase, ctx: RunContext): CaseResult
     return { status: 'failed', reason: `expected the mutators to be rejected${expect.contains ? ` with "${expect.contains}"` : ''}, but they were accepted` };
   }
   if (!c.request) return { status: 'error', reason: 'TM7003: the case has no request to apply' };
+  // --mutation-annotations is a flag of Gatekeeper's deployment, not part of any mutator: a translation into
+  // another engine cannot carry it.
+  if (ctx.via !== undefined && ctx.via !== 'gatekeeper' && isJsonObject(c.hints.flags) && c.hints.flags.mutationAnnotations === true) {
+    return { status: 'unsupported', reason: `Gatekeeper's --mutation-annotations deployment flag has no ${ctx.via} equivalent` };
+  }
   const env = gatekeeperApplyEnv(c.hints);
   if (typeof env === 'string') return { status: 'error', reason: `TM7003: ${env}` };
 
