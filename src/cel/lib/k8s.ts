@@ -3,6 +3,7 @@
  * semver, format, authorizer and jsonpatch.escapeKey. IP/CIDR/URL live in k8s-net.ts.
  */
 import { global, member, type FunctionDef } from '../registry.js';
+import { compareSemver } from '../../k8s/semver.js';
 import { CelOpaque, CelOptional, err, kindOf, mkDouble, noOverload, normBig } from '../values.js';
 import { ipFunctions, urlFunctions } from './k8s-net.js';
 import { compileRegex } from './std.js';
@@ -194,20 +195,9 @@ export class CelSemver extends CelOpaque {
   }
   override compare(o: unknown): number {
     const b = o as CelSemver;
-    for (const k of ['major', 'minor', 'patch'] as const) if (this[k] !== b[k]) return this[k] < b[k] ? -1 : 1;
-    if (this.pre.length === 0 || b.pre.length === 0) return this.pre.length === b.pre.length ? 0 : this.pre.length === 0 ? 1 : -1;
-    for (let i = 0; i < Math.min(this.pre.length, b.pre.length); i++) {
-      const x = this.pre[i]!;
-      const y = b.pre[i]!;
-      if (x === y) continue;
-      const nx = /^\d+$/.test(x);
-      const ny = /^\d+$/.test(y);
-      if (nx && ny) return Number(x) < Number(y) ? -1 : 1;
-      if (nx !== ny) return nx ? -1 : 1;
-      return x < y ? -1 : 1;
-    }
-    return this.pre.length === b.pre.length ? 0 : this.pre.length < b.pre.length ? -1 : 1;
+    return compareSemver({ core: [this.major, this.minor, this.patch], pre: this.pre }, { core: [b.major, b.minor, b.patch], pre: b.pre });
   }
+
   override toString(): string {
     return this.raw;
   }

@@ -3,6 +3,7 @@
  * already been substituted. Numbers are float64 as in Kyverno's JSON; operator names compare case-insensitively.
  */
 import { jsonEqual, type JsonValue } from '../../ir/json.js';
+import { compareSemver, type SemverParts } from '../../k8s/semver.js';
 import { parseDuration } from '../../jmespath/functions/duration.js';
 import { parseQuantity, type Quantity } from '../../jmespath/functions/quantity.js';
 import { wildcardMatch } from '../../jmespath/index.js';
@@ -275,27 +276,12 @@ const NUMERIC: Record<string, Cmp> = {
 };
 
 /** blang/semver Parse, enough to order `1.2.3[-pre]` versions. */
-function semver(s: string): { core: number[]; pre: string[] } | undefined {
+function semver(s: string): SemverParts | undefined {
   const m = /^(0|[1-9]\d*)\.(0|[1-9]\d*)\.(0|[1-9]\d*)(?:-([0-9A-Za-z.-]+))?(?:\+[0-9A-Za-z.-]+)?$/.exec(s);
   if (!m) return undefined;
   return { core: [Number(m[1]), Number(m[2]), Number(m[3])], pre: m[4] ? m[4].split('.') : [] };
 }
 
-function compareSemver(a: NonNullable<ReturnType<typeof semver>>, b: NonNullable<ReturnType<typeof semver>>): number {
-  for (let i = 0; i < 3; i++) if (a.core[i] !== b.core[i]) return a.core[i]! < b.core[i]! ? -1 : 1;
-  if (a.pre.length === 0 || b.pre.length === 0) return a.pre.length === b.pre.length ? 0 : a.pre.length === 0 ? 1 : -1;
-  for (let i = 0; i < Math.min(a.pre.length, b.pre.length); i++) {
-    const x = a.pre[i]!;
-    const y = b.pre[i]!;
-    if (x === y) continue;
-    const nx = /^\d+$/.test(x);
-    const ny = /^\d+$/.test(y);
-    if (nx && ny) return Number(x) < Number(y) ? -1 : 1;
-    if (nx !== ny) return nx ? -1 : 1;
-    return x < y ? -1 : 1;
-  }
-  return a.pre.length === b.pre.length ? 0 : a.pre.length < b.pre.length ? -1 : 1;
-}
 
 function numberAgainst(key: number, value: unknown, cmp: Cmp): boolean {
   if (typeof value === 'number') return cmp(key, value);
