@@ -7,31 +7,13 @@ import type { MatchSpec } from '../../ir/match.js';
 import type { Guard, JsonPatchStep, Op, Policy, Rule, Semantics, Value } from '../../ir/nodes.js';
 import { printPath } from '../../ir/path-text.js';
 import { isPath, matchToJson, templateAsString } from '../../ir/print.js';
-import { Document, Scalar, visit } from 'yaml';
-import { plainWouldChangeType } from '../../io/go-yaml-resolve.js';
+import { toYamlDocuments } from '../../io/yaml-dump.js';
 import type { GenerateResult } from '../dialect.js';
 import { IR_API_VERSION, IR_KIND } from './parse.js';
 
 export function generateIr(policies: readonly Policy[]): GenerateResult {
   const documents = policies.map(policyToDoc);
-  return { documents, text: documents.map(dumpYaml).join('---\n'), diagnostics: [] };
-}
-
-/**
- * The style of src/io/yaml-dump.ts (kubectl-like block style, quotes where go-yaml would misread a plain
- * string), except that empty lists and maps stay inline: that writer's `collectionStyle: 'block'` prints an
- * empty list value as `then:\n[]`, which does not read back. Switch to its `toYamlDocuments` once it handles them.
- */
-function dumpYaml(value: unknown): string {
-  const doc = new Document(value, { version: '1.1', aliasDuplicateObjects: false, keepUndefined: false });
-  visit(doc, {
-    Scalar(key, node) {
-      if (typeof node.value !== 'string') return;
-      if (plainWouldChangeType(node.value)) node.type = Scalar.QUOTE_DOUBLE;
-      else if (key !== 'key' && node.value.includes('\n')) node.type = Scalar.BLOCK_LITERAL;
-    },
-  });
-  return doc.toString({ indent: 2, indentSeq: false, lineWidth: 0, minContentWidth: 0, singleQuote: true, blockQuote: 'literal', nullStr: 'null', trueStr: 'true', falseStr: 'false' });
+  return { documents, text: toYamlDocuments(documents), diagnostics: [] };
 }
 
 export function policyToDoc(p: Policy): JsonObject {
