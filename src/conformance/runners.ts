@@ -7,6 +7,7 @@ import type { CaseFormat, CaseResult, ConformanceCase } from './types.js';
 import type { RunContext } from './runners/context.js';
 import { runAdmissionCase } from './runners/admission.js';
 import { runChainsawCase } from './runners/chainsaw.js';
+import { runSuiteCase } from './runners/mutate-existing.js';
 import { runSmdTriplet, runTableRow } from './runners/engines.js';
 
 export type { RunContext } from './runners/context.js';
@@ -20,7 +21,7 @@ const DEFAULT_RUNNERS: { [F in CaseFormat]: CaseRunner<F> } = {
   map: runAdmissionCase,
   'kyverno-cli': runAdmissionCase,
   'kyverno-unit': runAdmissionCase,
-  'kyverno-suite': runAdmissionCase,
+  'kyverno-suite': runSuiteCase,
   'kyverno-chainsaw': runChainsawCase,
   'gatekeeper-table': runTableRow,
   'smd-triplet': runSmdTriplet,

@@ -124,7 +124,11 @@ export interface AdmissionCase extends CaseBase {
   /** More requests the case checks, all of which must pass (a kyverno-test result naming several resources). */
   extraSubjects?: Subject[];
   /** Kyverno `mutate-existing` cases: the trigger is `request.object`, the targets are these. */
-  mutateExisting?: { targets: SourceDoc[] };
+  mutateExisting?: {
+    targets: SourceDoc[];
+    /** Suite cases, whose `request` is a target: the resources that trigger the rules (absent: `request` is the trigger). */
+    triggers?: SourceDoc[];
+  };
   /**
    * Case data a dialect may need that the request cannot carry (Gatekeeper `flags`, `externalDataStub`,
    * `expectedConflicts`; Kyverno values). Passed to `Dialect.parse` as `ParseOptions.conformance`.

@@ -3,11 +3,14 @@ import { formatSpan } from '../../diagnostics/span.js';
 import { isJsonObject, type JsonObject, type JsonValue } from '../../ir/json.js';
 import { mutationAnnotations } from '../../dialects/gatekeeper/annotations.js';
 import { apply, type TraceEvent } from '../../interpreter/index.js';
+import type { Patch6902 } from '../../interpreter/api.js';
 import type { ExternalData } from '../../interpreter/state.js';
 import { unifiedDiff } from '../../io/diff.js';
 import { toJson, toYaml, toYamlDocuments } from '../../io/yaml-dump.js';
 import type { AdmissionRequest, Operation, UserInfo } from '../../k8s/request.js';
-import { loadPolicies, readInputs } from '../../pipeline.js';
+import { mutateExisting, notATarget } from '../../dialects/kyverno/mutate-existing.js';
+import type { SourceDoc } from '../../io/source.js';
+import { parsePolicyDocs, readInputs } from '../../pipeline.js';
 import { many, parse } from '../args.js';
 import { EXIT, type CliIO } from '../io.js';
 import { diagnosticsFormat, reportDiagnostics } from '../report.js';
@@ -28,6 +31,9 @@ Options:
       --namespace-object FILE  the Namespace of the resource, for namespace selectors
       --params FILE          the parameter object
       --external-data FILE   offline external data: {provider: {key: value | {error: message}}}
+      --target-resource PATH resources that Kyverno mutate-existing rules (mutate.targets) may select; each
+                             resource given with -r is a trigger, and the targets its rules mutated are
+                             printed after the resources (repeatable)
       --mutation-annotations add Gatekeeper's gatekeeper.sh/mutation-id and gatekeeper.sh/mutations annotations
       --diagnostics FORMAT   text (default) | json
   -h, --help                 show this help
@@ -47,6 +53,7 @@ interface ApplyFlags {
   params?: string;
   'external-data'?: string;
   'mutation-annotations'?: boolean;
+  'target-resource'?: string[];
   diagnostics?: string;
   help?: boolean;
 }
@@ -97,6 +104,7 @@ export async function runApply(argv: string[], io: CliIO): Promise<number> {
     params: { type: 'string' },
     'external-data': { type: 'string' },
     'mutation-annotations': { type: 'boolean' },
+    'target-resource': { type: 'string', multiple: true },
     diagnostics: { type: 'string' },
     help: { type: 'boolean', short: 'h' },
   });
@@ -123,8 +131,19 @@ export async function runApply(argv: string[], io: CliIO): Promise<number> {
   if (f.operation && !OPERATIONS.includes(f.operation as Operation)) return usage(`--operation must be one of ${OPERATIONS.join(', ')}`);
 
   const diags: Diagnostic[] = [];
-  const loaded = loadPolicies(many(f.policy), io.stdin);
-  diags.push(...loaded.diagnostics);
+  const policyInputs = readInputs(many(f.policy), io.stdin);
+  const policyDocs = policyInputs.docs ?? [];
+  const loaded = { ...parsePolicyDocs(policyDocs), sources: policyInputs.sources };
+  diags.push(...policyInputs.diagnostics, ...loaded.diagnostics);
+  const targetInputs = many(f['target-resource']).length > 0 ? readInputs(many(f['target-resource']), io.stdin) : undefined;
+  diags.push(...(targetInputs?.diagnostics ?? []));
+  // Mutate-existing targets, in the state the previous triggers left them (as in a cluster).
+  const targets = new Map<SourceDoc, JsonObject>();
+  const targetPatches = new Map<SourceDoc, Patch6902[]>();
+  for (const d of targetInputs?.docs ?? []) {
+    if (isJsonObject(d.value)) targets.set(d, d.value);
+    else diags.push(notATarget(d));
+  }
   const resources = readInputs(many(f.resource), io.stdin);
   diags.push(...resources.diagnostics);
   const oldObject = f['old-object'] ? readSingle(f['old-object'], '--old-object', io, diags) : undefined;
@@ -167,10 +186,32 @@ export async function runApply(argv: string[], io: CliIO): Promise<number> {
     if (f.explain) io.stderr(`# ${describeObject(doc.value)}\n${formatTrace(result.trace)}\n`);
     const after = result.object ?? null;
     objects.push(after);
+    if (targets.size > 0) {
+      const reached = mutateExisting(policyDocs, request, [...targets.values()]);
+      diags.push(...reached.diagnostics);
+      for (const r of reached.results) {
+        diags.push(...r.result.diagnostics);
+        if (!r.result.allowed) denied = true;
+        const doc = [...targets].find(([, t]) => t === r.target)?.[0];
+        if (doc && isJsonObject(r.result.object)) {
+          targets.set(doc, r.result.object);
+          targetPatches.set(doc, [...(targetPatches.get(doc) ?? []), ...r.result.patch]);
+        }
+      }
+    }
     if (output === 'patch') outputs.push(toJson(result.patch));
     else if (output === 'diff') {
       const name = describeObject(doc.value);
       outputs.push(unifiedDiff(toYaml(doc.value), toYaml(after), `a/${name}`, `b/${name}`));
+    }
+  }
+  for (const [doc, target] of targets) {
+    if (target === doc.value) continue;
+    objects.push(target);
+    if (output === 'patch') outputs.push(toJson(targetPatches.get(doc) ?? []));
+    else if (output === 'diff') {
+      const name = describeObject(doc.value);
+      outputs.push(unifiedDiff(toYaml(doc.value), toYaml(target), `a/${name}`, `b/${name}`));
     }
   }
   reportDiagnostics(io, diags, format, sources);

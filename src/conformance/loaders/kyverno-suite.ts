@@ -77,7 +77,7 @@ export function loadKyvernoSuiteResult(
     expect: first.expect,
     ruleResults,
     ...(rest.length > 0 ? { extraSubjects: rest } : {}),
-    ...(suite.targetResources.length > 0 ? { mutateExisting: { targets: suite.targetResources } } : {}),
+    ...(suite.targetResources.length > 0 ? { mutateExisting: { targets: suite.targetResources, triggers: suite.resources } } : {}),
     hints,
   });
 }

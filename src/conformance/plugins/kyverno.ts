@@ -1,12 +1,13 @@
 /**
  * The Kyverno dialect's conformance hooks. Kyverno CLI and unit cases run through the admission runner with
- * the Kyverno engines registered (JMESPath, `{{ }}` templates, strategic merge); mutate-existing cases need
- * target resources the runner does not simulate yet and say so.
+ * the Kyverno engines registered (JMESPath, `{{ }}` templates, strategic merge); mutate-existing cases run
+ * the `mutate.targets` rules over their supplied target resources.
  */
 import { registerJmesEngine } from '../../engines/jmes.js';
 import { registerSmpEngine } from '../../engines/smp.js';
 import { registerCaseRunner, type CaseRunner } from '../runners.js';
 import { runAdmissionCase } from '../runners/admission.js';
+import { runMutateExistingCase } from '../runners/mutate-existing.js';
 
 import type { AdmissionCase } from '../types.js';
 
@@ -14,7 +15,7 @@ function withKyvernoEngines<F extends 'kyverno-cli' | 'kyverno-unit'>(): CaseRun
   return (c: AdmissionCase, ctx) => {
     registerJmesEngine();
     registerSmpEngine();
-    if (c.mutateExisting) return { status: 'unsupported', reason: 'kyverno mutate.targets (mutate existing) is not implemented in the Kyverno dialect yet' };
+    if (c.mutateExisting) return runMutateExistingCase(c, ctx);
     return runAdmissionCase(c, ctx);
   };
 }

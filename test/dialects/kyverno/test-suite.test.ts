@@ -127,9 +127,6 @@ spec:
 
 /** Suites of the upstream corpus that need what transmute does not simulate (see the rows' reasons). */
 const NOT_SIMULATED = new Map([
-  ['mutate-existing', /mutate-existing|mutate existing|mutate\.targets/],
-  ['mutate-existing-fail', /mutate\.targets/],
-  ['same-name-mutate-existing', /mutate\.targets/],
   ['mutate-existing-wildcard-panic', /validate rule/],
 ]);
 

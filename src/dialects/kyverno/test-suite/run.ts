@@ -21,6 +21,7 @@ import { dialectFor } from '../../registry.js';
 import { checkPatched, findPatched } from './compare.js';
 import { readSuiteDocs } from './files.js';
 import { apiCallValues } from './api-calls.js';
+import { checkMutateExisting, runMutateExistingRule } from './mutate-existing.js';
 import type { RowStatus, SuiteResult, SuiteRow, TestSuite } from './model.js';
 import { findResource, kindOf, metadataOf, policyChain, resourceLabel, splitRef } from './select.js';
 
@@ -62,6 +63,7 @@ class SuiteRun {
     if (refs.length === 0) return [row(entry.kind, 'failed', `the result names no resource and the test has no ${entry.kind || 'resource'}`)];
     const prepared = this.prepare(entry.policy);
     if (!prepared.ok) return refs.map((r) => row(resourceLabel(entry.kind, r, entry.namespace), 'failed', prepared.reason));
+    if (hasTargets(prepared.doc, rule)) return this.mutateExistingRows(entry, refs, row);
     const names = entry.ruleless ? undefined : [rule, `autogen-${rule}`, `autogen-cronjob-${rule}`];
     if (names) {
       const missing = missingRule(prepared, rule, names);
@@ -71,6 +73,27 @@ class SuiteRun {
       const label = resourceLabel(entry.kind, ref, entry.namespace);
       const checked = this.check(entry, prepared, names, ref);
       return row(label, checked.status, checked.reason, checked.diff);
+    });
+  }
+
+  /** Rows of a `mutate.targets` rule: triggers run over `targetResources` (see ./mutate-existing.ts). */
+  private mutateExistingRows(entry: SuiteResult, refs: readonly string[], row: (resource: string, status: RowStatus, reason: string, diff?: string) => SuiteRow): SuiteRow[] {
+    const label = (ref: string) => resourceLabel(entry.kind, ref, entry.namespace);
+    const chain = policyChain(this.suite.policies, entry.policy) ?? [];
+    const inputs = { values: this.values, userInfo: this.suite.userInfo, policy: entry.policy };
+    const outcomes = runMutateExistingRule(chain, entry.rule ?? '', this.resources, this.targets, inputs);
+    if (typeof outcomes === 'string') return refs.map((ref) => row(label(ref), 'failed', outcomes));
+    let patched: { name: string; docs: SourceDoc[] } | undefined;
+    if (entry.patchedResources) {
+      const docs = readSuiteDocs({ dir: this.suite.dir, display: dirOf(this.suite.file) }, entry.patchedResources);
+      if (!docs.ok) return refs.map((ref) => row(label(ref), 'failed', `patched resource: ${firstError(docs.diagnostics)}`));
+      patched = { name: entry.patchedResources, docs: docs.value };
+    }
+    return refs.map((ref) => {
+      const subject = findResource(this.resources, entry.kind, ref, entry.namespace) ?? findResource(this.targets, entry.kind, ref, entry.namespace);
+      if (!subject) return row(label(ref), 'failed', `resource not found: no ${entry.kind || 'resource'} ${ref} among the test's resources or targetResources`);
+      const c = checkMutateExisting(outcomes, subject, entry.result, patched);
+      return row(label(ref), c.status, c.reason, c.diff);
     });
   }
 
@@ -170,6 +193,13 @@ function missingRule(prepared: Extract<Prepared, { ok: true }>, rule: string, na
   const kind = ['validate', 'generate', 'verifyImages'].find((k) => raw[k] !== undefined && raw[k] !== null);
   if (kind) return `rule ${rule} is a ${kind} rule: transmute runs mutate rules only`;
   return `rule ${rule} of policy ${id} did not parse into a mutation`;
+}
+
+/** True when the policy's rule of that name has `mutate.targets` (mutate existing). */
+function hasTargets(doc: SourceDoc, rule: string): boolean {
+  const spec = isJsonObject(doc.value) && isJsonObject(doc.value.spec) ? doc.value.spec : {};
+  const raw = (Array.isArray(spec.rules) ? spec.rules : []).find((r) => isJsonObject(r) && r.name === rule);
+  return isJsonObject(raw) && isJsonObject(raw.mutate) && Array.isArray(raw.mutate.targets) && raw.mutate.targets.length > 0;
 }
 
 /** The rule responses of the policy for the entry: rule events that matched (lookupRuleResponses). */
