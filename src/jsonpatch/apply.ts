@@ -89,7 +89,8 @@ function updateParent(
     }
     if (isJsonObject(cur)) {
       let child = hasOwn(cur, t) ? cur[t] : undefined;
-      if ((child === undefined || child === null) && createParents) child = /^(\d+|-)$/.test(tokens[i + 1]!) ? [] : {};
+      // evanphx v5 EnsurePathExistsOnAdd: a numeric next token (strconv.Atoi, so "-1" too) or "-" makes a list.
+      if ((child === undefined || child === null) && createParents) child = /^(-?\d+|-)$/.test(tokens[i + 1]!) ? [] : {};
       if (child === undefined || child === null) throw new PatchError('error', `doc is missing path: ${pointerOf(tokens)}`);
       const copy = copyObject(cur);
       defineOwn(copy, t, rec(child, i + 1));

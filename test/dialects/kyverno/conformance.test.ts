@@ -10,8 +10,8 @@ describeShared('kyverno conformance corpus (kyverno-cli, kyverno-unit)', () => {
     const passed = kyverno.filter((o) => o.status === 'passed').length;
     const broken = kyverno.filter((o) => o.status === 'error');
     expect(broken).toEqual([]);
-    // 49 unit + 33 CLI cases; the known failures are listed in the dialect's report (applyRules One, autogen,
-    // a kyverno JSON-patch profile gap, a mistranscribed unit case) and mutate-existing is unsupported.
-    expect(passed).toBeGreaterThanOrEqual(74);
+    // 49 unit + 33 CLI cases, a ratchet: the two that fail are applyRules: One (no IR form yet) and
+    // Test_Container_InitContainer_foreach (whose expected_partial looks mistranscribed).
+    expect(passed).toBeGreaterThanOrEqual(80);
   }, 120_000);
 });
