@@ -1,15 +1,360 @@
-/** MAP generation is not written yet: every policy is reported unsupported (TM4001) rather than emitted wrong. */
-import { diagnostic } from '../../diagnostics/diagnostic.js';
-import type { Policy } from '../../ir/nodes.js';
+/**
+ * IR to MutatingAdmissionPolicy + MutatingAdmissionPolicyBinding (admissionregistration.k8s.io/v1).
+ *
+ * - One MAP per IR policy; its rules' ops become ordered `mutations`. Gatekeeper mutators (fix-point
+ *   policies) sharing one match become one MAP after lower-fixpoint.ts's `checkFixpoint` proved that one
+ *   ordered pass reaches Gatekeeper's fix-point; a lone mutator is its own MAP (same proof on one policy).
+ * - Path ops are JSONPatch expressions (emit-jsonpatch.ts): `has()` branches for missing parents, escaped keys.
+ * - Policy guards become `matchConditions`; rule and `when` guards become CEL conditionals in the mutation.
+ * - A policy read from MAP is written back as it was (its CEL passes through).
+ * What MAP cannot state exactly is TM4001 at the IR node's origin; known differences are TM4002/TM4003.
+ */
+import { compile } from '../../cel/index.js';
+import { diagnostic, type Diagnostic } from '../../diagnostics/diagnostic.js';
+import type { DiagnosticCode } from '../../diagnostics/codes.js';
+import type { Origin } from '../../diagnostics/span.js';
+import { PARAMS_VAR } from '../../engines/cel.js';
+import { jsonEqual, type JsonObject } from '../../ir/json.js';
+import type { Guard, MatchClause, MatchSpec, Op, Policy, Rule } from '../../ir/nodes.js';
+import { toYamlDocuments } from '../../io/yaml-dump.js';
 import type { GenerateOptions, GenerateResult } from '../dialect.js';
+import { checkFixpoint } from '../kyverno/lower-fixpoint.js';
+import { sourceOfGuard } from '../gatekeeper/emit-match.js';
+import { celString, conditional } from './emit-cel.js';
+import { jsonPatchOf } from './emit-jsonpatch.js';
+import { emitMatch } from './emit-match.js';
+import { mergeLeaves } from './emit-merge.js';
+import { forEachOps } from './emit-foreach.js';
+import { schemaProblem } from './emit-schema.js';
+import { emitGuard } from './emit-value.js';
+import { DIALECT } from './lower.js';
+
+const API_VERSION = 'admissionregistration.k8s.io/v1';
+const MAX_NAME = 63;
+
+class Reporter {
+  readonly diagnostics: Diagnostic[] = [];
+  constructor(private readonly mode: NonNullable<GenerateOptions['unsupported']>) {}
+
+  unsupported(what: string, origin: Origin | undefined): void {
+    if (this.mode === 'ignore') return;
+    this.push('TM4001', `MutatingAdmissionPolicy cannot express ${what}; not emitted`, origin, this.mode === 'warn' ? 'warning' : undefined);
+  }
+
+  push(code: DiagnosticCode, message: string, origin: Origin | undefined, severity?: 'warning'): void {
+    this.diagnostics.push(diagnostic(code, { phase: 'emit', dialect: DIALECT, message, span: origin, ...(severity ? { severity } : {}) }));
+  }
+}
+
+interface Mutation {
+  patchType: 'ApplyConfiguration' | 'JSONPatch';
+  expression: string;
+}
+
+interface Body {
+  variables: { name: string; expression: string }[];
+  mutations: Mutation[];
+}
+
+function slug(s: string): string {
+  return (
+    s
+      .toLowerCase()
+      .replace(/[^a-z0-9.-]+/g, '-')
+      .replace(/^[-.]+|[-.]+$/g, '')
+      .replace(/-{2,}/g, '-')
+      .slice(0, MAX_NAME)
+      .replace(/[-.]+$/, '') || 'policy'
+  );
+}
+
+/** `when` blocks without `else` as guards on their ops. */
+function flatten(ops: readonly Op[], guards: readonly Guard[]): { op: Op; guards: Guard[] }[] {
+  return ops.flatMap((op) => {
+    if (op.kind !== 'when' || (op.else && op.else.length > 0)) return [{ op, guards: [...guards] }];
+    return flatten(op.then, [...guards, op.guard]);
+  });
+}
+
+function conditionOf(guards: readonly Guard[], report: Reporter): string | undefined | false {
+  const parts: string[] = [];
+  for (const g of guards) {
+    if (g.kind === 'const' && g.value) continue;
+    const e = emitGuard(g);
+    if ('why' in e) {
+      report.unsupported(e.why, g.origin);
+      return false;
+    }
+    parts.push(e.cel);
+  }
+  if (parts.length === 1) return parts[0];
+  return parts.length > 0 ? parts.map((x) => (/ \|\| | \? /.test(x) ? `(${x})` : x)).join(' && ') : undefined;
+}
+
+/** The mutations (and variables) of a policy's rules, in order. */
+function bodyOf(p: Policy, report: Reporter, body: Body): boolean {
+  for (const rule of p.rules) {
+    if (rule.match) {
+      report.unsupported(`a rule-level match (rule ${rule.name})`, rule.match.origin ?? rule.origin);
+      return false;
+    }
+    for (const { op, guards } of flatten(rule.body, rule.guards)) {
+      const cond = conditionOf(guards, report);
+      if (cond === false) return false;
+      if (op.kind === 'let') {
+        if (op.name === PARAMS_VAR) {
+          report.unsupported('a parameter object (paramKind) in a generated policy', op.origin);
+          return false;
+        }
+        if (op.value.kind !== 'cel' || cond) {
+          report.unsupported(`a variable bound to a ${op.value.kind} value`, op.origin);
+          return false;
+        }
+        const v = { name: op.name, expression: op.value.expr.text };
+        const seen = body.variables.find((x) => x.name === v.name);
+        if (seen && seen.expression !== v.expression) {
+          report.unsupported(`two variables named ${v.name}`, op.origin);
+          return false;
+        }
+        if (!seen) body.variables.push(v);
+        continue;
+      }
+      // A MAP mutation read back: its expression is the mutation.
+      if (op.kind === 'merge' && op.strategy === 'ssa' && op.value.kind === 'cel' && op.path.segments.length === 0 && !cond) {
+        body.mutations.push({ patchType: 'ApplyConfiguration', expression: op.value.expr.text });
+        continue;
+      }
+      if (op.kind === 'jsonPatch' && op.profile === 'evanphx-v4' && op.steps.length === 0 && op.stepsFrom?.kind === 'cel' && !cond) {
+        body.mutations.push({ patchType: 'JSONPatch', expression: op.stepsFrom.expr.text });
+        continue;
+      }
+      const leaves = op.kind === 'merge' && op.strategy !== 'ssa' ? mergeLeaves(op) : op.kind === 'forEach' ? forEachOps(op) : [op];
+      if (typeof leaves === 'string') {
+        report.unsupported(leaves, op.origin);
+        return false;
+      }
+      for (const leaf of leaves) {
+        const misfit = schemaProblem(leaf, ruleKinds.get(rule) ?? p.match);
+        if (misfit) {
+          report.unsupported(`a write the API server rejects when it decodes the object (${misfit})`, leaf.origin);
+          return false;
+        }
+        const patch = jsonPatchOf(leaf);
+        if (typeof patch !== 'string') {
+          report.unsupported(patch.why, leaf.origin);
+          return false;
+        }
+        body.mutations.push({ patchType: 'JSONPatch', expression: cond ? conditional(cond, patch, '[]') : patch });
+      }
+    }
+  }
+  return true;
+}
+
+/** Policy guards: `request.source == Original` is all MAP sees; the rest become matchConditions. */
+function policyConditions(p: Policy, report: Reporter): { name: string; expression: string }[] | undefined {
+  const out: { name: string; expression: string }[] = [];
+  for (const g of p.guards) {
+    if (g.kind === 'const' && g.value) continue;
+    const source = sourceOfGuard(g);
+    if (source === 'Original') {
+      report.push('TM4003', 'MAP sees only admission requests (Gatekeeper source Original); objects Gatekeeper generates by expansion are not mutated', g.origin, 'warning');
+      continue;
+    }
+    if (source === 'Generated') {
+      report.unsupported('a match on generated (expansion) objects', g.origin);
+      return undefined;
+    }
+    const e = emitGuard(g);
+    if ('why' in e) {
+      report.unsupported(e.why, g.origin);
+      return undefined;
+    }
+    out.push({ name: `condition-${out.length + 1}`, expression: e.cel });
+  }
+  return out;
+}
+
+function checkCel(name: string, body: Body, conditions: readonly { expression: string }[], origin: Origin, report: Reporter): boolean {
+  const checks: [string, 'Object' | 'JSONPatchList' | 'bool' | 'any'][] = [
+    ...body.mutations.map((m): [string, 'Object' | 'JSONPatchList'] => [m.expression, m.patchType === 'ApplyConfiguration' ? 'Object' : 'JSONPatchList']),
+    ...conditions.map((c): [string, 'bool'] => [c.expression, 'bool']),
+  ];
+  for (const [text, expect] of checks) {
+    const r = compile(text, { expect });
+    if (!r.ok) {
+      report.unsupported(`the generated CEL of ${name} (${r.diagnostics[0]?.message ?? 'does not compile'}): ${text}`, origin);
+      return false;
+    }
+  }
+  return true;
+}
+
+function documents(name: string, p: Policy, match: JsonObject, conditions: { name: string; expression: string }[], body: Body): JsonObject[] {
+  const spec: JsonObject = { matchConstraints: match };
+  if (body.variables.length > 0) spec.variables = body.variables.map((v) => ({ ...v }));
+  if (conditions.length > 0) spec.matchConditions = conditions.map((c) => ({ ...c }));
+  spec.mutations = body.mutations.map((m): JsonObject =>
+    m.patchType === 'ApplyConfiguration' ? { patchType: m.patchType, applyConfiguration: { expression: m.expression } } : { patchType: m.patchType, jsonPatch: { expression: m.expression } },
+  );
+  spec.failurePolicy = p.semantics.failurePolicy === 'ignore' ? 'Ignore' : 'Fail';
+  spec.reinvocationPolicy = p.semantics.reinvocation === 'ifNeeded' ? 'IfNeeded' : 'Never';
+  const binding = slug(`${name}-binding`);
+  return [
+    { apiVersion: API_VERSION, kind: 'MutatingAdmissionPolicy', metadata: { name }, spec },
+    { apiVersion: API_VERSION, kind: 'MutatingAdmissionPolicyBinding', metadata: { name: binding }, spec: { policyName: name } },
+  ];
+}
+
+/** The MAP name: a policy read from MAP keeps its name (the id is `<policy>/<binding>[/param]`). */
+function nameOf(p: Policy, used: Set<string>): string {
+  const fromMap = p.origin.dialect === DIALECT ? p.id.split('/')[0]! : p.id;
+  let name = slug(fromMap);
+  for (let n = 2; used.has(name); n++) name = slug(`${fromMap}-${n}`);
+  used.add(name);
+  return name;
+}
+
+function isEmptyMatch(m: MatchSpec | undefined): boolean {
+  return !m || (!m.any?.length && !m.all?.length && !m.exclude?.any?.length && !m.exclude?.all?.length);
+}
+
+/**
+ * A MAP has one match: the policy's, or the rules' when they all share one (Kyverno writes match per rule)
+ * and the policy has none. Returns the policy with that match hoisted, or why not.
+ */
+function hoistRuleMatch(p: Policy): Policy | string {
+  const withMatch = p.rules.filter((r) => r.match);
+  if (withMatch.length === 0) return p;
+  const first = withMatch[0]!.match!;
+  if (!isEmptyMatch(p.match)) {
+    // A namespaced Kyverno Policy: its namespace clause holds together with the rules' (shared) match.
+    const same = withMatch.length === p.rules.length && withMatch.every((r) => jsonEqual(stripOrigin(r.match!), stripOrigin(first)));
+    if (!same || p.match.exclude || (p.match.any?.length ?? 0) > 1 || p.match.globs !== first.globs) return `a rule-level match (rule ${withMatch[0]!.name}) under a policy match`;
+    const all = [...(p.match.all ?? []), ...(p.match.any ?? []), ...(first.all ?? [])];
+    const combined: MatchSpec = { ...first, all };
+    return { ...p, match: combined, rules: p.rules.map(({ match: _m, ...r }) => r) };
+  }
+  if (withMatch.length !== p.rules.length) return `a rule-level match on some rules only (rule ${withMatch[0]!.name})`;
+  if (withMatch.every((r) => jsonEqual(stripOrigin(r.match!), stripOrigin(first)))) return { ...p, match: first, rules: p.rules.map(({ match: _m, ...r }) => r) };
+  // Rules that differ only in kinds (Kyverno autogen): the union matches, each rule tests its kinds in CEL.
+  const rules: Rule[] = [];
+  const any: MatchClause[] = [];
+  for (const { match, ...r } of p.rules) {
+    const test = kindTest(match!);
+    if (!test) return `rules with different matches in one policy (rule ${r.name}): a MAP has one matchConstraints`;
+    any.push(...match!.any!);
+    const rule: Rule = { ...r, guards: [{ kind: 'cel', expr: { text: test, origin: match!.origin ?? r.origin }, origin: match!.origin ?? r.origin }, ...r.guards] };
+    ruleKinds.set(rule, match!);
+    rules.push(rule);
+  }
+  return { ...p, match: { globs: first.globs, any, ...(first.origin ? { origin: first.origin } : {}) }, rules };
+}
+
+/** The match of a rule whose kinds test moved into CEL: its writes are checked against its own kinds. */
+const ruleKinds = new WeakMap<Rule, MatchSpec>();
+
+/** `request.kind` tests for a match of alternative kinds only (same operations everywhere), or undefined. */
+function kindTest(m: MatchSpec): string | undefined {
+  if (m.all?.length || m.exclude?.any?.length || m.exclude?.all?.length || !m.any?.length) return undefined;
+  const tests: string[] = [];
+  for (const c of m.any) {
+    if (Object.keys(c).some((k) => k !== 'kinds' && k !== 'operations') || !c.kinds?.length) return undefined;
+    for (const k of c.kinds) {
+      const group = k.group === '*' ? undefined : k.group;
+      const version = k.version === '*' ? undefined : k.version;
+      if (k.subresource || /[*?]/.test(k.kind + (group ?? '') + (version ?? ''))) return undefined;
+      const parts = [`request.kind.kind == ${celString(k.kind)}`];
+      if (group !== undefined) parts.unshift(`request.kind.group == ${celString(group)}`);
+      if (version !== undefined) parts.push(`request.kind.version == ${celString(version)}`);
+      tests.push(parts.join(' && '));
+    }
+  }
+  const ops = new Set(m.any.map((c) => JSON.stringify(c.operations ?? null)));
+  if (ops.size > 1) return undefined;
+  return tests.length === 1 ? tests[0] : tests.map((t) => (t.includes('&&') ? `(${t})` : t)).join(' || ');
+}
+
+function emitGroup(original: readonly Policy[], report: Reporter, used: Set<string>): JsonObject[] {
+  const group: Policy[] = [];
+  for (const p of original) {
+    const h = hoistRuleMatch(p);
+    if (typeof h === 'string') {
+      report.unsupported(h, p.rules.find((r) => r.match)?.match?.origin ?? p.origin);
+      return [];
+    }
+    group.push(h);
+  }
+  const head = group[0]!;
+  const m = emitMatch(head.match);
+  if (typeof m === 'string') {
+    report.unsupported(m, head.match.origin ?? head.origin);
+    return [];
+  }
+  for (const note of m.notes) report.push('TM4003', `match: ${note}`, head.match.origin ?? head.origin, 'warning');
+  const conditions = [...m.conditions];
+  const body: Body = { variables: [], mutations: [] };
+  for (const p of group) {
+    const c = policyConditions(p, report);
+    if (!c) return [];
+    if (group.length > 1 && c.length > 0) {
+      report.unsupported(`the guards of ${p.id} inside a group of Gatekeeper mutators`, p.origin);
+      return [];
+    }
+    conditions.push(...c);
+    if (!bodyOf(p, report, body)) return [];
+  }
+  if (body.mutations.length === 0) {
+    report.push('TM4003', `${head.id} writes nothing; no policy emitted`, head.origin, 'warning');
+    return [];
+  }
+  const name = group.length > 1 ? nameOf({ ...head, id: 'gatekeeper-mutators' }, used) : nameOf(head, used);
+  if (!checkCel(name, body, conditions, head.origin, report)) return [];
+  return documents(name, head, m.matchConstraints, conditions, body);
+}
+
+function disabled(p: Policy): boolean {
+  return p.guards.some((g) => g.kind === 'const' && !g.value);
+}
 
 export function generateMap(policies: readonly Policy[], opts: GenerateOptions = {}): GenerateResult {
-  const severity = opts.unsupported === 'ignore' ? 'info' : opts.unsupported === 'warn' ? 'warning' : 'error';
-  return {
-    documents: [],
-    text: '',
-    diagnostics: policies.map((p) =>
-      diagnostic('TM4001', { phase: 'emit', dialect: 'map', severity, message: `policy ${p.id}: generating MutatingAdmissionPolicy is not supported yet`, span: p.origin }),
-    ),
-  };
+  const report = new Reporter(opts.unsupported ?? 'error');
+  const used = new Set<string>();
+  const docs: JsonObject[] = [];
+  const live = policies.filter((p) => {
+    if (!disabled(p)) return true;
+    report.unsupported(`${p.id}, which never applies (disabled by its source dialect)`, p.origin);
+    return false;
+  });
+  const fixpoint = live.filter((p) => p.semantics.order === 'fixpoint');
+  if (fixpoint.length > 1) {
+    const problems = checkFixpoint(fixpoint);
+    for (const problem of problems) report.unsupported(`Gatekeeper's fix-point in one ordered pass: ${problem.message}`, problem.origin);
+    if (problems.length > 0) return { documents: [], text: '', diagnostics: report.diagnostics };
+    // One MAP runs its mutations in order; mutators with different matches would need one MAP each, whose
+    // relative order the API server does not promise.
+    const bad = fixpoint.find((p) => !jsonEqual(stripOrigin(p.match), stripOrigin(fixpoint[0]!.match)));
+    if (bad) {
+      report.unsupported(`Gatekeeper mutators with different matches in one ordered pass (${fixpoint[0]!.id}, ${bad.id})`, bad.match.origin ?? bad.origin);
+      return { documents: [], text: '', diagnostics: report.diagnostics };
+    }
+  } else if (fixpoint.length === 1) {
+    for (const problem of checkFixpoint(fixpoint)) report.unsupported(problem.message, problem.origin);
+  }
+  let fixpointDone = false;
+  for (const p of live) {
+    if (p.semantics.order === 'fixpoint') {
+      if (fixpointDone) continue;
+      fixpointDone = true;
+      docs.push(...emitGroup(fixpoint, report, used));
+      continue;
+    }
+    docs.push(...emitGroup([p], report, used));
+  }
+  return { documents: docs, text: docs.length > 0 ? toYamlDocuments(docs) : '', diagnostics: report.diagnostics };
+}
+
+function stripOrigin(m: Policy['match']): JsonObject {
+  const { origin: _origin, ...rest } = m;
+  return JSON.parse(JSON.stringify(rest)) as JsonObject;
 }

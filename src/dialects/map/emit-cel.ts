@@ -1,0 +1,62 @@
+/**
+ * CEL text for the generator: JSON literals, field selection and presence tests, the way a person writes
+ * them (`object.spec.containers`, `has(object.metadata.labels)`, `"app.kubernetes.io/name" in labels`).
+ */
+import type { JsonValue } from '../../ir/json.js';
+
+const IDENT = /^[_a-zA-Z][_a-zA-Z0-9]*$/;
+// CEL reserved words cannot be selected with `.` (cel-spec langdef.md "Syntax").
+const RESERVED = new Set(['true', 'false', 'null', 'in', 'as', 'break', 'const', 'continue', 'else', 'for', 'function', 'if', 'import', 'let', 'loop', 'package', 'namespace', 'return', 'var', 'void', 'while']);
+
+export function isSelectable(name: string): boolean {
+  return IDENT.test(name) && !RESERVED.has(name);
+}
+
+export function celString(s: string): string {
+  return JSON.stringify(s);
+}
+
+/** A JSON value as a CEL literal; undefined for what cannot round-trip (null, non-finite numbers). */
+export function celLiteral(v: JsonValue): string | undefined {
+  if (v === null) return undefined;
+  if (typeof v === 'string') return celString(v);
+  if (typeof v === 'boolean') return String(v);
+  if (typeof v === 'number') {
+    if (!Number.isFinite(v)) return undefined;
+    // JSONPatch values pass through double anyway (json_patch.go); ints keep the JSON integer form.
+    return Number.isInteger(v) ? (Math.abs(v) <= Number.MAX_SAFE_INTEGER ? String(v) : undefined) : String(v);
+  }
+  if (Array.isArray(v)) {
+    const items = v.map(celLiteral);
+    return items.every((x) => x !== undefined) ? `[${items.join(', ')}]` : undefined;
+  }
+  const entries: string[] = [];
+  for (const [k, x] of Object.entries(v)) {
+    const lit = celLiteral(x);
+    if (lit === undefined) return undefined;
+    entries.push(`${celString(k)}: ${lit}`);
+  }
+  return `{${entries.join(', ')}}`;
+}
+
+export function select(base: string, name: string): string {
+  return isSelectable(name) ? `${base}.${name}` : `${base}[${celString(name)}]`;
+}
+
+/** The presence test of `name` in the map `base` (`has()` takes only a selection). */
+export function hasField(base: string, name: string): string {
+  return isSelectable(name) ? `has(${base}.${name})` : `${celString(name)} in ${base}`;
+}
+
+/** `a ? b : c`, parenthesised where it sits inside another conditional. */
+export function conditional(test: string, then: string, otherwise: string): string {
+  if (then === otherwise) return then;
+  // CEL's grammar takes only a conditionalOr between `?` and `:` (cel-spec langdef.md "Syntax").
+  const t = then.includes(' ? ') ? `(${then})` : then;
+  const c = test.includes(' ? ') ? `(${test})` : test;
+  return `${c} ? ${t} : ${otherwise}`;
+}
+
+export function paren(s: string): string {
+  return /^[\w.$"[\]()]*$/.test(s) ? s : `(${s})`;
+}

@@ -1,0 +1,147 @@
+/**
+ * An IR match block as MAP `matchConstraints` (resourceRules from kinds through the built-in resource table,
+ * object and namespace selectors) plus the CEL `matchConditions` for what resource rules cannot say (names
+ * and namespaces). Anything else is unsupported.
+ */
+import type { JsonObject } from '../../ir/json.js';
+import type { GlobStyle, LabelSelector, MatchClause, MatchSpec, ResourcePattern } from '../../ir/match.js';
+import { resourceOf } from '../../k8s/resources.js';
+import { celString } from './emit-cel.js';
+
+const MAP_OPS = ['CREATE', 'UPDATE', 'CONNECT'];
+
+export interface EmittedMatch {
+  matchConstraints: JsonObject;
+  conditions: { name: string; expression: string }[];
+  notes: string[];
+}
+
+function rulesOfClause(c: MatchClause): ResourcePattern[] | undefined {
+  const out: ResourcePattern[] = [];
+  for (const k of c.kinds ?? []) {
+    const resource = k.kind === '*' ? '*' : resourceOf({ group: k.group ?? '', version: k.version ?? '', kind: k.kind }).resource;
+    out.push({ groups: [k.group ?? '*'], versions: [k.version ?? '*'], resources: [k.subresource ? `${resource}/${k.subresource}` : resource] });
+  }
+  out.push(...(c.resources ?? []));
+  return out.length > 0 ? out : undefined;
+}
+
+function ruleJson(r: ResourcePattern, operations: readonly string[]): JsonObject {
+  const ops = r.operations && r.operations.length > 0 ? r.operations.filter((o) => o === '*' || operations.includes(o) || operations.includes('*')) : [...operations];
+  const out: JsonObject = { apiGroups: r.groups, apiVersions: r.versions, resources: r.resources, operations: ops.includes('*') ? ['*'] : ops };
+  if (r.resourceNames) out.resourceNames = r.resourceNames;
+  if (r.scope) out.scope = r.scope;
+  return out;
+}
+
+function selectorJson(s: LabelSelector): JsonObject {
+  const out: JsonObject = {};
+  if (s.matchLabels) out.matchLabels = { ...s.matchLabels };
+  if (s.matchExpressions) out.matchExpressions = s.matchExpressions.map((e) => ({ key: e.key, operator: e.operator, ...(e.values ? { values: e.values } : {}) }));
+  return out;
+}
+
+/** A name pattern as a CEL test of `subject`. */
+function globTest(subject: string, pattern: string, globs: GlobStyle): string | undefined {
+  if (globs === 'exact' || !/[*?]/.test(pattern)) return `${subject} == ${celString(pattern)}`;
+  if (globs === 'prefixSuffix') {
+    const inner = pattern.replace(/^\*|\*$/g, '');
+    if (inner.includes('*')) return undefined;
+    if (pattern.startsWith('*') && pattern.endsWith('*') && pattern.length > 1) return `${subject}.contains(${celString(inner)})`;
+    if (pattern.endsWith('*')) return `${subject}.startsWith(${celString(inner)})`;
+    return `${subject}.endsWith(${celString(inner)})`;
+  }
+  const re = pattern.replace(/[.+^${}()|[\]\\]/g, '\\$&').replaceAll('*', '.*').replaceAll('?', '.');
+  return `${subject}.matches(${celString(`^${re}$`)})`;
+}
+
+function anyOf(subject: string, patterns: readonly string[], globs: GlobStyle): string | undefined {
+  const tests = patterns.map((p) => globTest(subject, p, globs));
+  if (tests.some((t) => t === undefined)) return undefined;
+  return tests.length === 1 ? tests[0] : tests.map((t) => `(${t})`).join(' || ');
+}
+
+export function emitMatch(spec: MatchSpec): EmittedMatch | string {
+  if (spec.exclude && ((spec.exclude.all?.length ?? 0) > 0)) return 'an exclusion that needs all of several clauses';
+  const clauses: MatchClause[] = [...(spec.all ?? [])];
+  const any = spec.any ?? [];
+  let rules: ResourcePattern[] | undefined;
+  let operations: string[] = [...MAP_OPS];
+  const notes: string[] = [];
+  if (any.length === 1) clauses.push(any[0]!);
+  else if (any.length > 1) {
+    // A union only of resource rules: kinds/resources/operations per clause.
+    rules = [];
+    for (const c of any) {
+      const keys = Object.keys(c).filter((k) => k !== 'kinds' && k !== 'resources' && k !== 'operations');
+      if (keys.length > 0) return `one of several alternative match clauses with ${keys.join(', ')}`;
+      const rs = rulesOfClause(c);
+      if (!rs) return 'an alternative match clause without kinds';
+      const ops = c.operations ?? ['*'];
+      rules.push(...rs.map((r) => ({ ...r, operations: r.operations ?? ops })));
+    }
+  }
+  const conditions: EmittedMatch['conditions'] = [];
+  let objectSelector: LabelSelector | undefined;
+  let namespaceSelector: LabelSelector | undefined;
+  let scope: ResourcePattern['scope'];
+  for (const c of clauses) {
+    for (const key of Object.keys(c) as (keyof MatchClause)[]) {
+      switch (key) {
+        case 'kinds':
+        case 'resources':
+          break;
+        case 'operations':
+          if (!c.operations!.includes('*')) operations = operations.filter((o) => c.operations!.includes(o));
+          break;
+        case 'labelSelector':
+          if (objectSelector) return 'two object label selectors';
+          objectSelector = c.labelSelector;
+          break;
+        case 'namespaceSelector':
+          if (namespaceSelector) return 'two namespace selectors';
+          namespaceSelector = c.namespaceSelector;
+          break;
+        case 'names': {
+          const t = anyOf('object.metadata.?name.orValue("")', c.names!, spec.globs);
+          if (!t) return `the name patterns ${c.names!.join(', ')}`;
+          conditions.push({ name: 'names', expression: t });
+          break;
+        }
+        case 'namespaces':
+        case 'excludedNamespaces': {
+          const t = anyOf('request.namespace', c[key]!, spec.globs);
+          if (!t) return `the namespace patterns ${c[key]!.join(', ')}`;
+          // Cluster-scoped objects have no namespace: Gatekeeper's namespace matcher never matches them.
+          conditions.push({ name: key === 'namespaces' ? 'namespaces' : 'excluded-namespaces', expression: key === 'namespaces' ? t : `!(${t})` });
+          notes.push(`${key} tested on request.namespace`);
+          break;
+        }
+        case 'scope':
+          if (c.scope !== '*') scope = c.scope;
+          break;
+        default:
+          return `a match on ${key}`;
+      }
+    }
+    const rs = rulesOfClause(c);
+    if (rs) {
+      if (rules) return 'several clauses that each restrict kinds';
+      rules = rs;
+    }
+  }
+  if (operations.length === 0) return 'a match on no MAP operation (MAP never sees DELETE)';
+  const resourceRules = (rules ?? [{ groups: ['*'], versions: ['*'], resources: ['*'] }]).map((r) => ruleJson(scope && !r.scope ? { ...r, scope } : r, operations));
+  const matchConstraints: JsonObject = { resourceRules };
+  const excludes: ResourcePattern[] = [];
+  for (const c of spec.exclude?.any ?? []) {
+    const keys = Object.keys(c).filter((k) => k !== 'kinds' && k !== 'resources' && k !== 'operations');
+    const rs = rulesOfClause(c);
+    if (keys.length > 0 || !rs) return `an exclusion on ${keys.join(', ') || 'nothing'}`;
+    excludes.push(...rs.map((r) => ({ ...r, operations: r.operations ?? c.operations ?? ['*'] })));
+  }
+  if (excludes.length > 0) matchConstraints.excludeResourceRules = excludes.map((r) => ruleJson(r, ['*']));
+  if (namespaceSelector) matchConstraints.namespaceSelector = selectorJson(namespaceSelector);
+  if (objectSelector) matchConstraints.objectSelector = selectorJson(objectSelector);
+  return { matchConstraints, conditions, notes };
+}

@@ -1,0 +1,106 @@
+/**
+ * Whether a generated write fits the built-in kind's schema. The API server decodes the patched object
+ * strictly into its Go type (map.md §6.1): a field the schema does not declare, or a scalar of the wrong
+ * type, fails the request, where Gatekeeper and Kyverno (unstructured objects) write it. Such a write is
+ * unsupported rather than emitted with a different outcome.
+ */
+import type { JsonValue } from '../../ir/json.js';
+import type { GvkPattern, MatchSpec } from '../../ir/match.js';
+import type { Op } from '../../ir/nodes.js';
+import type { Segment } from '../../ir/path.js';
+import { lookupKind } from '../../k8s/resources.js';
+import { builtinKindType, builtinSchema } from '../../merge/ssa/builtin-schema.js';
+import type { Atom, Schema, TypeRef } from '../../merge/ssa/schema.js';
+import { isEmptyTypeRef } from '../../merge/ssa/schema.js';
+
+function kindsOf(m: MatchSpec): GvkPattern[] {
+  return [...(m.any ?? []), ...(m.all ?? [])].flatMap((c) => c.kinds ?? []);
+}
+
+function typeOfKind(k: GvkPattern): TypeRef | undefined {
+  if (k.kind === '*' || k.group === '*' || k.subresource) return undefined;
+  const info = lookupKind(k.group ?? '', k.kind);
+  if (!info) return undefined;
+  const version = k.version && k.version !== '*' ? k.version : info.version;
+  return builtinKindType(info.group, version, k.kind);
+}
+
+/** Why `value` cannot sit at a place of type `t`, or undefined. */
+function valueProblem(schema: Schema, t: TypeRef, v: JsonValue, where: string): string | undefined {
+  const a = schema.resolve(t);
+  if (!a || a.scalar === 'untyped') return undefined;
+  if (v === null) return undefined;
+  if (Array.isArray(v)) {
+    if (!a.list) return a.map || a.scalar ? `${where} is not a list in the schema` : undefined;
+    for (const [i, x] of v.entries()) {
+      const p = valueProblem(schema, a.list.elementType, x, `${where}[${i}]`);
+      if (p) return p;
+    }
+    return undefined;
+  }
+  if (typeof v === 'object') {
+    if (!a.map) return a.list || a.scalar ? `${where} is not a map in the schema` : undefined;
+    for (const [k, x] of Object.entries(v)) {
+      const f = a.map.fieldIndex.get(k);
+      const ft = f?.type ?? (isEmptyTypeRef(a.map.elementType) ? undefined : a.map.elementType);
+      if (!ft) return `${where}.${k} is not declared in the schema`;
+      const p = valueProblem(schema, ft, x, `${where}.${k}`);
+      if (p) return p;
+    }
+    return undefined;
+  }
+  if (!a.scalar) return `${where} is not a scalar in the schema`;
+  const kind = typeof v === 'number' ? 'numeric' : typeof v === 'string' ? 'string' : 'boolean';
+  return a.scalar === kind ? undefined : `${where} holds a ${a.scalar} in the schema, not a ${kind}`;
+}
+
+function step(schema: Schema, a: Atom, s: Segment, where: string): { type: TypeRef; where: string } | string | undefined {
+  if (s.kind === 'field') {
+    if (!a.map) return a.scalar === 'untyped' ? undefined : `${where} has no fields in the schema`;
+    const f = a.map.fieldIndex.get(s.name);
+    if (f) return { type: f.type, where: `${where}.${s.name}` };
+    if (isEmptyTypeRef(a.map.elementType)) return `${where}.${s.name} is not declared in the schema`;
+    return { type: a.map.elementType, where: `${where}.${s.name}` };
+  }
+  if (!a.list) return a.scalar === 'untyped' ? undefined : `${where} is not a list in the schema`;
+  return { type: a.list.elementType, where: `${where}[]` };
+}
+
+/** Why the op cannot be written for some built-in kind its policy matches, or undefined. */
+export function schemaProblem(op: Op, match: MatchSpec): string | undefined {
+  if (!('path' in op) || op.path.root !== 'object') return undefined;
+  const decoded = builtinSchema();
+  if (!decoded.ok) return undefined;
+  const schema = decoded.value.schema;
+  for (const k of kindsOf(match)) {
+    let t = typeOfKind(k);
+    if (!t) continue;
+    let where = '';
+    let lost = false;
+    for (const s of op.path.segments) {
+      const a = schema.resolve(t);
+      if (!a) {
+        lost = true;
+        break;
+      }
+      const next = step(schema, a, s, where);
+      if (typeof next === 'string') return `${k.kind}: ${next.replace(/^\./, '')}`;
+      if (!next) {
+        lost = true;
+        break;
+      }
+      t = next.type;
+      where = next.where;
+    }
+    if (lost) continue;
+    const values = op.kind === 'set' ? [op.value] : op.kind === 'setMembers' ? op.values : [];
+    for (const v of values) {
+      if (v.kind !== 'literal') continue;
+      const target = op.kind === 'setMembers' ? schema.resolve(t)?.list?.elementType : t;
+      if (!target) continue;
+      const p = valueProblem(schema, target, v.json, where);
+      if (p) return `${k.kind}: ${p.replace(/^\./, '')}`;
+    }
+  }
+  return undefined;
+}
