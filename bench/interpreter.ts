@@ -1,11 +1,9 @@
-import { apply } from '../src/interpreter/index.js';
-import { copyObject, isJsonObject, jsonEqual, type JsonObject, type JsonValue } from '../src/ir/json.js';
+import { copyObject, isJsonObject, type JsonObject, type JsonValue } from '../src/ir/json.js';
 import type { Policy } from '../src/ir/nodes.js';
 import { loadYamlText } from '../src/io/yaml-load.js';
 import { parsePolicyDocs } from '../src/pipeline.js';
-import type { AdmissionRequest } from '../src/k8s/request.js';
 import type { Benchmark } from './types.js';
-import { makePods } from './pods.js';
+import { podPolicyBenchmark } from './pods.js';
 
 /** The 20-operation policy of the core benchmark: sets, a keyed list element, a guarded remove, an if-absent label. */
 export const TWENTY_OPS_POLICY = `apiVersion: transmute.dev/v1alpha1
@@ -122,31 +120,4 @@ export function handWritten(pod: JsonObject): JsonObject {
   return { ...pod, metadata, spec };
 }
 
-export const benchmarks: Benchmark[] = [
-  {
-    name: 'ir: 20-op policy over 10,000 Pods',
-    setup() {
-      const policies = twentyOpsPolicies();
-      const pods = makePods(10_000);
-      const requests: AdmissionRequest[] = pods.map((object) => ({ object, operation: 'CREATE' }));
-      let sink: unknown;
-      return {
-        items: pods.length,
-        run() {
-          for (const r of requests) sink = apply(policies, r, { trace: false, patch: false }).object;
-        },
-        baseline() {
-          for (const p of pods) sink = handWritten(p);
-        },
-        verify() {
-          for (let i = 0; i < 200; i++) {
-            const a = apply(policies, requests[i]!, { trace: false, patch: false }).object;
-            const b = handWritten(pods[i]!);
-            if (!jsonEqual(a, b)) throw new Error(`interpreter and baseline disagree on pod ${i}:\n${JSON.stringify(a)}\n${JSON.stringify(b)}`);
-          }
-          void sink;
-        },
-      };
-    },
-  },
-];
+export const benchmarks: Benchmark[] = [podPolicyBenchmark('ir: 20-op policy over 10,000 Pods', twentyOpsPolicies, handWritten, 200)];

@@ -1,11 +1,9 @@
-import { apply } from '../src/interpreter/index.js';
-import { copyObject, isJsonObject, jsonEqual, type JsonObject, type JsonValue } from '../src/ir/json.js';
+import { copyObject, isJsonObject, type JsonObject, type JsonValue } from '../src/ir/json.js';
 import type { Policy } from '../src/ir/nodes.js';
 import { loadYamlText } from '../src/io/yaml-load.js';
-import type { AdmissionRequest } from '../src/k8s/request.js';
 import { parsePolicyDocs } from '../src/pipeline.js';
 import type { Benchmark } from './types.js';
-import { makePods } from './pods.js';
+import { podPolicyBenchmark } from './pods.js';
 
 const POD = `    match:
       any:
@@ -131,35 +129,4 @@ export function handWrittenKyverno(pod: JsonObject): JsonObject {
   return { ...pod, metadata, spec };
 }
 
-export const benchmarks: Benchmark[] = [
-  {
-    name: 'kyverno: 30-rule ClusterPolicy over 10,000 Pods',
-    setup() {
-      const policies = thirtyRulePolicies();
-      const pods = makePods(10_000);
-      const requests: AdmissionRequest[] = pods.map((object) => ({ object, operation: 'CREATE' }));
-      let sink: unknown;
-      return {
-        items: pods.length,
-        run() {
-          for (const r of requests) sink = apply(policies, r, { trace: false, patch: false }).object;
-        },
-        baseline() {
-          for (const p of pods) sink = handWrittenKyverno(p);
-        },
-        verify() {
-          for (let i = 0; i < 300; i++) {
-            const before = JSON.stringify(pods[i]);
-            const a = apply(policies, requests[i]!, { trace: false, patch: false });
-            const b = handWrittenKyverno(pods[i]!);
-            if (!a.allowed || !jsonEqual(a.object, b)) {
-              throw new Error(`interpreter and baseline disagree on pod ${i}:\n${JSON.stringify(a.object)}\n${JSON.stringify(b)}\n${a.diagnostics.map((d) => d.message).join('\n')}`);
-            }
-            if (JSON.stringify(pods[i]) !== before) throw new Error(`pod ${i} was mutated in place`);
-          }
-          void sink;
-        },
-      };
-    },
-  },
-];
+export const benchmarks: Benchmark[] = [podPolicyBenchmark('kyverno: 30-rule ClusterPolicy over 10,000 Pods', thirtyRulePolicies, handWrittenKyverno, 300)];
