@@ -3,7 +3,10 @@
  * applied resources go through admission (CREATE, or UPDATE of the stored object), and `assert` / `error`
  * steps check the stored objects with chainsaw's partial matching. Asserts on non-resources (policy status,
  * reports, events) cannot be checked offline and are left out; a case with no resource assert left is
- * `unsupported`, never a vacuous pass.
+ * `unsupported`, never a vacuous pass. The API server's own part is modelled where assertions observe it
+ * (chainsaw-apiserver.ts: ServiceAccount admission, typed persistence), and for Kyverno policies with
+ * `mutate.targets` the background controller runs after each write, delete and policy install
+ * (chainsaw-background.ts).
  */
 import { apply } from '../../interpreter/index.js';
 import { copyObject, defineOwn, hasOwn, isJsonObject, type JsonObject, type JsonValue } from '../../ir/json.js';
@@ -16,9 +19,14 @@ import { dialectByName } from '../../dialects/registry.js';
 import { firstError, missingDialect, preparePolicies } from '../policies.js';
 import type { CaseResult, ChainsawCase } from '../types.js';
 import type { RunContext } from './context.js';
+import { persisted, serviceAccountAdmission } from './chainsaw-apiserver.js';
+import { hasMutateExistingRules } from '../../dialects/kyverno/mutate-existing.js';
+import { backgroundPolicies, runBackground, runOnPolicyUpdate, type BackgroundStore } from './chainsaw-background.js';
 
 /** Chainsaw creates each test's namespaced objects in an ephemeral namespace when they name none. */
 const TEST_NAMESPACE = 'chainsaw-test';
+/** Namespaces every cluster has. */
+const SYSTEM_NAMESPACES = ['default', 'kube-system', 'kube-public', 'kube-node-lease'];
 /** Chainsaw talks to the API server as the cluster admin. */
 const ADMIN = { username: 'kubernetes-admin', groups: ['system:masters', 'system:authenticated'] };
 /** Features whose effects are background mutations of other objects, which admission alone cannot show. */
@@ -28,8 +36,13 @@ export function runChainsawCase(c: ChainsawCase, ctx: RunContext): CaseResult {
   const missing = missingDialect(c.dialect, ctx.via);
   if (missing) return missing;
   const background = c.features.find((f) => BACKGROUND_FEATURES.includes(f));
-  if (background) return { status: 'unsupported', reason: `${background}: background mutation of existing objects is not simulated by the default runner` };
-  return new Replay(c, ctx).run();
+  if (background) {
+    // Kyverno `mutate.targets` rules are simulated (chainsaw-background.ts); MutatingPolicy targets are not, and
+    // a translation (`--via`) has no mutate-existing counterpart to run.
+    const simulated = c.dialect === 'kyverno' && ctx.via === undefined && !c.features.includes('mpol:mutateExisting') && c.steps.some((s) => s.op === 'policy' && s.docs.some(hasMutateExistingRules));
+    if (!simulated) return { status: 'unsupported', reason: `${background}: background mutation of existing objects is not simulated for this case` };
+  }
+  return new Replay(c, ctx, background !== undefined).run();
 }
 
 class Replay {
@@ -42,7 +55,29 @@ class Replay {
   constructor(
     private readonly c: ChainsawCase,
     private readonly ctx: RunContext,
-  ) {}
+    /** Whether `mutate.targets` rules run after writes, deletes and policy installs. */
+    private readonly background: boolean,
+  ) {
+    // Namespaces that exist before any step runs: the cluster's own and the one chainsaw creates for the test.
+    // They are what a policy matching `Namespace` finds as triggers on install (mutateExistingOnPolicyUpdate).
+    // The API server labels every namespace with its name (NamespaceDefaultLabelName).
+    for (const name of [...SYSTEM_NAMESPACES, TEST_NAMESPACE]) {
+      const ns = namespaceStub(name, { 'kubernetes.io/metadata.name': name });
+      this.objects.set(objectKey(ns), ns);
+    }
+  }
+
+  private readonly store: BackgroundStore = {
+    objects: this.objects,
+    keyOf: (o) => objectKey(o),
+    requestFor: (o) => ({ userInfo: ADMIN, namespaceObject: this.namespaceObject(String(metadata(o).namespace ?? '')) }),
+  };
+
+  /** Background rules for one trigger; their failures only become notes (Kyverno records them on the UR). */
+  private runBackground(trigger: AdmissionRequest): void {
+    if (!this.background) return;
+    for (const e of runBackground(backgroundPolicies(this.policyDocs), trigger, this.store)) this.notes.push(`background: ${e}`);
+  }
 
   run(): CaseResult {
     const dialect = dialectByName(this.c.dialect)!;
@@ -86,11 +121,17 @@ class Replay {
     return { status: 'passed' };
   }
 
-  private addPolicies(docs: SourceDoc[]): CaseResult | undefined {
+  private addPolicies(given: SourceDoc[]): CaseResult | undefined {
+    // A namespaced policy (Kyverno `Policy`) without a namespace lands in the test namespace, like any other
+    // namespaced object chainsaw applies; left without one it would apply to no namespace at all.
+    const docs = given.map((d) => (isJsonObject(d.value) ? { ...d, value: this.placed(d.value) } : d));
     const key = (d: SourceDoc): string => `${kindOf(d.value)}|${String(metadata(d.value).namespace ?? '')}|${String(metadata(d.value).name ?? '')}`;
     const replaced = new Set(docs.map(key));
     this.policyDocs = [...this.policyDocs.filter((d) => !replaced.has(key(d))), ...docs];
-    return this.reload();
+    const r = this.reload();
+    if (r || !this.background) return r;
+    for (const e of runOnPolicyUpdate(docs, this.store)) this.notes.push(`background: ${e}`);
+    return undefined;
   }
 
   private reload(): CaseResult | undefined {
@@ -113,22 +154,29 @@ class Replay {
       this.notes.push(`${file}: create of an existing ${describe(object)} refused`);
       return;
     }
-    const candidate = existing && (op === 'apply' || op === 'patch') ? overlay(existing, object) : object;
-    const namespace = String(metadata(candidate).namespace ?? '');
-    const stored = namespace === '' ? undefined : this.objects.get(objectKey({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: namespace } }));
+    const written = existing && (op === 'apply' || op === 'patch') ? overlay(existing, object) : object;
+    const candidate = existing ? written : serviceAccountAdmission(written, (this.generated++).toString(36).padStart(5, '0'));
     const request: AdmissionRequest = {
       object: candidate,
       oldObject: existing ?? null,
       operation: existing ? 'UPDATE' : 'CREATE',
       userInfo: ADMIN,
-      namespaceObject: namespace === '' ? null : (stored ?? namespaceStub(namespace)),
+      namespaceObject: this.namespaceObject(String(metadata(candidate).namespace ?? '')),
     };
     const result = apply(this.policies, request);
     if (!result.allowed || !isJsonObject(result.object)) {
       this.notes.push(`${file}: ${describe(object)} denied: ${firstError(result.diagnostics)}`);
       return;
     }
-    this.objects.set(key, result.object);
+    const stored = persisted(result.object);
+    this.objects.set(key, stored);
+    // The background controller sees the persisted object (the UpdateRequest carries the admission request).
+    this.runBackground({ ...request, object: stored });
+  }
+
+  private namespaceObject(namespace: string): JsonObject | null {
+    if (namespace === '') return null;
+    return this.objects.get(objectKey({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: namespace } })) ?? namespaceStub(namespace);
   }
 
   private assert(file: string, index: number, expected: JsonObject): CaseResult | undefined {
@@ -153,7 +201,14 @@ class Replay {
   private remove(ref: JsonObject): void {
     const target = this.placed({ apiVersion: ref.apiVersion ?? '', kind: ref.kind ?? '', metadata: { name: ref.name ?? '', ...(ref.namespace ? { namespace: ref.namespace } : {}) } });
     const key = objectKey(target);
-    if (this.objects.delete(key)) return;
+    const existing = this.objects.get(key);
+    if (existing) {
+      this.objects.delete(key);
+      // A delete triggers mutate-existing rules too (match.operations may name DELETE); Kyverno then reads
+      // request.oldObject wherever request.object is written (mutate-existing.ts).
+      this.runBackground({ ...this.store.requestFor(existing), object: null, oldObject: existing, operation: 'DELETE' });
+      return;
+    }
     const before = this.policyDocs.length;
     this.policyDocs = this.policyDocs.filter((d) => objectKey(this.placed(d.value as JsonObject)) !== key);
     if (this.policyDocs.length !== before) this.reload();

@@ -58,8 +58,8 @@ export function contextLets(r: Reader, at: YamlPath, data: ContextData, diagnost
 
 /**
  * loaders/variable.go loadVariable: `value` (substituted) optionally narrowed by `jmesPath`, or `jmesPath`
- * queried on the whole context; a failing query falls back to `default` (an error without one); a nil result
- * is an error.
+ * queried on the whole context; a failing query falls back to `default` (an error without one), and so does
+ * a nil result of a whole-context query; a nil output is an error.
  */
 export function loadContextEntry(
   entry: JsonValue,
@@ -93,8 +93,11 @@ export function loadContextEntry(
     } else output = value.value;
   } else if (path !== '') {
     const r = env.query(path);
-    if (r.ok) output = r.value;
-    else if (defaultValue === null) return { ok: false, message: `failed to apply jmespath ${path} to variable ${r.message}` };
+    // loaders/variable.go: a query on the context that yields nil keeps `default` (only this branch; a nil
+    // from narrowing `value` replaces it). Chainsaw mutate-using-default-context relies on it.
+    if (r.ok) {
+      if (r.value !== null && r.value !== undefined) output = r.value;
+    } else if (defaultValue === null) return { ok: false, message: `failed to apply jmespath ${path} to variable ${r.message}` };
   }
   if (output === null || output === undefined) return { ok: false, message: `unable to add context entry for variable ${name} since it evaluated to nil` };
   return { ok: true, value: output as JsonValue };

@@ -179,8 +179,10 @@ function selectTargets(
   }
   return targets.filter((t) => {
     const md = obj(t.metadata) ?? {};
-    if (apiVersion !== '' && t.apiVersion !== apiVersion) return false;
-    if (kind !== '' && t.kind !== kind) return false;
+    // `apiVersion: '*'` (and kind wildcards) select any version: the dclient resolves target GVKs through
+    // discovery, which takes wildcards (pkg/clients/dclient `FindResources`); chainsaw existing/preconditions.
+    if (apiVersion !== '' && !wildcardMatch(apiVersion, str(t.apiVersion))) return false;
+    if (kind !== '' && !wildcardMatch(kind, str(t.kind))) return false;
     if (name !== '' && !wildcardMatch(name, str(md.name))) return false;
     if (namespace !== '' && !wildcardMatch(namespace, str(md.namespace))) return false;
     return selects(obj(md.labels) ?? {});
