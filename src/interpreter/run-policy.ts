@@ -1,4 +1,4 @@
-import { diagnostic } from '../diagnostics/diagnostic.js';
+import { diagnostic, type Diagnostic } from '../diagnostics/diagnostic.js';
 import { newEpoch } from './walk.js';
 import type { Policy } from '../ir/nodes.js';
 import type { AdmissionRequest } from '../k8s/request.js';
@@ -27,6 +27,11 @@ function currentRequest(st: EvalState): AdmissionRequest {
   return st.matchRequest;
 }
 
+function firstError(ds: readonly Diagnostic[]): Diagnostic | undefined {
+  for (const d of ds) if (d.severity === 'error') return d;
+  return undefined;
+}
+
 function firstFalse(st: EvalState, guards: readonly CompiledGuard[], scope: Scope): CompiledGuard | undefined {
   for (const g of guards) if (!g.fn(st, scope)) return g;
   return undefined;
@@ -35,17 +40,24 @@ function firstFalse(st: EvalState, guards: readonly CompiledGuard[], scope: Scop
 /**
  * Runs one policy once against the state. Returns whether it changed the object. A rule error either denies the
  * request (failurePolicy fail, the default) or discards that rule's changes and goes on (ignore).
+ *
+ * `keepOwned` (fix-point passes): go on writing in place into the containers earlier policies of the pass
+ * created, instead of copying the root again per policy and rule. The policy and rule starts are then not
+ * snapshots, so the result only says whether this policy changed the object identity: a change made in place
+ * is reported by the policy that first copied the root in this pass, which is all a pass needs. Real
+ * snapshots are kept where they are used: traced runs (per-op outcomes) and failurePolicy ignore (rollback).
  */
-export function runPolicy(cp: CompiledPolicy, st: EvalState, pass?: number): boolean {
+export function runPolicy(cp: CompiledPolicy, st: EvalState, pass?: number, keepOwned = false): boolean {
   const policy = cp.policy;
   st.policyId = policy.id;
   st.ruleName = undefined;
   const start = st.object;
-  st.owned = newEpoch();
+  const snapshots = !keepOwned || st.trace !== undefined || policy.semantics.failurePolicy === 'ignore';
+  if (snapshots) st.owned = newEpoch();
   const passInfo = pass === undefined ? {} : { pass };
   try {
     // A match block that could not be compiled (an invalid selector) fails when the policy is used.
-    const invalid = cp.match.diagnostics.find((d) => d.severity === 'error');
+    const invalid = firstError(cp.match.diagnostics);
     if (invalid) throw new EvalFailure(invalid);
     const m = cp.match.test(currentRequest(st));
     if (m.error) throw new EvalFailure(m.error);
@@ -65,7 +77,7 @@ export function runPolicy(cp: CompiledPolicy, st: EvalState, pass?: number): boo
   for (const cr of cp.rules) {
     st.ruleName = cr.rule.name;
     const before = st.object;
-    st.owned = newEpoch();
+    if (snapshots) st.owned = newEpoch();
     try {
       if (cr.match) {
         const m = cr.match.test(currentRequest(st));
@@ -89,7 +101,8 @@ export function runPolicy(cp: CompiledPolicy, st: EvalState, pass?: number): boo
           event(st, { rule: cr.rule.name, node: op.kind, outcome: st.object === opBefore ? 'unchanged' : 'applied', origin: op.origin, ...passInfo });
         }
       } else cr.body(st, Scope.EMPTY);
-      event(st, { rule: cr.rule.name, node: 'rule', outcome: st.object === before ? 'unchanged' : 'applied', origin: cr.rule.origin, ...passInfo });
+      // Built only when traced: this runs once per rule and request.
+      if (st.trace) event(st, { rule: cr.rule.name, node: 'rule', outcome: st.object === before ? 'unchanged' : 'applied', origin: cr.rule.origin, ...passInfo });
     } catch (e) {
       if (!(e instanceof EvalFailure)) throw e;
       if (policy.semantics.failurePolicy === 'ignore') {

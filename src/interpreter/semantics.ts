@@ -5,6 +5,7 @@ import type { CompiledPolicy } from './compile.js';
 import { evalFailure } from './failure.js';
 import { RequestDenied, runPolicy } from './run-policy.js';
 import type { EvalState } from './state.js';
+import { newEpoch } from './walk.js';
 
 /**
  * A unit of execution. Each engine's system runs as a whole at the position of its first policy:
@@ -69,11 +70,15 @@ function runFixpoint(unit: Extract<Unit, { kind: 'fixpoint' }>, st: EvalState): 
   const applied = st.onFixpointConverged ? new Set<Policy>() : undefined;
   for (let pass = 1; pass <= unit.maxPasses; pass++) {
     const snapshot = st.object;
+    // The snapshot is compared after the pass, so nothing in it may be written in place: the pass starts a
+    // new epoch, which its policies then share (runPolicy keepOwned). Any change in the pass therefore
+    // replaces the root, and the first policy to change something reports it.
+    st.owned = newEpoch();
     let changed = false;
     const appliedNow: Policy[] = [];
     for (const cp of unit.policies) {
       const writes = st.writes;
-      changed = runPolicy(cp, st, pass) || changed;
+      changed = runPolicy(cp, st, pass, true) || changed;
       if (applied && st.writes !== writes) appliedNow.push(cp.policy);
     }
     st.trace?.push({ policy: '*', node: 'pass', outcome: changed ? 'applied' : 'unchanged', pass });

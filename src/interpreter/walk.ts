@@ -33,6 +33,11 @@ export interface WalkOptions {
   owned: Owned;
   /** How many times a leaf was called (Gatekeeper counts setter calls, not changes). */
   leafCalls: number;
+  /**
+   * How many writes changed an owned container in place. Such a write leaves the root's identity as it was,
+   * so callers that cache by identity (run-policy.ts currentRequest) must be told.
+   */
+  inPlace: number;
 }
 
 /**
@@ -134,6 +139,7 @@ function walkField(
   if (next === REMOVE) {
     if (!exists) return UNCHANGED;
     if (owns(opts, map!)) {
+      opts.inPlace++;
       delete map![name];
       return map!;
     }
@@ -142,7 +148,12 @@ function walkField(
     return own(opts, copy);
   }
   if (exists && child === next) return UNCHANGED;
-  const copy = map ? (owns(opts, map) ? map : own(opts, copyObject(map))) : own(opts, {});
+  let copy: JsonObject;
+  if (map === undefined) copy = own(opts, {});
+  else if (owns(opts, map)) {
+    opts.inPlace++;
+    copy = map;
+  } else copy = own(opts, copyObject(map));
   defineOwn(copy, name, next);
   return copy;
 }
@@ -163,7 +174,11 @@ class ListWrite {
   writable(): JsonValue[] {
     if (this.out) return this.out;
     const l = this.list;
-    this.out = l ? (owns(this.opts, l) ? l : own(this.opts, l.slice())) : own(this.opts, []);
+    if (!l) this.out = own(this.opts, []);
+    else if (owns(this.opts, l)) {
+      this.opts.inPlace++;
+      this.out = l;
+    } else this.out = own(this.opts, l.slice());
     return this.out;
   }
 

@@ -30,9 +30,11 @@ export function writePath(st: EvalState, scope: Scope, path: Path, leaf: Leaf, c
   // Gatekeeper's core walk refuses an empty location (mutation_function.go); whole-object replacement is a
   // JSON patch's job, not a path write's.
   if (segs.length === 0) throw evalFailure('TM3001', 'attempting to mutate an empty target location', origin);
-  const opts: WalkOptions = { create, origin, owned: st.owned, leafCalls: 0 };
+  const opts: WalkOptions = { create, origin, owned: st.owned, leafCalls: 0, inPlace: 0 };
   const r = walk(st.object ?? undefined, segs, 0, leaf, opts);
   st.writes += opts.leafCalls;
+  // The request matched on holds the object by reference: after an in-place change it is out of date.
+  if (opts.inPlace > 0) st.matchRequest = undefined;
   if (r === UNCHANGED) return false;
   st.object = r;
   return true;

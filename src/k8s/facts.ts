@@ -70,11 +70,15 @@ function metadataString(obj: JsonObject | null, field: string): string {
   return typeof v === 'string' ? v : '';
 }
 
-function deriveFacts(req: AdmissionRequest): RequestFacts {
-  const newObject = nonEmptyObject(req.object);
-  const oldObject = nonEmptyObject(req.oldObject);
-  // kyverno engine: "if the new object is empty (DELETE) the old object is matched instead".
-  const object = newObject ?? oldObject;
+/** The facts that follow from the request's kind alone. */
+interface KindFacts {
+  gvk: GroupVersionKind;
+  matchGvk: GroupVersionKind;
+  resource: GroupVersionResource;
+  knownScope: boolean | undefined;
+}
+
+function kindFacts(req: AdmissionRequest, object: JsonObject | null): KindFacts {
   const gvk = req.kind ?? gvkOf(object);
   const subResource = req.subResource ?? '';
   // One table lookup serves both the resource and the scope in the common (main resource) case.
@@ -85,9 +89,39 @@ function deriveFacts(req: AdmissionRequest): RequestFacts {
     resource: info ? info.resource : guessResource(gvk.kind),
   };
   const matchGvk = subResource !== '' ? (kindOfResource(resource) ?? gvk) : gvk;
+  const knownScope = matchGvk === gvk ? info?.namespaced : isNamespacedKind(matchGvk);
+  return { gvk, matchGvk, resource, knownScope };
+}
+
+// A one-slot memo of the kind facts of requests that carry no kind of their own (the interpreter's requests,
+// rebuilt around every new object version): a stream of objects of one kind parses and looks up the kind once.
+let lastApiVersion: unknown;
+let lastKind: unknown;
+let lastKindFacts: KindFacts | undefined;
+
+function kindFactsOf(req: AdmissionRequest, object: JsonObject | null): KindFacts {
+  if (req.kind !== undefined || req.resource !== undefined || req.subResource !== undefined || object === null) return kindFacts(req, object);
+  // Own properties only, as gvkOf reads them; a non-string misses the memo (gvkOf reads it as '').
+  const av = hasOwn(object, 'apiVersion') ? object['apiVersion'] : undefined;
+  const k = hasOwn(object, 'kind') ? object['kind'] : undefined;
+  if (typeof av !== 'string' || typeof k !== 'string') return kindFacts(req, object);
+  if (lastKindFacts !== undefined && av === lastApiVersion && k === lastKind) return lastKindFacts;
+  const f = kindFacts(req, object);
+  lastApiVersion = av;
+  lastKind = k;
+  lastKindFacts = f;
+  return f;
+}
+
+function deriveFacts(req: AdmissionRequest): RequestFacts {
+  const newObject = nonEmptyObject(req.object);
+  const oldObject = nonEmptyObject(req.oldObject);
+  // kyverno engine: "if the new object is empty (DELETE) the old object is matched instead".
+  const object = newObject ?? oldObject;
+  const { gvk, matchGvk, resource, knownScope } = kindFactsOf(req, object);
+  const subResource = req.subResource ?? '';
   const namespace = req.namespace ?? metadataString(object, 'namespace');
   const isNamespace = matchGvk.group === '' && matchGvk.kind === 'Namespace';
-  const knownScope = matchGvk === gvk ? info?.namespaced : isNamespacedKind(matchGvk);
   const namespaced = req.namespaced ?? knownScope ?? (namespace !== '' && !isNamespace);
   return {
     request: req,

@@ -109,7 +109,12 @@ function runField(cur: JsonValue | undefined, group: Extract<Group, { kind: 'fie
   const original = map === undefined ? undefined : group.inherited ? (hasOwn(map, name) ? map[name] : undefined) : map[name];
   const child = runSteps(original, group.steps, opts);
   if (child === original) return UNCHANGED;
-  const copy = map ? (opts.owned.has(map) ? map : own(opts, copyObject(map))) : own(opts, {});
+  let copy: JsonObject;
+  if (map === undefined) copy = own(opts, {});
+  else if (opts.owned.has(map)) {
+    opts.inPlace++;
+    copy = map;
+  } else copy = own(opts, copyObject(map));
   defineOwn(copy, name, child as JsonValue);
   return copy;
 }
@@ -149,7 +154,7 @@ function runKeyed(cur: JsonValue | undefined, group: Extract<Group, { kind: 'key
       matched = true;
       const r = runSteps(el, group.steps, opts);
       if (r === el || r === undefined) continue;
-      out ??= opts.owned.has(list) ? list : own(opts, list.slice());
+      out ??= writableList(list, opts);
       out[idx] = r;
     }
   }
@@ -159,11 +164,17 @@ function runKeyed(cur: JsonValue | undefined, group: Extract<Group, { kind: 'key
     const r = runSteps(created, group.steps, opts);
     // Attached only if something below was written, as the walk does (mutation_function.go createMissingElement).
     if (r !== undefined && (r !== created || Object.keys(created).length > 1)) {
-      out ??= list ? (opts.owned.has(list) ? list : own(opts, list.slice())) : own(opts, []);
+      out ??= list ? writableList(list, opts) : own(opts, []);
       out.push(r);
     }
   }
   return out ?? UNCHANGED;
+}
+
+function writableList(list: JsonValue[], opts: WalkOptions): JsonValue[] {
+  if (!opts.owned.has(list)) return own(opts, list.slice());
+  opts.inPlace++;
+  return list;
 }
 
 function own<T extends object>(opts: WalkOptions, v: T): T {
@@ -178,9 +189,10 @@ export function compileFusedSets(ops: readonly SetOp[]): OpFn {
   });
   const plan = planAt(items, 0);
   return (st, scope) => {
-    const opts: WalkOptions = { create: true, origin: items[0]!.origin, owned: st.owned, leafCalls: 0 };
+    const opts: WalkOptions = { create: true, origin: items[0]!.origin, owned: st.owned, leafCalls: 0, inPlace: 0 };
     const r = runPlan(st.object ?? undefined, plan, opts);
     st.writes += opts.leafCalls;
+    if (opts.inPlace > 0) st.matchRequest = undefined;
     if (r !== UNCHANGED) st.object = r;
     return scope;
   };
