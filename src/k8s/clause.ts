@@ -4,7 +4,7 @@ import { hasOwn } from '../ir/json.js';
 import type { GlobStyle, GvkPattern, MatchClause, ResourcePattern, UserMatch } from '../ir/match.js';
 import type { RequestFacts } from './facts.js';
 import { compileAnyGlob, compileGenerateNamePattern, compileGlob, type GlobMatcher } from './glob.js';
-import { compileLabelSelector, labelsOf, labelValue, type CompiledSelector, type Labels } from './labels.js';
+import { annotationsOf, compileLabelSelector, labelsOf, labelValue, type CompiledSelector, type Labels } from './labels.js';
 import { compileOperations, type NoOperationRule, type OperationTest } from './operations.js';
 import type { MatchProfile } from './profile.js';
 
@@ -234,11 +234,11 @@ function labelSelectorCriterion(sel: MatchClause['labelSelector'], ctx: ClauseCo
   if (ctx.profile === 'kubernetes') {
     // kubernetes `MatchObjectSelector`: the new or the old object may match; a null object never does.
     return (f) =>
-      (f.newLabels !== null && s.matches(f.newLabels)) || (f.oldLabels !== null && s.matches(f.oldLabels))
+      (f.newObject !== null && s.matches(labelsOf(f.newObject))) || (f.oldObject !== null && s.matches(labelsOf(f.oldObject)))
         ? null
         : 'object labels do not match labelSelector';
   }
-  return (f) => (s.matches(f.labels) ? null : 'object labels do not match labelSelector');
+  return (f) => (s.matches(labelsOf(f.object)) ? null : 'object labels do not match labelSelector');
 }
 
 function namespaceSelectorCriterion(sel: MatchClause['namespaceSelector'], ctx: ClauseContext): Criterion | undefined {
@@ -256,7 +256,7 @@ function namespaceSelectorCriterion(sel: MatchClause['namespaceSelector'], ctx: 
     case 'gatekeeper':
       return (f) => {
         if (!f.isNamespace && f.namespaceObject === null && f.namespace === '') return null;
-        if (f.isNamespace) return s.matches(f.labels) ? null : miss;
+        if (f.isNamespace) return s.matches(labelsOf(f.object)) ? null : miss;
         if (f.namespaceObject === null) {
           return { error: 'namespace selector for namespace-scoped object but missing Namespace' };
         }
@@ -267,7 +267,7 @@ function namespaceSelectorCriterion(sel: MatchClause['namespaceSelector'], ctx: 
       return (f) => {
         // "If the request is about a cluster scoped resource, and it is not a namespace, it is never exempted."
         if (!f.isNamespace && f.namespace === '') return null;
-        if (f.isNamespace) return s.matches(f.labels) ? null : miss;
+        if (f.isNamespace) return s.matches(labelsOf(f.object)) ? null : miss;
         if (f.namespaceObject === null) return { error: `namespace "${f.namespace}" not found for namespaceSelector` };
         return s.matches(labelsOf(f.namespaceObject)) ? null : miss;
       };
@@ -291,7 +291,8 @@ function annotationsCriterion(annotations: Record<string, string>, ctx: ClauseCo
     return false;
   };
   return (f) => {
-    for (const p of pairs) if (!someActual(f.annotations, p.key, p.value)) return `no annotation matches ${p.text}`;
+    const annotations = annotationsOf(f.object);
+    for (const p of pairs) if (!someActual(annotations, p.key, p.value)) return `no annotation matches ${p.text}`;
     return null;
   };
 }

@@ -1,5 +1,4 @@
 import { hasOwn, isJsonObject, type JsonObject, type JsonValue } from '../ir/json.js';
-import { annotationsOf, labelsOf, type Labels } from './labels.js';
 import type { AdmissionRequest, GroupVersionKind, GroupVersionResource, UserInfo } from './request.js';
 import { guessResource, gvkOf, isNamespacedKind, kindOfResource, lookupKind } from './resources.js';
 
@@ -32,11 +31,6 @@ export interface RequestFacts {
   readonly isNamespace: boolean;
   /** `req.namespaced`, else the built-in table, else whether a namespace is known. */
   readonly namespaced: boolean;
-  readonly labels: Labels;
-  /** Labels of the new and the old object separately (Kubernetes objectSelector matches either). */
-  readonly newLabels: Labels | null;
-  readonly oldLabels: Labels | null;
-  readonly annotations: Labels;
   readonly namespaceObject: JsonObject | null;
   readonly userInfo: UserInfo | undefined;
 }
@@ -138,10 +132,6 @@ function deriveFacts(req: AdmissionRequest): RequestFacts {
     namespace,
     isNamespace,
     namespaced,
-    labels: labelsOf(object),
-    newLabels: newObject ? labelsOf(newObject) : null,
-    oldLabels: oldObject ? labelsOf(oldObject) : null,
-    annotations: annotationsOf(object),
     namespaceObject: isJsonObject(req.namespaceObject) ? req.namespaceObject : null,
     userInfo: req.userInfo,
   };
