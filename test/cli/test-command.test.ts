@@ -83,6 +83,9 @@ describeShared('transmute test on the upstream test-mutate suites', () => {
     const failedFiles = [...new Set(out.results.filter((x: { status: string }) => x.status === 'failed').map((x: { file: string }) => x.file.split('/').at(-2)))].sort();
     expect(failedFiles).toEqual(['mutate-existing-wildcard-panic']);
     expect(out.passed).toBeGreaterThanOrEqual(24);
-    expect(r.code).toBe(1);
+    // The one failure is listed in golden/exceptions.yaml: still counted as failed, but the run passes.
+    const failed = out.results.filter((x: { status: string }) => x.status === 'failed');
+    expect(failed.every((x: { reason: string }) => x.reason.startsWith('known divergence (golden/exceptions.yaml)'))).toBe(true);
+    expect(r.code).toBe(0);
   });
 });
