@@ -51,6 +51,7 @@ export function compileMerge(op: MergeOp): OpFn {
       const old = st.object ?? undefined;
       const merged = mergeWith(op, old, patch, st);
       if (!(old !== undefined && (merged === old || jsonEqual(merged, old)))) st.object = merged;
+      st.owned = newEpoch();
       return scope;
     }
     writePath(

@@ -1,13 +1,15 @@
 /**
  * Kyverno's patchStrategicMerge (pkg/engine/mutate/patch/strategicMergePatch.go `ProcessStrategicMergePatch`):
- * (a) anchor preprocessing of the pattern against the resource (anchors.ts), then (b) kyaml's strategic
- * merge with Kyverno's settings (merge.ts). A failed condition or global condition does not stop the merge:
+ * (a) anchor preprocessing of the pattern against the resource (anchors.ts; common pattern shapes compiled
+ * once by anchors-fast.ts), then (b) kyaml's strategic merge with Kyverno's settings (merge.ts, with its
+ * step-by-step reference merge-full.ts). A failed condition or global condition does not stop the merge:
  * upstream merges an empty patch instead (which still normalises the resource's associative lists) and the
  * rule is skipped when nothing changed; `skipped` carries the condition's message.
  */
 import { diagnostic, fail, ok, type Result } from '../../diagnostics/index.js';
 import { isJsonObject, type JsonValue } from '../../ir/json.js';
 import { needsPreprocessing, preprocessPattern } from './anchors.js';
+import { compileFastPattern, runFastPattern, type FastPattern } from './anchors-fast.js';
 import { kyamlMerge, type MergeFailure } from './merge.js';
 
 export interface GroupVersionKind {
@@ -29,22 +31,36 @@ export interface StrategicMergeValue {
 
 const EMPTY_PATCH: JsonValue = Object.freeze({}) as JsonValue;
 
-// Patterns are usually the same object for many resources (compile once, evaluate many).
-const preprocessingNeeded = new WeakMap<object, boolean>();
+/** What stage (a) needs for one pattern: nothing, the compiled form (anchors-fast.ts), or anchors.ts. */
+interface PatternPlan {
+  stageA: boolean;
+  fast: FastPattern | undefined;
+}
 
-function needsStageA(patch: JsonValue): boolean {
-  if (!isJsonObject(patch)) return true;
-  let known = preprocessingNeeded.get(patch);
-  if (known === undefined) preprocessingNeeded.set(patch, (known = needsPreprocessing(patch)));
-  return known;
+const ALWAYS_STAGE_A: PatternPlan = { stageA: true, fast: undefined };
+
+// Patterns are usually the same object for many resources (compile once, evaluate many); one entry per
+// pattern, as substituted patterns are fresh objects every time.
+const plans = new WeakMap<object, PatternPlan>();
+
+function planOf(patch: JsonValue): PatternPlan {
+  if (!isJsonObject(patch)) return ALWAYS_STAGE_A;
+  let plan = plans.get(patch);
+  if (plan === undefined) {
+    const stageA = needsPreprocessing(patch);
+    plan = { stageA, fast: stageA ? compileFastPattern(patch) : undefined };
+    plans.set(patch, plan);
+  }
+  return plan;
 }
 
 /** Applies a patchStrategicMerge pattern to a resource as Kyverno does. Neither input is modified. */
 export function strategicMerge(resource: JsonValue, patch: JsonValue, opts: StrategicMergeOptions = {}): Result<StrategicMergeValue> {
   let plainPatch = patch;
   let skipped: string | undefined;
-  if (needsStageA(patch)) {
-    const pre = preprocessPattern(patch, resource);
+  const plan = planOf(patch);
+  if (plan.stageA) {
+    const pre = (plan.fast !== undefined ? runFastPattern(plan.fast, resource) : undefined) ?? preprocessPattern(patch, resource);
     if (pre.ok) plainPatch = pre.patch;
     else if (pre.error.kind === 'error') return failure(`failed to preProcess rule: ${pre.error.message}`);
     else {

@@ -6,11 +6,15 @@
  * there every list is replaced. `KNOWN` stands for a known type with no merge list below it; the table only
  * spells out the fields that lead to a merge list.
  */
+import { hasOwn } from '../../ir/json.js';
 import table from './merge-keys.json' with { type: 'json' };
 
 export interface SmpSchema {
   /** Fields that lead to merge lists; any other field of a known type is `KNOWN`. */
   readonly fields?: ReadonlyMap<string, SmpSchema>;
+  /** `fields` as parallel arrays, for the merge's hot loops (no iterator per visit). */
+  readonly fieldNames?: readonly string[];
+  readonly fieldSchemas?: readonly SmpSchema[];
   /** The value schema of a map field (OpenAPI additionalProperties). */
   readonly values?: SmpSchema;
   /** Present on a list whose patch strategy contains `merge`: its merge keys ([] = a set of primitives). */
@@ -36,9 +40,17 @@ function typeSchema(id: string): SmpSchema {
   const hit = built.get(id);
   if (hit) return hit;
   const fields = new Map<string, SmpSchema>();
-  const schema: SmpSchema = { fields };
+  const fieldNames: string[] = [];
+  const fieldSchemas: SmpSchema[] = [];
+  const entries = Object.entries(data.types[id] ?? {});
+  const schema: SmpSchema = { fields, fieldNames, fieldSchemas };
   built.set(id, schema); // before the fields: recursive types terminate
-  for (const [name, entry] of Object.entries(data.types[id] ?? {})) fields.set(name, entrySchema(entry));
+  for (const [name, entry] of entries) {
+    const sub = entrySchema(entry);
+    fields.set(name, sub);
+    fieldNames.push(name);
+    fieldSchemas.push(sub);
+  }
   return schema;
 }
 
@@ -50,9 +62,25 @@ function entrySchema(entry: FieldEntry): SmpSchema {
 
 /** kyaml openapi.SchemaForResourceType: exact apiVersion and kind, as kyaml's embedded 1.21.2 OpenAPI knows them. */
 export function schemaForResourceType(apiVersion: string, kind: string): SmpSchema | null {
-  const id = data.kinds[`${apiVersion}/${kind}`];
-  return id === undefined ? null : typeSchema(id);
+  // Every merge asks for its resource's schema: answer from a map per apiVersion, not a string key per call.
+  let byKind = byApiVersion.get(apiVersion);
+  if (byKind === undefined) {
+    if (byApiVersion.size >= LOOKUP_LIMIT) byApiVersion.clear();
+    byApiVersion.set(apiVersion, (byKind = new Map()));
+  }
+  let hit = byKind.get(kind);
+  if (hit === undefined) {
+    const id = hasOwn(data.kinds, `${apiVersion}/${kind}`) ? data.kinds[`${apiVersion}/${kind}`] : undefined;
+    hit = id === undefined ? null : typeSchema(id);
+    if (byKind.size >= LOOKUP_LIMIT) byKind.clear();
+    byKind.set(kind, hit);
+  }
+  return hit;
 }
+
+/** Lookups are keyed by the resource's own text, so a stream of odd kinds must not grow the cache forever. */
+const LOOKUP_LIMIT = 1000;
+const byApiVersion = new Map<string, Map<string, SmpSchema | null>>();
 
 /** ResourceSchema.Field: a known type's field is known even when no merge list lies below it. */
 export function fieldSchema(schema: SchemaRef, name: string): SchemaRef {
