@@ -1,6 +1,6 @@
 import type { Capabilities } from '../dialect.js';
 
-/** What Kyverno mutate rules can express (generation is not implemented yet; parsing produces these). */
+/** What Kyverno mutate rules can express: what the parser produces and generate.ts writes back. */
 export const KYVERNO_CAPABILITIES: Capabilities = {
   segments: ['field', 'index', 'append'],
   ops: ['merge', 'jsonPatch', 'forEach', 'when', 'let'],
