@@ -63,7 +63,8 @@ export function newEpoch(): Owned {
   return new Owned();
 }
 
-function own<T extends object>(opts: WalkOptions, v: T): T {
+/** Marks a container this evaluation created, so later writes may change it in place. */
+export function own<T extends object>(opts: WalkOptions, v: T): T {
   opts.owned.add(v);
   return v;
 }
@@ -72,7 +73,8 @@ function owns(opts: WalkOptions, v: object): boolean {
   return opts.owned.has(v);
 }
 
-const INHERITED: ReadonlySet<string> = new Set(Object.getOwnPropertyNames(Object.prototype));
+/** Names that a plain property read would find on Object.prototype: only an own-property check is right for them. */
+export const INHERITED: ReadonlySet<string> = new Set(Object.getOwnPropertyNames(Object.prototype));
 
 function existsOkay(test: SegmentTest | undefined): boolean {
   return test !== 'notExist';

@@ -3,7 +3,7 @@ import { copyObject, defineOwn, hasOwn, isJsonObject, type JsonObject, type Json
 import type { Op, SetOp } from '../../ir/nodes.js';
 import type { Segment } from '../../ir/path.js';
 import { evalFailure, jsonTypeName } from '../failure.js';
-import { UNCHANGED, walk, type Leaf, type WalkOptions, type WalkResult } from '../walk.js';
+import { INHERITED, own, UNCHANGED, walk, type Leaf, type WalkOptions, type WalkResult } from '../walk.js';
 import { setLeaf } from './set.js';
 import type { OpFn } from './types.js';
 
@@ -37,7 +37,6 @@ type Group =
   | { kind: 'opaque'; item: Item; depth: number };
 type Step = { kind: 'leaf'; item: Item; seg: Segment } | { kind: 'plan'; plan: Plan };
 
-const INHERITED: ReadonlySet<string> = new Set(Object.getOwnPropertyNames(Object.prototype));
 
 /**
  * The grouping key of a segment, or undefined when the item must keep its own place: fields without a test,
@@ -177,10 +176,6 @@ function writableList(list: JsonValue[], opts: WalkOptions): JsonValue[] {
   return list;
 }
 
-function own<T extends object>(opts: WalkOptions, v: T): T {
-  opts.owned.add(v);
-  return v;
-}
 
 export function compileFusedSets(ops: readonly SetOp[]): OpFn {
   const items: Item[] = ops.map((op) => {
