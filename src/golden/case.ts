@@ -13,12 +13,19 @@ import { isJsonObject, type JsonValue } from '../ir/json.js';
  *                             fields (operation, oldObject, userInfo, namespaceObject, params, externalData)
  *   emit/<dialect>.yaml       what generate writes for each target
  *   diagnostics.txt           expected parse diagnostics, `file:line:col: severity CODE: message`
+ *
+ * A case with inputs in several dialects states one behaviour in each of them and is checked in every
+ * direction: each source parses to its own `ir.<source>.txt` (dialects read the same behaviour into different
+ * IR), writes `emit/from-<source>/<target>.yaml` and `diagnostics.<source>.txt`, and every source's IR must give
+ * the same expected objects. `expectFrom: {<source>: {<target>: ...}}` overrides `expect` for one direction.
  */
 export interface GoldenCase {
   name: string;
   dir: string;
   description: string;
   expect: Record<string, Expectation>;
+  /** Per-source overrides of `expect`, for cases with several inputs. */
+  expectFrom: Record<string, Record<string, Expectation>>;
   inputs: { dialect: string; file: string }[];
   resources: GoldenResource[];
 }
@@ -39,6 +46,35 @@ export function parseExpectation(text: string): Expectation | undefined {
   return m ? { kind: m[1] as 'lossy' | 'unsupported', code: m[2]! } : undefined;
 }
 
+function readExpectations(v: JsonValue | undefined, where: string): Record<string, Expectation> | { error: string } {
+  const out: Record<string, Expectation> = {};
+  if (v === undefined) return out;
+  if (!isJsonObject(v)) return { error: `${where} must be a mapping` };
+  for (const [d, text] of Object.entries(v)) {
+    const e = typeof text === 'string' ? parseExpectation(text) : undefined;
+    if (!e) return { error: `${where}.${d} must be exact, lossy:<code> or unsupported:<code>` };
+    out[d] = e;
+  }
+  return out;
+}
+
+/** The expectation for translating `source`'s input into `target`. */
+export function expectationFor(c: GoldenCase, source: string, target: string): Expectation | undefined {
+  return c.expectFrom[source]?.[target] ?? c.expect[target];
+}
+
+/** Directions a case checks exactly: `source -> target` pairs between two different input dialects. */
+export function exactDirections(c: GoldenCase): { from: string; to: string }[] {
+  const sources = c.inputs.map((i) => i.dialect);
+  const out: { from: string; to: string }[] = [];
+  for (const from of sources) {
+    for (const to of sources) {
+      if (from !== to && expectationFor(c, from, to)?.kind === 'exact') out.push({ from, to });
+    }
+  }
+  return out;
+}
+
 export function listCases(root: string): string[] {
   if (!existsSync(root)) return [];
   return readdirSync(root)
@@ -55,12 +91,15 @@ export function readCase(dir: string): GoldenCase | { error: string } {
     return { error: `${join(dir, 'case.yaml')}: ${e instanceof Error ? e.message : String(e)}` };
   }
   if (!isJsonObject(meta)) return { error: `${join(dir, 'case.yaml')}: expected a mapping` };
-  const expect: Record<string, Expectation> = {};
-  if (isJsonObject(meta.expect)) {
-    for (const [d, v] of Object.entries(meta.expect)) {
-      const e = typeof v === 'string' ? parseExpectation(v) : undefined;
-      if (!e) return { error: `${join(dir, 'case.yaml')}: expect.${d} must be exact, lossy:<code> or unsupported:<code>` };
-      expect[d] = e;
+  const expect = readExpectations(meta.expect, 'expect');
+  if ('error' in expect) return { error: `${join(dir, 'case.yaml')}: ${expect.error}` };
+  const expectFrom: Record<string, Record<string, Expectation>> = {};
+  if (meta.expectFrom !== undefined) {
+    if (!isJsonObject(meta.expectFrom)) return { error: `${join(dir, 'case.yaml')}: expectFrom must map a source dialect to expectations` };
+    for (const [source, table] of Object.entries(meta.expectFrom)) {
+      const e = readExpectations(table, `expectFrom.${source}`);
+      if ('error' in e) return { error: `${join(dir, 'case.yaml')}: ${e.error}` };
+      expectFrom[source] = e;
     }
   }
   const inputs = readdirSync(dir)
@@ -90,6 +129,7 @@ export function readCase(dir: string): GoldenCase | { error: string } {
     dir,
     description: typeof meta.description === 'string' ? meta.description : '',
     expect,
+    expectFrom,
     inputs,
     resources,
   };

@@ -13,7 +13,7 @@ import { loadYamlText } from '../io/yaml-load.js';
 import { toYaml } from '../io/yaml-dump.js';
 import type { AdmissionRequest } from '../k8s/request.js';
 import { parsePolicyDocs, translate } from '../pipeline.js';
-import { readCase, type GoldenCase, type GoldenResource } from './case.js';
+import { expectationFor, readCase, type GoldenCase, type GoldenResource } from './case.js';
 
 export interface CheckResult {
   /** `parse:<dialect>`, `ir-text`, `apply:<source>:<resource>`, `emit:<dialect>`, `reexec:<dialect>:<resource>`, `roundtrip:<dialect>`. */
@@ -100,78 +100,90 @@ export function runCase(c: GoldenCase, opts: RunOptions = {}): CaseResult {
   const update = Boolean(opts.update);
   const checks: CheckResult[] = [];
   const check = (name: string, message: string | undefined) => checks.push(message === undefined ? { check: name, ok: true } : { check: name, ok: false, message });
-  const irFile = join(c.dir, 'ir.txt');
-  const diagFile = join(c.dir, 'diagnostics.txt');
+  // One input keeps the short layout (ir.txt, emit/<target>.yaml); several inputs get a file per source.
+  const multi = c.inputs.length > 1;
+  const irFileOf = (source: string) => join(c.dir, multi ? `ir.${source}.txt` : 'ir.txt');
+  const diagFileOf = (source: string) => join(c.dir, multi ? `diagnostics.${source}.txt` : 'diagnostics.txt');
+  const emitFileOf = (source: string, target: string) => (multi ? join(c.dir, 'emit', `from-${source}`, `${target}.yaml`) : join(c.dir, 'emit', `${target}.yaml`));
+  const directionOf = (source: string, target: string) => (multi ? `${source}->${target}` : target);
 
-  // 1. Every input parses to the canonical IR (or to exactly the expected diagnostics).
+  // 1. Every input parses to its canonical IR (or to exactly the expected diagnostics).
   const parsedBy: { source: string; policies: Policy[] }[] = [];
   for (const input of c.inputs) {
     const text = readFileSync(input.file, 'utf8');
     const parsed = parseText(basename(input.file), text);
     const rendered = renderDiagnostics(parsed.diagnostics);
+    const diagFile = diagFileOf(input.dialect);
     const wantDiags = read(diagFile);
     if (update && (parsed.diagnostics.length > 0 || wantDiags !== undefined)) write(diagFile, rendered);
     else if (wantDiags !== undefined || parsed.diagnostics.length > 0) {
-      check(`diagnostics:${input.dialect}`, rendered === (wantDiags ?? '') ? undefined : `expected diagnostics:\n${wantDiags ?? '(none)\n'}got:\n${rendered}`);
+      check(`diagnostics:${input.dialect}`, rendered === (wantDiags ?? '') ? undefined : `expected ${basename(diagFile)}:\n${wantDiags ?? '(none)\n'}got:\n${rendered}`);
     }
     if (hasErrors(parsed.diagnostics)) continue;
+    const irFile = irFileOf(input.dialect);
     const printed = printPolicies(parsed.policies);
     if (update) write(irFile, printed);
-    else check(`parse:${input.dialect}`, printed === read(irFile) ? undefined : `expected ir.txt:\n${read(irFile) ?? '(missing)\n'}got:\n${printed}`);
+    else check(`parse:${input.dialect}`, printed === read(irFile) ? undefined : `expected ${basename(irFile)}:\n${read(irFile) ?? '(missing)\n'}got:\n${printed}`);
     parsedBy.push({ source: input.dialect, policies: parsed.policies });
   }
 
-  // 2. The text form reads back to itself, and the IR it describes behaves like the inputs.
-  const irText = read(irFile);
-  if (irText !== undefined) {
-    const fromText = parseIrText('ir.txt', irText);
-    if (!fromText.ok) check('ir-text', renderDiagnostics(fromText.diagnostics));
+  // 2. Each text form reads back to itself; a case with no input is described by its ir.txt alone.
+  const irFiles = c.inputs.length > 0 ? c.inputs.map((i) => ({ source: i.dialect, file: irFileOf(i.dialect) })) : [{ source: 'ir.txt', file: join(c.dir, 'ir.txt') }];
+  for (const { source, file } of irFiles) {
+    const irText = read(file);
+    if (irText === undefined) continue;
+    const fromText = parseIrText(basename(file), irText);
+    const name = multi ? `ir-text:${source}` : 'ir-text';
+    if (!fromText.ok) check(name, renderDiagnostics(fromText.diagnostics));
     else {
-      check('ir-text', printPolicies(fromText.value) === irText ? undefined : `ir.txt does not read back to itself:\n${printPolicies(fromText.value)}`);
-      if (parsedBy.length === 0) parsedBy.push({ source: 'ir.txt', policies: fromText.value });
+      check(name, printPolicies(fromText.value) === irText ? undefined : `${basename(file)} does not read back to itself:\n${printPolicies(fromText.value)}`);
+      if (c.inputs.length === 0) parsedBy.push({ source, policies: fromText.value });
     }
   }
 
-  // 3. Interpretation gives the expected objects.
+  // 3. Interpretation gives the expected objects, the same for every source.
   for (const { source, policies } of parsedBy) {
     for (const res of c.resources) check(`apply:${source}:${res.name}`, compareOutcome(policies, res, update && source === parsedBy[0]!.source));
   }
 
-  // 4. Each target: emitted text, re-execution of the emitted form, stable round trip.
-  const base = parsedBy[0]?.policies;
-  if (base) {
-    for (const [dialect, expectation] of Object.entries(c.expect)) {
-      const emitFile = join(c.dir, 'emit', `${dialect}.yaml`);
-      if (!dialectByName(dialect)) {
-        check(`emit:${dialect}`, `no dialect named "${dialect}"`);
+  // 4. Each source into each target: emitted text, re-execution of the emitted form, stable round trip.
+  for (const { source, policies } of parsedBy) {
+    const targets = new Set([...Object.keys(c.expect), ...Object.keys(c.expectFrom[source] ?? {})]);
+    for (const target of [...targets].sort()) {
+      const expectation = expectationFor(c, source, target)!;
+      const name = directionOf(source, target);
+      const emitFile = emitFileOf(source, target);
+      const shown = emitFile.slice(c.dir.length + 1);
+      if (!dialectByName(target)) {
+        check(`emit:${name}`, `no dialect named "${target}"`);
         continue;
       }
-      const generated = translate(base, dialect, 'error');
+      const generated = translate(policies, target, 'error');
       const codes = generated.diagnostics.map((d) => d.code);
       if (expectation.kind === 'unsupported') {
-        check(`emit:${dialect}`, codes.includes(expectation.code as Diagnostic['code']) ? undefined : `expected ${expectation.code}, got ${codes.join(', ') || 'no diagnostic'}`);
+        check(`emit:${name}`, codes.includes(expectation.code as Diagnostic['code']) ? undefined : `expected ${expectation.code}, got ${codes.join(', ') || 'no diagnostic'}`);
         continue;
       }
       if (hasErrors(generated.diagnostics)) {
-        check(`emit:${dialect}`, `generation failed:\n${renderDiagnostics(generated.diagnostics)}`);
+        check(`emit:${name}`, `generation failed:\n${renderDiagnostics(generated.diagnostics)}`);
         continue;
       }
       if (expectation.kind === 'lossy' && !codes.includes(expectation.code as Diagnostic['code'])) {
-        check(`emit:${dialect}`, `expected lossy ${expectation.code}, got ${codes.join(', ') || 'no diagnostic'}`);
+        check(`emit:${name}`, `expected lossy ${expectation.code}, got ${codes.join(', ') || 'no diagnostic'}`);
         continue;
       }
       if (update) write(emitFile, generated.text);
-      else check(`emit:${dialect}`, generated.text === read(emitFile) ? undefined : `expected emit/${dialect}.yaml:\n${read(emitFile) ?? '(missing)\n'}got:\n${generated.text}`);
-      const reparsed = parseText(`emit/${dialect}.yaml`, generated.text);
+      else check(`emit:${name}`, generated.text === read(emitFile) ? undefined : `expected ${shown}:\n${read(emitFile) ?? '(missing)\n'}got:\n${generated.text}`);
+      const reparsed = parseText(shown, generated.text);
       if (hasErrors(reparsed.diagnostics)) {
-        check(`reexec:${dialect}`, `the emitted ${dialect} does not parse:\n${renderDiagnostics(reparsed.diagnostics)}`);
+        check(`reexec:${name}`, `the emitted ${target} does not parse:\n${renderDiagnostics(reparsed.diagnostics)}`);
         continue;
       }
       if (expectation.kind === 'exact') {
-        for (const res of c.resources) check(`reexec:${dialect}:${res.name}`, compareOutcome(reparsed.policies, res, false));
+        for (const res of c.resources) check(`reexec:${name}:${res.name}`, compareOutcome(reparsed.policies, res, false));
       }
-      const again = translate(reparsed.policies, dialect, 'error');
-      check(`roundtrip:${dialect}`, again.text === generated.text ? undefined : `generate(parse(emit)) differs:\n${again.text}`);
+      const again = translate(reparsed.policies, target, 'error');
+      check(`roundtrip:${name}`, again.text === generated.text ? undefined : `generate(parse(emit)) differs:\n${again.text}`);
     }
   }
   return { name: c.name, dir: c.dir, checks };

@@ -1,4 +1,5 @@
 /** The `gatekeeper` dialect: Assign, AssignMetadata, ModifySet and AssignImage mutators (mutations.gatekeeper.sh). */
+import { RAISE_KYVERNO, RAISE_MAP } from '../../lowering/index.js';
 import type { Dialect } from '../dialect.js';
 import { gatekeeperCapabilities } from './capabilities.js';
 import { generateGatekeeper } from './generate.js';
@@ -10,7 +11,8 @@ export const gatekeeperDialect: Dialect = {
   capabilities: gatekeeperCapabilities,
   recognizes: isGatekeeperMutator,
   parse: (docs, opts) => parseGatekeeper(docs, opts),
-  lowerings: [],
+  // Gatekeeper expresses neither strategic merge nor CEL: both sources are raised to path operations first.
+  lowerings: [...RAISE_KYVERNO, ...RAISE_MAP],
   generate: (policies, opts) => generateGatekeeper(policies, opts),
 };
 

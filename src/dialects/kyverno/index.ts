@@ -5,6 +5,7 @@
  */
 import { registerJmesEngine } from '../../engines/jmes.js';
 import { registerSmpEngine } from '../../engines/smp.js';
+import { RAISE_MAP } from '../../lowering/index.js';
 import type { Dialect } from '../dialect.js';
 import { KYVERNO_CAPABILITIES } from './capabilities.js';
 import { generateKyverno } from './generate.js';
@@ -18,7 +19,8 @@ export const kyvernoDialect: Dialect = {
   capabilities: KYVERNO_CAPABILITIES,
   recognizes: recognizesKyverno,
   parse: parseKyverno,
-  lowerings: [],
+  // Kyverno keeps its own strategic merge; MAP's apply configurations and CEL conditions are raised first.
+  lowerings: [...RAISE_MAP],
   generate: (policies, opts) => generateKyverno(policies, opts),
 };
 

@@ -1,0 +1,17 @@
+/**
+ * Raisings: IR-to-IR rewrites that turn an engine-specific construct (a Kyverno strategic-merge patch, a MAP
+ * apply configuration, a simple CEL condition) into the structured path operations and guards it means, when
+ * that meaning is exact. A target dialect that cannot express the source construct lists the raisings it wants
+ * in its `lowerings`; a target that can (Kyverno reading its own strategic merge) leaves them out, so a
+ * same-dialect translation keeps the form its author wrote. A raising leaves anything it cannot prove exact as
+ * it is, and the target's generator then reports it as unsupported.
+ */
+import type { Policy } from '../ir/nodes.js';
+
+export type Raising = (policies: Policy[]) => Policy[];
+
+/** Raisings of Kyverno constructs (strategic merge, Kyverno JSON patch, preconditions), in order. */
+export const RAISE_KYVERNO: readonly Raising[] = [];
+
+/** Raisings of MutatingAdmissionPolicy constructs (apply configurations, CEL conditions), in order. */
+export const RAISE_MAP: readonly Raising[] = [];
