@@ -620,7 +620,7 @@ function stringOption(tok: IToken, what: string): string {
 
 function semanticsOf(orderTok: IToken, opts: Options): Semantics {
   const order = oneOf(orderTok, 'semantics order', ['sequential', 'fixpoint', 'ordered'] as const);
-  const m = optionMap(opts, ['maxPasses', 'reinvocation', 'failurePolicy'], 'semantics');
+  const m = optionMap(opts, ['maxPasses', 'reinvocation', 'failurePolicy', 'applyRules'], 'semantics');
   const s: Semantics = { order };
   const maxPasses = m.get('maxPasses');
   if (maxPasses) {
@@ -632,6 +632,8 @@ function semanticsOf(orderTok: IToken, opts: Options): Semantics {
   if (re) s.reinvocation = oneOf(re, 'reinvocation', ['never', 'ifNeeded'] as const);
   const fp = m.get('failurePolicy');
   if (fp) s.failurePolicy = oneOf(fp, 'failurePolicy', ['fail', 'ignore'] as const);
+  const ar = m.get('applyRules');
+  if (ar) s.applyRules = oneOf(ar, 'applyRules', ['all', 'one'] as const);
   return s;
 }
 

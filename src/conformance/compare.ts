@@ -3,18 +3,12 @@
  * difference (`at /spec/containers/0/image: expected "x", got "y"`).
  */
 import jmespath from 'jmespath';
+import { cliDifference } from '../dialects/kyverno/test-suite/tidy.js';
 import { defineOwn, hasOwn, isJsonObject, jsonEqual, type JsonObject, type JsonValue } from '../ir/json.js';
+import { describeDifference, escapePointer, firstDifference, jsonNormalize, showJson, type Difference } from '../k8s/object-diff.js';
 import type { CompareProfile } from './types.js';
 
-export interface Difference {
-  /** JSON pointer of the first place the two values differ. */
-  path: string;
-  message: string;
-}
-
-export function describeDifference(d: Difference): string {
-  return `at ${d.path === '' ? '/' : d.path}: ${d.message}`;
-}
+export { describeDifference, escapePointer, firstDifference, jsonNormalize, type Difference };
 
 /** Compares an expected object with the actual one under a corpus's rules; undefined when they agree. */
 export function compareObjects(profile: CompareProfile, expected: JsonValue | undefined, actual: JsonValue | undefined): Difference | undefined {
@@ -24,9 +18,7 @@ export function compareObjects(profile: CompareProfile, expected: JsonValue | un
     case 'gatekeeper':
       return firstDifference(jsonNormalize(expected), jsonNormalize(actual), '', uuidPlaceholder);
     case 'kyverno-cli':
-      // `kyverno test` (cmd/cli/kubectl-kyverno/test: tidy, then jsonpatch.CreateMergePatch must be "{}"):
-      // after tidying there are no nulls left, so an empty merge patch is exactly deep equality.
-      return firstDifference(tidy(jsonNormalize(expected)), tidy(jsonNormalize(actual)));
+      return cliDifference(expected, actual);
     case 'map-typed':
       return firstDifference(normalizeMapObject(expected, true), normalizeMapObject(actual, true));
     case 'map-untyped':
@@ -34,39 +26,6 @@ export function compareObjects(profile: CompareProfile, expected: JsonValue | un
     case 'map-status-conditions':
       return firstDifference(statusConditions(expected), statusConditions(actual), '/status/conditions');
   }
-}
-
-/** A JSON round trip: what Go's encoding/json would print (Gatekeeper decodes numbers as float64). */
-export function jsonNormalize(v: JsonValue | undefined): JsonValue | undefined {
-  return v === undefined ? undefined : (JSON.parse(JSON.stringify(v)) as JsonValue);
-}
-
-/**
- * `kyverno test`'s tidy: recursively drops null values and maps and lists that are (or become) empty.
- * Returns undefined when nothing is left.
- */
-export function tidy(v: JsonValue | undefined): JsonValue | undefined {
-  if (v === null || v === undefined) return undefined;
-  if (Array.isArray(v)) {
-    const out: JsonValue[] = [];
-    for (const item of v) {
-      const t = tidy(item);
-      if (t !== undefined) out.push(t);
-    }
-    return out.length === 0 ? undefined : out;
-  }
-  if (isJsonObject(v)) {
-    const out: JsonObject = {};
-    let any = false;
-    for (const k of Object.keys(v)) {
-      const t = tidy(v[k]);
-      if (t === undefined) continue;
-      defineOwn(out, k, t);
-      any = true;
-    }
-    return any ? out : undefined;
-  }
-  return v;
 }
 
 /**
@@ -112,50 +71,13 @@ function uuidPlaceholder(expected: string, actual: JsonValue): boolean {
 }
 
 /**
- * The first place two JSON values differ: map key order is not significant, list order is. `placeholder`
- * lets an expected string stand for a class of actual values.
- */
-export function firstDifference(
-  expected: JsonValue | undefined,
-  actual: JsonValue | undefined,
-  path = '',
-  placeholder?: (expected: string, actual: JsonValue) => boolean,
-): Difference | undefined {
-  if (expected === undefined || actual === undefined) {
-    if (expected === actual) return undefined;
-    return { path, message: `expected ${show(expected)}, got ${show(actual)}` };
-  }
-  if (typeof expected === 'string' && placeholder?.(expected, actual)) return undefined;
-  if (Array.isArray(expected) && Array.isArray(actual)) {
-    const n = Math.max(expected.length, actual.length);
-    for (let i = 0; i < n; i++) {
-      const d = firstDifference(expected[i], actual[i], `${path}/${i}`, placeholder);
-      if (d) return d;
-    }
-    return undefined;
-  }
-  if (isJsonObject(expected) && isJsonObject(actual)) {
-    for (const k of Object.keys(expected)) {
-      const d = firstDifference(expected[k], hasOwn(actual, k) ? actual[k] : undefined, `${path}/${escapePointer(k)}`, placeholder);
-      if (d) return d;
-    }
-    for (const k of Object.keys(actual).sort()) {
-      if (!hasOwn(expected, k)) return { path: `${path}/${escapePointer(k)}`, message: `expected nothing, got ${show(actual[k])}` };
-    }
-    return undefined;
-  }
-  if (jsonEqual(expected, actual)) return undefined;
-  return { path, message: `expected ${show(expected)}, got ${show(actual)}` };
-}
-
-/**
  * Chainsaw assertion trees (kyverno/chainsaw, kyverno-json): maps are subsets, lists have the same length and
  * match element by element, scalars are equal; a key written `(expr)` is a JMESPath expression evaluated on the
  * actual node, whose result must match the value.
  */
 export function subsetDifference(expected: JsonValue, actual: JsonValue | undefined, path = ''): Difference | undefined {
   if (isJsonObject(expected)) {
-    if (!isJsonObject(actual)) return { path, message: `expected a map, got ${show(actual)}` };
+    if (!isJsonObject(actual)) return { path, message: `expected a map, got ${showJson(actual)}` };
     for (const k of Object.keys(expected)) {
       const here = `${path}/${escapePointer(k)}`;
       if (k.length > 2 && k.startsWith('(') && k.endsWith(')')) {
@@ -169,14 +91,14 @@ export function subsetDifference(expected: JsonValue, actual: JsonValue | undefi
         if (d) return d;
         continue;
       }
-      if (!hasOwn(actual, k)) return { path: here, message: `expected ${show(expected[k])}, got nothing` };
+      if (!hasOwn(actual, k)) return { path: here, message: `expected ${showJson(expected[k])}, got nothing` };
       const d = subsetDifference(expected[k]!, actual[k], here);
       if (d) return d;
     }
     return undefined;
   }
   if (Array.isArray(expected)) {
-    if (!Array.isArray(actual)) return { path, message: `expected a list, got ${show(actual)}` };
+    if (!Array.isArray(actual)) return { path, message: `expected a list, got ${showJson(actual)}` };
     if (expected.length !== actual.length) return { path, message: `expected ${expected.length} elements, got ${actual.length}` };
     for (let i = 0; i < expected.length; i++) {
       const d = subsetDifference(expected[i]!, actual[i], `${path}/${i}`);
@@ -185,7 +107,7 @@ export function subsetDifference(expected: JsonValue, actual: JsonValue | undefi
     return undefined;
   }
   if (actual !== undefined && jsonEqual(expected, actual)) return undefined;
-  return { path, message: `expected ${show(expected)}, got ${actual === undefined ? 'nothing' : show(actual)}` };
+  return { path, message: `expected ${showJson(expected)}, got ${actual === undefined ? 'nothing' : showJson(actual)}` };
 }
 
 /**
@@ -199,7 +121,7 @@ export function partialDifference(checks: JsonObject, actual: JsonValue | undefi
     if (key.startsWith('_byName:')) {
       const ptr = key.slice('_byName:'.length);
       const items = pointer(actual, ptr);
-      if (!Array.isArray(items)) return { path: ptr, message: `expected a list, got ${show(items)}` };
+      if (!Array.isArray(items)) return { path: ptr, message: `expected a list, got ${showJson(items)}` };
       if (!isJsonObject(want)) return { path: ptr, message: 'malformed _byName check' };
       for (const name of Object.keys(want)) {
         const at = items.findIndex((e) => isJsonObject(e) && e.name === name);
@@ -210,7 +132,7 @@ export function partialDifference(checks: JsonObject, actual: JsonValue | undefi
     } else if (key.startsWith('_allElements:')) {
       const ptr = key.slice('_allElements:'.length);
       const items = pointer(actual, ptr);
-      if (!Array.isArray(items) || items.length === 0) return { path: ptr, message: `expected a non-empty list, got ${show(items)}` };
+      if (!Array.isArray(items) || items.length === 0) return { path: ptr, message: `expected a non-empty list, got ${showJson(items)}` };
       for (let i = 0; i < items.length; i++) {
         const d = subsetDifference(want, items[i], `${ptr}/${i}`);
         if (d) return d;
@@ -242,14 +164,4 @@ export function pointer(doc: JsonValue | undefined, ptr: string): JsonValue | un
     if (node === undefined) return undefined;
   }
   return node;
-}
-
-export function escapePointer(key: string): string {
-  return key.replace(/~/g, '~0').replace(/\//g, '~1');
-}
-
-function show(v: JsonValue | undefined): string {
-  if (v === undefined) return 'nothing';
-  const text = JSON.stringify(v);
-  return text.length > 120 ? `${text.slice(0, 117)}...` : text;
 }

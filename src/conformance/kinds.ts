@@ -1,29 +1,8 @@
 /** Small facts about kinds and dialect names the loaders need to rebuild a request as upstream tools do. */
-import type { JsonObject, JsonValue } from '../ir/json.js';
+import type { JsonValue } from '../ir/json.js';
 import { isJsonObject } from '../ir/json.js';
 
-/**
- * Cluster-scoped kinds. Everything else is namespaced, unknown CRDs included: the Kyverno CLI defaults the
- * namespace of any kind it does not know to "default" (cmd/cli/kubectl-kyverno/resource; manifest
- * `cli_preprocessing`), and chainsaw puts such objects in its test namespace.
- */
-const CLUSTER_SCOPED = new Set([
-  'APIService', 'CertificateSigningRequest', 'ClusterRole', 'ClusterRoleBinding', 'ComponentStatus', 'CSIDriver',
-  'CSINode', 'CustomResourceDefinition', 'FlowSchema', 'IngressClass', 'MutatingWebhookConfiguration', 'Namespace',
-  'Node', 'PersistentVolume', 'PriorityClass', 'PriorityLevelConfiguration', 'RuntimeClass', 'SelfSubjectAccessReview',
-  'SelfSubjectRulesReview', 'StorageClass', 'SubjectAccessReview', 'TokenReview', 'ValidatingWebhookConfiguration',
-  'VolumeAttachment', 'MutatingAdmissionPolicy', 'MutatingAdmissionPolicyBinding', 'ValidatingAdmissionPolicy',
-  'ValidatingAdmissionPolicyBinding',
-  // kyverno.io and policies.kyverno.io
-  'ClusterPolicy', 'ClusterPolicyReport', 'ClusterCleanupPolicy', 'ClusterEphemeralReport', 'GlobalContextEntry',
-  'MutatingPolicy', 'ValidatingPolicy', 'ImageValidatingPolicy', 'GeneratingPolicy', 'DeletingPolicy',
-  // mutations.gatekeeper.sh
-  'Assign', 'AssignMetadata', 'ModifySet', 'AssignImage',
-]);
-
-export function isNamespacedKind(kind: string): boolean {
-  return !CLUSTER_SCOPED.has(kind);
-}
+export { kindDefaultsToNamespaced as isNamespacedKind, namespaceStub } from '../k8s/kind-scope.js';
 
 /**
  * The registry name of the dialect a manifest's `dialect` field needs. Kyverno's CEL `MutatingPolicy`
@@ -53,11 +32,4 @@ export function dialectOfDocument(value: JsonValue): string | undefined {
 
 export function kindOf(value: JsonValue | undefined): string {
   return isJsonObject(value) && typeof value.kind === 'string' ? value.kind : '';
-}
-
-/** A Namespace object as a matcher sees it when only its name (and maybe labels) is known. */
-export function namespaceStub(name: string, labels?: JsonObject): JsonObject {
-  const metadata: JsonObject = { name };
-  if (labels && Object.keys(labels).length > 0) metadata.labels = labels;
-  return { apiVersion: 'v1', kind: 'Namespace', metadata };
 }

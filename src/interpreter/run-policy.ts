@@ -1,4 +1,5 @@
 import { diagnostic, type Diagnostic } from '../diagnostics/diagnostic.js';
+import { jsonEqual } from '../ir/json.js';
 import { newEpoch } from './walk.js';
 import type { Policy } from '../ir/nodes.js';
 import type { AdmissionRequest } from '../k8s/request.js';
@@ -103,6 +104,7 @@ export function runPolicy(cp: CompiledPolicy, st: EvalState, pass?: number, keep
       } else cr.body(st, Scope.EMPTY);
       // Built only when traced: this runs once per rule and request.
       if (st.trace) event(st, { rule: cr.rule.name, node: 'rule', outcome: st.object === before ? 'unchanged' : 'applied', origin: cr.rule.origin, ...passInfo });
+      if (policy.semantics.applyRules === 'one' && ruleApplied(before, st.object)) break;
     } catch (e) {
       if (!(e instanceof EvalFailure)) throw e;
       if (policy.semantics.failurePolicy === 'ignore') {
@@ -123,6 +125,15 @@ export function runPolicy(cp: CompiledPolicy, st: EvalState, pass?: number, keep
     }
   }
   return st.object !== start;
+}
+
+/**
+ * Kyverno `applyRules: One` stops once RulesAppliedCount > 0 (engine mutation.go); a mutate rule counts when its
+ * status is pass, which mutate.Mutate gives only when the patched bytes differ from the resource ("no patches
+ * applied" is a skip). Identity tells "untouched" cheaply; a rewrite to an equal value is still no change.
+ */
+function ruleApplied(before: EvalState['object'], after: EvalState['object']): boolean {
+  return before !== after && !jsonEqual(before, after);
 }
 
 function failed(cp: CompiledPolicy, st: EvalState, e: EvalFailure, start: EvalState['object'], passInfo: { pass?: number }): boolean {

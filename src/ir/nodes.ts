@@ -279,6 +279,11 @@ export interface Semantics {
   maxPasses?: number;
   reinvocation?: 'never' | 'ifNeeded';
   failurePolicy?: 'fail' | 'ignore';
+  /**
+   * Rules of a sequential policy: `all` (default) runs every rule; `one` stops after the first rule that
+   * applied, i.e. changed the object (Kyverno `spec.applyRules: One`, engine mutation.go RulesAppliedCount).
+   */
+  applyRules?: 'all' | 'one';
 }
 
 export interface Rule {

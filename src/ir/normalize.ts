@@ -193,6 +193,8 @@ function normalizeSemantics(s: Semantics): Semantics {
   if (s.maxPasses !== undefined) out.maxPasses = s.maxPasses;
   out.reinvocation = s.reinvocation ?? 'never';
   out.failurePolicy = s.failurePolicy ?? 'fail';
+  // `all` is the default; only the non-default value is kept so IR without the field compares equal.
+  if (s.applyRules === 'one') out.applyRules = 'one';
   return out;
 }
 

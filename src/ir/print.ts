@@ -299,6 +299,7 @@ function printSemantics(s: Semantics): string {
   if (s.maxPasses !== undefined) out += ` maxPasses=${s.maxPasses}`;
   if (s.reinvocation !== undefined) out += ` reinvocation=${s.reinvocation}`;
   if (s.failurePolicy !== undefined) out += ` failurePolicy=${s.failurePolicy}`;
+  if (s.applyRules !== undefined) out += ` applyRules=${s.applyRules}`;
   return out;
 }
 

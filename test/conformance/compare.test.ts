@@ -7,8 +7,8 @@ import {
   partialDifference,
   pointer,
   subsetDifference,
-  tidy,
 } from '../../src/conformance/compare.js';
+import { tidy } from '../../src/dialects/kyverno/test-suite/tidy.js';
 import type { JsonValue } from '../../src/ir/json.js';
 
 const message = (d: ReturnType<typeof firstDifference>): string | undefined => (d ? describeDifference(d) : undefined);

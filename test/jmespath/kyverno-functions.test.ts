@@ -251,8 +251,8 @@ describe('images errors and configuration', () => {
     expect(value("is_external_url('https://example.com')", null, { resolveHost: () => ['93.184.216.34'] })).toBe(true);
     expect(value("is_external_url('https://internal.svc')", null, { resolveHost: () => ['127.0.0.1'] })).toBe(false);
   });
-  it('x509_decode answers with an explicit Unsupported error value', () => {
-    expect(expectError("x509_decode('-----BEGIN CERTIFICATE-----\nAAAA\n-----END CERTIFICATE-----')")).toMatchObject({ kind: 'Unsupported' });
+  it('x509_decode answers the Go parse errors as they are (more in x509.test.ts)', () => {
+    expect(expectError("x509_decode('-----BEGIN CERTIFICATE-----\nAAAA\n-----END CERTIFICATE-----')")).toEqual({ kind: 'Runtime', message: 'x509: malformed certificate' });
     expect(expectError("x509_decode('xyz')")).toEqual({ kind: 'Runtime', message: 'failed to decode PEM block' });
   });
 });

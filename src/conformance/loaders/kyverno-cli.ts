@@ -10,7 +10,7 @@ import type { SourceDoc } from '../../io/source.js';
 import type { AdmissionCase, RuleExpectation } from '../types.js';
 import { registryDialectName } from '../kinds.js';
 import { list, malformed, obj, readDocs, readObject, str, strings, synthesizedDocs, type CaseFiles } from './common.js';
-import { kyvernoRequest, withDefaultNamespace } from './kyverno-request.js';
+import { kyvernoRequest, withDefaultNamespace } from '../../dialects/kyverno/test-suite/request.js';
 import { needsClusterReason } from './needs.js';
 
 export function loadKyvernoCliCase(

@@ -12,7 +12,7 @@ import type { AdmissionCase, Expectation, RuleExpectation, Subject } from '../ty
 import { dialectOfDocument, kindOf } from '../kinds.js';
 import { malformed, metadataOf, readDocs, type CaseFiles } from './common.js';
 import { findResource, loadTestSuite, policyChain } from '../../dialects/kyverno/test-suite/index.js';
-import { kyvernoRequest, withDefaultNamespace } from './kyverno-request.js';
+import { kyvernoRequest, withDefaultNamespace } from '../../dialects/kyverno/test-suite/request.js';
 
 export function loadKyvernoSuiteResult(
   base: { id: string; path: string; corpus: string; source: string },

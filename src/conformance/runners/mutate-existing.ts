@@ -11,7 +11,7 @@ import { isJsonObject, jsonEqual, type JsonObject, type JsonValue } from '../../
 import type { AdmissionRequest } from '../../k8s/request.js';
 import { compareObjects, describeDifference } from '../compare.js';
 import { firstError, missingDialect } from '../policies.js';
-import { kyvernoRequest, withDefaultNamespace } from '../loaders/kyverno-request.js';
+import { kyvernoRequest, withDefaultNamespace } from '../../dialects/kyverno/test-suite/request.js';
 import type { AdmissionCase, CaseResult, Expectation, RuleExpectation } from '../types.js';
 import { runAdmissionCase } from './admission.js';
 import type { RunContext } from './context.js';

@@ -33,6 +33,7 @@ function semanticsToJson(s: Semantics): JsonObject {
   if (s.maxPasses !== undefined) out.maxPasses = s.maxPasses;
   if (s.reinvocation !== undefined) out.reinvocation = s.reinvocation;
   if (s.failurePolicy !== undefined) out.failurePolicy = s.failurePolicy;
+  if (s.applyRules !== undefined) out.applyRules = s.applyRules;
   return out;
 }
 

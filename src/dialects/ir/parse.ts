@@ -5,7 +5,7 @@
  *   kind: Policy
  *   metadata: {name: <id>}
  *   spec:
- *     semantics: {order: sequential|fixpoint|ordered, maxPasses?, reinvocation?, failurePolicy?}   # default sequential
+ *     semantics: {order: sequential|fixpoint|ordered, maxPasses?, reinvocation?, failurePolicy?, applyRules?}   # default sequential
  *     match: <MatchSpec>                                                                             # default: everything
  *     guards: [<guard>…]
  *     rules: [{name, match?, guards?, body: [<op>…]}…]
@@ -66,7 +66,7 @@ function readPolicyDoc(r: Reader, v: JsonValue): Policy | undefined {
 }
 
 function readSemantics(r: Reader, v: JsonValue | undefined, at: YamlPath): Semantics | undefined {
-  const o = r.object(v, at, 'semantics', ['order'], ['maxPasses', 'reinvocation', 'failurePolicy']);
+  const o = r.object(v, at, 'semantics', ['order'], ['maxPasses', 'reinvocation', 'failurePolicy', 'applyRules']);
   if (!o) return undefined;
   const order = r.oneOf(o.order, [...at, 'order'], 'semantics.order', ['sequential', 'fixpoint', 'ordered'] as const);
   if (!order) return undefined;
@@ -86,6 +86,11 @@ function readSemantics(r: Reader, v: JsonValue | undefined, at: YamlPath): Seman
     const x = r.oneOf(o.failurePolicy, [...at, 'failurePolicy'], 'semantics.failurePolicy', ['fail', 'ignore'] as const);
     if (x === undefined) good = false;
     else s.failurePolicy = x;
+  }
+  if (hasOwn(o, 'applyRules')) {
+    const x = r.oneOf(o.applyRules, [...at, 'applyRules'], 'semantics.applyRules', ['all', 'one'] as const);
+    if (x === undefined) good = false;
+    else s.applyRules = x;
   }
   return good ? s : undefined;
 }

@@ -4,9 +4,9 @@
  * Only mutate rules are read: validate/generate/verifyImages rules do not change the admitted object, and
  * `mutate.targets` rules (mutate existing) never run on the admission request itself.
  */
-import { diagnostic, type Diagnostic } from '../../diagnostics/diagnostic.js';
+import type { Diagnostic } from '../../diagnostics/diagnostic.js';
 import { isJsonObject, type JsonObject, type JsonValue } from '../../ir/json.js';
-import type { MatchSpec, Op, Policy, Rule } from '../../ir/nodes.js';
+import type { MatchSpec, Op, Policy, Rule, Semantics } from '../../ir/nodes.js';
 import type { SourceDoc, YamlPath } from '../../io/source.js';
 import type { ParseOptions, ParseResult } from '../dialect.js';
 import { withAutogenRules } from './autogen.js';
@@ -15,7 +15,7 @@ import { forEachOps } from './foreach.js';
 import { matchSpec } from './match.js';
 import { patchKinds, patchOps } from './patches.js';
 import { preconditionsGuard } from './preconditions.js';
-import { DIALECT, Reader } from './reader.js';
+import { Reader } from './reader.js';
 
 const API_VERSIONS = new Set(['kyverno.io/v1', 'kyverno.io/v2beta1', 'kyverno.io/v2']);
 const KINDS = new Set(['ClusterPolicy', 'Policy']);
@@ -80,24 +80,16 @@ function parsePolicy(r: Reader, values: JsonObject | undefined, diagnostics: Dia
     const rule = parseRule(r, at, contextData(values, name, typeof raw.name === 'string' ? raw.name : ''), diagnostics);
     if (rule) rules.push(rule);
   });
-  if (r.get(['spec', 'applyRules']) === 'One' && rules.length > 1) {
-    diagnostics.push(
-      diagnostic('TM4001', {
-        phase: 'parse',
-        message: 'spec.applyRules: One (stop after the first rule that changes the object) has no IR form yet',
-        span: r.doc.spanOf(['spec', 'applyRules']),
-        dialect: DIALECT,
-      }),
-    );
-  }
   if (diagnostics.slice(before).some((d) => d.severity === 'error')) return undefined;
   const failurePolicy = r.get(['spec', 'failurePolicy']) === 'Ignore' ? 'ignore' : 'fail';
+  const semantics: Semantics = { order: 'sequential', failurePolicy };
+  if (r.get(['spec', 'applyRules']) === 'One') semantics.applyRules = 'one';
   return {
     id: namespaced ? `${namespace}/${name}` : name,
     match,
     guards: [],
     rules,
-    semantics: { order: 'sequential', failurePolicy },
+    semantics,
     origin,
   };
 }

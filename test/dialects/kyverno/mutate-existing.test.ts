@@ -2,7 +2,7 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { compareObjects, describeDifference } from '../../../src/conformance/compare.js';
-import { withDefaultNamespace } from '../../../src/conformance/loaders/kyverno-request.js';
+import { withDefaultNamespace } from '../../../src/dialects/kyverno/test-suite/request.js';
 import { hasMutateExistingRules, mutateExisting } from '../../../src/dialects/kyverno/mutate-existing.js';
 import { registerJmesEngine } from '../../../src/engines/jmes.js';
 import { registerSmpEngine } from '../../../src/engines/smp.js';

@@ -3,13 +3,14 @@
  * document of the patched file that is the actual resource (apiVersion, kind, namespace, name), tidy both
  * sides (drop nulls, empty maps and lists) and require equality; on a mismatch, a unified diff of both as YAML.
  */
-import { compareObjects, describeDifference, jsonNormalize, tidy } from '../../../conformance/compare.js';
-import { withDefaultNamespace } from '../../../conformance/loaders/kyverno-request.js';
 import { isJsonObject, type JsonObject, type JsonValue } from '../../../ir/json.js';
 import type { SourceDoc } from '../../../io/source.js';
 import { unifiedDiff } from '../../../io/diff.js';
 import { toYaml } from '../../../io/yaml-dump.js';
+import { describeDifference, jsonNormalize } from '../../../k8s/object-diff.js';
+import { withDefaultNamespace } from './request.js';
 import { kindOf, metadataOf } from './select.js';
+import { cliDifference, tidy } from './tidy.js';
 
 export type PatchedCheck = { ok: true } | { ok: false; reason: string; diff?: string };
 
@@ -28,7 +29,7 @@ export function findPatched(docs: readonly SourceDoc[], actual: JsonObject): Jso
 }
 
 export function checkPatched(expected: JsonObject, actual: JsonValue, expectedName: string): PatchedCheck {
-  const d = compareObjects('kyverno-cli', expected, actual);
+  const d = cliDifference(expected, actual);
   if (!d) return { ok: true };
   const diff = unifiedDiff(
     toYaml(tidy(jsonNormalize(expected)) ?? {}, { sortKeys: true }),

@@ -4,7 +4,7 @@
  * what the next one sees). A result naming a target checks that target; one naming a trigger checks the
  * targets it mutated (the rule response's patched target). pass = changed, skip = unchanged.
  */
-import { kyvernoRequest } from '../../../conformance/loaders/kyverno-request.js';
+import { kyvernoRequest } from './request.js';
 import { jsonEqual, type JsonObject } from '../../../ir/json.js';
 import type { SourceDoc } from '../../../io/source.js';
 import { mutateExisting } from '../mutate-existing.js';

@@ -9,7 +9,7 @@
  * did not parse, a rule the policy does not have, and (for an expected `pass`) a rule that matched nothing all
  * fail with that reason.
  */
-import { kyvernoRequest, withDefaultNamespace } from '../../../conformance/loaders/kyverno-request.js';
+import { kyvernoRequest, withDefaultNamespace } from './request.js';
 import { hasErrors, type Diagnostic } from '../../../diagnostics/diagnostic.js';
 import { renderDiagnosticLine } from '../../../diagnostics/render.js';
 import { apply } from '../../../interpreter/index.js';

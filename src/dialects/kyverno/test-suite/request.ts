@@ -4,16 +4,16 @@
  * namespace labels from `namespaceSelector` values, the user from a `UserInfo` file
  * (cmd/cli/kubectl-kyverno: processor and values handling; see the manifests' `cli_preprocessing`).
  */
-import { copyObject, isJsonObject, type JsonObject, type JsonValue } from '../../ir/json.js';
-import type { AdmissionRequest, Operation, UserInfo } from '../../k8s/request.js';
-import { isNamespacedKind, kindOf, namespaceStub } from '../kinds.js';
-import { list, metadataOf, obj, str, strings } from './common.js';
+import { copyObject, isJsonObject, type JsonObject, type JsonValue } from '../../../ir/json.js';
+import { kindDefaultsToNamespaced, namespaceStub } from '../../../k8s/kind-scope.js';
+import type { AdmissionRequest, Operation, UserInfo } from '../../../k8s/request.js';
+import { kindOf, metadataOf } from './select.js';
 
 const OPERATIONS: ReadonlySet<string> = new Set(['CREATE', 'UPDATE', 'DELETE', 'CONNECT']);
 
 /** A copy of the object with `metadata.namespace: default` when its kind is namespaced and it has none. */
 export function withDefaultNamespace<T extends JsonValue>(value: T): T {
-  if (!isJsonObject(value) || !isNamespacedKind(kindOf(value))) return value;
+  if (!isJsonObject(value) || !kindDefaultsToNamespaced(kindOf(value))) return value;
   const metadata = metadataOf(value);
   if (typeof metadata.namespace === 'string' && metadata.namespace !== '') return value;
   const copy = copyObject(value);
@@ -78,4 +78,21 @@ function userInfoOf(doc: JsonObject | undefined): UserInfo | undefined {
   if (Array.isArray(doc.roles)) info.roles = strings(doc.roles);
   if (Array.isArray(doc.clusterRoles)) info.clusterRoles = strings(doc.clusterRoles);
   return info;
+}
+
+function str(o: JsonObject | undefined, key: string): string | undefined {
+  const v = o?.[key];
+  return typeof v === 'string' ? v : undefined;
+}
+
+function obj(value: JsonValue | undefined): JsonObject | undefined {
+  return isJsonObject(value) ? value : undefined;
+}
+
+function list(value: JsonValue | undefined): JsonValue[] {
+  return Array.isArray(value) ? value : [];
+}
+
+function strings(value: JsonValue | undefined): string[] {
+  return list(value).filter((v): v is string => typeof v === 'string');
 }
