@@ -10,7 +10,7 @@ import { execFileSync } from 'node:child_process';
 import type { Benchmark, BenchmarkCase } from './types.js';
 
 /** Benchmark modules, one line each; a module that is not there yet is skipped with a note. */
-const MODULES = ['interpreter', 'cel', 'gatekeeper', 'kyverno'];
+const MODULES = ['interpreter', 'cel', 'gatekeeper', 'kyverno', 'map'];
 
 interface Row {
   name: string;

@@ -107,7 +107,12 @@ export function checkTypeNames(v: unknown, expected: string): string | undefined
     if (v.typeName !== expected) {
       return `type mismatch: unexpected type name "${v.typeName}", expected "${expected}", which matches field name path from root Object type`;
     }
-    for (const [k, x] of Object.entries(v.fields)) {
+    const fields = v.fields;
+    for (const k in fields) {
+      if (!Object.prototype.hasOwnProperty.call(fields, k)) continue;
+      const x = fields[k];
+      // Scalars hold no Object literal: skip building the field's type name for them.
+      if (x === null || typeof x !== 'object') continue;
       const p = checkTypeNames(x, `${expected}.${k}`);
       if (p) return p;
     }
@@ -136,6 +141,23 @@ export function checkTypeNames(v: unknown, expected: string): string | undefined
  * strings, bytes are base64, timestamps RFC 3339, durations "1.5s". Throws CelError on failure.
  */
 export function toJson(v: unknown): unknown {
+  // JSON-shaped values first (most of a mutation's result), without kindOf's chain of class tests.
+  switch (typeof v) {
+    case 'string':
+    case 'boolean':
+      return v;
+    case 'number':
+      if (!Number.isFinite(v)) err(`cannot convert ${v} to JSON`);
+      return v;
+    case 'object':
+      if (v === null) return null;
+      if (Array.isArray(v)) return v.map(toJson);
+      if (isPlainMap(v)) {
+        const out: Record<string, unknown> = {};
+        for (const k in v) if (Object.prototype.hasOwnProperty.call(v, k)) defineJsonKey(out, k, toJson(v[k]));
+        return out;
+      }
+  }
   switch (kindOf(v)) {
     case 'null':
       return null;
@@ -174,7 +196,8 @@ export function toJson(v: unknown): unknown {
     }
     case 'object': {
       const out: Record<string, unknown> = {};
-      for (const [k, x] of Object.entries((v as CelObject).fields)) defineJsonKey(out, k, toJson(x));
+      const fields = (v as CelObject).fields;
+      for (const k in fields) if (Object.prototype.hasOwnProperty.call(fields, k)) defineJsonKey(out, k, toJson(fields[k]));
       return out;
     }
     case 'type':

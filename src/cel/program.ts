@@ -103,7 +103,7 @@ class Program implements CelProgram {
       cost: this.staticCost,
       limit: opts.costLimit ?? DEFAULT_COST_LIMIT,
       dotted: this.env.variables === undefined && hasDottedKey(activation),
-      services: opts.services ?? {},
+      services: opts.services ?? NO_SERVICES,
     };
     try {
       if (c.cost > c.limit) throw new CelCostLimitError();
@@ -135,6 +135,7 @@ class Program implements CelProgram {
 }
 
 const EMPTY: unknown[] = [];
+const NO_SERVICES: RuntimeServices = Object.freeze({});
 
 function hasDottedKey(act: Record<string, unknown>): boolean {
   for (const k in act) if (k.includes('.')) return true;

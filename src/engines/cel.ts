@@ -7,7 +7,7 @@
  * (mutation/common ObjectVal.CheckTypeNamesMatchFieldPathNames), lists of `JSONPatch` as RFC 6902 steps built
  * the way patch/json_patch.go builds them (op and path always, from when non-empty, value when set).
  */
-import { compile, fromJson, jsonPatchOps, MAP_VARIABLES, toJson, type CelProgram } from '../cel/index.js';
+import { compile, jsonPatchOps, MAP_VARIABLES, toJson, type CelProgram, type Expr } from '../cel/index.js';
 import { authorizers, authorizerValue, CelAuthzCheck, type AuthorizerFn } from '../cel/lib/k8s.js';
 import { checkTypeNames } from '../cel/mutation.js';
 import { CelError, CelObject } from '../cel/values.js';
@@ -53,6 +53,24 @@ const requestExtras = new WeakMap<AdmissionRequest, RequestExtras>();
 /** Attaches requestKind / requestResource / requestSubResource to a request (they default to kind/resource). */
 export function setRequestExtras(request: AdmissionRequest, extras: RequestExtras): void {
   requestExtras.set(request, extras);
+  if (request === lastRequest) lastRequest = undefined;
+}
+
+// A one-slot memo of the request-derived activation entries, as k8s/facts.ts keeps one for the facts: every
+// expression of one admission request shares them (a WeakMap over all requests costs more in GC work).
+// CEL never mutates the values it is given, so sharing them between evaluations is safe.
+let lastRequest: AdmissionRequest | undefined;
+let lastRequestValue: Record<string, unknown> | undefined;
+
+function memoRequest(req: AdmissionRequest): void {
+  if (req === lastRequest) return;
+  lastRequest = req;
+  lastRequestValue = requestValue(req);
+}
+
+function cachedRequestValue(req: AdmissionRequest): Record<string, unknown> {
+  memoRequest(req);
+  return lastRequestValue!;
 }
 
 function spanOf(expr: ExprSource): Span {
@@ -100,31 +118,94 @@ function requestResourceCheck(fn: AuthorizerFn, req: AdmissionRequest): CelAuthz
 
 /**
  * `variables`: each read evaluates the bound (lazy) variable; an error of the variable surfaces in the using
- * expression as composition.go words it.
+ * expression as composition.go words it. Only `names` are bound (those the expression can read).
+ * Values are JSON (src/ir/json.ts: never a bigint), which is already a CEL value: no conversion.
  */
-function variablesValue(vars: Record<string, JsonValue>): Record<string, unknown> {
+function variablesValue(names: readonly string[], lookup: (name: string) => { readonly value: JsonValue } | undefined): Record<string, unknown> {
   const out: Record<string, unknown> = {};
-  for (const name of Object.keys(vars)) {
+  for (const name of names) {
     if (name.startsWith(RESERVED_VAR_PREFIX)) continue;
-    let done = false;
-    let cached: unknown;
+    const binding = lookup(name);
+    if (binding === undefined) continue;
     Object.defineProperty(out, name, {
       enumerable: true,
       get: () => {
-        if (!done) {
-          try {
-            cached = fromJson(vars[name]);
-          } catch (e) {
-            if (e instanceof EvalFailure) throw new CelError(`composited variable "${name}" fails to evaluate: ${e.diagnostic.message}`);
-            throw e;
-          }
-          done = true;
+        try {
+          return binding.value;
+        } catch (e) {
+          if (e instanceof EvalFailure) throw new CelError(`composited variable "${name}" fails to evaluate: ${e.diagnostic.message}`);
+          throw e;
         }
-        return cached;
       },
     });
   }
   return out;
+}
+
+const NO_VARIABLES: Record<string, unknown> = Object.freeze({}) as Record<string, unknown>;
+
+/**
+ * The variable names an expression can read: every `variables.<name>` selection, or undefined when
+ * `variables` is used otherwise (indexed, passed whole), and then every binding is offered.
+ */
+function variableNames(ast: Expr): string[] | undefined {
+  const names = new Set<string>();
+  let whole = false;
+  const visit = (e: Expr): void => {
+    switch (e.kind) {
+      case 'literal':
+        return;
+      case 'ident':
+        if (e.name === 'variables') whole = true;
+        return;
+      case 'select':
+        if (e.operand.kind === 'ident' && e.operand.name === 'variables') names.add(e.field);
+        else visit(e.operand);
+        return;
+      case 'index':
+        visit(e.operand);
+        visit(e.index);
+        return;
+      case 'call':
+        if (e.target) visit(e.target);
+        e.args.forEach(visit);
+        return;
+      case 'list':
+        e.elements.forEach(visit);
+        return;
+      case 'map':
+        for (const m of e.entries) {
+          visit(m.key);
+          visit(m.value);
+        }
+        return;
+      case 'struct':
+        for (const f of e.fields) visit(f.value);
+        return;
+      case 'comprehension':
+        visit(e.range);
+        e.args.forEach(visit);
+        return;
+    }
+  };
+  visit(ast);
+  return whole ? undefined : [...names];
+}
+
+/**
+ * The activation's `variables` for one evaluation: the names the expression selects, looked up in the
+ * interpreter's scope; every variable of `vars` when the expression uses `variables` as a whole value or the
+ * scope cannot look names up.
+ */
+function variablesFor(names: readonly string[] | undefined, scope: ExprScope): Record<string, unknown> {
+  if (names !== undefined && names.length === 0) return NO_VARIABLES;
+  if (names !== undefined && scope.lookup) return variablesValue(names, (n) => scope.lookup!(n));
+  const vars = scope.vars;
+  return variablesValue(Object.keys(vars), (n) => ({
+    get value() {
+      return vars[n]!;
+    },
+  }));
 }
 
 function isJsonPatchList(v: unknown): v is CelObject[] {
@@ -146,26 +227,37 @@ export function createCelEngine(options: CelEngineOptions = {}): ExpressionEngin
   const authorizerVal = authorizerValue(authorizer);
   const costLimit = options.costLimit ?? PER_CALL_COST_LIMIT;
   const env = { variables: MAP_VARIABLES, ...(options.k8sVersion ? { k8sVersion: options.k8sVersion } : {}) };
+  // `authorizer.requestResource` of the last request seen (one-slot memo, see memoRequest).
+  const evalOptions = { costLimit };
+  let checkRequest: AdmissionRequest | undefined;
+  let check: CelAuthzCheck | undefined;
   return {
     compile(expr: ExprSource) {
       const span = spanOf(expr);
       const r = compile(expr.text, env, () => span);
       if (!r.ok) return { ok: false, diagnostics: r.diagnostics.map((d) => ({ ...d, dialect: expr.origin.dialect })) };
       const program: CelProgram = r.value;
+      const names = variableNames(program.ast);
+      // JSON values (src/ir/json.ts) hold no bigint, so they are CEL values as they are (fromJson would
+      // return them unchanged after walking them whole, once per document and evaluation).
       const fn: CompiledExpr = (scope: ExprScope): ExprOutcome => {
-        const vars = scope.vars;
-        const params = Object.prototype.hasOwnProperty.call(vars, PARAMS_VAR) ? vars[PARAMS_VAR] : scope.params;
+        const bound = scope.lookup ? scope.lookup(PARAMS_VAR) : Object.prototype.hasOwnProperty.call(scope.vars, PARAMS_VAR) ? { value: scope.vars[PARAMS_VAR]! } : undefined;
+        const params = bound !== undefined ? bound.value : scope.params;
+        if (scope.request !== checkRequest) {
+          checkRequest = scope.request;
+          check = requestResourceCheck(authorizer, scope.request);
+        }
         const activation: Record<string, unknown> = {
-          object: fromJson(scope.object ?? null),
-          oldObject: fromJson(scope.oldObject ?? null),
-          params: fromJson(params ?? null),
-          namespaceObject: isNamespace(scope.object) ? null : fromJson(scope.namespaceObject ?? null),
-          request: requestValue(scope.request),
-          variables: variablesValue(vars),
+          object: scope.object ?? null,
+          oldObject: scope.oldObject ?? null,
+          params: params ?? null,
+          namespaceObject: isNamespace(scope.object) ? null : (scope.namespaceObject ?? null),
+          request: cachedRequestValue(scope.request),
+          variables: variablesFor(names, scope),
           authorizer: authorizerVal,
-          'authorizer.requestResource': requestResourceCheck(authorizer, scope.request),
+          'authorizer.requestResource': check,
         };
-        const out = program.eval(activation, { costLimit });
+        const out = program.eval(activation, evalOptions);
         if (!out.ok) return { ok: false, diagnostic: { ...out.diagnostic, dialect: expr.origin.dialect } };
         try {
           return { ok: true, value: resultToJson(out.value) };

@@ -11,6 +11,11 @@ export interface ExprScope {
   params: JsonValue | null;
   namespaceObject: JsonValue | null;
   vars: Record<string, JsonValue>;
+  /**
+   * One variable's binding (innermost wins), read on access like `vars`; lets an engine that knows which
+   * variables an expression names skip building `vars` (the interpreter builds `vars` only when read).
+   */
+  lookup?(name: string): { readonly value: JsonValue } | undefined;
 }
 
 export type ExprOutcome = { ok: true; value: JsonValue | undefined } | { ok: false; diagnostic: Diagnostic };
@@ -22,11 +27,18 @@ export interface ExpressionEngine {
   compile(expr: ExprSource): { ok: true; fn: CompiledExpr } | { ok: false; diagnostics: Diagnostic[] };
 }
 
+/**
+ * Scratch space of one evaluation (one `apply` call) where engines keep what they derived from the documents,
+ * each under a key of its own. Documents are copy-on-write and the interpreter never writes in place into a
+ * container it handed to an engine, so facts about a container stay true for the whole evaluation.
+ */
+export type EvalMemo = Map<unknown, unknown>;
+
 /** A merge strategy provided outside the core (strategic merge for Kyverno, structured merge for MAP). */
 export type MergeEngine = (
   target: JsonValue | undefined,
   patch: JsonValue,
-  context: { op: MergeOp; request: AdmissionRequest },
+  context: { op: MergeOp; request: AdmissionRequest; memo?: EvalMemo },
 ) => { ok: true; value: JsonValue } | { ok: false; diagnostic: Diagnostic };
 
 /** Substitutes variables throughout a templated JSON tree (Kyverno `{{ }}` in patches). */
@@ -68,7 +80,7 @@ export function mergeEngine(strategy: 'smp' | 'ssa'): MergeEngine | undefined {
  * the patched JSON is decoded into the kind's Go type; unknown fields fail the request as an InternalError,
  * whatever the failure policy). Returns the error message, or undefined when the object decodes.
  */
-export type TypedDecoder = (object: JsonValue, request: AdmissionRequest) => string | undefined;
+export type TypedDecoder = (object: JsonValue, request: AdmissionRequest, memo?: EvalMemo) => string | undefined;
 
 let typedDecoderFn: TypedDecoder | undefined;
 

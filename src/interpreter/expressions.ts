@@ -28,15 +28,40 @@ export function compileExpr(language: 'cel' | 'jmes', expr: ExprSource): Compile
   return fn;
 }
 
+/**
+ * An expression's view of the state. `vars` is built on first read: an engine that looks variables up by
+ * name (the CEL engine) never pays for a record of every binding in scope.
+ */
+class StateExprScope implements ExprScope {
+  readonly object: JsonValue | null;
+  readonly oldObject: JsonValue | null;
+  readonly request: EvalState['request'];
+  readonly params: JsonValue | null;
+  readonly namespaceObject: JsonValue | null;
+  private allVars: Record<string, JsonValue> | undefined;
+
+  constructor(
+    st: EvalState,
+    private readonly scope: Scope,
+  ) {
+    this.object = st.object;
+    this.request = st.request;
+    this.oldObject = st.request.oldObject ?? null;
+    this.params = st.request.params ?? null;
+    this.namespaceObject = st.request.namespaceObject ?? null;
+  }
+
+  get vars(): Record<string, JsonValue> {
+    return (this.allVars ??= this.scope.values());
+  }
+
+  lookup(name: string): { readonly value: JsonValue } | undefined {
+    return this.scope.lookup(name);
+  }
+}
+
 export function exprScope(st: EvalState, scope: Scope): ExprScope {
-  return {
-    object: st.object,
-    oldObject: st.request.oldObject ?? null,
-    request: st.request,
-    params: st.request.params ?? null,
-    namespaceObject: st.request.namespaceObject ?? null,
-    vars: scope.values(),
-  };
+  return new StateExprScope(st, scope);
 }
 
 /** Evaluates an opaque expression; an engine error becomes an EvalFailure at the rule boundary. */

@@ -9,19 +9,33 @@ export interface Binding {
   location?: Location;
 }
 
-/** A binding computed at first read (MAP variables); an error escapes only where the variable is used. */
-export function lazyBinding(compute: () => JsonValue): Binding {
-  let done = false;
-  let cached: JsonValue = null;
-  return {
-    get value(): JsonValue {
-      if (!done) {
-        cached = compute();
-        done = true;
-      }
-      return cached;
-    },
-  };
+/**
+ * A binding computed at first read (MAP variables); an error escapes only where the variable is used (and
+ * the next read tries again). A class: its getter lives on the prototype, where an object literal's getter
+ * would allocate a closure and an accessor pair per binding (one per variable, mutation and request).
+ */
+class LazyBinding<A, B> implements Binding {
+  private done = false;
+  private cached: JsonValue = null;
+
+  constructor(
+    private readonly compute: (a: A, b: B) => JsonValue,
+    private readonly a: A,
+    private readonly b: B,
+  ) {}
+
+  get value(): JsonValue {
+    if (!this.done) {
+      this.cached = this.compute(this.a, this.b);
+      this.done = true;
+    }
+    return this.cached;
+  }
+}
+
+/** A binding computed at first read as `compute(a, b)` (arguments instead of a closure: one object per binding). */
+export function lazyBinding<A, B>(compute: (a: A, b: B) => JsonValue, a: A, b: B): Binding {
+  return new LazyBinding(compute, a, b);
 }
 
 /** An immutable chain of variable bindings; a child scope shadows its parent. */

@@ -3,6 +3,7 @@ import type { JsonValue } from '../ir/json.js';
 import type { Policy } from '../ir/nodes.js';
 import type { AdmissionRequest } from '../k8s/request.js';
 import type { TraceEvent } from './api.js';
+import type { EvalMemo } from './engines.js';
 import type { Owned } from './walk.js';
 
 /** External data offline: provider → key → value, or an error message the provider returns for that key. */
@@ -37,4 +38,10 @@ export interface EvalState {
   owned: Owned;
   policyId: string;
   ruleName: string | undefined;
+  /** Engines' facts about this evaluation's documents, created on first use (see EvalMemo). */
+  memo?: EvalMemo;
+}
+
+export function evalMemo(st: EvalState): EvalMemo {
+  return (st.memo ??= new Map());
 }

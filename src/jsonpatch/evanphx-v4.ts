@@ -52,16 +52,28 @@ function goQuote(s: string): string {
 
 /** rfc6901Decoder: "~1" then "~0", in one left-to-right pass (strings.NewReplacer). */
 function decodeKey(k: string): string {
-  return k.replace(/~[01]/g, (m) => (m === '~1' ? '/' : '~'));
+  return k.includes('~') ? k.replace(/~[01]/g, (m) => (m === '~1' ? '/' : '~')) : k;
 }
 
 // ---------------------------------------------------------------------------------------------- containers
 
-/** A container reached by findObject: its value and how to write a changed copy back to the root. */
-interface Found {
-  container: JsonObject | JsonValue[];
-  key: string;
-  rebuild: (replacement: JsonObject | JsonValue[]) => JsonValue;
+/**
+ * A container reached by findObject: its value, and the containers and keys above it (outermost first), through
+ * which a changed copy is written back to the root.
+ */
+class Found {
+  constructor(
+    readonly container: JsonObject | JsonValue[],
+    readonly key: string,
+    private readonly parents: (JsonObject | JsonValue[])[],
+    private readonly keys: string[],
+  ) {}
+
+  rebuild(replacement: JsonObject | JsonValue[]): JsonValue {
+    let value: JsonValue = replacement;
+    for (let i = this.parents.length - 1; i >= 0; i--) value = withChild(this.parents[i]!, this.keys[i]!, value);
+    return value;
+  }
 }
 
 /** partialArray.get's index rules (negative from the end), undefined when out of range. */
@@ -85,13 +97,14 @@ function containerGet(c: JsonObject | JsonValue[], key: string): JsonValue | und
 function findObject(doc: JsonValue, path: string): Found | undefined {
   const split = path.split('/');
   if (split.length < 2) return undefined;
-  const parts = split.slice(1, -1);
   const key = decodeKey(split[split.length - 1]!);
   if (!isContainer(doc)) return undefined;
-  const chain: { container: JsonObject | JsonValue[]; key: string }[] = [];
+  const parents: (JsonObject | JsonValue[])[] = [];
+  const keys: string[] = [];
   let cur: JsonObject | JsonValue[] = doc;
-  for (const part of parts) {
-    const k = decodeKey(part);
+  // split[0] is dropped unchecked (see the header).
+  for (let i = 1; i < split.length - 1; i++) {
+    const k = decodeKey(split[i]!);
     let next: JsonValue | undefined;
     try {
       next = containerGet(cur, k);
@@ -100,18 +113,11 @@ function findObject(doc: JsonValue, path: string): Found | undefined {
       throw e;
     }
     if (next === undefined || next === null || !isContainer(next)) return undefined;
-    chain.push({ container: cur, key: k });
+    parents.push(cur);
+    keys.push(k);
     cur = next;
   }
-  return {
-    container: cur,
-    key,
-    rebuild: (replacement) => {
-      let value: JsonValue = replacement;
-      for (let i = chain.length - 1; i >= 0; i--) value = withChild(chain[i]!.container, chain[i]!.key, value);
-      return value;
-    },
-  };
+  return new Found(cur, key, parents, keys);
 }
 
 function isContainer(v: JsonValue | undefined): v is JsonObject | JsonValue[] {
@@ -175,12 +181,12 @@ function containerRemove(c: JsonObject | JsonValue[], key: string): JsonObject |
   return copy;
 }
 
-/** Runs `fn`, rewording its failure as pkg/errors.Wrapf(err, context) does. */
-function wrap<T>(context: string, fn: () => T): T {
+/** Runs `fn`, rewording its failure as pkg/errors.Wrapf(err, context) does (the context is worded only then). */
+function wrap<T>(context: () => string, fn: () => T): T {
   try {
     return fn();
   } catch (e) {
-    if (e instanceof V4Error && e.kind === 'error') throw new V4Error('error', `${context}: ${e.message}`);
+    if (e instanceof V4Error && e.kind === 'error') throw new V4Error('error', `${context()}: ${e.message}`);
     throw e;
   }
 }
@@ -231,13 +237,13 @@ function opAdd(doc: JsonValue, s: PatchStep): JsonValue {
   const found = findObject(doc, s.path);
   if (!found) return fail(`add operation does not apply: doc is missing path: "${s.path}": ${ERR_MISSING}`);
   const value = s.hasValue === false ? null : (s.value ?? null);
-  return found.rebuild(wrap(`error in add for path: '${s.path}'`, () => containerAdd(found.container, found.key, value)));
+  return found.rebuild(wrap(() => `error in add for path: '${s.path}'`, () => containerAdd(found.container, found.key, value)));
 }
 
 function opRemove(doc: JsonValue, s: PatchStep): JsonValue {
   const found = findObject(doc, s.path);
   if (!found) return fail(`remove operation does not apply: doc is missing path: "${s.path}": ${ERR_MISSING}`);
-  return found.rebuild(wrap(`error in remove for path: '${s.path}'`, () => containerRemove(found.container, found.key)));
+  return found.rebuild(wrap(() => `error in remove for path: '${s.path}'`, () => containerRemove(found.container, found.key)));
 }
 
 function opReplace(doc: JsonValue, s: PatchStep): JsonValue {
@@ -267,21 +273,21 @@ function opMove(doc: JsonValue, s: PatchStep): JsonValue {
   if (s.from === undefined) return fail(`move operation failed to decode from: operation, missing from field: ${ERR_MISSING}`);
   const from = findObject(doc, s.from);
   if (!from) return fail(`move operation does not apply: doc is missing from path: ${s.from}: ${ERR_MISSING}`);
-  const value = wrap(`error in move for path: '${from.key}'`, () => containerGet(from.container, from.key)) ?? null;
-  const removed = from.rebuild(wrap(`error in move for path: '${from.key}'`, () => containerRemove(from.container, from.key)));
+  const value = wrap(() => `error in move for path: '${from.key}'`, () => containerGet(from.container, from.key)) ?? null;
+  const removed = from.rebuild(wrap(() => `error in move for path: '${from.key}'`, () => containerRemove(from.container, from.key)));
   const to = findObject(removed, s.path);
   if (!to) return fail(`move operation does not apply: doc is missing destination path: ${s.path}: ${ERR_MISSING}`);
-  return to.rebuild(wrap(`error in move for path: '${s.path}'`, () => containerAdd(to.container, to.key, value)));
+  return to.rebuild(wrap(() => `error in move for path: '${s.path}'`, () => containerAdd(to.container, to.key, value)));
 }
 
 function opCopy(doc: JsonValue, s: PatchStep): JsonValue {
   if (s.from === undefined) return fail(`copy operation failed to decode from: operation, missing from field: ${ERR_MISSING}`);
   const from = findObject(doc, s.from);
   if (!from) return fail(`copy operation does not apply: doc is missing from path: ${s.from}: ${ERR_MISSING}`);
-  const value = wrap(`error in copy for from: '${s.from}'`, () => containerGet(from.container, from.key)) ?? null;
+  const value = wrap(() => `error in copy for from: '${s.from}'`, () => containerGet(from.container, from.key)) ?? null;
   const to = findObject(doc, s.path);
   if (!to) return fail(`copy operation does not apply: doc is missing destination path: ${s.path}: ${ERR_MISSING}`);
-  return to.rebuild(wrap('error while adding value during copy', () => containerAdd(to.container, to.key, value)));
+  return to.rebuild(wrap(() => 'error while adding value during copy', () => containerAdd(to.container, to.key, value)));
 }
 
 function opTest(doc: JsonValue, s: PatchStep): JsonValue {
@@ -295,7 +301,7 @@ function opTest(doc: JsonValue, s: PatchStep): JsonValue {
   }
   const found = findObject(doc, s.path);
   if (!found) return fail(`test operation does not apply: is missing path: ${s.path}: ${ERR_MISSING}`);
-  const val = wrap(`error in test for path: '${s.path}'`, () => containerGet(found.container, found.key));
+  const val = wrap(() => `error in test for path: '${s.path}'`, () => containerGet(found.container, found.key));
   if (val === undefined || val === null) {
     // `op.value().raw` on an op without value dereferences nil; with a value (even null) the test fails.
     if (s.hasValue === false) return fail(NIL_DEREFERENCE);

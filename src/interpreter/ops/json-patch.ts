@@ -1,4 +1,5 @@
-import { hasOwn, isJsonObject, jsonEqual, type JsonValue } from '../../ir/json.js';
+import { hasOwn, isJsonObject, type JsonValue } from '../../ir/json.js';
+import { sameJson } from '../same-json.js';
 import { newEpoch } from '../walk.js';
 import type { JsonPatchOp } from '../../ir/nodes.js';
 import { applyPatch, type PatchStep } from '../../jsonpatch/apply.js';
@@ -6,6 +7,7 @@ import { typedDecoder } from '../engines.js';
 import { evalFailure } from '../failure.js';
 import { RequestDenied } from '../run-policy.js';
 import { compileValue, type ValueFn } from '../values.js';
+import { evalMemo } from '../state.js';
 import type { OpFn } from './types.js';
 
 /** Steps computed by an expression: a list of `{op, path, from?, value?}` maps. */
@@ -26,23 +28,24 @@ export function compileJsonPatch(op: JsonPatchOp): OpFn {
   const steps = op.steps.map((s) => ({ step: s, value: s.value ? compileValue(s.value) : undefined }));
   const stepsFrom = op.stepsFrom ? compileValue(op.stepsFrom) : undefined;
   return (st, scope) => {
-    const concrete: PatchStep[] = steps.map(({ step, value }: { step: JsonPatchOp['steps'][number]; value: ValueFn | undefined }) => {
+    const written: PatchStep[] = steps.map(({ step, value }: { step: JsonPatchOp['steps'][number]; value: ValueFn | undefined }) => {
       const out: PatchStep = { op: step.op, path: step.path, hasValue: value !== undefined };
       if (step.from !== undefined) out.from = step.from;
       if (value) out.value = value(st, scope);
       return out;
     });
-    if (stepsFrom) concrete.push(...computedSteps(stepsFrom(st, scope), op));
+    const computed = stepsFrom ? computedSteps(stepsFrom(st, scope), op) : undefined;
+    const concrete = computed === undefined ? written : written.length === 0 ? computed : written.concat(computed);
     const r = applyPatch((st.object ?? null) as JsonValue, concrete, op.profile);
     if (r.ok) {
       if (op.profile === 'evanphx-v4') {
         // MAP patch/json_patch.go decodes the result strictly into the kind's Go type; a failure is an
         // InternalError StatusError, which no failure policy turns into "ignore" (dispatcher.go).
-        const problem = typedDecoder()?.(r.doc, st.request);
+        const problem = typedDecoder()?.(r.doc, st.request, evalMemo(st));
         if (problem !== undefined) throw new RequestDenied(evalFailure('TM3006', problem, op.origin));
       }
       // An unchanged document keeps its identity, so "did this change the object" stays a cheap question.
-      st.object = jsonEqual(r.doc, st.object) ? st.object : r.doc;
+      st.object = sameJson(r.doc, st.object) ? st.object : r.doc;
       // The patched document shares subtrees (a `copy` step even shares one twice): nothing is owned.
       st.owned = newEpoch();
       return scope;

@@ -1,11 +1,12 @@
 import { copyObject, defineOwn, hasOwn, isJsonObject, jsonEqual, type JsonObject, type JsonValue } from '../../ir/json.js';
+import { sameJson } from '../same-json.js';
 import { newEpoch } from '../walk.js';
 import type { MergeOp } from '../../ir/nodes.js';
 import { mergeEngine } from '../engines.js';
 import { EvalFailure, evalFailure } from '../failure.js';
 import { compileValue } from '../values.js';
 import { UNCHANGED } from '../walk.js';
-import type { EvalState } from '../state.js';
+import { evalMemo, type EvalState } from '../state.js';
 import { writePath } from '../write.js';
 import type { OpFn } from './types.js';
 
@@ -36,7 +37,7 @@ function mergeWith(op: MergeOp, old: JsonValue | undefined, patch: JsonValue, st
   if (op.strategy === 'json') return jsonMergePatch(old, patch);
   const engine = mergeEngine(op.strategy);
   if (!engine) throw evalFailure('TM3005', `the ${op.strategy === 'smp' ? 'strategic merge' : 'structured merge'} engine is not available`, op.origin);
-  const r = engine(old, patch, { op, request: st.request });
+  const r = engine(old, patch, { op, request: st.request, memo: evalMemo(st) });
   if (!r.ok) throw new EvalFailure(r.diagnostic);
   return r.value;
 }
@@ -50,7 +51,7 @@ export function compileMerge(op: MergeOp): OpFn {
       // A merge into the whole object (MAP ApplyConfiguration, patch/smd.go) has no parent to write through.
       const old = st.object ?? undefined;
       const merged = mergeWith(op, old, patch, st);
-      if (!(old !== undefined && (merged === old || jsonEqual(merged, old)))) st.object = merged;
+      if (!(old !== undefined && sameJson(merged, old))) st.object = merged;
       st.owned = newEpoch();
       return scope;
     }
@@ -60,7 +61,7 @@ export function compileMerge(op: MergeOp): OpFn {
       op.path,
       (old, exists) => {
         const merged = mergeWith(op, old, patch, st);
-        return exists && (merged === old || jsonEqual(merged, old)) ? UNCHANGED : merged;
+        return exists && sameJson(merged, old) ? UNCHANGED : merged;
       },
       true,
       op.origin,

@@ -6,6 +6,7 @@
 import type { Result } from '../../diagnostics/index.js';
 import type { JsonValue } from '../../ir/json.js';
 import { atomicGuard, atomicGuardMessage } from './atomic-guard.js';
+import type { CheckedSubtrees } from './checked.js';
 import { formatValidationErrors } from './errors.js';
 import { mergeFailure, mergeIntoValidatedPatch } from './merge.js';
 import type { Schema, TypeRef } from './schema.js';
@@ -17,6 +18,8 @@ export interface ApplyOptions {
    * MutatingPolicy `evaluation.useServerSideApply`), where atomic values are replaced.
    */
   atomicGuard?: boolean;
+  /** Subtrees of live objects already typed in this evaluation (see checked.ts). */
+  checked?: CheckedSubtrees;
 }
 
 export function applyStructuredMergeDiff(
@@ -34,5 +37,5 @@ export function applyStructuredMergeDiff(
     const atomics = atomicGuard(schema, typeRef, patch);
     if (atomics.length > 0) return mergeFailure(`invalid ApplyConfiguration: ${atomicGuardMessage(atomics)}`);
   }
-  return mergeIntoValidatedPatch(schema, typeRef, live, patch);
+  return mergeIntoValidatedPatch(schema, typeRef, live, patch, options.checked);
 }

@@ -3,7 +3,7 @@
  * contain a map value at an atomic map/struct position nor a list value at an atomic list position, even to
  * set a brand-new value, because the merge would replace the whole atomic value.
  */
-import { isJsonObject, type JsonValue } from '../../ir/json.js';
+import { hasOwn, type JsonValue } from '../../ir/json.js';
 import type { Schema, TypeRef } from './schema.js';
 
 /**
@@ -15,7 +15,7 @@ import type { Schema, TypeRef } from './schema.js';
  */
 export function atomicGuard(schema: Schema, typeRef: TypeRef, patch: JsonValue): string[] {
   const found: string[] = [];
-  findAtomics(schema, typeRef, patch, '', found);
+  findAtomics(schema, typeRef, patch, [], found);
   return found;
 }
 
@@ -24,21 +24,38 @@ export function atomicGuardMessage(paths: readonly string[]): string {
   return `may not mutate atomic arrays, maps or structs: ${paths.join(', ')}`;
 }
 
-function findAtomics(schema: Schema, tr: TypeRef, v: JsonValue, path: string, found: string[]): void {
+/** `path` is a stack of field names and list indices, rendered only for what is found. */
+function findAtomics(schema: Schema, tr: TypeRef, v: JsonValue, path: (string | number)[], found: string[]): void {
+  if (v === null || typeof v !== 'object') return;
   const atom = schema.resolve(tr);
   if (atom === undefined) return;
   // Unlike the merge, the guard does not pick one form of a multi-form atom: it tests the raw atom.
-  if (isJsonObject(v) && atom.map !== undefined) {
+  if (!Array.isArray(v)) {
     const t = atom.map;
-    if (t.elementRelationship === 'atomic') found.push(path);
-    for (const key of Object.keys(v)) {
+    if (t === undefined) return;
+    if (t.elementRelationship === 'atomic') found.push(render(path));
+    for (const key in v) {
+      if (!hasOwn(v, key)) continue;
       const field = t.fieldIndex.get(key);
-      if (field !== undefined) findAtomics(schema, field.type, v[key]!, `${path}.${key}`, found);
+      if (field === undefined) continue;
+      path.push(key);
+      findAtomics(schema, field.type, v[key]!, path, found);
+      path.pop();
     }
+    return;
   }
-  if (Array.isArray(v) && atom.list !== undefined) {
-    const t = atom.list;
-    if (t.elementRelationship === 'atomic') found.push(path);
-    for (let i = 0; i < v.length; i++) findAtomics(schema, t.elementType, v[i]!, `${path}[${i}]`, found);
+  const t = atom.list;
+  if (t === undefined) return;
+  if (t.elementRelationship === 'atomic') found.push(render(path));
+  for (let i = 0; i < v.length; i++) {
+    path.push(i);
+    findAtomics(schema, t.elementType, v[i]!, path, found);
+    path.pop();
   }
+}
+
+function render(path: readonly (string | number)[]): string {
+  let s = '';
+  for (const p of path) s += typeof p === 'number' ? `[${p}]` : `.${p}`;
+  return s;
 }

@@ -23,44 +23,62 @@ export function formatValidationErrors(errs: readonly ValidationError[]): string
   return ['errors:', ...errs.map((e) => `  ${formatValidationError(e)}`)].join('\n');
 }
 
-/** An associative-list item whose path element is rendered on demand. */
-interface ItemSegment {
-  readonly list: ListType;
-  readonly item: JsonValue;
-}
-
 /**
  * A path segment, rendered only when an error is reported: a field name (`.name`), an index (`[3]`), or an
- * associative item (`[name="x"]`, `[=v]`).
+ * associative item (`[name="x"]`, `[=v]`): its list type, the item kept alongside.
  */
-export type PathSegment = string | number | ItemSegment;
+export type PathSegment = string | number | ListType;
+
+/** Path stacks of finished walks, reused so that a walk allocates nothing for its path. */
+const spareSegments: PathSegment[][] = [];
+const spareItems: JsonValue[][] = [];
 
 /** The walk's current path plus the errors found so far. */
 export class ErrorSink {
   readonly errors: ValidationError[] = [];
-  private readonly segments: PathSegment[] = [];
+  // Parallel stacks (no object per pushed item: the walk pushes one segment per value it visits), written
+  // up to `depth`; entries above it are stale.
+  private readonly segments: PathSegment[];
+  private readonly items: JsonValue[];
+  private depth = 0;
 
-  constructor(private readonly schema: Schema) {}
+  constructor(private readonly schema: Schema) {
+    this.segments = spareSegments.pop() ?? [];
+    this.items = spareItems.pop() ?? [];
+  }
 
-  push(segment: PathSegment): void {
-    this.segments.push(segment);
+  push(segment: string | number): void {
+    this.segments[this.depth] = segment;
+    this.items[this.depth++] = null;
   }
 
   pushItem(list: ListType, item: JsonValue): void {
-    this.segments.push({ list, item });
+    this.segments[this.depth] = list;
+    this.items[this.depth++] = item;
   }
 
   pop(): void {
-    this.segments.pop();
+    this.depth--;
+  }
+
+  /**
+   * Hands the path stacks to the next walk (the errors stay readable). Call once, when the walk is over;
+   * forgetting to only costs the reuse.
+   */
+  release(): void {
+    this.items.fill(null);
+    spareSegments.push(this.segments);
+    spareItems.push(this.items);
   }
 
   /** Records an error at the current path, optionally under one more rendered element (e.g. `.field`). */
   report(message: string, extra?: string): void {
     let path = '';
-    for (const s of this.segments) {
+    for (let i = 0; i < this.depth; i++) {
+      const s = this.segments[i]!;
       if (typeof s === 'string') path += `.${s}`;
       else if (typeof s === 'number') path += `[${s}]`;
-      else path += associativeItemString(this.schema, s.list, s.item);
+      else path += associativeItemString(this.schema, s, this.items[i]!);
     }
     if (extra !== undefined) path += extra;
     this.errors.push({ path, message });

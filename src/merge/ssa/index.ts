@@ -23,3 +23,4 @@ export { validateTyped, type ValidateOptions } from './validate.js';
 export { mergeTyped, mergeValidated, type RawMergeResult } from './merge.js';
 export { atomicGuard, atomicGuardMessage } from './atomic-guard.js';
 export { applyStructuredMergeDiff, type ApplyOptions } from './apply.js';
+export { CheckedSubtrees } from './checked.js';

@@ -61,6 +61,13 @@ function keyedItemKey(schema: Schema, list: ListType, item: JsonValue): ItemKey 
   if (item === null) return { ok: false, error: 'associative list with keys may not have a null element' };
   if (!isJsonObject(item)) return { ok: false, error: 'associative list with keys may not have non-map elements' };
   const keys = sortedKeys(list);
+  if (keys.length === 1) {
+    // One key field (containers, ports by name...): every id of the list would start with the same name,
+    // which identifies nothing.
+    const value = keyFieldValue(schema, list, item, keys[0]!);
+    if (value instanceof KeyError) return { ok: false, error: value.error };
+    return { ok: true, id: canonicalValue(value) };
+  }
   let id = '';
   for (let i = 0; i < keys.length; i++) {
     const name = keys[i]!;

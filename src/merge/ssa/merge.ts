@@ -10,6 +10,7 @@
 import { diagnostic, fail, ok, type Result } from '../../diagnostics/index.js';
 import { copyObject, defineOwn, hasOwn, isJsonObject, type JsonObject, type JsonValue } from '../../ir/json.js';
 import { atomFormFor, invalidAtomMessage, scalarError } from './atoms.js';
+import type { CheckedSubtrees } from './checked.js';
 import { ErrorSink, formatValidationErrors, type ValidationError } from './errors.js';
 import { associativeItemKey, associativeItemString } from './list-keys.js';
 import type { ListType, MapType, Schema, TypeRef } from './schema.js';
@@ -29,6 +30,7 @@ export interface RawMergeResult {
 export function mergeValidated(schema: Schema, typeRef: TypeRef, lhs: JsonValue, rhs: JsonValue): RawMergeResult {
   const m = new Merger(schema);
   const value = m.merge(typeRef, lhs, rhs);
+  m.sink.release();
   return { value, errors: m.sink.errors };
 }
 
@@ -43,8 +45,8 @@ export function mergeTyped(schema: Schema, typeRef: TypeRef, lhs: JsonValue, rhs
 }
 
 /** The steps after the patch is typed (and, for MAP, guarded): type the live object, then merge. */
-export function mergeIntoValidatedPatch(schema: Schema, typeRef: TypeRef, lhs: JsonValue, rhs: JsonValue): Result<JsonValue> {
-  const lhsErrors = validateTyped(schema, typeRef, lhs, { allowDuplicates: true });
+export function mergeIntoValidatedPatch(schema: Schema, typeRef: TypeRef, lhs: JsonValue, rhs: JsonValue, checked?: CheckedSubtrees): Result<JsonValue> {
+  const lhsErrors = validateTyped(schema, typeRef, lhs, checked ? { allowDuplicates: true, checked } : { allowDuplicates: true });
   if (lhsErrors.length > 0) return mergeFailure(`failed to convert original object to typed object: ${formatValidationErrors(lhsErrors)}`);
   const merged = mergeValidated(schema, typeRef, lhs, rhs);
   if (merged.errors.length > 0) return mergeFailure(`failed to merge patch: ${formatValidationErrors(merged.errors)}`);
@@ -126,7 +128,8 @@ class Merger {
       return r;
     }
     let out: JsonObject | undefined;
-    for (const key of Object.keys(r)) {
+    for (const key in r) {
+      if (!hasOwn(r, key)) continue;
       const fieldType = t.fieldIndex.get(key)?.type ?? t.elementType;
       const rv = r[key]!;
       let merged: JsonValue | undefined;

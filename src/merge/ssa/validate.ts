@@ -3,8 +3,9 @@
  * must be a declared field unless the map has an element type, scalars must fit their kind, associative
  * lists must be keyable, and duplicate keys are errors unless `allowDuplicates` (used for the live object).
  */
-import { isJsonObject, type JsonObject, type JsonValue } from '../../ir/json.js';
+import { hasOwn, isJsonObject, type JsonObject, type JsonValue } from '../../ir/json.js';
 import { atomFormFor, invalidAtomMessage, scalarError } from './atoms.js';
+import type { CheckedSubtrees } from './checked.js';
 import { ErrorSink, type ValidationError } from './errors.js';
 import { goValueV } from './go-format.js';
 import { associativeItemError, associativeItemKey, associativeItemString } from './list-keys.js';
@@ -13,14 +14,25 @@ import { isEmptyTypeRef, type ListType, type MapType, type Schema, type TypeRef 
 export interface ValidateOptions {
   /** typed.AllowDuplicates: tolerate repeated keys in sets and map-lists. */
   allowDuplicates?: boolean;
+  /**
+   * With `allowDuplicates`: skip containers this memo already found valid against the same type, and record
+   * the ones found valid now (see checked.ts for when that is sound). Ignored for another schema.
+   */
+  checked?: CheckedSubtrees;
 }
 
 /** Every violation, in document order (upstream iterates Go maps, so its order may differ for several errors). */
 export function validateTyped(schema: Schema, typeRef: TypeRef, value: JsonValue, options: ValidateOptions = {}): ValidationError[] {
-  const v = new Validator(schema, options.allowDuplicates === true);
+  const allowDuplicates = options.allowDuplicates === true;
+  const checked = allowDuplicates && options.checked?.schema === schema ? options.checked : undefined;
+  const v = new Validator(schema, allowDuplicates, checked);
   v.validate(typeRef, value);
+  v.sink.release();
   return v.sink.errors;
 }
+
+/** A memo entry costs about as much as walking a few scalars again. */
+const MEMO_MIN_VALUES = 6;
 
 class Validator {
   readonly sink: ErrorSink;
@@ -28,11 +40,29 @@ class Validator {
   constructor(
     private readonly schema: Schema,
     private readonly allowDuplicates: boolean,
+    private readonly checked: CheckedSubtrees | undefined,
   ) {
     this.sink = new ErrorSink(schema);
   }
 
+  /** Values visited so far: containers too small to be worth a memo entry are walked again instead. */
+  private visited = 0;
+
   validate(tr: TypeRef, v: JsonValue): void {
+    // A container's errors depend only on its type and content (the path only words them).
+    if (this.checked !== undefined && v !== null && typeof v === 'object') {
+      if (this.checked.isValid(tr, v)) return;
+      const before = this.sink.count;
+      const visitedBefore = this.visited;
+      this.validateValue(tr, v);
+      if (this.sink.count === before && this.visited - visitedBefore >= MEMO_MIN_VALUES) this.checked.markValid(tr, v);
+      return;
+    }
+    this.validateValue(tr, v);
+  }
+
+  private validateValue(tr: TypeRef, v: JsonValue): void {
+    this.visited++;
     const atom = this.schema.resolve(tr);
     if (atom === undefined) {
       this.sink.report(`schema error: no type found matching: ${tr.namedType ?? 'inlined type'}`);
@@ -61,7 +91,9 @@ class Validator {
     }
     const closed = isEmptyTypeRef(t.elementType);
     const obj: JsonObject = v;
-    for (const key of Object.keys(obj)) {
+    // for-in reads the map's enumeration cache; Object.keys would copy it per map.
+    for (const key in obj) {
+      if (!hasOwn(obj, key)) continue;
       const field = t.fieldIndex.get(key);
       if (field === undefined && closed) {
         // visitMapItems stops at the first undeclared field of a map.
