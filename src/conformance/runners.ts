@@ -9,6 +9,7 @@ import { runAdmissionCase } from './runners/admission.js';
 import { runChainsawCase } from './runners/chainsaw.js';
 import { runSuiteCase } from './runners/mutate-existing.js';
 import { runSmdTriplet, runTableRow } from './runners/engines.js';
+import { enterSchemaEnvironment } from '../engines/ssa.js';
 
 export type { RunContext } from './runners/context.js';
 export { registerTableRunner, smdTripletRunner, type SmdEngine, type TableRowRunner } from './runners/engines.js';
@@ -41,6 +42,9 @@ export function caseRunner<F extends CaseFormat>(format: F): CaseRunner<F> {
 
 export async function runCase(c: ConformanceCase, ctx: RunContext): Promise<CaseResult> {
   if (c.needsCluster) return { status: 'skipped', reason: c.needsCluster };
+  // A translation (`--via`) runs on the source corpus' objects, whose custom kinds (Gatekeeper's `Foo`, Kyverno's
+  // CRDs) have no schema: their engines work on unstructured objects, so MAP types them with the deduced schema.
+  const leave = ctx.via !== undefined ? enterSchemaEnvironment({ unknownKinds: 'deduced' }) : undefined;
   try {
     const runner = caseRunner(c.format) as CaseRunner;
     const result = await runner(c as never, ctx);
@@ -49,5 +53,7 @@ export async function runCase(c: ConformanceCase, ctx: RunContext): Promise<Case
     const err = e as Error;
     const where = err.stack?.split('\n')[1]?.trim();
     return { status: 'error', reason: `crash: ${err.message ?? String(e)}${where ? ` (${where})` : ''}` };
+  } finally {
+    leave?.();
   }
 }

@@ -2,6 +2,7 @@ import { diagnostic, hasErrors, type Diagnostic } from '../../diagnostics/diagno
 import { formatSpan } from '../../diagnostics/span.js';
 import { isJsonObject, type JsonObject, type JsonValue } from '../../ir/json.js';
 import { mutationAnnotations } from '../../dialects/gatekeeper/annotations.js';
+import { withSchemaEnvironment, type SchemaEnvironment, type UnknownKindPolicy } from '../../engines/ssa.js';
 import { apply, type TraceEvent } from '../../interpreter/index.js';
 import type { Patch6902 } from '../../interpreter/api.js';
 import type { ExternalData } from '../../interpreter/state.js';
@@ -10,6 +11,7 @@ import { toJson, toYaml, toYamlDocuments } from '../../io/yaml-dump.js';
 import type { AdmissionRequest, Operation, UserInfo } from '../../k8s/request.js';
 import { mutateExisting, notATarget } from '../../dialects/kyverno/mutate-existing.js';
 import type { SourceDoc } from '../../io/source.js';
+import { kindSchemasFromCrds, kindSchemasFromOpenApi } from '../../merge/ssa/openapi/load.js';
 import { parsePolicyDocs, readInputs } from '../../pipeline.js';
 import { many, parse } from '../args.js';
 import { EXIT, type CliIO } from '../io.js';
@@ -35,6 +37,14 @@ Options:
                              resource given with -r is a trigger, and the targets its rules mutated are
                              printed after the resources (repeatable)
       --mutation-annotations add Gatekeeper's gatekeeper.sh/mutation-id and gatekeeper.sh/mutations annotations
+      --crd FILE             CustomResourceDefinition manifests (apiextensions.k8s.io/v1, or a List of them):
+                             each served version types its kind for MutatingAdmissionPolicy mutations, as
+                             kube-apiserver publishes it (repeatable)
+      --schema FILE          OpenAPI v3 documents, as served at /openapi/v3/apis/<group>/<version>; every
+                             schema with x-kubernetes-group-version-kind types that kind (repeatable)
+      --unknown-schema MODE  what a MutatingAdmissionPolicy mutation of a kind that is neither built in nor
+                             given with --crd/--schema does: error (default; kube-apiserver's "Resource kind
+                             ... not found") | deduced (maps granular, lists atomic)
       --diagnostics FORMAT   text (default) | json
   -h, --help                 show this help
 
@@ -54,6 +64,9 @@ interface ApplyFlags {
   'external-data'?: string;
   'mutation-annotations'?: boolean;
   'target-resource'?: string[];
+  crd?: string[];
+  schema?: string[];
+  'unknown-schema'?: string;
   diagnostics?: string;
   help?: boolean;
 }
@@ -70,6 +83,23 @@ function readSingle(path: string, flag: string, io: CliIO, diags: Diagnostic[]):
     return undefined;
   }
   return r.docs[0]!.value;
+}
+
+/** The kinds `--crd` and `--schema` files define, and the `--unknown-schema` policy. */
+function readSchemas(crdPaths: string[], schemaPaths: string[], unknownKinds: UnknownKindPolicy, io: CliIO, diags: Diagnostic[]): SchemaEnvironment {
+  const env: SchemaEnvironment = { unknownKinds };
+  const read = (paths: string[], convert: typeof kindSchemasFromCrds) => {
+    if (paths.length === 0) return;
+    const inputs = readInputs(paths, io.stdin);
+    diags.push(...inputs.diagnostics);
+    if (!inputs.docs) return;
+    const r = convert(inputs.docs);
+    diags.push(...r.diagnostics);
+    if (r.ok) env.kinds = env.kinds ? env.kinds.addAll(r.value) : r.value;
+  };
+  read(crdPaths, kindSchemasFromCrds);
+  read(schemaPaths, kindSchemasFromOpenApi);
+  return env;
 }
 
 export function describeObject(obj: JsonValue | null): string {
@@ -105,6 +135,9 @@ export async function runApply(argv: string[], io: CliIO): Promise<number> {
     'external-data': { type: 'string' },
     'mutation-annotations': { type: 'boolean' },
     'target-resource': { type: 'string', multiple: true },
+    crd: { type: 'string', multiple: true },
+    schema: { type: 'string', multiple: true },
+    'unknown-schema': { type: 'string' },
     diagnostics: { type: 'string' },
     help: { type: 'boolean', short: 'h' },
   });
@@ -129,6 +162,8 @@ export async function runApply(argv: string[], io: CliIO): Promise<number> {
   if (many(f.policy).length === 0) return usage('at least one policy is required (-p POLICY)');
   if (many(f.resource).length === 0) return usage('at least one resource is required (-r RESOURCE)');
   if (f.operation && !OPERATIONS.includes(f.operation as Operation)) return usage(`--operation must be one of ${OPERATIONS.join(', ')}`);
+  const unknownKinds = f['unknown-schema'] ?? 'error';
+  if (unknownKinds !== 'error' && unknownKinds !== 'deduced') return usage(`--unknown-schema must be error or deduced, not "${unknownKinds}"`);
 
   const diags: Diagnostic[] = [];
   const policyInputs = readInputs(many(f.policy), io.stdin);
@@ -158,6 +193,7 @@ export async function runApply(argv: string[], io: CliIO): Promise<number> {
       else externalData = v as ExternalData;
     }
   }
+  const schemas = readSchemas(many(f.crd), many(f.schema), unknownKinds, io, diags);
   const sources = loaded.sources;
   if (hasErrors(diags) || !resources.docs) {
     reportDiagnostics(io, diags, format, sources ?? resources.sources);
@@ -177,10 +213,12 @@ export async function runApply(argv: string[], io: CliIO): Promise<number> {
       namespaceObject: (namespaceObject as JsonObject | undefined) ?? null,
       params: params ?? null,
     };
-    const result = apply(loaded.policies, request, {
-      ...(externalData ? { externalData } : {}),
-      ...(f['mutation-annotations'] ? { onFixpointConverged: mutationAnnotations() } : {}),
-    });
+    const result = withSchemaEnvironment(schemas, () =>
+      apply(loaded.policies, request, {
+        ...(externalData ? { externalData } : {}),
+        ...(f['mutation-annotations'] ? { onFixpointConverged: mutationAnnotations() } : {}),
+      }),
+    );
     diags.push(...result.diagnostics);
     if (!result.allowed) denied = true;
     if (f.explain) io.stderr(`# ${describeObject(doc.value)}\n${formatTrace(result.trace)}\n`);
