@@ -4,6 +4,7 @@ import { fileURLToPath } from 'node:url';
 import { diagnostic } from '../../diagnostics/diagnostic.js';
 import { renderDiagnosticLine } from '../../diagnostics/render.js';
 import { findTestFiles, loadTestSuite, runTestSuite, TEST_FILE_NAME, type SuiteRow } from '../../dialects/kyverno/test-suite/index.js';
+import { findKaptestFiles, isKaptestFile, loadKaptest, runKaptest } from '../../dialects/map/kaptest/index.js';
 import { listCases } from '../../golden/case.js';
 import { loadExceptions, verdict, type GoldenException } from '../../golden/exceptions.js';
 import { runCaseDir } from '../../golden/run.js';
@@ -13,7 +14,7 @@ import { reportDiagnostics } from '../report.js';
 
 export const TEST_HELP = `Usage: transmute test PATH... [--json] [--update]
 
-Runs golden cases and Kyverno test suites.
+Runs golden cases, Kyverno test suites and kaptest manifests.
 
 A PATH that is a golden case folder (with case.yaml), or a folder of such folders, runs golden cases: each
 input must parse to ir.txt, the IR must give the expected objects, each target dialect must emit the expected
@@ -29,6 +30,22 @@ when its resource, policy or rule is missing, or when the rule did not run and t
 Supported: policies, resources, variables / values (operation, namespaceSelector, per-rule context values),
 userinfo, apiCallResponses (apiCall context entries by urlPath), patchedResources (legacy patchedResource).
 Not simulated: mutate-existing targets (targetResources), validate, generate and verifyImages rules.
+
+Every file named kaptest.yaml under a PATH (as 'kaptest init' writes <policy>.test/kaptest.yaml), or a kaptest
+manifest given directly under any name, runs its mapTestSuites as pfnet/kaptest does: each test's object
+(CREATE), object and oldObject (UPDATE) or oldObject alone (DELETE, always 'error' as in kaptest) is looked up
+among the manifest's resources by kind and name (group, version, namespace when given), with the param (by the
+policy's paramKind), the Namespace object of the object's namespace (a bare one when absent), userInfo (name,
+groups, extra) and dryRun true. The result is 'error' (a mutation or match condition failed under failurePolicy
+Fail), 'skip' (a match condition is false, or errors under Ignore) or 'mutate' (the policy ran; the object must
+equal expectObject, renamed to the object's name unless disableNameOverwrite, nulls and empty maps and lists
+ignored; a diff is printed when they differ). The policy runs with the suite's 'binding' when given, else with
+a binding that selects everything and names the test's param. Unlike kaptest, transmute evaluates the policy's
+matchConstraints and the binding's matchResources: a request they do not select is 'skip' (so a test expecting
+'mutate' on a resource the policy does not match fails with that reason); and a test naming a resource, param,
+policy or binding that is not there fails even when it expects 'error'. vapTestSuites are listed as skipped
+(not run). Rows: policy is the MutatingAdmissionPolicy, rule the test's place (mapTestSuites[i].tests[j]),
+resource kaptest's summary ('(CREATE) Deployment:ns/name', '(UPDATE) Kind:old -> new').
 
 Options:
       --json       print {"total","passed","failed","skipped","results":[{"file","policy","rule","resource",
@@ -63,7 +80,7 @@ export async function runTest(argv: string[], io: CliIO): Promise<number> {
     return EXIT.ok;
   }
   if (args.positionals.length === 0) {
-    reportDiagnostics(io, [diagnostic('TM7001', { phase: 'cli', message: 'give at least one golden case folder or kyverno-test.yaml path' })], 'text');
+    reportDiagnostics(io, [diagnostic('TM7001', { phase: 'cli', message: 'give at least one golden case folder, kyverno-test.yaml or kaptest manifest path' })], 'text');
     return EXIT.badInput;
   }
   const json = Boolean(args.values.json);
@@ -78,8 +95,8 @@ export async function runTest(argv: string[], io: CliIO): Promise<number> {
       return EXIT.badInput;
     }
     const isFile = statSync(p).isFile();
-    if (isFile && basename(p) !== TEST_FILE_NAME) {
-      reportDiagnostics(io, [diagnostic('TM7001', { phase: 'cli', message: `${p}: not a golden case folder or a ${TEST_FILE_NAME}` })], 'text');
+    if (isFile && basename(p) !== TEST_FILE_NAME && !isKaptestFile(p)) {
+      reportDiagnostics(io, [diagnostic('TM7001', { phase: 'cli', message: `${p}: not a golden case folder or a ${TEST_FILE_NAME}, nor a kaptest manifest` })], 'text');
       return EXIT.badInput;
     }
     const golden = isFile ? undefined : goldenDirs(p);
@@ -93,6 +110,7 @@ export async function runTest(argv: string[], io: CliIO): Promise<number> {
     // A golden case folder holds no Kyverno tests; anywhere else, every kyverno-test.yaml below PATH runs.
     if (golden?.isCase) continue;
     for (const file of findTestFiles(p)) runSuite(file, counts, rows, out);
+    for (const file of findKaptestFiles(p)) runKaptestFile(file, counts, rows, out);
   }
   if (json) {
     const results = rows.map(({ file, policy, rule, resource, status, reason }) => ({ file, policy, rule, resource, status, reason }));
@@ -170,14 +188,27 @@ function runSuite(file: string, counts: Counts, rows: SuiteRow[], out: (t: strin
       counts.known++;
       r.reason = `known divergence (golden/exceptions.yaml): ${exception.reason}; ${r.reason}`;
     }
-    rows.push(r);
-    counts[r.status]++;
-    const what = `${file}: ${r.policy}${r.rule ? `/${r.rule}` : ''} ${r.resource}`.trimEnd();
-    if (r.status === 'failed') {
-      out(`FAIL ${what}\n  ${r.reason.replace(/\n/g, '\n  ')}\n`);
-      if (r.diff) out(r.diff.replace(/^/gm, '    '));
-    } else {
-      out(`${r.status === 'skipped' ? 'skip' : 'ok  '} ${what}\n`);
-    }
+    printRow(file, r, counts, rows, out);
   }
+}
+
+function printRow(file: string, r: SuiteRow, counts: Counts, rows: SuiteRow[], out: (t: string) => void): void {
+  rows.push(r);
+  counts[r.status]++;
+  const what = `${file}: ${r.policy}${r.rule ? `/${r.rule}` : ''} ${r.resource}`.trimEnd();
+  if (r.status === 'failed') {
+    out(`FAIL ${what}\n  ${r.reason.replace(/\n/g, '\n  ')}\n`);
+    // Indent non-empty lines only: a diff ends with a newline, and the next row must start at column 0.
+    if (r.diff) out(`${r.diff.replace(/^(?=.)/gm, '    ')}${r.diff.endsWith('\n') ? '' : '\n'}`);
+  } else {
+    out(`${r.status === 'skipped' ? 'skip' : 'ok  '} ${what}\n`);
+  }
+}
+
+function runKaptestFile(file: string, counts: Counts, rows: SuiteRow[], out: (t: string) => void): void {
+  const manifest = loadKaptest(file, file);
+  const manifestRows: SuiteRow[] = manifest.ok
+    ? runKaptest(manifest.value)
+    : [{ file, policy: '', rule: '', resource: '', status: 'failed', reason: manifest.diagnostics.map((d) => renderDiagnosticLine(d)).join('; ') }];
+  for (const r of manifestRows) printRow(file, r, counts, rows, out);
 }
