@@ -5,7 +5,7 @@
  * The body becomes path ops on `<list>[key: *]`: scalars are set, `+(field)` sets only where missing.
  */
 import { isJsonObject, type JsonObject, type JsonValue } from '../../ir/json.js';
-import type { ForEachOp, Op } from '../../ir/nodes.js';
+import type { ForEachOp, Guard, Op } from '../../ir/nodes.js';
 import type { Segment } from '../../ir/path.js';
 import { parse as parseYaml } from 'yaml';
 
@@ -39,7 +39,13 @@ export function forEachOps(op: ForEachOp): Op[] | string {
   if (op.body.length !== 1 || when?.kind !== 'when' || when.else?.length || when.then.length > 2) return 'this foreach body';
   const g = when.guard;
   if (g.kind !== 'neq' || g.path.root !== 'vars' || g.value.kind !== 'literal' || g.value.json !== null) return 'this foreach condition';
-  if (when.then.length === 2) return jsonPatchBody(op, fields, when.then);
+  if (when.then.length === 2) return jsonPatchBody(op, fields, when.then, { kind: 'each' });
+  const inner = when.then[0]!;
+  if (inner.kind === 'when' && !inner.else?.length && inner.then.length === 2) {
+    const selected = elementSelection(inner.guard, op.bind);
+    if (typeof selected === 'string') return selected;
+    return jsonPatchBody(op, fields, inner.then, selected);
+  }
   const merge = when.then[0]!;
   if (merge.kind !== 'merge' || merge.strategy !== 'smp' || merge.path.segments.length > 0 || merge.value.kind !== 'templated') return 'this foreach body';
   let node: JsonValue = merge.value.json;
@@ -66,7 +72,7 @@ export function forEachOps(op: ForEachOp): Op[] | string {
  * `let $patch = "- path: /<list>/{{elementIndex}}/<fields>\n  op: add\n  value: ..."` then the JSON patch of
  * it (Kyverno's add creates missing parents and replaces what is there): a set on every item.
  */
-function jsonPatchBody(op: ForEachOp, fields: readonly string[], body: readonly Op[]): Op[] | string {
+function jsonPatchBody(op: ForEachOp, fields: readonly string[], body: readonly Op[], element: Segment): Op[] | string {
   const [bind, patch] = body;
   if (bind?.kind !== 'let' || bind.value.kind !== 'templated' || typeof bind.value.json !== 'string') return 'this foreach body';
   if (patch?.kind !== 'jsonPatch' || patch.profile !== 'kyverno' || patch.steps.length > 0 || patch.stepsFrom?.kind !== 'jmes' || !patch.stepsFrom.expr.text.includes(bind.name)) return 'this foreach body';
@@ -86,8 +92,38 @@ function jsonPatchBody(op: ForEachOp, fields: readonly string[], body: readonly 
     if (!path.startsWith(prefix)) return 'a foreach JSON patch outside the iterated item';
     const rest = path.slice(prefix.length).split('/');
     if (rest.some((r) => r === '' || /^\d+$|^-$|[~{}]/.test(r)) || JSON.stringify(step.value).includes('{{') || step.value === null) return 'this foreach JSON patch path or value';
-    const segs: Segment[] = [...fields.map((name): Segment => ({ kind: 'field', name })), { kind: 'each' }, ...rest.map((name): Segment => ({ kind: 'field', name }))];
+    const segs: Segment[] = [...fields.map((name): Segment => ({ kind: 'field', name })), element, ...rest.map((name): Segment => ({ kind: 'field', name }))];
     out.push({ kind: 'set', path: { root: 'object', segments: segs }, value: { kind: 'literal', json: step.value as JsonValue, origin: op.origin }, origin: op.origin });
   }
   return out;
+}
+
+const CONDITIONS = /^kyverno_conditions\(`([\s\S]*)`\)$/;
+
+/**
+ * A foreach precondition `{{ element.<field> || '' }}` Equals "<word>" as the keyed selection of the items
+ * whose field holds the word. The `|| ''` makes a missing field compare unequal instead of failing the rule
+ * (Kyverno's JMESPath raises on a missing key, kyverno.md §1.6 8); a word that starts with a letter and holds
+ * no wildcard is compared as a plain string (Equals tries durations and quantities only on what parses as
+ * one, kyverno.md §1.5).
+ */
+function elementSelection(g: Guard, bind: string): Segment | string {
+  const m = g.kind === 'jmes' ? CONDITIONS.exec(g.expr.text.trim()) : null;
+  if (!m) return 'this foreach condition';
+  let doc: unknown;
+  try {
+    doc = JSON.parse(m[1]!);
+  } catch {
+    return 'this foreach condition';
+  }
+  const list = isJsonObject(doc as JsonValue) ? (doc as JsonObject) : undefined;
+  const keys = list ? Object.keys(list) : [];
+  const conds = keys.length === 1 && (keys[0] === 'all' || keys[0] === 'any') ? list![keys[0]!] : undefined;
+  if (!Array.isArray(conds) || conds.length !== 1 || !isJsonObject(conds[0])) return 'this foreach condition';
+  const { key, operator, value, ...rest } = conds[0];
+  if (Object.keys(rest).some((k) => k !== 'message') || operator !== 'Equals' || typeof key !== 'string' || typeof value !== 'string') return 'this foreach condition';
+  const escaped = bind.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+  const field = new RegExp(`^\\{\\{\\s*${escaped}\\.([A-Za-z_][A-Za-z0-9_]*)\\s*\\|\\|\\s*''\\s*\\}\\}$`).exec(key);
+  if (!field || !/^[A-Za-z][A-Za-z0-9._-]*$/.test(value)) return 'a foreach condition other than an element field (with a default) equal to a word';
+  return { kind: 'keyed', key: field[1]!, value, create: false };
 }

@@ -133,15 +133,17 @@ function setBelow(at: Place, segs: readonly Segment[], value: ValueAt): Step {
   return { why: `a write through a ${s.kind} segment` };
 }
 
-/** The patches that remove the place at `segs` below `at` when it exists. */
+/** The patch that removes the place at `segs` when it exists: one test of the whole chain, then `remove`. */
 function removeBelow(at: Place, segs: readonly Segment[]): Step {
-  const [s, ...rest] = segs;
-  if (!s) return { why: 'removing the whole object' };
-  if (s.kind !== 'field') return { why: `a removal through a ${s.kind} segment` };
-  const here: Place = { cel: select(at.cel, s.name), ptr: pointerOfKey(at.ptr, s.name), depth: at.depth };
-  const inner = rest.length === 0 ? `[${patch('remove', here.ptr)}]` : removeBelow(here, rest);
-  if (typeof inner !== 'string') return inner;
-  return `${hasField(at.cel, s.name)} ? ${inner} : []`;
+  if (segs.length === 0) return { why: 'removing the whole object' };
+  const tests: string[] = [];
+  let here = at;
+  for (const s of segs) {
+    if (s.kind !== 'field') return { why: `a removal through a ${s.kind} segment` };
+    tests.push(hasField(here.cel, s.name));
+    here = { cel: select(here.cel, s.name), ptr: pointerOfKey(here.ptr, s.name), depth: here.depth };
+  }
+  return conditional(tests.join(' && '), `[${patch('remove', here.ptr)}]`, '[]');
 }
 
 const ROOT: Place = { cel: 'object', ptr: [], depth: 0 };

@@ -12,6 +12,8 @@ const MAP_OPS = ['CREATE', 'UPDATE', 'CONNECT'];
 
 export interface EmittedMatch {
   matchConstraints: JsonObject;
+  /** The binding's matchResources: a second clause restricting kinds holds there (the binding narrows the policy). */
+  bindingMatch?: JsonObject;
   conditions: { name: string; expression: string }[];
   notes: string[];
 }
@@ -66,6 +68,7 @@ export function emitMatch(spec: MatchSpec): EmittedMatch | string {
   const clauses: MatchClause[] = [...(spec.all ?? [])];
   const any = spec.any ?? [];
   let rules: ResourcePattern[] | undefined;
+  let bindingRules: ResourcePattern[] | undefined;
   let operations: string[] = [...MAP_OPS];
   const notes: string[] = [];
   if (any.length === 1) clauses.push(any[0]!);
@@ -126,8 +129,9 @@ export function emitMatch(spec: MatchSpec): EmittedMatch | string {
     }
     const rs = rulesOfClause(c);
     if (rs) {
-      if (rules) return 'several clauses that each restrict kinds';
-      rules = rs;
+      if (!rules) rules = rs;
+      else if (!bindingRules) bindingRules = rs;
+      else return 'three clauses that each restrict kinds (the policy and its binding hold two)';
     }
   }
   if (operations.length === 0) return 'a match on no MAP operation (MAP never sees DELETE)';
@@ -143,5 +147,7 @@ export function emitMatch(spec: MatchSpec): EmittedMatch | string {
   if (excludes.length > 0) matchConstraints.excludeResourceRules = excludes.map((r) => ruleJson(r, ['*']));
   if (namespaceSelector) matchConstraints.namespaceSelector = selectorJson(namespaceSelector);
   if (objectSelector) matchConstraints.objectSelector = selectorJson(objectSelector);
-  return { matchConstraints, conditions, notes };
+  const out: EmittedMatch = { matchConstraints, conditions, notes };
+  if (bindingRules) out.bindingMatch = { resourceRules: bindingRules.map((r) => ruleJson(scope && !r.scope ? { ...r, scope } : r, operations)) };
+  return out;
 }

@@ -11,7 +11,7 @@ import type { Segment } from '../../ir/path.js';
 import { lookupKind } from '../../k8s/resources.js';
 import { builtinKindType, builtinSchema } from '../../merge/ssa/builtin-schema.js';
 import type { Atom, Schema, TypeRef } from '../../merge/ssa/schema.js';
-import { isEmptyTypeRef } from '../../merge/ssa/schema.js';
+import { isEmptyTypeRef, makeMapType } from '../../merge/ssa/schema.js';
 
 function kindsOf(m: MatchSpec): GvkPattern[] {
   return [...(m.any ?? []), ...(m.all ?? [])].flatMap((c) => c.kinds ?? []);
@@ -103,4 +103,68 @@ export function schemaProblem(op: Op, match: MatchSpec): string | undefined {
     }
   }
   return undefined;
+}
+
+const OBJECT_META = 'io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta';
+
+/**
+ * The patterns of the kinds a match admits (a superset where clauses intersect), or undefined when it
+ * admits any kind: no kinds at all, or an alternative without kinds.
+ */
+function admittedKinds(m: MatchSpec): GvkPattern[] | undefined {
+  const restricting = (m.all ?? []).find((c) => c.kinds?.length);
+  if (restricting) return restricting.kinds;
+  const any = m.any ?? [];
+  if (any.length === 0 || any.some((c) => !c.kinds?.length)) return undefined;
+  return any.flatMap((c) => c.kinds!);
+}
+
+/**
+ * The built-in types of every kind the match admits (each version the table knows for a `*` pattern), or
+ * undefined when it may admit a kind the table does not know. A path under `metadata` is typed by
+ * ObjectMeta, which every kind (custom ones included) shares.
+ */
+export function admittedTypes(match: MatchSpec, segs: readonly Segment[]): { schema: Schema; types: TypeRef[] } | undefined {
+  const decoded = builtinSchema();
+  if (!decoded.ok) return undefined;
+  const { schema, kinds } = decoded.value;
+  const first = segs[0];
+  if (first?.kind === 'field' && first.name === 'metadata' && !first.test && schema.hasType(OBJECT_META)) {
+    return { schema, types: [{ inlined: { map: makeMapType({ fields: [{ name: 'metadata', type: { namedType: OBJECT_META } }] }) } }] };
+  }
+  const patterns = admittedKinds(match);
+  if (!patterns) return undefined;
+  const types: TypeRef[] = [];
+  for (const k of patterns) {
+    if (k.subresource || /[*?]/.test(k.kind)) return undefined;
+    let found = 0;
+    for (const [key, t] of kinds) {
+      const [group, version, kind] = key.split('/');
+      if (kind !== k.kind) continue;
+      if (k.group !== undefined && k.group !== '*' && k.group !== group) continue;
+      if (k.version !== undefined && k.version !== '*' && k.version !== version) continue;
+      types.push(t);
+      found++;
+    }
+    if (found === 0) return undefined;
+  }
+  return { schema, types };
+}
+
+/** Whether the place at `segs` holds a map (a struct or a granular map) for every kind the match admits. */
+export function schemaField(match: MatchSpec, segs: readonly Segment[], want: 'struct'): boolean {
+  const known = admittedTypes(match, segs);
+  if (!known || want !== 'struct') return false;
+  return known.types.every((root) => {
+    let t: TypeRef = root;
+    for (const s of segs) {
+      const a = known.schema.resolve(t);
+      if (!a) return false;
+      const next = step(known.schema, a, s, '');
+      if (!next || typeof next === 'string') return false;
+      t = next.type;
+    }
+    const a = known.schema.resolve(t);
+    return a !== undefined && a.map !== undefined && a.list === undefined && a.scalar === undefined;
+  });
 }

@@ -16,6 +16,7 @@ import type { Origin } from '../../diagnostics/span.js';
 import { PARAMS_VAR } from '../../engines/cel.js';
 import { jsonEqual, type JsonObject } from '../../ir/json.js';
 import type { Guard, MatchClause, MatchSpec, Op, Policy, Rule } from '../../ir/nodes.js';
+import type { GvkPattern } from '../../ir/match.js';
 import { toYamlDocuments } from '../../io/yaml-dump.js';
 import type { GenerateOptions, GenerateResult } from '../dialect.js';
 import { checkFixpoint } from '../kyverno/lower-fixpoint.js';
@@ -23,6 +24,7 @@ import { sourceOfGuard } from '../gatekeeper/emit-match.js';
 import { celString, conditional } from './emit-cel.js';
 import { jsonPatchOf } from './emit-jsonpatch.js';
 import { emitMatch } from './emit-match.js';
+import { applyConfigurationsOf, type ApplyConfiguration } from './emit-apply.js';
 import { mergeLeaves } from './emit-merge.js';
 import { forEachOps } from './emit-foreach.js';
 import { schemaProblem } from './emit-schema.js';
@@ -128,27 +130,62 @@ function bodyOf(p: Policy, report: Reporter, body: Body): boolean {
         body.mutations.push({ patchType: 'JSONPatch', expression: op.stepsFrom.expr.text });
         continue;
       }
-      const leaves = op.kind === 'merge' && op.strategy !== 'ssa' ? mergeLeaves(op) : op.kind === 'forEach' ? forEachOps(op) : [op];
+      const kinds = ruleKinds.get(rule) ?? p.match;
+      const expanded = op.kind === 'merge' && op.strategy !== 'ssa' ? mergeLeaves(op, kinds) : { ops: op.kind === 'forEach' ? forEachOps(op) : [op], guards: [] };
+      const leaves = typeof expanded === 'string' ? expanded : expanded.ops;
       if (typeof leaves === 'string') {
         report.unsupported(leaves, op.origin);
         return false;
       }
+      const all = typeof expanded === 'string' ? [] : expanded.guards;
+      const when = [cond, ...all].filter((x): x is string => !!x).map((x) => (all.length > 0 && / \|\| | \? /.test(x) ? `(${x})` : x)).join(' && ') || undefined;
       for (const leaf of leaves) {
-        const misfit = schemaProblem(leaf, ruleKinds.get(rule) ?? p.match);
+        const misfit = schemaProblem(leaf, kinds);
         if (misfit) {
           report.unsupported(`a write the API server rejects when it decodes the object (${misfit})`, leaf.origin);
           return false;
         }
-        const patch = jsonPatchOf(leaf);
+      }
+      // Runs of leaves SSA writes exactly become ApplyConfiguration; the others JSONPatch, in the same order.
+      for (const run of runsOf(leaves, kinds)) {
+        if (run.applied) {
+          for (const ac of run.applied) {
+            const test = [when, ac.condition].filter((x): x is string => !!x).map((x) => (when && ac.condition && / \|\| | \? /.test(x) ? `(${x})` : x)).join(' && ');
+            body.mutations.push({ patchType: 'ApplyConfiguration', expression: test ? conditional(test, ac.object, 'Object{}') : ac.object });
+          }
+          continue;
+        }
+        const patch = jsonPatchOf(run.leaf);
         if (typeof patch !== 'string') {
-          report.unsupported(patch.why, leaf.origin);
+          report.unsupported(patch.why, run.leaf.origin);
           return false;
         }
-        body.mutations.push({ patchType: 'JSONPatch', expression: cond ? conditional(cond, patch, '[]') : patch });
+        body.mutations.push({ patchType: 'JSONPatch', expression: when ? conditional(when, patch, '[]') : patch });
       }
     }
   }
   return true;
+}
+
+type Run = { applied: ApplyConfiguration[] } | { applied?: undefined; leaf: Op };
+
+/** Consecutive leaves with an exact ApplyConfiguration grouped; every other leaf alone (JSONPatch). */
+function runsOf(leaves: readonly Op[], match: MatchSpec): Run[] {
+  const out: Run[] = [];
+  let pending: Op[] = [];
+  const flush = (): void => {
+    if (pending.length > 0) out.push({ applied: applyConfigurationsOf(pending, match)! });
+    pending = [];
+  };
+  for (const leaf of leaves) {
+    if (applyConfigurationsOf([leaf], match)) pending.push(leaf);
+    else {
+      flush();
+      out.push({ leaf });
+    }
+  }
+  flush();
+  return out;
 }
 
 /** Policy guards: `request.source == Original` is all MAP sees; the rest become matchConditions. */
@@ -190,7 +227,7 @@ function checkCel(name: string, body: Body, conditions: readonly { expression: s
   return true;
 }
 
-function documents(name: string, p: Policy, match: JsonObject, conditions: { name: string; expression: string }[], body: Body): JsonObject[] {
+function documents(name: string, p: Policy, match: JsonObject, bindingMatch: JsonObject | undefined, conditions: { name: string; expression: string }[], body: Body): JsonObject[] {
   const spec: JsonObject = { matchConstraints: match };
   if (body.variables.length > 0) spec.variables = body.variables.map((v) => ({ ...v }));
   if (conditions.length > 0) spec.matchConditions = conditions.map((c) => ({ ...c }));
@@ -202,7 +239,7 @@ function documents(name: string, p: Policy, match: JsonObject, conditions: { nam
   const binding = slug(`${name}-binding`);
   return [
     { apiVersion: API_VERSION, kind: 'MutatingAdmissionPolicy', metadata: { name }, spec },
-    { apiVersion: API_VERSION, kind: 'MutatingAdmissionPolicyBinding', metadata: { name: binding }, spec: { policyName: name } },
+    { apiVersion: API_VERSION, kind: 'MutatingAdmissionPolicyBinding', metadata: { name: binding }, spec: bindingMatch ? { policyName: name, matchResources: bindingMatch } : { policyName: name } },
   ];
 }
 
@@ -220,44 +257,78 @@ function isEmptyMatch(m: MatchSpec | undefined): boolean {
 }
 
 /**
- * A MAP has one match: the policy's, or the rules' when they all share one (Kyverno writes match per rule)
- * and the policy has none. Returns the policy with that match hoisted, or why not.
+ * A MAP has one match: the policy's, or the rules' when they all share one (Kyverno writes match per rule),
+ * held together with the policy's (a namespaced Kyverno Policy's namespace clause). Returns the policy with
+ * that match hoisted, or why not.
  */
 function hoistRuleMatch(p: Policy): Policy | string {
   const withMatch = p.rules.filter((r) => r.match);
   if (withMatch.length === 0) return p;
-  const first = withMatch[0]!.match!;
-  if (!isEmptyMatch(p.match)) {
-    // A namespaced Kyverno Policy: its namespace clause holds together with the rules' (shared) match.
-    const same = withMatch.length === p.rules.length && withMatch.every((r) => jsonEqual(stripOrigin(r.match!), stripOrigin(first)));
-    if (!same || p.match.exclude || (p.match.any?.length ?? 0) > 1 || p.match.globs !== first.globs) return `a rule-level match (rule ${withMatch[0]!.name}) under a policy match`;
-    const all = [...(p.match.all ?? []), ...(p.match.any ?? []), ...(first.all ?? [])];
-    const combined: MatchSpec = { ...first, all };
-    return { ...p, match: combined, rules: p.rules.map(({ match: _m, ...r }) => r) };
-  }
   if (withMatch.length !== p.rules.length) return `a rule-level match on some rules only (rule ${withMatch[0]!.name})`;
-  if (withMatch.every((r) => jsonEqual(stripOrigin(r.match!), stripOrigin(first)))) return { ...p, match: first, rules: p.rules.map(({ match: _m, ...r }) => r) };
+  const hoisted = hoistRules(p.rules);
+  if (typeof hoisted === 'string') return hoisted;
+  const match = isEmptyMatch(p.match) ? hoisted.match : bothMatches(p.match, hoisted.match);
+  if (typeof match === 'string') return `${match} (rule ${withMatch[0]!.name} under the policy's match)`;
+  return { ...p, match, rules: hoisted.rules };
+}
+
+/** `outer` and `inner` both holding, as one match spec, or why one spec cannot say it. */
+function bothMatches(outer: MatchSpec, inner: MatchSpec): MatchSpec | string {
+  if (outer.globs !== inner.globs) return 'a policy match and a rule match with different name patterns';
+  const outerAny = outer.any ?? [];
+  const innerAny = inner.any ?? [];
+  if (outerAny.length > 1 && innerAny.length > 0) return 'alternatives in both the policy match and the rule match';
+  if (outer.exclude?.all?.length || inner.exclude?.all?.length) return 'an exclusion that needs all of several clauses';
+  const all = [...(outer.all ?? []), ...(outerAny.length === 1 ? outerAny : []), ...(inner.all ?? [])];
+  const any = outerAny.length > 1 ? outerAny : innerAny;
+  const exclude = [...(outer.exclude?.any ?? []), ...(inner.exclude?.any ?? [])];
+  const origin = inner.origin ?? outer.origin;
+  return {
+    globs: inner.globs,
+    ...(any.length > 0 ? { any } : {}),
+    ...(all.length > 0 ? { all } : {}),
+    ...(exclude.length > 0 ? { exclude: { any: exclude } } : {}),
+    ...(origin ? { origin } : {}),
+  };
+}
+
+/** The rules' one match: shared by all, or the union of their kinds with each rule testing its own in CEL. */
+function hoistRules(rules: readonly Rule[]): { match: MatchSpec; rules: Rule[] } | string {
+  const first = rules[0]!.match!;
+  const strip = (r: Rule): Rule => {
+    const { match: _m, ...rest } = r;
+    return rest;
+  };
+  if (rules.every((r) => jsonEqual(stripOrigin(r.match!), stripOrigin(first)))) return { match: first, rules: rules.map(strip) };
   // Rules that differ only in kinds (Kyverno autogen): the union matches, each rule tests its kinds in CEL.
-  const rules: Rule[] = [];
+  const out: Rule[] = [];
   const any: MatchClause[] = [];
-  for (const { match, ...r } of p.rules) {
-    const test = kindTest(match!);
-    if (!test) return `rules with different matches in one policy (rule ${r.name}): a MAP has one matchConstraints`;
-    any.push(...match!.any!);
+  const patterns = rules.flatMap((r) => [...(r.match!.any ?? []), ...(r.match!.all ?? [])].flatMap((c) => c.kinds ?? []));
+  const operationSets = new Set(rules.flatMap((r) => (r.match!.any ?? []).map((c) => JSON.stringify(c.operations?.includes('*') ? null : (c.operations ?? null)))));
+  for (const { match, ...r } of rules) {
+    const test = kindTest(match!, patterns, operationSets.size > 1);
+    if (!test || match!.globs !== first.globs) return `rules with different matches in one policy (rule ${r.name}): a MAP has one matchConstraints`;
+    for (const c of match!.any!) if (!any.some((x) => jsonEqual(x as JsonObject, c as JsonObject))) any.push(c);
     const rule: Rule = { ...r, guards: [{ kind: 'cel', expr: { text: test, origin: match!.origin ?? r.origin }, origin: match!.origin ?? r.origin }, ...r.guards] };
     ruleKinds.set(rule, match!);
-    rules.push(rule);
+    out.push(rule);
   }
-  return { ...p, match: { globs: first.globs, any, ...(first.origin ? { origin: first.origin } : {}) }, rules };
+  return { match: { globs: first.globs, any, ...(first.origin ? { origin: first.origin } : {}) }, rules: out };
 }
 
 /** The match of a rule whose kinds test moved into CEL: its writes are checked against its own kinds. */
 const ruleKinds = new WeakMap<Rule, MatchSpec>();
 
-/** `request.kind` tests for a match of alternative kinds only (same operations everywhere), or undefined. */
-function kindTest(m: MatchSpec): string | undefined {
+/**
+ * `request.kind` tests for a match of alternative kinds only (same operations everywhere), or undefined.
+ * `others` are the kind patterns of every rule of the policy: a kind name no other pattern claims is told
+ * apart by its name alone (the hoisted matchConstraints admit it only in this rule's groups and versions).
+ */
+function kindTest(m: MatchSpec, others: readonly GvkPattern[], operationsDiffer: boolean): string | undefined {
   if (m.all?.length || m.exclude?.any?.length || m.exclude?.all?.length || !m.any?.length) return undefined;
-  const tests: string[] = [];
+  const full: string[] = [];
+  const names: string[] = [];
+  let byName = true;
   for (const c of m.any) {
     if (Object.keys(c).some((k) => k !== 'kinds' && k !== 'operations') || !c.kinds?.length) return undefined;
     for (const k of c.kinds) {
@@ -267,12 +338,25 @@ function kindTest(m: MatchSpec): string | undefined {
       const parts = [`request.kind.kind == ${celString(k.kind)}`];
       if (group !== undefined) parts.unshift(`request.kind.group == ${celString(group)}`);
       if (version !== undefined) parts.push(`request.kind.version == ${celString(version)}`);
-      tests.push(parts.join(' && '));
+      full.push(parts.join(' && '));
+      if (others.every((o) => o.kind !== k.kind || jsonEqual(o as unknown as JsonObject, k as unknown as JsonObject))) names.push(k.kind);
+      else byName = false;
     }
   }
   const ops = new Set(m.any.map((c) => JSON.stringify(c.operations ?? null)));
   if (ops.size > 1) return undefined;
-  return tests.length === 1 ? tests[0] : tests.map((t) => (t.includes('&&') ? `(${t})` : t)).join(' || ');
+  const uniqueNames = [...new Set(names)];
+  const kinds = byName
+    ? uniqueNames.length === 1
+      ? `request.kind.kind == ${celString(uniqueNames[0]!)}`
+      : `request.kind.kind in [${uniqueNames.map(celString).join(', ')}]`
+    : full.length === 1
+      ? full[0]!
+      : full.map((t) => (t.includes('&&') ? `(${t})` : t)).join(' || ');
+  const operations = m.any[0]!.operations;
+  if (!operationsDiffer || !operations || operations.includes('*')) return kinds;
+  const op = operations.length === 1 ? `request.operation == ${celString(operations[0]!)}` : `request.operation in [${operations.map(celString).join(', ')}]`;
+  return `${kinds.includes(' || ') ? `(${kinds})` : kinds} && ${op}`;
 }
 
 function emitGroup(original: readonly Policy[], report: Reporter, used: Set<string>): JsonObject[] {
@@ -310,7 +394,7 @@ function emitGroup(original: readonly Policy[], report: Reporter, used: Set<stri
   }
   const name = group.length > 1 ? nameOf({ ...head, id: 'gatekeeper-mutators' }, used) : nameOf(head, used);
   if (!checkCel(name, body, conditions, head.origin, report)) return [];
-  return documents(name, head, m.matchConstraints, conditions, body);
+  return documents(name, head, m.matchConstraints, m.bindingMatch, conditions, body);
 }
 
 function disabled(p: Policy): boolean {
@@ -343,6 +427,7 @@ export function generateMap(policies: readonly Policy[], opts: GenerateOptions =
   }
   let fixpointDone = false;
   for (const p of live) {
+    if (p.semantics.applyRules === 'one' && p.rules.length > 1) report.unsupported(`applyRules: one in ${p.id} (stop after the first rule that changes the object)`, p.origin);
     if (p.semantics.order === 'fixpoint') {
       if (fixpointDone) continue;
       fixpointDone = true;
