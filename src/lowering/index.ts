@@ -7,11 +7,17 @@
  * it is, and the target's generator then reports it as unsupported.
  */
 import type { Policy } from '../ir/nodes.js';
+import { raiseKyvernoJsonPatch } from './raise-kyverno-json-patch.js';
+import { raiseKyvernoPreconditions } from './raise-kyverno-preconditions.js';
+import { raiseKyvernoStrategicMerge } from './raise-kyverno-smp.js';
+import { raiseApplyConfiguration } from './raise-apply-configuration.js';
+import { raiseCelGuards } from './raise-cel-guards.js';
+import { raiseGuardedSets } from './raise-guarded-sets.js';
 
 export type Raising = (policies: Policy[]) => Policy[];
 
 /** Raisings of Kyverno constructs (strategic merge, Kyverno JSON patch, preconditions), in order. */
-export const RAISE_KYVERNO: readonly Raising[] = [];
+export const RAISE_KYVERNO: readonly Raising[] = [raiseKyvernoPreconditions, raiseKyvernoStrategicMerge, raiseKyvernoJsonPatch];
 
 /** Raisings of MutatingAdmissionPolicy constructs (apply configurations, CEL conditions), in order. */
-export const RAISE_MAP: readonly Raising[] = [];
+export const RAISE_MAP: readonly Raising[] = [raiseCelGuards, raiseApplyConfiguration, raiseGuardedSets];

@@ -7,7 +7,7 @@
 import type { JsonObject, JsonValue } from '../../ir/json.js';
 import type { GvkPattern, LabelSelector, MatchClause, MatchSpec } from '../../ir/match.js';
 import type { Guard } from '../../ir/nodes.js';
-import { lookupKind } from '../../k8s/resources.js';
+import { builtinResources, lookupKind } from '../../k8s/resources.js';
 import type { MatchSource } from './match.js';
 
 export interface EmittedMatch {
@@ -33,13 +33,27 @@ function factorKinds(kinds: readonly { group: string; version: string; kind: str
   return kinds.map((k) => ({ groups: [k.group], versions: [k.version], kinds: [k.kind] }));
 }
 
-function exactKind(p: GvkPattern): { group: string; version: string; kind: string } | string {
+/**
+ * The built-in kinds a pattern names. A group or version that is absent or `*` (Kyverno's `Pod`) takes the
+ * groups that serve the kind and their preferred version: Gatekeeper needs exact kinds, and a custom kind
+ * that reuses a built-in name in another group is not covered.
+ */
+function exactKinds(p: GvkPattern): { group: string; version: string; kind: string }[] | string {
   if (p.subresource !== undefined && p.subresource !== '') return `subresource ${p.subresource} (applyTo names kinds only)`;
-  if (p.kind === '*' || p.group === '*' || p.version === '*') return 'a wildcard kind, group or version in applyTo (Gatekeeper needs exact kinds)';
-  if (p.group !== undefined && p.version !== undefined) return { group: p.group, version: p.version, kind: p.kind };
-  const known = lookupKind(p.group ?? '', p.kind);
-  if (!known || (p.version !== undefined && p.version !== known.version)) return `kind ${p.kind} without a known group and version`;
-  return { group: known.group, version: known.version, kind: known.kind };
+  if (p.kind === '*' || p.kind.includes('?') || p.kind.includes('*')) return 'a wildcard kind in applyTo (Gatekeeper needs exact kinds)';
+  const anyGroup = p.group === undefined || p.group === '*';
+  const anyVersion = p.version === undefined || p.version === '*';
+  if (!anyGroup && !anyVersion) return [{ group: p.group!, version: p.version!, kind: p.kind }];
+  if (!anyGroup && p.group!.includes('*')) return 'a wildcard group in applyTo';
+  if (!anyVersion && p.version!.includes('*')) return 'a wildcard version in applyTo';
+  // An absent group (the IR dialect's `{kind: Pod}`) is the core group, as before; `*` is every group.
+  const known =
+    p.group === '*'
+      ? builtinResources().filter((r) => r.kind === p.kind)
+      : [lookupKind(p.group ?? '', p.kind)].filter((r): r is NonNullable<typeof r> => r !== undefined);
+  const matching = known.filter((k) => anyVersion || k.version === p.version);
+  if (matching.length === 0) return `kind ${p.kind} without a known group and version`;
+  return matching.map((k) => ({ group: k.group, version: anyVersion ? k.version : p.version!, kind: k.kind }));
 }
 
 function applyToEntry(clause: MatchClause): JsonObject[] | string {
@@ -48,9 +62,9 @@ function applyToEntry(clause: MatchClause): JsonObject[] | string {
   if (!clause.kinds || clause.kinds.length === 0) return 'an alternative without kinds';
   const kinds = [];
   for (const p of clause.kinds) {
-    const k = exactKind(p);
+    const k = exactKinds(p);
     if (typeof k === 'string') return k;
-    kinds.push(k);
+    kinds.push(...k);
   }
   const ops = clause.operations ?? ALL_OPERATIONS;
   if (ops.some((o) => !ALL_OPERATIONS.includes(o) && o !== '*')) return `operations ${ops.join(', ')} (Gatekeeper mutates on CREATE and UPDATE only)`;
@@ -126,14 +140,38 @@ export function sourceOfGuard(g: Guard): MatchSource | undefined {
 }
 
 /**
+ * An exclude block Gatekeeper can say: clauses that name only namespaces (Kyverno `exclude.any[].resources
+ * .namespaces`) are its excludedNamespaces (a single `all` clause likewise). A cluster-scoped object is
+ * excluded by neither engine: Kyverno matches its namespace '' against the patterns, and Gatekeeper's
+ * excludedNamespaces never disqualify it.
+ */
+function excludedNamespaces(spec: MatchSpec): string[] | string {
+  const ex = spec.exclude;
+  if (!ex) return [];
+  const any = ex.any ?? [];
+  const all = ex.all ?? [];
+  if (all.length > 1 || (all.length === 1 && any.length > 0)) return 'an exclude block whose clauses must all hold';
+  const clauses = [...any, ...all];
+  if (clauses.some((c) => Object.keys(c).some((k) => k !== 'namespaces') || !c.namespaces?.length)) {
+    return 'an exclude block on criteria other than namespaces (Gatekeeper has only excludedNamespaces)';
+  }
+  return [...new Set(clauses.flatMap((c) => c.namespaces!))];
+}
+
+/**
  * `applyTo` and `match` for a policy's match block and source. `needsApplyTo`: Assign, ModifySet and
  * AssignImage require applyTo; AssignMetadata has none, so its kinds can only be `match.kinds`.
  */
 export function emitMatch(spec: MatchSpec, source: MatchSource | undefined, needsApplyTo: boolean): EmittedMatch | string {
-  if (spec.exclude && ((spec.exclude.any?.length ?? 0) > 0 || (spec.exclude.all?.length ?? 0) > 0)) return 'an exclude block (Gatekeeper has only excludedNamespaces)';
+  const excluded = excludedNamespaces(spec);
+  if (typeof excluded === 'string') return excluded;
   const all = spec.all ?? [];
   if (all.length > 1) return `${all.length} match clauses that must all hold`;
   const clause: MatchClause = { ...(all[0] ?? {}) };
+  if (excluded.length > 0) {
+    if (clause.excludedNamespaces) return 'excluded namespaces in two places';
+    clause.excludedNamespaces = excluded;
+  }
   let alternatives = spec.any ?? [];
   // One alternative is part of the conjunction; with applyTo, its kinds and operations stay the applyTo.
   if (alternatives.length === 1) {
@@ -174,7 +212,17 @@ export function emitMatch(spec: MatchSpec, source: MatchSource | undefined, need
       return `operations ${ops.join(', ')} on labels or annotations (AssignMetadata applies on every operation)`;
     }
     delete clause.operations;
-    if (clause.kinds?.some((k) => k.version !== undefined && k.version !== '*')) return 'kind versions on labels or annotations (AssignMetadata matches kinds without versions)';
+    // A version a built-in kind is served at (the table's) restricts nothing for AssignMetadata, which
+    // matches kinds of every version; another version it cannot say.
+    if (clause.kinds) {
+      const kinds: GvkPattern[] = [];
+      for (const k of clause.kinds) {
+        if (k.version === undefined || k.version === '*') kinds.push(k);
+        else if (k.group !== undefined && k.group !== '*' && lookupKind(k.group, k.kind)?.version === k.version) kinds.push({ ...k, version: '*' });
+        else return 'kind versions on labels or annotations (AssignMetadata matches kinds without versions)';
+      }
+      clause.kinds = kinds;
+    }
   }
   const match = matchBlock(clause, spec.globs);
   if (typeof match === 'string') return match;

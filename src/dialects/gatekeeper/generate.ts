@@ -13,14 +13,16 @@ import { diagnostic, type Diagnostic } from '../../diagnostics/diagnostic.js';
 import type { DiagnosticCode } from '../../diagnostics/codes.js';
 import type { Origin } from '../../diagnostics/span.js';
 import type { JsonObject } from '../../ir/json.js';
-import type { Guard, Op, Policy } from '../../ir/nodes.js';
+import type { Guard, MatchSpec, Op, Policy, Rule } from '../../ir/nodes.js';
 import type { Segment, SegmentTest } from '../../ir/path.js';
 import { toYamlDocuments } from '../../io/yaml-dump.js';
 import type { GenerateOptions, GenerateResult } from '../dialect.js';
 import type { MutatorKind } from './common.js';
 import { isSinglePlace } from './emit-location.js';
 import { emitMatch, sourceOfGuard } from './emit-match.js';
+import { intersectMatch, matchEdges, resourcesAsKinds } from './emit-match-spec.js';
 import { emitOp, type EmittedMutator } from './emit-mutator.js';
+import { proveOnePass } from './fixpoint-proof.js';
 import { DIALECT } from './fields.js';
 import type { ApplyToEntry, MatchSource } from './match.js';
 import { compareMutators, MUTATIONS_GROUP } from './mutators.js';
@@ -31,6 +33,9 @@ const MAX_NAME = 63;
 
 interface Planned {
   mutator: EmittedMutator;
+  /** The IR op and the pathTests its guards add, for the fix-point proof. */
+  op: Op;
+  tests: Map<number, SegmentTest>;
   applyTo: JsonObject[] | undefined;
   match: JsonObject | undefined;
   policy: Policy;
@@ -121,13 +126,26 @@ function plan(policies: readonly Policy[], report: Reporter): Planned[] {
       report.push('TM4003', `policy ${policy.id} never applies and is not emitted (Gatekeeper's bound on passes counts one mutator fewer)`, policy.origin, 'warning');
       continue;
     }
-    if (policy.semantics.order !== 'fixpoint') {
-      report.push('TM4002', `policy ${policy.id} runs ${policy.semantics.order}; Gatekeeper repeats every mutator until nothing changes`, policy.origin);
-    }
+    if (policy.semantics.applyRules === 'one' && policy.rules.length > 1) report.unsupported(`applyRules: one in ${policy.id} (stop after the first rule that changes the object)`, policy.origin);
     const source = sourceOf(policy.guards);
+    const specs = new Map<Rule, MatchSpec | string>();
+    const specOf = (rule: Rule): MatchSpec | string => {
+      let spec = specs.get(rule);
+      if (spec === undefined) {
+        // Every mutator carries the whole condition: the policy's match and its rule's.
+        const both = intersectMatch(policy.match, rule.match);
+        spec = typeof both === 'string' ? both : resourcesAsKinds(both);
+        specs.set(rule, spec);
+        if (typeof spec !== 'string') for (const edge of matchEdges(spec)) report.push('TM4003', edge, spec.origin ?? policy.origin, 'warning');
+      }
+      return spec;
+    };
+    const shared = sharedGuardProblem(ops);
+    if (shared) report.push('TM4002', shared.message, shared.origin);
     for (const { rule, op, guards } of ops) {
-      if (rule.match) {
-        report.unsupported(`a rule-level match in rule ${rule.name}`, rule.origin);
+      const spec = specOf(rule);
+      if (typeof spec === 'string') {
+        report.unsupported(spec, rule.match?.origin ?? rule.origin);
         continue;
       }
       const segments = 'path' in op && op.path.root === 'object' ? op.path.segments : undefined;
@@ -141,15 +159,41 @@ function plan(policies: readonly Policy[], report: Reporter): Planned[] {
         report.unsupported(mutator, op.origin);
         continue;
       }
-      const m = emitMatch(policy.match, source, mutator.kind !== 'AssignMetadata');
+      const m = emitMatch(spec, source, mutator.kind !== 'AssignMetadata');
       if (typeof m === 'string') {
-        report.unsupported(m, policy.match.origin ?? policy.origin);
+        report.unsupported(m, spec.origin ?? policy.origin);
         continue;
       }
-      planned.push({ mutator, applyTo: m.applyTo, match: m.match, policy, origin: op.origin, index: planned.length, disabled, rule: rule.name, name: '' });
+      planned.push({ mutator, op, tests, applyTo: m.applyTo, match: m.match, policy, origin: op.origin, index: planned.length, disabled, rule: rule.name, name: '' });
     }
   }
   return planned;
+}
+
+/**
+ * A guard the source tests once for several ops (a rule's preconditions) becomes a pathTest each mutator
+ * checks when it runs: the same only while no earlier op of the group writes where the guard looks.
+ */
+function sharedGuardProblem(ops: readonly { rule: Rule; op: Op; guards: Guard[] }[]): { message: string; origin: Origin } | undefined {
+  for (let j = 0; j < ops.length; j++) {
+    const b = ops[j]!;
+    const looks = [...b.rule.guards, ...b.guards].filter((g) => g.kind === 'exists' || g.kind === 'notExists');
+    for (const g of looks) {
+      if (g.kind !== 'exists' && g.kind !== 'notExists') continue;
+      for (let i = 0; i < j; i++) {
+        const a = ops[i]!;
+        if (a.rule !== b.rule || !('path' in a.op) || a.op.path.root !== 'object') continue;
+        const shares = a.rule.guards.includes(g) || a.guards.includes(g);
+        const w = a.op.path.segments;
+        const r = g.path.segments;
+        const n = Math.min(w.length, r.length);
+        if (shares && w.slice(0, n).every((s, k) => samePlace(s, r[k]!))) {
+          return { message: `the source tests ${g.kind} once before rule ${b.rule.name}; Gatekeeper tests it before each mutator, after an earlier one wrote there`, origin: g.origin };
+        }
+      }
+    }
+  }
+  return undefined;
 }
 
 /** `Kind/name` of a policy read from Gatekeeper, when the emitted mutator is of that kind. */
@@ -169,6 +213,15 @@ function slug(s: string): string {
     .replace(/-{2,}/g, '-');
 }
 
+/** A mutator's name from its source: the policy's (a MAP policy's without its binding), then the rule's. */
+function baseName(p: Planned): string {
+  const id = p.policy.id;
+  const fromGatekeeper = /^(Assign|AssignImage|AssignMetadata|ModifySet)\//.test(id);
+  const policyName = fromGatekeeper ? id.slice(id.indexOf('/') + 1) : id.split('/')[0]!;
+  const rule = p.policy.rules.length > 1 && slug(p.rule) !== slug(policyName) ? `-${p.rule}` : '';
+  return slug(policyName + rule) || 'mutator';
+}
+
 /**
  * Keeps Gatekeeper names when every mutator has one (one op per policy, names unique per kind); otherwise
  * numbers all of them in IR order, and reports where sorting by kind first reorders dependent writes.
@@ -182,12 +235,17 @@ function assignNames(planned: Planned[], report: Reporter): void {
     planned.forEach((p, i) => (p.name = kept[i]!));
     return;
   }
+  // A translated policy keeps its own name (a MAP policy's, without the binding; the rule's only when the
+  // policy has several). Numbers are added only where Gatekeeper's by-name order within a kind must follow
+  // the source's order (several mutators of one kind) or where names would collide.
+  const bases = planned.map(baseName);
+  const perKind = new Map<string, number>();
+  for (const p of planned) perKind.set(p.mutator.kind, (perKind.get(p.mutator.kind) ?? 0) + 1);
   const width = String(planned.length).length;
   planned.forEach((p, i) => {
-    const prefix = String(i + 1).padStart(width, '0');
-    const rule = p.policy.rules.length > 1 ? `-${p.rule}` : '';
-    const rest = slug(p.policy.id.replace(/^(Assign|AssignImage|AssignMetadata|ModifySet)\//, '') + rule) || 'mutator';
-    p.name = `${prefix}-${rest}`.slice(0, MAX_NAME).replace(/-+$/, '');
+    const numbered = perKind.get(p.mutator.kind)! > 1;
+    const prefix = numbered ? `${String(i + 1).padStart(width, '0')}-` : '';
+    p.name = `${prefix}${bases[i]!}`.slice(0, MAX_NAME).replace(/-+$/, '');
   });
   // Gatekeeper runs every Assign before any AssignImage, AssignMetadata, ModifySet: a later op of an earlier
   // kind that writes where an earlier op writes (or below or above it) runs first.
@@ -215,6 +273,23 @@ function overlaps(a: Planned, b: Planned): boolean {
     if (p.type === 'Object' && q.type === 'Object' && p.reference !== q.reference) return false;
   }
   return true;
+}
+
+/**
+ * A source that runs once (Kyverno's sequential rules, MAP's ordered policies) keeps its meaning in
+ * Gatekeeper's fix-point only when one pass already is the fix-point (fixpoint-proof.ts); otherwise say why.
+ */
+function checkOnePass(planned: readonly Planned[], report: Reporter): void {
+  const once = [...new Set(planned.map((p) => p.policy))].filter((p) => p.semantics.order !== 'fixpoint');
+  if (once.length === 0) return;
+  const ordered = [...planned].sort((a, b) => compareMutators({ kind: a.mutator.kind, name: a.name }, { kind: b.mutator.kind, name: b.name }));
+  const problems = proveOnePass(
+    ordered.map((p) => ({ op: p.op, tests: p.mutator.location.tests, id: `${p.mutator.kind}/${p.name}`, readsLabels: p.match?.labelSelector !== undefined, origin: p.origin })),
+  );
+  for (const p of once) {
+    if (problems.length === 0) continue;
+    report.push('TM4002', `policy ${p.id} runs ${p.semantics.order === 'ordered' ? 'once, in order' : 'its rules once, in order'}; Gatekeeper repeats every mutator until nothing changes, and one pass is not provably the fix-point: ${problems.map((x) => x.message).join('; ')}`, p.origin);
+  }
 }
 
 function applyToEntries(applyTo: readonly JsonObject[]): ApplyToEntry[] {
@@ -261,6 +336,7 @@ export function generateGatekeeper(policies: readonly Policy[], opts: GenerateOp
   const report = new Reporter(opts.unsupported ?? 'error');
   const planned = plan(policies, report);
   assignNames(planned, report);
+  checkOnePass(planned, report);
   const kept = checkSchema(planned, report);
   // Written in the order Gatekeeper runs them.
   kept.sort((a, b) => compareMutators({ kind: a.mutator.kind, name: a.name }, { kind: b.mutator.kind, name: b.name }));

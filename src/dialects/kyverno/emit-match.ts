@@ -8,6 +8,7 @@
  */
 import type { JsonObject } from '../../ir/json.js';
 import type { GvkPattern, LabelSelector, MatchClause, MatchSpec } from '../../ir/match.js';
+import { kubernetesNotes, resourcesAsKinds } from './emit-resources.js';
 
 export interface EmittedMatch {
   match: JsonObject;
@@ -168,7 +169,46 @@ function gatekeeperNotes(c: MatchClause, namespaced: boolean): string[] {
  * The match of a rule: the policy's match AND the rule's own. Returns the Kyverno blocks, or a reason when
  * Kyverno cannot state the same condition.
  */
-export function emitMatch(specs: readonly MatchSpec[]): EmittedMatch | string {
+/** The spec with every clause's resource rules read as kinds (emit-resources.ts), or why not. */
+function withKinds(spec: MatchSpec): MatchSpec | string {
+  const convert = (cs: readonly MatchClause[] | undefined): MatchClause[] | string | undefined => {
+    if (!cs) return undefined;
+    const out: MatchClause[] = [];
+    for (const c of cs) {
+      const k = resourcesAsKinds(c);
+      if (typeof k === 'string') return k;
+      out.push(k);
+    }
+    return out;
+  };
+  const any = convert(spec.any);
+  const all = convert(spec.all);
+  const exAny = convert(spec.exclude?.any);
+  const exAll = convert(spec.exclude?.all);
+  for (const r of [any, all, exAny, exAll]) if (typeof r === 'string') return r;
+  const out: MatchSpec = { ...spec };
+  if (any) out.any = any as MatchClause[];
+  if (all) out.all = all as MatchClause[];
+  if (spec.exclude) {
+    out.exclude = {};
+    if (exAny) out.exclude.any = exAny as MatchClause[];
+    if (exAll) out.exclude.all = exAll as MatchClause[];
+  }
+  return out;
+}
+
+/** The parts of a clause that hold name patterns (kinds and resource rules use `*` as "any" in every engine). */
+function patternText(cs: readonly MatchClause[]): string {
+  return JSON.stringify(cs.map((c) => [c.names, c.namespaces, c.excludedNamespaces, c.annotations, c.labelSelector, c.namespaceSelector, c.userInfo]));
+}
+
+export function emitMatch(specsIn: readonly MatchSpec[]): EmittedMatch | string {
+  const specs: MatchSpec[] = [];
+  for (const s of specsIn) {
+    const converted = withKinds(s);
+    if (typeof converted === 'string') return `a match on ${converted}`;
+    specs.push(converted);
+  }
   let dnf: MatchClause[] = [{}];
   const excludes: JsonObject[] = [];
   let excludeAll: JsonObject[] | undefined;
@@ -207,11 +247,17 @@ export function emitMatch(specs: readonly MatchSpec[]): EmittedMatch | string {
       const namespaced = clauses.some((c) => c.scope === 'Namespaced');
       for (const c of clauses) lossy.push(...gatekeeperNotes(c, namespaced));
     }
+    if (spec.globs === 'exact') {
+      const clauses = [...(spec.any ?? []), ...(spec.all ?? [])];
+      for (const c of clauses) lossy.push(...kubernetesNotes(c));
+    }
     if (spec.globs === 'prefixSuffix' || spec.globs === 'exact') {
-      const text = JSON.stringify([...(spec.any ?? []), ...(spec.all ?? [])]);
+      const text = patternText([...(spec.any ?? []), ...(spec.all ?? [])]);
       if (text.includes('?')) return "a name or namespace pattern containing '?' (a wildcard in Kyverno, a literal character here)";
     }
-    if (spec.globs === 'exact' && JSON.stringify(spec).includes('*')) return "a pattern containing '*' (a wildcard in Kyverno, a literal character here)";
+    if (spec.globs === 'exact' && patternText([...(spec.any ?? []), ...(spec.all ?? []), ...(spec.exclude?.any ?? []), ...(spec.exclude?.all ?? [])]).includes('*')) {
+      return "a pattern containing '*' (a wildcard in Kyverno, a literal character here)";
+    }
     if (spec.exclude) {
       for (const c of spec.exclude.any ?? []) {
         const f = filterJson(c, gatekeeper);

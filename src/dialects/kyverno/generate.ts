@@ -14,11 +14,13 @@ import { diagnostic, type Diagnostic } from '../../diagnostics/diagnostic.js';
 import type { DiagnosticCode } from '../../diagnostics/codes.js';
 import type { Origin } from '../../diagnostics/span.js';
 import type { JsonObject, JsonValue } from '../../ir/json.js';
-import type { MatchSpec, Policy, Rule } from '../../ir/nodes.js';
+import type { Guard, MatchSpec, Op, Policy, Rule } from '../../ir/nodes.js';
 import { toYamlDocuments } from '../../io/yaml-dump.js';
 import type { GenerateOptions, GenerateResult } from '../dialect.js';
 import { AUTOGEN_ANNOTATION } from './autogen.js';
 import { conditionsOf, nativeBody } from './emit-foreach.js';
+import { guardPreconditions } from './emit-guard.js';
+import { holdsAfter, writeOf, type Write } from './guard-stability.js';
 import { emitMatch } from './emit-match.js';
 import { emitPathOp } from './emit-path-op.js';
 import { checkFixpoint } from './lower-fixpoint.js';
@@ -76,8 +78,13 @@ function namespacedPolicy(p: Policy): { namespace: string; name: string } | unde
   return { namespace, name: p.id.slice(slash + 1) };
 }
 
-/** Policy guards Kyverno can drop or state; returns false when the policy never applies. */
-function policyGuards(p: Policy, report: Reporter): boolean | undefined {
+/**
+ * Policy guards: dropped where Kyverno needs none, else carried to every rule as preconditions (MAP
+ * matchConditions raised to structured guards). Returns false when the policy never applies, undefined when
+ * a guard cannot be stated.
+ */
+function policyGuards(p: Policy, report: Reporter): Guard[] | false | undefined {
+  const carried: Guard[] = [];
   for (const g of p.guards) {
     if (g.kind === 'const') {
       if (!g.value) return false;
@@ -91,10 +98,14 @@ function policyGuards(p: Policy, report: Reporter): boolean | undefined {
       report.unsupported('a match on generated (expansion) objects', g.origin);
       return undefined;
     }
-    report.unsupported(`a policy-wide guard of kind ${g.kind}`, g.origin);
-    return undefined;
+    const entry = guardPreconditions([g]);
+    if (typeof entry === 'string') {
+      report.unsupported(g.kind === 'cel' ? `the CEL condition ${g.expr.text.trim()}` : `a policy-wide condition (${entry})`, g.origin);
+      return undefined;
+    }
+    carried.push(g);
   }
-  return true;
+  return carried;
 }
 
 function ruleMatch(p: Policy, rule: Rule, policyMatch: boolean, report: Reporter): { match: JsonObject; exclude?: JsonObject } | undefined {
@@ -110,14 +121,48 @@ function ruleMatch(p: Policy, rule: Rule, policyMatch: boolean, report: Reporter
   return m.exclude ? { match: m.match, exclude: m.exclude } : { match: m.match };
 }
 
-/** The Kyverno rules of one IR rule. */
-function emitRule(p: Policy, rule: Rule, base: string, policyMatch: boolean, report: Reporter): JsonObject[] {
+/** A body op with the conditions of the `when` blocks around it. */
+interface GuardedOp {
+  op: Op;
+  guards: Guard[];
+}
+
+/** Flattens `when` blocks without `else` into the conditions of the ops they hold; a `when` with `else` is returned. */
+function flattenWhens(ops: readonly Op[], guards: Guard[]): GuardedOp[] | Op {
+  const out: GuardedOp[] = [];
+  for (const op of ops) {
+    if (op.kind === 'when') {
+      if (op.else?.length) return op;
+      const inner = flattenWhens(op.then, [...guards, op.guard]);
+      if (!Array.isArray(inner)) return inner;
+      out.push(...inner);
+    } else out.push({ op, guards });
+  }
+  return out;
+}
+
+/** Conditions put in front of a generated rule's own preconditions. */
+function withConditions(pre: JsonObject | undefined, extra: { all: JsonObject[]; any: JsonObject[] }): JsonObject | undefined {
+  const all = [...extra.all, ...((pre?.all as JsonValue[] | undefined) ?? [])];
+  if (all.length === 0 && extra.any.length === 0) return pre;
+  const out: JsonObject = {};
+  if (extra.any.length) out.any = extra.any;
+  if (all.length) out.all = all;
+  return out;
+}
+
+/**
+ * The Kyverno rules of one IR rule. `carried` are the policy's guards, which the source engine decides once
+ * before all rules (as it decides a `when` once before its block); Kyverno decides a precondition again
+ * before each rule, so `written` collects, per guard, what the rules carrying it wrote (guard-stability.ts).
+ */
+function emitRule(p: Policy, rule: Rule, base: string, policyMatch: boolean, report: Reporter, carried: readonly Guard[], written: Map<Guard, Write[]>): JsonObject[] {
   const m = ruleMatch(p, rule, policyMatch, report);
   if (!m) return [];
   const head = (name: string): JsonObject => ({ name, match: m.match, ...(m.exclude ? { exclude: m.exclude } : {}) });
 
   const ruleConditions = rule.guards.map(conditionsOf);
-  if (rule.guards.length <= 1 && ruleConditions.every((c) => c !== undefined)) {
+  if (carried.length === 0 && rule.guards.length <= 1 && ruleConditions.every((c) => c !== undefined)) {
     const native = nativeBody(rule.body, ruleConditions[0]);
     if (typeof native === 'string') {
       report.unsupported(native, rule.origin);
@@ -131,31 +176,72 @@ function emitRule(p: Policy, rule: Rule, base: string, policyMatch: boolean, rep
       return [out];
     }
   }
-  if (rule.guards.length > 0) {
-    report.unsupported(`a rule guard of kind ${rule.guards[0]!.kind}`, rule.guards[0]!.origin);
+  const ops = flattenWhens(rule.body, [...carried, ...rule.guards]);
+  if (!Array.isArray(ops)) {
+    report.unsupported('a conditional with an else branch', ops.origin);
     return [];
   }
   const rules: JsonObject[] = [];
-  for (const op of rule.body) {
+  let lastSimple: JsonObject | undefined;
+  let lastGuards: readonly Guard[] = [];
+  ops.forEach(({ op, guards }, index) => {
     if (op.kind !== 'set' && op.kind !== 'setMembers' && op.kind !== 'image') {
-      report.unsupported(`an op of kind ${op.kind} in this position`, op.origin);
-      continue;
+      const what =
+        op.kind === 'merge' && op.value.kind === 'cel'
+          ? `the ${op.strategy === 'ssa' ? 'apply configuration' : 'merge'} ${op.value.expr.text.trim()}`
+          : op.kind === 'jsonPatch' && op.stepsFrom?.kind === 'cel'
+            ? `the JSON patch computed by ${op.stepsFrom.expr.text.trim()}`
+            : `an op of kind ${op.kind} in this position`;
+      report.unsupported(what, op.origin);
+      return;
+    }
+    const conditions = guardPreconditions(guards);
+    if (typeof conditions === 'string') {
+      report.unsupported(conditions, guards.find((g) => typeof guardPreconditions([g]) === 'string')?.origin ?? op.origin);
+      return;
     }
     const emitted = emitPathOp(op);
     if (typeof emitted === 'string') {
       report.unsupported(emitted, op.origin);
-      continue;
+      return;
     }
+    const own = writeOf(op);
+    const unstable = guards.find((g) => !holdsAfter(g, [...(written.get(g) ?? []), ...(emitted.length > 1 && own ? [own] : [])]));
+    if (unstable) {
+      report.unsupported('a condition that an earlier write of the same policy may change (Kyverno tests it again before each rule)', unstable.origin);
+      return;
+    }
+    if (own) for (const g of guards) written.set(g, [...(written.get(g) ?? []), own]);
     if (emitted.length === 0) report.push('TM4003', `${p.id} can never write (MustNotExist on a glob is never satisfied); no rule emitted`, op.origin, 'warning');
-    const opBase = rule.body.length > 1 ? `${base}-${rules.length + 1}` : base;
-    for (const e of emitted) {
-      const out = head(ruleName(opBase, e.suffix));
-      if (e.preconditions) out.preconditions = e.preconditions;
-      out.mutate = e.mutate;
-      rules.push(out);
+    // Unconditional patches of consecutive ops under the same conditions share one rule, as a user writes them.
+    const single = emitted.length === 1 && !emitted[0]!.preconditions && typeof emitted[0]!.mutate.patchesJson6902 === 'string' && Object.keys(emitted[0]!.mutate).length === 1;
+    const last = rules[rules.length - 1];
+    if (single && last && lastSimple === last && sameGuards(lastGuards, guards)) {
+      (last.mutate as JsonObject).patchesJson6902 = `${String((last.mutate as JsonObject).patchesJson6902)}${String(emitted[0]!.mutate.patchesJson6902)}`;
+      return;
     }
-  }
+    const opBase = ops.length > 1 ? `${base}-${index + 1}` : base;
+    for (const e of emitted) {
+      const out = head(single && mergeable(ops, index) ? base : ruleName(opBase, e.suffix));
+      const pre = withConditions(e.preconditions, conditions);
+      if (pre) out.preconditions = pre;
+      out.mutate = { ...e.mutate };
+      rules.push(out);
+      lastSimple = single ? out : undefined;
+      lastGuards = guards;
+    }
+  });
   return rules;
+}
+
+function sameGuards(a: readonly Guard[], b: readonly Guard[]): boolean {
+  return a.length === b.length && a.every((g, i) => g === b[i]);
+}
+
+/** Whether the ops from `index` on are all plain sets under the same conditions (they become one rule). */
+function mergeable(ops: readonly GuardedOp[], index: number): boolean {
+  const first = ops[index]!;
+  return ops.slice(index).every((o) => o.op.kind === 'set' && o.op.path.segments.every((s) => s.kind === 'field') && sameGuards(o.guards, first.guards)) && ops.length > 1 && index === 0;
 }
 
 /** Whether Kyverno's autogen could add controller rules for this rule (it matches Pods). */
@@ -166,6 +252,7 @@ function matchesPods(rule: JsonObject): boolean {
 function policyDocument(name: string, rules: JsonObject[], p: Policy | undefined, namespace?: string): JsonObject {
   const spec: JsonObject = {};
   if (p?.semantics.failurePolicy === 'ignore') spec.failurePolicy = 'Ignore';
+  if (p?.semantics.applyRules === 'one') spec.applyRules = 'One';
   spec.rules = rules;
   const metadata: JsonObject = namespace === undefined ? { name } : { name, namespace };
   // Every rule the IR runs is written out (autogen rules included), so Kyverno must not add controller rules.
@@ -173,23 +260,34 @@ function policyDocument(name: string, rules: JsonObject[], p: Policy | undefined
   return { apiVersion: 'kyverno.io/v1', kind: namespace === undefined ? 'ClusterPolicy' : 'Policy', metadata, spec };
 }
 
-function sequentialPolicy(p: Policy, report: Reporter): JsonObject | undefined {
+/** The Kyverno name of an IR policy: a MAP invocation `policy/binding` keeps its policy's name when unique. */
+function policyName(p: Policy, unique: (name: string) => boolean): string {
+  if (p.origin.dialect === 'map') {
+    const own = slug(p.id.split('/')[0]!).slice(0, MAX_NAME);
+    if (unique(own)) return own;
+  }
+  return slug(p.id).slice(0, MAX_NAME);
+}
+
+function sequentialPolicy(p: Policy, report: Reporter, unique: (name: string) => boolean): JsonObject | undefined {
   if (p.semantics.order === 'ordered' && p.semantics.reinvocation === 'ifNeeded') {
     report.push('TM4002', `${p.id} is reinvoked when a later policy changes the object; Kyverno runs each rule once`, p.origin, 'warning');
   }
-  const applies = policyGuards(p, report);
-  if (applies === undefined) return undefined;
+  const carried = policyGuards(p, report);
+  if (carried === undefined) return undefined;
   const ns = namespacedPolicy(p);
-  const name = slug(ns ? ns.name : p.id).slice(0, MAX_NAME);
-  if (!applies) return policyDocument(name, [], p, ns?.namespace);
+  const name = ns ? slug(ns.name).slice(0, MAX_NAME) : policyName(p, unique);
+  if (carried === false) return policyDocument(name, [], p, ns?.namespace);
   const rules: JsonObject[] = [];
   const seen = new Set<string>();
-  for (const rule of p.rules) {
-    let base = rule.name !== '' ? rule.name.slice(0, MAX_NAME) : `rule-${rules.length + 1}`;
+  const written = new Map<Guard, Write[]>();
+  p.rules.forEach((rule, i) => {
+    // A MAP mutation has no name of its own: the rules take the policy's, numbered when there are several.
+    let base = p.origin.dialect === 'map' ? (p.rules.length > 1 ? ruleName(name, `-${i + 1}`) : name) : rule.name !== '' ? rule.name.slice(0, MAX_NAME) : `rule-${rules.length + 1}`;
     if (seen.has(base)) base = ruleName(base, `-${rules.length + 1}`);
     seen.add(base);
-    rules.push(...emitRule(p, rule, base, !ns, report));
-  }
+    rules.push(...emitRule(p, rule, base, !ns, report, carried, written));
+  });
   return policyDocument(name, rules, p, ns?.namespace);
 }
 
@@ -205,10 +303,14 @@ function fixpointPolicy(group: readonly Policy[], report: Reporter): JsonObject 
       continue;
     }
     if (applies === undefined) continue;
+    if (applies.length > 0) {
+      report.unsupported('a condition on a Gatekeeper mutator', applies[0]!.origin);
+      continue;
+    }
     let base = slug(p.id).slice(0, MAX_NAME - 4);
     while (seen.has(base)) base = `${base}-x`;
     seen.add(base);
-    for (const rule of p.rules) rules.push(...emitRule(p, rule, p.rules.length > 1 ? slug(`${base}-${rule.name}`) : base, true, report));
+    for (const rule of p.rules) rules.push(...emitRule(p, rule, p.rules.length > 1 ? slug(`${base}-${rule.name}`) : base, true, report, [], new Map()));
   }
   return policyDocument(FIXPOINT_POLICY_NAME, rules, undefined);
 }
@@ -217,6 +319,8 @@ export function generateKyverno(policies: readonly Policy[], opts: GenerateOptio
   const report = new Reporter(opts.unsupported ?? 'error');
   const documents: JsonObject[] = [];
   const fixpoint = policies.filter((p) => p.semantics.order === 'fixpoint');
+  const mapNames = policies.filter((p) => p.origin.dialect === 'map').map((p) => slug(p.id.split('/')[0]!));
+  const unique = (name: string): boolean => mapNames.filter((n) => n === name).length === 1;
   let fixpointDone = false;
   policies.forEach((p, i) => {
     if (p.semantics.order === 'fixpoint') {
@@ -229,7 +333,7 @@ export function generateKyverno(policies: readonly Policy[], opts: GenerateOptio
       documents.push(fixpointPolicy(fixpoint, report));
       return;
     }
-    const doc = sequentialPolicy(p, report);
+    const doc = sequentialPolicy(p, report, unique);
     if (doc) documents.push(doc);
   });
   return { documents, text: documents.length > 0 ? toYamlDocuments(documents) : '', diagnostics: report.diagnostics };
