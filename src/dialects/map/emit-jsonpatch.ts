@@ -3,7 +3,7 @@
  * branches, a missing parent is created whole by one `add` of the nested value, and list selections become
  * `transformList` comprehensions over the matching elements. Every branch yields a list of JSONPatch values.
  */
-import type { Op } from '../../ir/nodes.js';
+import type { Op, SetMembersOp } from '../../ir/nodes.js';
 import type { Segment } from '../../ir/path.js';
 import { celLiteral, celString, conditional, hasField, isSelectable, select } from './emit-cel.js';
 import { emitValue } from './emit-value.js';
@@ -162,34 +162,57 @@ export function jsonPatchOf(op: Op): Step {
       return setBelow(ROOT, op.path.segments, (current) => imageValue(op, current));
     case 'remove':
       return removeBelow(ROOT, op.path.segments);
-    case 'setMembers': {
-      const vs = op.values.map(emitValue);
-      const bad = vs.find((x) => 'why' in x);
-      if (bad) return bad as { why: string };
-      const list = `[${vs.map((x) => (x as { cel: string }).cel).join(', ')}]`;
-      const segs = op.path.segments;
-      if (!segs.every((s) => s.kind === 'field' && !s.test)) return { why: 'a set-membership change below a list selection' };
-      const parent = segs.slice(0, -1);
-      const last = segs[segs.length - 1];
-      if (!last || last.kind !== 'field') return { why: 'a set-membership change of the whole object' };
-      let at = ROOT;
-      for (const s of parent) if (s.kind === 'field') at = { cel: select(at.cel, s.name), ptr: pointerOfKey(at.ptr, s.name), depth: 0 };
-      const target = select(at.cel, last.name);
-      const ptr = pointerOfKey(at.ptr, last.name);
-      if (op.mode === 'prune') {
-        const write = `[${patch('replace', ptr, `${target}.filter(x, !(x in ${list}))`)}]`;
-        const guard = [...chainTests(parent), hasField(at.cel, last.name)].join(' && ');
-        return conditional(`${guard} && ${target}.exists(x, x in ${list})`, write, '[]');
-      }
-      const merge = setBelow(ROOT, op.path.segments, () => list);
-      if (typeof merge !== 'string') return merge;
-      // Present: append the members not yet there (ModifySet merge keeps the order of `values`).
-      const appendMissing = `${list}.filter(x, !(x in ${target})).map(x, ${patch('add', [...ptr, '/-'], 'x')})`;
-      return conditional([...chainTests(parent), hasField(at.cel, last.name)].join(' && '), appendMissing, merge);
-    }
+    case 'setMembers':
+      return setMembersOf(op);
     default:
       return { why: `an op of kind ${op.kind} as JSONPatch` };
   }
+}
+
+/**
+ * Gatekeeper ModifySet as JSONPatch (see interpreter/ops/set-members.ts for the upstream quirks kept):
+ * merge writes the values verbatim where the list is missing and appends the absent ones where it exists;
+ * prune rewrites an existing list, and the walk to it creates the missing parent maps even when nothing is
+ * pruned. Below a list selection only a glob directly above the list is exact (a glob creates nothing).
+ */
+function setMembersOf(op: SetMembersOp): Step {
+  const vs = op.values.map(emitValue);
+  const bad = vs.find((x) => 'why' in x);
+  if (bad) return bad as { why: string };
+  const cels = (vs as { cel: string }[]).map((x) => x.cel);
+  const list = `[${cels.join(', ')}]`;
+  // Values already appended in the same merge count as present: append each distinct value once.
+  const distinct = `[${cels.filter((c, i) => cels.indexOf(c) === i).join(', ')}]`;
+  const segs = op.path.segments;
+  const last = segs[segs.length - 1];
+  if (!last || last.kind !== 'field' || last.test) return { why: 'a set-membership change of something other than a named field' };
+  const parent = segs.slice(0, -1);
+  if (!parent.every((s) => s.kind === 'field' && !s.test)) {
+    if (op.mode === 'merge') return setBelow(ROOT, segs, (cur) => (cur === undefined ? list : `${cur} + ${distinct}.filter(x, !(x in ${cur}))`));
+    const above = parent[parent.length - 1]!;
+    const creates = parent.some((s) => (s.kind === 'keyed' && s.create) || ('test' in s && s.test !== undefined));
+    if ((above.kind !== 'keyedGlob' && above.kind !== 'each') || creates) return { why: 'a set-membership prune below a list selection whose walk would create parents' };
+    return setBelow(ROOT, [...parent, { ...last, test: 'exist' }], (cur) => `${cur}.filter(x, !(x in ${list}))`);
+  }
+  let at = ROOT;
+  for (const s of parent) if (s.kind === 'field') at = { cel: select(at.cel, s.name), ptr: pointerOfKey(at.ptr, s.name), depth: 0 };
+  const target = select(at.cel, last.name);
+  const ptr = pointerOfKey(at.ptr, last.name);
+  const present = [...chainTests(parent), hasField(at.cel, last.name)].join(' && ');
+  if (op.mode === 'prune') {
+    const write = `[${patch('replace', ptr, `${target}.filter(x, !(x in ${list}))`)}]`;
+    const prune = conditional(`${present} && ${target}.exists(x, x in ${list})`, write, '[]');
+    if (parent.length === 0) return prune;
+    // The parents Gatekeeper's walk creates on the way stay, pruned or not.
+    const parents = setBelow(ROOT, [...parent.slice(0, -1), { ...(parent[parent.length - 1] as Segment & { kind: 'field' }), test: 'notExist' }], () => '{}');
+    if (typeof parents !== 'string') return parents;
+    const operand = (e: string) => (/^\[[^?]*\]$/.test(e) ? e : `(${e})`);
+    return `${operand(parents)} + ${operand(prune)}`;
+  }
+  const merge = setBelow(ROOT, segs, () => list);
+  if (typeof merge !== 'string') return merge;
+  const appendMissing = `${distinct}.filter(x, !(x in ${target})).map(x, ${patch('add', [...ptr, '/-'], 'x')})`;
+  return conditional(present, appendMissing, merge);
 }
 
 function chainTests(segs: readonly Segment[]): string[] {

@@ -23,7 +23,8 @@ import { checkFixpoint } from '../kyverno/lower-fixpoint.js';
 import { sourceOfGuard } from '../gatekeeper/emit-match.js';
 import { celString, conditional } from './emit-cel.js';
 import { jsonPatchOf } from './emit-jsonpatch.js';
-import { emitMatch } from './emit-match.js';
+import { emitMatch, type EmittedMatch } from './emit-match.js';
+import { groupMatch } from './group-match.js';
 import { applyConfigurationsOf, type ApplyConfiguration } from './emit-apply.js';
 import { mergeLeaves } from './emit-merge.js';
 import { forEachOps } from './emit-foreach.js';
@@ -359,7 +360,7 @@ function kindTest(m: MatchSpec, others: readonly GvkPattern[], operationsDiffer:
   return `${kinds.includes(' || ') ? `(${kinds})` : kinds} && ${op}`;
 }
 
-function emitGroup(original: readonly Policy[], report: Reporter, used: Set<string>): JsonObject[] {
+function emitGroup(original: readonly Policy[], report: Reporter, used: Set<string>, shared?: EmittedMatch): JsonObject[] {
   const group: Policy[] = [];
   for (const p of original) {
     const h = hoistRuleMatch(p);
@@ -370,7 +371,7 @@ function emitGroup(original: readonly Policy[], report: Reporter, used: Set<stri
     group.push(h);
   }
   const head = group[0]!;
-  const m = emitMatch(head.match);
+  const m = shared ?? emitMatch(head.match);
   if (typeof m === 'string') {
     report.unsupported(m, head.match.origin ?? head.origin);
     return [];
@@ -411,16 +412,19 @@ export function generateMap(policies: readonly Policy[], opts: GenerateOptions =
     return false;
   });
   const fixpoint = live.filter((p) => p.semantics.order === 'fixpoint');
+  let shared: EmittedMatch | undefined;
   if (fixpoint.length > 1) {
     const problems = checkFixpoint(fixpoint);
     for (const problem of problems) report.unsupported(`Gatekeeper's fix-point in one ordered pass: ${problem.message}`, problem.origin);
     if (problems.length > 0) return { documents: [], text: '', diagnostics: report.diagnostics };
-    // One MAP runs its mutations in order; mutators with different matches would need one MAP each, whose
-    // relative order the API server does not promise.
-    const bad = fixpoint.find((p) => !jsonEqual(stripOrigin(p.match), stripOrigin(fixpoint[0]!.match)));
-    if (bad) {
-      report.unsupported(`Gatekeeper mutators with different matches in one ordered pass (${fixpoint[0]!.id}, ${bad.id})`, bad.match.origin ?? bad.origin);
-      return { documents: [], text: '', diagnostics: report.diagnostics };
+    if (fixpoint.some((p) => !jsonEqual(stripOrigin(p.match), stripOrigin(fixpoint[0]!.match)))) {
+      const g = groupMatch(fixpoint);
+      if (typeof g === 'string') {
+        report.unsupported(g, fixpoint[0]!.match.origin ?? fixpoint[0]!.origin);
+        return { documents: [], text: '', diagnostics: report.diagnostics };
+      }
+      shared = g.shared;
+      fixpoint.splice(0, fixpoint.length, ...g.policies);
     }
   } else if (fixpoint.length === 1) {
     for (const problem of checkFixpoint(fixpoint)) report.unsupported(problem.message, problem.origin);
@@ -431,7 +435,7 @@ export function generateMap(policies: readonly Policy[], opts: GenerateOptions =
     if (p.semantics.order === 'fixpoint') {
       if (fixpointDone) continue;
       fixpointDone = true;
-      docs.push(...emitGroup(fixpoint, report, used));
+      docs.push(...emitGroup(fixpoint, report, used, shared));
       continue;
     }
     docs.push(...emitGroup([p], report, used));

@@ -293,23 +293,90 @@ spec:
     expect(containers.map((c) => (c.securityContext as JsonObject | undefined)?.runAsNonRoot)).toEqual([undefined, true, true, undefined]);
   });
 
-  it('refuses a set-membership change below a list selection', () => {
-    const gk = parseWith(
+  const modifySet = (location: string, operation: string) =>
+    parseWith(
       'gatekeeper',
       `apiVersion: mutations.gatekeeper.sh/v1
 kind: ModifySet
 metadata: {name: no-debug}
 spec:
   applyTo: [{groups: [""], versions: ["v1"], kinds: ["Pod"]}]
-  location: "spec.containers[name: app].args"
-  parameters: {operation: prune, values: {fromList: ["--debug"]}}
+  location: "${location}"
+  parameters: {operation: ${operation}, values: {fromList: ["--debug", "-v", "--debug"]}}
 `,
     );
-    const g = generateMap(gk);
-    // A set-membership change below a list selection is not written.
-    expect(g.diagnostics.map((d) => d.code)).toEqual(['TM4001']);
-    expect(g.diagnostics[0]!.span).toBeDefined();
-    expect(g.text).toBe('');
+
+  it('rewrites the list in each selected element for a set-membership change below a list selection', () => {
+    const pods: JsonValue[] = [
+      { ...POD, spec: { containers: [{ name: 'app', args: ['--debug', 'x', '--debug'] }, { name: 'log', args: ['--debug'] }] } },
+      { ...POD, spec: { containers: [{ name: 'app' }, { name: 'log', args: ['-v'] }] } },
+      { ...POD, spec: { containers: [{ name: 'log' }] } },
+      { ...POD, spec: {} },
+    ];
+    for (const [location, operation] of [
+      ['spec.containers[name: *].args', 'prune'],
+      ['spec.containers[name: *].args', 'merge'],
+      ['spec.containers[name: app].args', 'merge'],
+    ] as const) {
+      const gk = modifySet(location, operation);
+      const { policies } = roundTrip(gk);
+      for (const pod of pods) expect(mutate(policies, pod), `${operation} ${location}`).toEqual(mutate(gk, pod));
+    }
+  });
+
+  it('keeps the parents a prune walk creates, and refuses a prune whose walk would create a list item', () => {
+    const gk = modifySet('spec.dnsConfig.searches', 'prune');
+    const { policies } = roundTrip(gk);
+    const specs: JsonObject[] = [{}, { dnsConfig: {} }, { dnsConfig: { searches: ['a', '--debug'] } }];
+    for (const spec of specs) {
+      const pod = { ...POD, spec };
+      expect(mutate(policies, pod)).toEqual(mutate(gk, pod));
+    }
+    expect(mutate(policies, { ...POD, spec: {} })).toEqual({ ...POD, spec: { dnsConfig: {} } });
+    const keyed = generateMap(modifySet('spec.containers[name: app].args', 'prune'));
+    expect(keyed.diagnostics.map((d) => d.code)).toEqual(['TM4001']);
+    expect(keyed.diagnostics[0]!.message).toContain('would create parents');
+    expect(keyed.text).toBe('');
+  });
+
+  it('emits a fix-point of mutators with different matches as one MAP, each mutator guarded by its own match', () => {
+    const gk = parseWith(
+      'gatekeeper',
+      `apiVersion: mutations.gatekeeper.sh/v1
+kind: Assign
+metadata: {name: sidecar}
+spec:
+  applyTo: [{groups: [""], versions: ["v1"], kinds: ["Pod"]}]
+  match: {namespaces: ["prod*"]}
+  location: "spec.containers[name: log]"
+  parameters: {assign: {value: {name: log, image: busybox}}}
+---
+apiVersion: mutations.gatekeeper.sh/v1
+kind: AssignMetadata
+metadata: {name: team}
+spec:
+  location: metadata.labels.team
+  parameters: {assign: {value: platform}}
+`,
+    );
+    const { docs: out, policies } = roundTrip(gk);
+    expect(out.map((d) => d.kind)).toEqual(['MutatingAdmissionPolicy', 'MutatingAdmissionPolicyBinding']);
+    // The union of the matches: AssignMetadata's every kind admits the Pods too.
+    expect(((out[0]!.spec as JsonObject).matchConstraints as JsonObject).resourceRules).toHaveLength(1);
+    const configMap: JsonObject = { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'c', namespace: 'prod' } };
+    for (const object of [POD, { ...POD, metadata: { name: 'web', namespace: 'dev' } }, configMap]) {
+      const kind = (object as JsonObject).kind === 'Pod' ? { group: '', version: 'v1', kind: 'Pod' } : { group: '', version: 'v1', kind: 'ConfigMap' };
+      const resource = { group: '', version: 'v1', resource: kind.kind === 'Pod' ? 'pods' : 'configmaps' };
+      const namespace = String(((object as JsonObject).metadata as JsonObject).namespace);
+      const request = { object, operation: 'CREATE' as const, kind, resource, namespace };
+      const viaMap = apply(policies, request);
+      const direct = apply(gk, request);
+      expect(viaMap.object).toEqual(direct.object);
+      const result = viaMap.object as JsonObject;
+      expect(((result.metadata as JsonObject).labels as JsonObject).team).toBe('platform');
+      const containers = ((result.spec as JsonObject | undefined)?.containers as JsonObject[] | undefined) ?? [];
+      expect(containers.some((c) => c.name === 'log')).toBe(kind.kind === 'Pod' && namespace === 'prod');
+    }
   });
 
   it('reports values MAP cannot compute (external data) as unsupported at their origin', () => {
