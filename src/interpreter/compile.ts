@@ -1,4 +1,4 @@
-import type { Guard, Policy, Rule } from '../ir/nodes.js';
+import type { Guard, LetOp, Policy, Rule } from '../ir/nodes.js';
 import { compileMatch, type CompiledMatch } from '../k8s/match.js';
 import { compileGuard, describeGuard, type GuardFn } from './guards.js';
 import { compileBlock } from './ops/block.js';
@@ -22,6 +22,8 @@ export interface CompiledRule {
 export interface CompiledPolicy {
   policy: Policy;
   match: CompiledMatch;
+  /** The policy's own bindings (`Policy.lets`), run before its guards; undefined when it has none. */
+  lets: OpFn | undefined;
   guards: CompiledGuard[];
   rules: CompiledRule[];
 }
@@ -32,6 +34,16 @@ function guardsOf(guards: readonly Guard[]): CompiledGuard[] {
   return guards.map((guard) => ({ guard, fn: compileGuard(guard) }));
 }
 
+/** The bindings in order, returning the scope they make (a block's scope does not leak; this one must). */
+function compileLets(lets: readonly LetOp[]): OpFn {
+  const fns = lets.map((l) => compileOp(l));
+  return (st, scope) => {
+    let s = scope;
+    for (const fn of fns) s = fn(st, s);
+    return s;
+  };
+}
+
 /** Compiles a policy to closures once; later calls with the same policy object reuse the result. */
 export function compilePolicy(policy: Policy): CompiledPolicy {
   const hit = cache.get(policy);
@@ -39,6 +51,7 @@ export function compilePolicy(policy: Policy): CompiledPolicy {
   const compiled: CompiledPolicy = {
     policy,
     match: compileMatch(policy.match),
+    lets: policy.lets && policy.lets.length > 0 ? compileLets(policy.lets) : undefined,
     guards: guardsOf(policy.guards),
     rules: policy.rules.map((rule) => ({
       rule,

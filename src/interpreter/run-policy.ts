@@ -56,6 +56,7 @@ export function runPolicy(cp: CompiledPolicy, st: EvalState, pass?: number, keep
   const snapshots = !keepOwned || st.trace !== undefined || policy.semantics.failurePolicy === 'ignore';
   if (snapshots) st.owned = newEpoch();
   const passInfo = pass === undefined ? {} : { pass };
+  let scope = Scope.EMPTY;
   try {
     // A match block that could not be compiled (an invalid selector) fails when the policy is used.
     const invalid = firstError(cp.match.diagnostics);
@@ -66,7 +67,8 @@ export function runPolicy(cp: CompiledPolicy, st: EvalState, pass?: number, keep
       event(st, { node: 'policy', outcome: 'not-matched', reason: m.reason, origin: policy.origin, ...passInfo });
       return false;
     }
-    const blocked = firstFalse(st, cp.guards, Scope.EMPTY);
+    if (cp.lets) scope = cp.lets(st, scope);
+    const blocked = firstFalse(st, cp.guards, scope);
     if (blocked) {
       event(st, { node: 'policy', outcome: 'skipped', reason: `guard ${describeGuard(blocked.guard)} is false`, origin: blocked.guard.origin, ...passInfo });
       return false;
@@ -88,20 +90,20 @@ export function runPolicy(cp: CompiledPolicy, st: EvalState, pass?: number, keep
           continue;
         }
       }
-      const blocked = firstFalse(st, cr.guards, Scope.EMPTY);
+      const blocked = firstFalse(st, cr.guards, scope);
       if (blocked) {
         event(st, { rule: cr.rule.name, node: 'rule', outcome: 'skipped', reason: `guard ${describeGuard(blocked.guard)} is false`, origin: blocked.guard.origin, ...passInfo });
         continue;
       }
       if (st.trace) {
-        let scope = Scope.EMPTY;
+        let opScope = scope;
         for (const op of cr.ops) {
           const opBefore = st.object;
           st.owned = newEpoch();
-          scope = op.fn(st, scope);
+          opScope = op.fn(st, opScope);
           event(st, { rule: cr.rule.name, node: op.kind, outcome: st.object === opBefore ? 'unchanged' : 'applied', origin: op.origin, ...passInfo });
         }
-      } else cr.body(st, Scope.EMPTY);
+      } else cr.body(st, scope);
       // Built only when traced: this runs once per rule and request.
       if (st.trace) event(st, { rule: cr.rule.name, node: 'rule', outcome: st.object === before ? 'unchanged' : 'applied', origin: cr.rule.origin, ...passInfo });
       if (policy.semantics.applyRules === 'one' && ruleApplied(before, st.object)) break;

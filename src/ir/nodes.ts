@@ -297,6 +297,11 @@ export interface Rule {
 export interface Policy {
   id: string;
   match: MatchSpec;
+  /**
+   * Bindings made once the policy matches, before its guards: the guards and every rule see them (the
+   * `params` of one MutatingAdmissionPolicy invocation, which its matchConditions read too).
+   */
+  lets?: LetOp[];
   guards: Guard[];
   rules: Rule[];
   semantics: Semantics;

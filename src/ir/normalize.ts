@@ -210,6 +210,7 @@ export function normalizePolicy(p: Policy): Policy {
   return {
     id: p.id,
     match: normalizeMatch(p.match),
+    ...(p.lets && p.lets.length > 0 ? { lets: p.lets.map(normalizeOp) } : {}),
     guards: p.guards.map(normalizeGuard),
     rules: p.rules.map(normalizeRule),
     semantics: normalizeSemantics(p.semantics),

@@ -11,7 +11,7 @@ import { Reader } from '../dialects/ir/reader.js';
 import { diagnostic, fail, ok, type Diagnostic, type Result } from '../diagnostics/diagnostic.js';
 import type { Origin, Span } from '../diagnostics/span.js';
 import { matchAll, type MatchSpec } from './match.js';
-import type { Guard, JsonPatchStep, Op, Policy, Rule, Semantics } from './nodes.js';
+import type { Guard, JsonPatchStep, LetOp, Op, Policy, Rule, Semantics } from './nodes.js';
 
 const ORIGIN_SUFFIX = /\s+@(\d+):(\d+)$/;
 const DIALECT = 'ir';
@@ -125,6 +125,7 @@ function readPolicy(file: string, l: Line): Policy {
   let semantics: Semantics | undefined;
   let match: MatchSpec | undefined;
   const guards: Guard[] = [];
+  const lets: LetOp[] = [];
   const rules: Rule[] = [];
   for (const c of l.children) {
     switch (c.stmt.kind) {
@@ -145,13 +146,22 @@ function readPolicy(file: string, l: Line): Policy {
       case 'rule':
         rules.push(readRule(file, c, annotatedMode));
         break;
+      case 'op':
+        // The policy's own bindings come before its guards and rules.
+        if (c.stmt.op.kind === 'let' && guards.length === 0 && rules.length === 0) {
+          noChildren(file, c);
+          lets.push(c.stmt.op);
+          break;
+        }
+        throw unexpected(file, c, 'in a policy (expected semantics, match, let, guard or rule)');
       default:
-        throw unexpected(file, c, 'in a policy (expected semantics, match, guard or rule)');
+        throw unexpected(file, c, 'in a policy (expected semantics, match, let, guard or rule)');
     }
   }
   return {
     id: l.stmt.name,
     match: match ?? matchAll(),
+    ...(lets.length > 0 ? { lets } : {}),
     guards,
     rules,
     semantics: semantics ?? { order: 'sequential' },

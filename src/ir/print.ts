@@ -231,6 +231,7 @@ class Printer {
     this.line(0, `policy ${printIdent(p.id)}`, p.origin);
     this.line(1, printSemantics(p.semantics));
     this.line(1, `match ${printJson(matchToJson(p.match))}`, p.match.origin);
+    if (p.lets) this.ops(p.lets, 1);
     for (const g of p.guards) this.line(1, `guard ${printGuard(g)}`, g.origin);
     for (const r of p.rules) this.rule(r, 1);
   }

@@ -195,6 +195,7 @@ export function randomPolicy(r: Random, o: Origin = NO_ORIGIN): Policy {
   return {
     id: pick(r, ['p', 'add-team-label', 'my.policy', 'policy', 'vars']),
     match: randomMatch(r),
+    ...(chance(r, 0.2) ? { lets: [{ kind: 'let' as const, name: pick(r, ['$params', 'x']), value: randomValue(r, o), origin: o }] } : {}),
     guards: Array.from({ length: int(r, 3) }, () => randomGuard(r, 0, o)),
     rules,
     semantics: { ...semantics },

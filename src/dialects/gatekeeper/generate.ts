@@ -120,6 +120,11 @@ function flatten(ops: readonly Op[], guards: readonly Guard[]): { op: Op; guards
 function plan(policies: readonly Policy[], report: Reporter): Planned[] {
   const planned: Planned[] = [];
   for (const policy of policies) {
+    const let0 = policy.lets?.[0];
+    if (let0) {
+      report.unsupported(`the policy-level binding ${let0.name} (a MAP parameter object)`, let0.origin);
+      continue;
+    }
     const disabled = isDisabled(policy);
     const ops = policy.rules.flatMap((rule) => flatten(rule.body, []).map(({ op, guards }) => ({ rule, op, guards })));
     if (disabled && ops.length === 0) {

@@ -19,6 +19,7 @@ export function generateIr(policies: readonly Policy[]): GenerateResult {
 export function policyToDoc(p: Policy): JsonObject {
   const spec: JsonObject = { semantics: semanticsToJson(p.semantics) };
   if (!isDefaultMatch(p.match)) spec.match = matchToJson(p.match);
+  if (p.lets && p.lets.length > 0) spec.lets = p.lets.map(opToJson);
   if (p.guards.length > 0) spec.guards = p.guards.map(guardToJson);
   spec.rules = p.rules.map(ruleToJson);
   return { apiVersion: IR_API_VERSION, kind: IR_KIND, metadata: { name: p.id }, spec };

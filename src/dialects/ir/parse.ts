@@ -7,6 +7,7 @@
  *   spec:
  *     semantics: {order: sequential|fixpoint|ordered, maxPasses?, reinvocation?, failurePolicy?, applyRules?}   # default sequential
  *     match: <MatchSpec>                                                                             # default: everything
+ *     lets: [<let op>…]          bindings the guards and every rule see
  *     guards: [<guard>…]
  *     rules: [{name, match?, guards?, body: [<op>…]}…]
  *
@@ -15,7 +16,7 @@
 import type { Diagnostic } from '../../diagnostics/diagnostic.js';
 import { hasOwn, isJsonObject, type JsonValue } from '../../ir/json.js';
 import { matchAll } from '../../ir/match.js';
-import type { Policy, Rule, Semantics } from '../../ir/nodes.js';
+import type { LetOp, Policy, Rule, Semantics } from '../../ir/nodes.js';
 import type { SourceDoc, YamlPath } from '../../io/source.js';
 import type { ParseResult } from '../dialect.js';
 import { readMatchSpec } from './match.js';
@@ -55,14 +56,20 @@ function readPolicyDoc(r: Reader, v: JsonValue): Policy | undefined {
   }
   const meta = r.object(root.metadata, ['metadata'], 'metadata', ['name'], []);
   const id = meta && r.string(meta.name, ['metadata', 'name'], 'metadata.name');
-  const spec = r.object(root.spec, ['spec'], 'spec', [], ['semantics', 'match', 'guards', 'rules']);
+  const spec = r.object(root.spec, ['spec'], 'spec', [], ['semantics', 'match', 'lets', 'guards', 'rules']);
   if (id === undefined || !spec) return undefined;
   const semantics = hasOwn(spec, 'semantics') ? readSemantics(r, spec.semantics, ['spec', 'semantics']) : { order: 'sequential' as const };
   const match = hasOwn(spec, 'match') ? readMatchSpec(r, spec.match, ['spec', 'match']) : matchAll(r.origin(['spec']));
+  const lets = hasOwn(spec, 'lets') ? readOps(r, spec.lets, ['spec', 'lets'], 'spec.lets') : [];
   const guards = hasOwn(spec, 'guards') ? readGuards(r, spec.guards, ['spec', 'guards'], 'spec.guards') : [];
   const rules = hasOwn(spec, 'rules') ? r.listOf(spec.rules, ['spec', 'rules'], 'spec.rules', (x, p) => readRule(r, x, p)) : [];
-  if (!semantics || !match || !guards || !rules) return undefined;
-  return { id, match, guards, rules, semantics, origin: r.origin([]) };
+  if (!semantics || !match || !lets || !guards || !rules) return undefined;
+  const notLet = lets.find((op) => op.kind !== 'let');
+  if (notLet) {
+    r.error(['spec', 'lets'], `spec.lets holds only let bindings (found ${notLet.kind})`);
+    return undefined;
+  }
+  return { id, match, ...(lets.length > 0 ? { lets: lets as LetOp[] } : {}), guards, rules, semantics, origin: r.origin([]) };
 }
 
 function readSemantics(r: Reader, v: JsonValue | undefined, at: YamlPath): Semantics | undefined {

@@ -323,6 +323,12 @@ export function generateKyverno(policies: readonly Policy[], opts: GenerateOptio
   const unique = (name: string): boolean => mapNames.filter((n) => n === name).length === 1;
   let fixpointDone = false;
   policies.forEach((p, i) => {
+    const let0 = p.lets?.[0];
+    if (let0) {
+      // A MAP invocation's param object: Kyverno has no parameter resources for mutate rules.
+      report.unsupported(`the policy-level binding ${let0.name} (a MAP parameter object)`, let0.origin);
+      return;
+    }
     if (p.semantics.order === 'fixpoint') {
       if (fixpointDone) return;
       fixpointDone = true;

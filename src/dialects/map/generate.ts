@@ -380,6 +380,11 @@ function emitGroup(original: readonly Policy[], report: Reporter, used: Set<stri
   const conditions = [...m.conditions];
   const body: Body = { variables: [], mutations: [] };
   for (const p of group) {
+    const let0 = p.lets?.[0];
+    if (let0) {
+      report.unsupported(let0.name === PARAMS_VAR ? 'a parameter object (paramKind) in a generated policy' : `the policy-level binding ${let0.name}`, let0.origin);
+      return [];
+    }
     const c = policyConditions(p, report);
     if (!c) return [];
     if (group.length > 1 && c.length > 0) {

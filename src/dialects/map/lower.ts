@@ -3,16 +3,16 @@
  *   id        "<policy>/<binding>" (+ "/<param namespace>/<param name>" per selected param)
  *   semantics ordered, reinvocation from reinvocationPolicy, failurePolicy
  *   match     policy.matchConstraints AND binding.matchResources, Kubernetes reading (`globs: exact`)
+ *   lets      `let $params` (when the policy has a paramKind): matchConditions and mutations read it
  *   guards    matchConditions (CEL)
- *   rules     one per mutation, in order: `let $params` (when the policy has a paramKind), the variables as
- *             lazy lets, then `merge ssa object = cel` (ApplyConfiguration) or `jsonPatch evanphx-v4` with
+ *   rules     one per mutation, in order: the variables as lazy lets, then `merge ssa object = cel` (ApplyConfiguration) or `jsonPatch evanphx-v4` with
  *             the steps computed by the CEL expression (JSONPatch).
  * A rule is the unit of failurePolicy `Ignore` (dispatcher.go goes on with the next mutation).
  */
 import type { Origin } from '../../diagnostics/span.js';
 import { PARAMS_VAR } from '../../engines/cel.js';
 import type { MatchClause, MatchSpec } from '../../ir/match.js';
-import type { CelGuard, CelValue, Guard, Op, Policy, Rule } from '../../ir/nodes.js';
+import type { CelGuard, CelValue, Guard, LetOp, Op, Policy, Rule } from '../../ir/nodes.js';
 import type { YamlPath } from '../../io/source.js';
 import { MAP_OPERATIONS } from './match-resources.js';
 import type { Expression, MapBinding, MapPolicy, MatchResources } from './model.js';
@@ -70,9 +70,6 @@ function mutationRule(policy: MapPolicy, index: number, variant: ParamVariant): 
   const m = policy.mutations[index]!;
   const origin = originAt(policy, m.path);
   const body: Op[] = [];
-  if (variant.params !== undefined) {
-    body.push({ kind: 'let', name: PARAMS_VAR, value: { kind: 'literal', json: variant.params, origin: originAt(policy, ['spec', 'paramKind']) }, origin: originAt(policy, ['spec', 'paramKind']) });
-  }
   for (const v of policy.variables) {
     const vo = originAt(v, v.path.slice(0, -1));
     body.push({ kind: 'let', name: v.name, value: celValue(v), lazy: true, origin: vo });
@@ -92,9 +89,13 @@ export function lowerInvocation(policy: MapPolicy, binding: MapBinding, variant:
   const guards: Guard[] = [];
   if (variant.error) guards.push(configErrorGuard(variant.error, originAt(binding, ['spec', 'paramRef'])));
   for (const c of policy.matchConditions) guards.push(celGuard(c.text, originAt(c, c.path)));
+  // The invocation's param object: matchConditions read `params` as the mutations do.
+  const paramsOrigin = originAt(policy, ['spec', 'paramKind']);
+  const lets: LetOp[] = variant.params === undefined ? [] : [{ kind: 'let', name: PARAMS_VAR, value: { kind: 'literal', json: variant.params, origin: paramsOrigin }, origin: paramsOrigin }];
   return {
     id,
     match: matchSpec(policy, binding, variant),
+    ...(lets.length > 0 ? { lets } : {}),
     guards,
     rules: variant.error ? [] : policy.mutations.map((_, i) => mutationRule(policy, i, variant)),
     semantics: {

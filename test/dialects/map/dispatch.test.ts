@@ -93,6 +93,23 @@ data: {k: b}
     expect(allow.object).toBe(other);
   });
 
+  it('matchConditions read the params of their own invocation', () => {
+    const params = `apiVersion: v1
+kind: ConfigMap
+metadata: {name: on, namespace: default, labels: {pick: "yes"}}
+data: {k: a, enabled: "true"}
+---
+apiVersion: v1
+kind: ConfigMap
+metadata: {name: off, namespace: default, labels: {pick: "yes"}}
+data: {k: b, enabled: "false"}
+`;
+    const spec = `paramKind: {apiVersion: v1, kind: ConfigMap}\n${PODS}\nmatchConditions:\n- {name: enabled, expression: 'params.data.enabled == "true"'}\nmutations:\n${addLabel('" + params.data.k + "', '"on"')}`;
+    const r = run(policy('p', spec, 'paramRef: {selector: {matchLabels: {pick: "yes"}}, parameterNotFoundAction: Deny}'), POD, { namespace: 'default' }, params);
+    expect(r.allowed).toBe(true);
+    expect(labels(r)).toEqual({ app: 'x', a: 'on' });
+  });
+
   it('reinvocation: IfNeeded policies that ran before a later change run once more', () => {
     const inc = (name: string, reinvocation: string) =>
       policy(
