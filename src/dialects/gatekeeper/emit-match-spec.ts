@@ -146,6 +146,9 @@ export function matchEdges(spec: MatchSpec): string[] {
       }
       if (c.namespaces && !allNamespaced(c, others)) edges.push('Kyverno matches namespaces of a cluster-scoped object against "" (no match); Gatekeeper does not let the criterion disqualify it');
       if (c.namespaceSelector && !allNamespaced(c, others)) edges.push('Kyverno never matches a namespaceSelector on a Namespace and matches cluster-scoped objects against empty labels; Gatekeeper uses the Namespace\'s own labels and matches cluster-scoped objects');
+      for (const k of c.kinds ?? []) {
+        if (k.group === '*' && !/[*?]/.test(k.kind)) edges.push(`Kyverno matches kind ${k.kind} in every API group; applyTo names the built-in groups that serve it, so a custom resource of that kind in another group is not mutated`);
+      }
       const wild = Object.entries(c.labelSelector?.matchLabels ?? {}).some(([k, v]) => /[*?]/.test(k) || /[*?]/.test(v));
       if (wild) edges.push('Kyverno expands wildcards in matchLabels; Gatekeeper reads them literally');
     } else if (spec.globs === 'exact' && c.labelSelector) {
