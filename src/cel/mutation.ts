@@ -6,7 +6,7 @@
 import type { Expr } from './ast.js';
 import type { ResultExpectation } from './env.js';
 import { formatDuration, formatTimestamp } from './time.js';
-import { CelDouble, CelDuration, CelMap, CelObject, CelOptional, CelTimestamp, CelType, CelUint, CelOpaque, err, isPlainMap, kindOf, normBig, typeName } from './values.js';
+import { CelDouble, CelDuration, CelError, CelMap, CelObject, CelOptional, CelTimestamp, CelType, CelUint, CelOpaque, err, isPlainMap, kindOf, normBig, typeName } from './values.js';
 
 /** The result type of an expression when it is evident without a type checker; 'dyn' otherwise. */
 export function staticResultType(e: Expr): string | undefined {
@@ -213,6 +213,130 @@ export function toJson(v: unknown): unknown {
   }
 }
 
+/**
+ * toJson that returns JSON-shaped parts (strings, booleans, finite numbers, plain maps and lists of them)
+ * as they are, and a container whose parts all come back unchanged as itself: a result that copies the
+ * object under admission, a literal folded into a constant, or a map or list the expression built shares them
+ * instead of being copied once more. The caller must treat the result as immutable, as the interpreter treats
+ * every document (copy-on-write). Same values and errors as toJson.
+ */
+export function toSharedJson(v: unknown): unknown {
+  return sharedJson(v, undefined, undefined);
+}
+
+/** Thrown by sharedJson at the first `Object.*` literal named after another field path. */
+class TypeNameMismatch {
+  constructor(readonly message: string) {}
+}
+
+/**
+ * An `Object` result as JSON (toSharedJson), with checkTypeNames(v, v.typeName) run in the same walk.
+ * Throws CelError with checkTypeNames's message when it finds a problem, else toJson's error, as checking
+ * then converting would.
+ */
+export function objectResultToJson(v: CelObject): unknown {
+  try {
+    return sharedJson(v, v.typeName, undefined);
+  } catch (e) {
+    if (e instanceof TypeNameMismatch) err(e.message);
+    // A conversion error met before a type-name problem later in the walk: the check runs first upstream.
+    const problem = e instanceof CelError ? checkTypeNames(v, v.typeName) : undefined;
+    if (problem) err(problem);
+    throw e;
+  }
+}
+
+/**
+ * `expected` is the type name checkTypeNames expects here: `parent` when `field` is undefined, else
+ * `${parent}.${field}`, compared without building it; `parent` undefined checks nothing (below an optional,
+ * where checkTypeNames does not look).
+ */
+function sharedJson(v: unknown, parent: string | undefined, field: string | undefined): unknown {
+  switch (typeof v) {
+    case 'string':
+    case 'boolean':
+      return v;
+    case 'number':
+      if (!Number.isFinite(v)) err(`cannot convert ${v} to JSON`);
+      return v;
+    case 'object': {
+      if (v === null) return null;
+      if (Array.isArray(v)) {
+        let out: unknown[] | undefined;
+        for (let i = 0; i < v.length; i++) {
+          const x = v[i];
+          const j = sharedJson(x, parent, field);
+          if (j !== x) (out ??= v.slice())[i] = j;
+        }
+        return out ?? v;
+      }
+      if (isPlainMap(v)) return sharedFields(v, parent, field, false);
+      if (v instanceof CelObject) {
+        if (parent !== undefined && !namedAt(v.typeName, parent, field)) {
+          throw new TypeNameMismatch(
+            `type mismatch: unexpected type name "${v.typeName}", expected "${field === undefined ? parent : `${parent}.${field}`}", which matches field name path from root Object type`,
+          );
+        }
+        return sharedFields(v.fields, parent === undefined ? undefined : v.typeName, undefined, true);
+      }
+      if (v instanceof CelMap) {
+        const out: Record<string, unknown> = {};
+        for (const [k, x] of v.entries.values()) {
+          if (parent !== undefined) checkTypeNamesOnly(x, parent, field);
+          if (typeof k !== 'string') err(`map key of type ${typeName(k)} cannot be converted to JSON`);
+          defineJsonKey(out, k, toJson(x));
+        }
+        return out;
+      }
+      if (v instanceof CelOptional) return v.has ? sharedJson(v.value, undefined, undefined) : null;
+    }
+  }
+  return toJson(v);
+}
+
+/**
+ * The fields of a map (`object` false: the expected name is inherited) or of an `Object` literal (true: each
+ * field's name extends it), converted; the same object when every value comes back unchanged.
+ */
+function sharedFields(fields: Record<string, unknown>, parent: string | undefined, field: string | undefined, object: boolean): Record<string, unknown> {
+  let out: Record<string, unknown> | undefined;
+  for (const k in fields) {
+    if (!Object.prototype.hasOwnProperty.call(fields, k)) continue;
+    const x = fields[k];
+    const j = object ? sharedJson(x, parent, parent === undefined ? undefined : k) : sharedJson(x, parent, field);
+    if (j === x) {
+      if (out !== undefined) defineJsonKey(out, k, x);
+      continue;
+    }
+    if (out === undefined) {
+      out = {};
+      // Copy the keys before this one (unchanged), keeping their order.
+      for (const k2 in fields) {
+        if (k2 === k) break;
+        if (Object.prototype.hasOwnProperty.call(fields, k2)) defineJsonKey(out, k2, fields[k2]);
+      }
+    }
+    defineJsonKey(out, k, j);
+  }
+  if (out === undefined) return fields;
+  return out;
+}
+
+/** checkTypeNames for the values of a CelMap (converted by toJson after), throwing TypeNameMismatch. */
+function checkTypeNamesOnly(x: unknown, parent: string, field: string | undefined): void {
+  if (x === null || typeof x !== 'object') return;
+  const problem = checkTypeNames(x, field === undefined ? parent : `${parent}.${field}`);
+  if (problem) throw new TypeNameMismatch(problem);
+}
+
+/** name === (field === undefined ? parent : `${parent}.${field}`), without concatenating. */
+function namedAt(name: string, parent: string, field: string | undefined): boolean {
+  if (field === undefined) return name === parent;
+  return (
+    name.length === parent.length + 1 + field.length && name.charCodeAt(parent.length) === 46 && name.startsWith(parent) && name.endsWith(field)
+  );
+}
+
 function defineJsonKey(o: Record<string, unknown>, k: string, v: unknown): void {
   if (k === '__proto__') Object.defineProperty(o, k, { value: v, enumerable: true, writable: true, configurable: true });
   else o[k] = v;
@@ -269,7 +393,7 @@ export function jsonPatchOps(v: unknown): JsonPatchOp[] {
     const from = p.fields['from'];
     if (typeof from === 'string' && from !== '') op.from = from;
     // A `value: null` written in the literal is emitted as JSON null (it matters for `test`).
-    if (Object.prototype.hasOwnProperty.call(p.fields, 'value')) op.value = toJson(p.fields['value']);
+    if (Object.prototype.hasOwnProperty.call(p.fields, 'value')) op.value = toSharedJson(p.fields['value']);
     return op;
   });
 }

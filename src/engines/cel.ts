@@ -7,9 +7,8 @@
  * (mutation/common ObjectVal.CheckTypeNamesMatchFieldPathNames), lists of `JSONPatch` as RFC 6902 steps built
  * the way patch/json_patch.go builds them (op and path always, from when non-empty, value when set).
  */
-import { compile, jsonPatchOps, MAP_VARIABLES, toJson, type CelProgram, type Expr } from '../cel/index.js';
+import { compile, jsonPatchOps, MAP_VARIABLES, objectResultToJson, toSharedJson, type CelProgram, type Expr } from '../cel/index.js';
 import { authorizers, authorizerValue, CelAuthzCheck, type AuthorizerFn } from '../cel/lib/k8s.js';
-import { checkTypeNames } from '../cel/mutation.js';
 import { CelError, CelObject } from '../cel/values.js';
 import { diagnostic } from '../diagnostics/diagnostic.js';
 import type { Span } from '../diagnostics/span.js';
@@ -116,30 +115,68 @@ function requestResourceCheck(fn: AuthorizerFn, req: AdmissionRequest): CelAuthz
   });
 }
 
+type VariableBinding = { readonly value: JsonValue };
+
+/** A bound variable's value; an error of the variable surfaces in the using expression as composition.go words it. */
+function readVariable(binding: VariableBinding, name: string): JsonValue {
+  try {
+    return binding.value;
+  } catch (e) {
+    if (e instanceof EvalFailure) throw new CelError(`composited variable "${name}" fails to evaluate: ${e.diagnostic.message}`);
+    throw e;
+  }
+}
+
 /**
- * `variables`: each read evaluates the bound (lazy) variable; an error of the variable surfaces in the using
- * expression as composition.go words it. Only `names` are bound (those the expression can read).
- * Values are JSON (src/ir/json.ts: never a bigint), which is already a CEL value: no conversion.
+ * `variables`: each read evaluates the bound (lazy) variable. Only `names` are bound (those the expression
+ * can read). Values are JSON (src/ir/json.ts: never a bigint), which is already a CEL value: no conversion.
  */
-function variablesValue(names: readonly string[], lookup: (name: string) => { readonly value: JsonValue } | undefined): Record<string, unknown> {
+function variablesValue(names: readonly string[], lookup: (name: string) => VariableBinding | undefined): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   for (const name of names) {
     if (name.startsWith(RESERVED_VAR_PREFIX)) continue;
     const binding = lookup(name);
     if (binding === undefined) continue;
-    Object.defineProperty(out, name, {
-      enumerable: true,
-      get: () => {
-        try {
-          return binding.value;
-        } catch (e) {
-          if (e instanceof EvalFailure) throw new CelError(`composited variable "${name}" fails to evaluate: ${e.diagnostic.message}`);
-          throw e;
-        }
-      },
-    });
+    Object.defineProperty(out, name, { enumerable: true, get: () => readVariable(binding, name) });
   }
   return out;
+}
+
+/** What a `variables` proxy reads through: the scope of one evaluation (a plain object: see below). */
+interface VariablesTarget {
+  readonly scope: ExprScope & { lookup: NonNullable<ExprScope['lookup']> };
+}
+
+/**
+ * The map variablesValue builds, for an expression that reads `variables` only as `variables.<name>` (one of
+ * `names`) and a scope that looks names up, without an accessor per name and evaluation (defineProperty turns
+ * each such map into a dictionary and allocates a closure per variable): one proxy per evaluation over a
+ * plain target, with these traps shared by every evaluation of the expression. Its prototype is the
+ * target's, Object.prototype, so CEL sees a map; its own keys are the bound names; reads evaluate lazily and
+ * `has()` asks for existence only, as with the accessors.
+ */
+function variablesProxyHandler(names: readonly string[]): ProxyHandler<VariablesTarget> {
+  const visible = new Set(names.filter((n) => !n.startsWith(RESERVED_VAR_PREFIX)));
+  const bindingOf = (t: VariablesTarget, key: string | symbol): VariableBinding | undefined =>
+    typeof key === 'string' && visible.has(key) ? t.scope.lookup(key) : undefined;
+  return {
+    get(t, key) {
+      const binding = bindingOf(t, key);
+      return binding === undefined ? undefined : readVariable(binding, key as string);
+    },
+    has: (t, key) => bindingOf(t, key) !== undefined,
+    getOwnPropertyDescriptor(t, key) {
+      const binding = bindingOf(t, key);
+      if (binding === undefined) return undefined;
+      return { configurable: true, enumerable: true, get: () => readVariable(binding, key as string), set: undefined };
+    },
+    ownKeys: (t) => [...visible].filter((n) => t.scope.lookup(n) !== undefined),
+    set: () => false,
+    defineProperty: () => false,
+    deleteProperty: () => false,
+    setPrototypeOf: () => false,
+    preventExtensions: () => false,
+  };
 }
 
 const NO_VARIABLES: Record<string, unknown> = Object.freeze({}) as Record<string, unknown>;
@@ -197,8 +234,9 @@ function variableNames(ast: Expr): string[] | undefined {
  * interpreter's scope; every variable of `vars` when the expression uses `variables` as a whole value or the
  * scope cannot look names up.
  */
-function variablesFor(names: readonly string[] | undefined, scope: ExprScope): Record<string, unknown> {
+function variablesFor(names: readonly string[] | undefined, handler: ProxyHandler<VariablesTarget> | undefined, scope: ExprScope): Record<string, unknown> {
   if (names !== undefined && names.length === 0) return NO_VARIABLES;
+  if (handler !== undefined && scope.lookup) return new Proxy({ scope } as VariablesTarget, handler) as unknown as Record<string, unknown>;
   if (names !== undefined && scope.lookup) return variablesValue(names, (n) => scope.lookup!(n));
   const vars = scope.vars;
   return variablesValue(Object.keys(vars), (n) => ({
@@ -214,12 +252,10 @@ function isJsonPatchList(v: unknown): v is CelObject[] {
 
 /** A CEL result as JSON, with MAP's checks of `Object` and `JSONPatch` values. Throws CelError. */
 export function resultToJson(v: unknown): JsonValue {
-  if (v instanceof CelObject && v.typeName.startsWith('Object')) {
-    const problem = checkTypeNames(v, v.typeName);
-    if (problem) throw new CelError(problem);
-  }
+  // The interpreter treats results as immutable (copy-on-write), so they may share the documents' parts.
+  if (v instanceof CelObject && v.typeName.startsWith('Object')) return objectResultToJson(v) as JsonValue;
   if (isJsonPatchList(v)) return jsonPatchOps(v) as unknown as JsonValue;
-  return toJson(v) as JsonValue;
+  return toSharedJson(v) as JsonValue;
 }
 
 export function createCelEngine(options: CelEngineOptions = {}): ExpressionEngine {
@@ -238,6 +274,7 @@ export function createCelEngine(options: CelEngineOptions = {}): ExpressionEngin
       if (!r.ok) return { ok: false, diagnostics: r.diagnostics.map((d) => ({ ...d, dialect: expr.origin.dialect })) };
       const program: CelProgram = r.value;
       const names = variableNames(program.ast);
+      const handler = names !== undefined && names.length > 0 ? variablesProxyHandler(names) : undefined;
       // JSON values (src/ir/json.ts) hold no bigint, so they are CEL values as they are (fromJson would
       // return them unchanged after walking them whole, once per document and evaluation).
       const fn: CompiledExpr = (scope: ExprScope): ExprOutcome => {
@@ -253,7 +290,7 @@ export function createCelEngine(options: CelEngineOptions = {}): ExpressionEngin
           params: params ?? null,
           namespaceObject: isNamespace(scope.object) ? null : (scope.namespaceObject ?? null),
           request: cachedRequestValue(scope.request),
-          variables: variablesFor(names, scope),
+          variables: variablesFor(names, handler, scope),
           authorizer: authorizerVal,
           'authorizer.requestResource': check,
         };

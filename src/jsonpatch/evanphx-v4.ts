@@ -58,22 +58,37 @@ function decodeKey(k: string): string {
 // ---------------------------------------------------------------------------------------------- containers
 
 /**
- * A container reached by findObject: its value, and the containers and keys above it (outermost first), through
- * which a changed copy is written back to the root.
+ * A container reached by findObject: its value, and the containers above it (outermost first), through which a
+ * changed copy is written back to the root; `parents[i]` is entered through `segments[i + 1]`.
  */
 class Found {
   constructor(
     readonly container: JsonObject | JsonValue[],
     readonly key: string,
     private readonly parents: (JsonObject | JsonValue[])[],
-    private readonly keys: string[],
+    private readonly segments: readonly string[],
   ) {}
 
   rebuild(replacement: JsonObject | JsonValue[]): JsonValue {
     let value: JsonValue = replacement;
-    for (let i = this.parents.length - 1; i >= 0; i--) value = withChild(this.parents[i]!, this.keys[i]!, value);
+    for (let i = this.parents.length - 1; i >= 0; i--) value = withChild(this.parents[i]!, this.segments[i + 1]!, value);
     return value;
   }
+}
+
+/** Paths split on "/" with every piece decoded, by path: MAP patches address the same few paths request after request. */
+const decodedPaths = new Map<string, readonly string[]>();
+/** Bounds the cache when paths are computed from the documents (every entry is then likely new). */
+const MAX_DECODED_PATHS = 512;
+
+function decodedPath(path: string): readonly string[] {
+  let segments = decodedPaths.get(path);
+  if (segments === undefined) {
+    segments = path.split('/').map(decodeKey);
+    if (decodedPaths.size >= MAX_DECODED_PATHS) decodedPaths.clear();
+    decodedPaths.set(path, segments);
+  }
+  return segments;
 }
 
 /** partialArray.get's index rules (negative from the end), undefined when out of range. */
@@ -95,16 +110,15 @@ function containerGet(c: JsonObject | JsonValue[], key: string): JsonValue | und
 
 /** findObject: walks all but the last segment; undefined when a step is missing, null, a scalar or an error. */
 function findObject(doc: JsonValue, path: string): Found | undefined {
-  const split = path.split('/');
+  const split = decodedPath(path);
   if (split.length < 2) return undefined;
-  const key = decodeKey(split[split.length - 1]!);
+  const key = split[split.length - 1]!;
   if (!isContainer(doc)) return undefined;
   const parents: (JsonObject | JsonValue[])[] = [];
-  const keys: string[] = [];
   let cur: JsonObject | JsonValue[] = doc;
   // split[0] is dropped unchecked (see the header).
   for (let i = 1; i < split.length - 1; i++) {
-    const k = decodeKey(split[i]!);
+    const k = split[i]!;
     let next: JsonValue | undefined;
     try {
       next = containerGet(cur, k);
@@ -114,10 +128,9 @@ function findObject(doc: JsonValue, path: string): Found | undefined {
     }
     if (next === undefined || next === null || !isContainer(next)) return undefined;
     parents.push(cur);
-    keys.push(k);
     cur = next;
   }
-  return new Found(cur, key, parents, keys);
+  return new Found(cur, key, parents, split);
 }
 
 function isContainer(v: JsonValue | undefined): v is JsonObject | JsonValue[] {
@@ -237,7 +250,15 @@ function opAdd(doc: JsonValue, s: PatchStep): JsonValue {
   const found = findObject(doc, s.path);
   if (!found) return fail(`add operation does not apply: doc is missing path: "${s.path}": ${ERR_MISSING}`);
   const value = s.hasValue === false ? null : (s.value ?? null);
-  return found.rebuild(wrap(() => `error in add for path: '${s.path}'`, () => containerAdd(found.container, found.key, value)));
+  // wrap() inlined: the hottest op, and one closure pair per step otherwise.
+  let added: JsonObject | JsonValue[];
+  try {
+    added = containerAdd(found.container, found.key, value);
+  } catch (e) {
+    if (e instanceof V4Error && e.kind === 'error') throw new V4Error('error', `error in add for path: '${s.path}': ${e.message}`);
+    throw e;
+  }
+  return found.rebuild(added);
 }
 
 function opRemove(doc: JsonValue, s: PatchStep): JsonValue {

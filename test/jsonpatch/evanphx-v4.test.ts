@@ -86,3 +86,24 @@ describe('evanphx json-patch v4 profile (kube-apiserver MAP)', () => {
     expect(out.b).toBe(doc.b);
   });
 });
+
+describe('evanphx v4: decoded paths are reused across patches', () => {
+  it('the same escaped path gives the same result every time, and distinct paths stay distinct', () => {
+    const doc = { metadata: { annotations: { 'a/b': 'x', 'a~b': 'y' } } };
+    for (let i = 0; i < 3; i++) {
+      const r = v4(
+        doc,
+        { op: 'replace', path: '/metadata/annotations/a~1b', value: `s${i}` },
+        { op: 'add', path: '/metadata/annotations/a~0b', value: `t${i}` },
+      );
+      expect(r).toStrictEqual({ ok: true, doc: { metadata: { annotations: { 'a/b': `s${i}`, 'a~b': `t${i}` } } } });
+    }
+    expect(doc).toStrictEqual({ metadata: { annotations: { 'a/b': 'x', 'a~b': 'y' } } });
+  });
+
+  it('a failing add still words its error with the path', () => {
+    const r = v4({ a: [1] }, { op: 'add', path: '/a/x', value: 1 });
+    expect(r.ok).toBe(false);
+    if (!r.ok) expect(r.message).toBe(`error in add for path: '/a/x': value was not a proper array index: 'x': strconv.Atoi: parsing "x": invalid syntax`);
+  });
+});

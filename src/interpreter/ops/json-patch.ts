@@ -17,6 +17,8 @@ function computedSteps(list: JsonValue, op: JsonPatchOp): PatchStep[] {
     if (!isJsonObject(s) || typeof s.op !== 'string' || typeof s.path !== 'string') {
       throw evalFailure('TM3006', `a JSON patch step needs string "op" and "path", got ${JSON.stringify(s)}`, op.origin);
     }
+    // Already a step (what MAP's list(JSONPatch) becomes): `hasValue` left out means a value is present.
+    if (hasOwn(s, 'value') && (s.from === undefined || typeof s.from === 'string')) return s as unknown as PatchStep;
     const out: PatchStep = { op: s.op, path: s.path, hasValue: hasOwn(s, 'value') };
     if (typeof s.from === 'string') out.from = s.from;
     if (hasOwn(s, 'value')) out.value = s.value!;
@@ -24,11 +26,13 @@ function computedSteps(list: JsonValue, op: JsonPatchOp): PatchStep[] {
   });
 }
 
+const NO_STEPS: PatchStep[] = [];
+
 export function compileJsonPatch(op: JsonPatchOp): OpFn {
   const steps = op.steps.map((s) => ({ step: s, value: s.value ? compileValue(s.value) : undefined }));
   const stepsFrom = op.stepsFrom ? compileValue(op.stepsFrom) : undefined;
   return (st, scope) => {
-    const written: PatchStep[] = steps.map(({ step, value }: { step: JsonPatchOp['steps'][number]; value: ValueFn | undefined }) => {
+    const written: PatchStep[] = steps.length === 0 ? NO_STEPS : steps.map(({ step, value }: { step: JsonPatchOp['steps'][number]; value: ValueFn | undefined }) => {
       const out: PatchStep = { op: step.op, path: step.path, hasValue: value !== undefined };
       if (step.from !== undefined) out.from = step.from;
       if (value) out.value = value(st, scope);

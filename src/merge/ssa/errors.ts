@@ -41,6 +41,8 @@ export class ErrorSink {
   private readonly segments: PathSegment[];
   private readonly items: JsonValue[];
   private depth = 0;
+  /** Whether an item was pushed (only then do `items` hold values to let go of at release). */
+  private heldItems = false;
 
   constructor(private readonly schema: Schema) {
     this.segments = spareSegments.pop() ?? [];
@@ -53,6 +55,7 @@ export class ErrorSink {
   }
 
   pushItem(list: ListType, item: JsonValue): void {
+    this.heldItems = true;
     this.segments[this.depth] = list;
     this.items[this.depth++] = item;
   }
@@ -66,7 +69,7 @@ export class ErrorSink {
    * forgetting to only costs the reuse.
    */
   release(): void {
-    this.items.fill(null);
+    if (this.heldItems) this.items.fill(null);
     spareSegments.push(this.segments);
     spareItems.push(this.items);
   }

@@ -38,44 +38,69 @@ function sortedKeys(list: ListType): readonly string[] {
   return keys;
 }
 
-/** The identity of an item, or the upstream error text when the item cannot be keyed. */
-export type ItemKey = { ok: true; id: string } | { ok: false; error: string };
+/**
+ * The identity of an item: equal ids (SameValueZero, as Map and Set compare) ⇔ equal keys. A scalar key is
+ * its own id (no string built per item), except a string that could read as a canonical string, which is
+ * quoted: an id that is a string starting with `"`, `{` or `[` is canonicalValue's (a quoted string, a
+ * map or a list) or, for several key fields, a `"name":value,...` tuple; the ids of one list all come from
+ * the same key fields, so a tuple never meets a single value.
+ */
+export type ItemId = string | number | boolean | null;
+
+export { KeyError as ItemKeyError };
 
 /**
+ * The identity of an item, or a KeyError with the upstream error text when the item cannot be keyed.
  * Requires `list.elementRelationship === 'associative'`; callers check (the merge reports
  * "invalid indexing of non-associative list" itself).
  */
-export function associativeItemKey(schema: Schema, list: ListType, item: JsonValue): ItemKey {
-  if (list.keys.length > 0) return keyedItemKey(schema, list, item);
-  return setItemKey(item);
+export function associativeItemId(schema: Schema, list: ListType, item: JsonValue): ItemId | KeyError {
+  if (list.keys.length > 0) return keyedItemId(schema, list, item);
+  return setItemId(item);
 }
 
-function setItemKey(item: JsonValue): ItemKey {
-  if (item === null) return { ok: false, error: "associative list without keys has an element that's an explicit null" };
-  if (Array.isArray(item)) return { ok: false, error: 'not supported: associative list with lists as elements' };
-  if (typeof item === 'object') return { ok: false, error: "associative list without keys has an element that's a map type" };
-  return { ok: true, id: JSON.stringify(item) };
+function scalarId(v: JsonValue): ItemId {
+  if (v === null || typeof v !== 'object') {
+    if (typeof v !== 'string') return v;
+    const c = v.charCodeAt(0);
+    // `"`, `{`, `[`: quoted, so that it cannot meet a canonical string.
+    return c === 34 || c === 123 || c === 91 ? JSON.stringify(v) : v;
+  }
+  return canonicalValue(v);
 }
 
-function keyedItemKey(schema: Schema, list: ListType, item: JsonValue): ItemKey {
-  if (item === null) return { ok: false, error: 'associative list with keys may not have a null element' };
-  if (!isJsonObject(item)) return { ok: false, error: 'associative list with keys may not have non-map elements' };
+const NULL_IN_SET = new KeyError("associative list without keys has an element that's an explicit null");
+const LIST_IN_SET = new KeyError('not supported: associative list with lists as elements');
+const MAP_IN_SET = new KeyError("associative list without keys has an element that's a map type");
+const NULL_IN_MAP_LIST = new KeyError('associative list with keys may not have a null element');
+const NON_MAP_IN_MAP_LIST = new KeyError('associative list with keys may not have non-map elements');
+
+function setItemId(item: JsonValue): ItemId | KeyError {
+  if (item === null) return NULL_IN_SET;
+  if (Array.isArray(item)) return LIST_IN_SET;
+  if (typeof item === 'object') return MAP_IN_SET;
+  return scalarId(item);
+}
+
+function keyedItemId(schema: Schema, list: ListType, item: JsonValue): ItemId | KeyError {
+  if (item === null) return NULL_IN_MAP_LIST;
+  if (!isJsonObject(item)) return NON_MAP_IN_MAP_LIST;
   const keys = sortedKeys(list);
   if (keys.length === 1) {
     // One key field (containers, ports by name...): every id of the list would start with the same name,
     // which identifies nothing.
     const value = keyFieldValue(schema, list, item, keys[0]!);
-    if (value instanceof KeyError) return { ok: false, error: value.error };
-    return { ok: true, id: canonicalValue(value) };
+    if (value instanceof KeyError) return value;
+    return scalarId(value);
   }
   let id = '';
   for (let i = 0; i < keys.length; i++) {
     const name = keys[i]!;
     const value = keyFieldValue(schema, list, item, name);
-    if (value instanceof KeyError) return { ok: false, error: value.error };
+    if (value instanceof KeyError) return value;
     id += (i === 0 ? '' : ',') + JSON.stringify(name) + ':' + canonicalValue(value);
   }
-  return { ok: true, id };
+  return id;
 }
 
 /** The key field's value, its schema default, or an error (helpers.go keyedAssociativeListItemToPathElement). */
@@ -94,8 +119,8 @@ function keyFieldValue(schema: Schema, list: ListType, item: JsonObject, name: s
 /** The keying error of an item, if any, without building its identity (for duplicate-tolerant walks). */
 export function associativeItemError(schema: Schema, list: ListType, item: JsonValue): string | undefined {
   if (list.keys.length === 0) {
-    const k = setItemKey(item);
-    return k.ok ? undefined : k.error;
+    const k = setItemId(item);
+    return k instanceof KeyError ? k.error : undefined;
   }
   if (item === null) return 'associative list with keys may not have a null element';
   if (!isJsonObject(item)) return 'associative list with keys may not have non-map elements';

@@ -12,7 +12,7 @@ import { copyObject, defineOwn, hasOwn, isJsonObject, type JsonObject, type Json
 import { atomFormFor, invalidAtomMessage, scalarError } from './atoms.js';
 import type { CheckedSubtrees } from './checked.js';
 import { ErrorSink, formatValidationErrors, type ValidationError } from './errors.js';
-import { associativeItemKey, associativeItemString } from './list-keys.js';
+import { associativeItemId, associativeItemString, ItemKeyError, type ItemId } from './list-keys.js';
 import type { ListType, MapType, Schema, TypeRef } from './schema.js';
 import { validateTyped } from './validate.js';
 
@@ -28,7 +28,12 @@ export interface RawMergeResult {
  * atomic nor associative).
  */
 export function mergeValidated(schema: Schema, typeRef: TypeRef, lhs: JsonValue, rhs: JsonValue): RawMergeResult {
-  const m = new Merger(schema);
+  return mergeTypedValues(schema, typeRef, lhs, rhs, undefined);
+}
+
+/** mergeValidated, recording in `checked` the containers it builds (see mergeIntoValidatedPatch for why they are valid). */
+function mergeTypedValues(schema: Schema, typeRef: TypeRef, lhs: JsonValue, rhs: JsonValue, checked: CheckedSubtrees | undefined): RawMergeResult {
+  const m = new Merger(schema, checked?.schema === schema ? checked : undefined);
   const value = m.merge(typeRef, lhs, rhs);
   m.sink.release();
   return { value, errors: m.sink.errors };
@@ -48,10 +53,23 @@ export function mergeTyped(schema: Schema, typeRef: TypeRef, lhs: JsonValue, rhs
 export function mergeIntoValidatedPatch(schema: Schema, typeRef: TypeRef, lhs: JsonValue, rhs: JsonValue, checked?: CheckedSubtrees): Result<JsonValue> {
   const lhsErrors = validateTyped(schema, typeRef, lhs, checked ? { allowDuplicates: true, checked } : { allowDuplicates: true });
   if (lhsErrors.length > 0) return mergeFailure(`failed to convert original object to typed object: ${formatValidationErrors(lhsErrors)}`);
-  const merged = mergeValidated(schema, typeRef, lhs, rhs);
+  const merged = mergeTypedValues(schema, typeRef, lhs, rhs, checked);
   if (merged.errors.length > 0) return mergeFailure(`failed to merge patch: ${formatValidationErrors(merged.errors)}`);
   // typeconverter.go valueToObject: a merge without output has no object to convert back.
   if (merged.value === undefined) return mergeFailure('failed to convert typed object to object: failed to convert value to unstructured for type <nil>');
+  // The result types without errors (duplicates allowed), so the next ApplyConfiguration of this evaluation
+  // does not walk it again when it is still the live object, nor the typed decode of a JSONPatch result the
+  // containers it shares with it (the Merger records the containers it builds). Every value of the result is (1) a subtree of
+  // lhs at the same type (valid: lhs was just typed), (2) a subtree of rhs at the same type (valid strictly,
+  // hence with duplicates allowed), or (3) a container mergeMap / mergeListItems built, of the form rhs has
+  // there (so a form the atom has): a map's keys are keys of lhs or rhs (declared, or under the element type,
+  // with the same field type as in the walk that typed them) whose values are again (1)-(3), a key whose
+  // merge has no output being left out; a list's items are lhs items, rhs items or merges of an lhs item with
+  // the rhs item of the same key, which keep every field of that rhs item (its key fields, scalars, come out
+  // as the rhs values, doScalar returning rhs), so every item stays keyable. Scalars and atomic containers
+  // are rhs's. A merge that reports an error outside a list item fails above; an item whose merge fails is
+  // left out (upstream drops those errors), which keeps the list valid.
+  if (checked?.schema === schema && merged.value !== null && typeof merged.value === 'object') checked.markValid(typeRef, merged.value);
   return ok(merged.value);
 }
 
@@ -64,7 +82,18 @@ class Merger {
   /** See Schema.hasUnmergeableLists: untouched subtrees must then be walked for upstream's errors. */
   private readonly walkUntouched: boolean;
 
-  constructor(private readonly schema: Schema) {
+  /**
+   * Where the containers the merge builds are recorded as valid; only for inputs typed as
+   * mergeIntoValidatedPatch types them. Each is valid by itself, whatever happens elsewhere in the merge
+   * (see there); one the merge later discards is unreachable, so its entry is never looked up.
+   */
+  private readonly checked: CheckedSubtrees | undefined;
+
+  constructor(
+    private readonly schema: Schema,
+    checked?: CheckedSubtrees,
+  ) {
+    this.checked = checked;
     this.sink = new ErrorSink(schema);
     this.walkUntouched = schema.hasUnmergeableLists();
   }
@@ -93,7 +122,7 @@ class Merger {
     if (this.walkUntouched && atomFormFor(atom, lhs) !== form) this.walkOneSide(tr, lhs);
     switch (form) {
       case 'map':
-        return this.mergeMap(atom.map!, lhs, rhs);
+        return this.built(tr, lhs, rhs, this.mergeMap(atom.map!, lhs, rhs));
       case 'scalar': {
         // doScalar: fails only when neither side is a valid scalar.
         const le = scalarError(atom.scalar!, lhs, 'lhs: ');
@@ -106,11 +135,17 @@ class Merger {
         return rhs;
       }
       case 'list':
-        return this.mergeList(atom.list!, lhs, rhs);
+        return this.built(tr, lhs, rhs, this.mergeList(atom.list!, lhs, rhs));
       case 'none':
         this.sink.report(invalidAtomMessage(tr.namedType));
         return undefined;
     }
+  }
+
+  /** Records `v` as valid at `tr` when the merge built it (it is neither input). */
+  private built(tr: TypeRef, lhs: JsonValue, rhs: JsonValue, v: JsonValue | undefined): JsonValue | undefined {
+    if (this.checked !== undefined && v !== lhs && v !== rhs && v !== undefined && v !== null && typeof v === 'object') this.checked.markValid(tr, v);
+    return v;
   }
 
   /** doMap: a value of the wrong form counts as absent (derefMap's error is dropped upstream). */
@@ -187,21 +222,21 @@ class Merger {
     const lhsIds = this.indexItems(t, lhs, true);
     if (this.sink.count > errorsBefore || rhsIds === undefined || lhsIds === undefined) return undefined;
 
-    const observedRhs = new Map<string, JsonValue>();
+    const observedRhs = new Map<ItemId, JsonValue>();
     for (let i = 0; i < rhs.length; i++) observedRhs.set(rhsIds[i]!, rhs[i]!);
     // A duplicated lhs key is observed as null: the rhs item then merges against null, not against a copy.
-    const observedLhs = new Map<string, JsonValue>();
+    const observedLhs = new Map<ItemId, JsonValue>();
     for (let i = 0; i < lhs.length; i++) {
       const id = lhsIds[i]!;
       observedLhs.set(id, observedLhs.has(id) ? null : lhs[i]!);
     }
 
-    const sharedOrder: string[] = [];
+    const sharedOrder: ItemId[] = [];
     for (const id of rhsIds) if (observedLhs.has(id)) sharedOrder.push(id);
     let sharedAt = 0;
-    let nextShared: string | undefined = sharedOrder[sharedAt++];
+    let nextShared: ItemId | undefined = sharedOrder[sharedAt++];
 
-    const mergedRhs = new Set<string>();
+    const mergedRhs = new Set<ItemId>();
     const out: JsonValue[] = [];
     const lLen = lhs.length;
     const rLen = rhs.length;
@@ -262,9 +297,9 @@ class Merger {
   }
 
   /** indexListPathElements: item identities, or undefined after reporting errors. */
-  private indexItems(t: ListType, items: readonly JsonValue[], allowDuplicates: boolean): string[] | undefined {
-    const ids: string[] = [];
-    const seen = allowDuplicates ? undefined : new Set<string>();
+  private indexItems(t: ListType, items: readonly JsonValue[], allowDuplicates: boolean): ItemId[] | undefined {
+    const ids: ItemId[] = [];
+    const seen = allowDuplicates ? undefined : new Set<ItemId>();
     let failed = false;
     for (let i = 0; i < items.length; i++) {
       if (t.elementRelationship !== 'associative') {
@@ -272,21 +307,21 @@ class Merger {
         failed = true;
         continue;
       }
-      const key = associativeItemKey(this.schema, t, items[i]!);
-      if (!key.ok) {
-        this.sink.report(`element ${i}: ${key.error}`);
+      const id = associativeItemId(this.schema, t, items[i]!);
+      if (id instanceof ItemKeyError) {
+        this.sink.report(`element ${i}: ${id.error}`);
         failed = true;
         continue;
       }
       if (seen !== undefined) {
-        if (seen.has(key.id)) {
+        if (seen.has(id)) {
           this.sink.report(`duplicate entries for key ${associativeItemString(this.schema, t, items[i]!)}`);
           failed = true;
           continue;
         }
-        seen.add(key.id);
+        seen.add(id);
       }
-      ids.push(key.id);
+      ids.push(id);
     }
     return failed ? undefined : ids;
   }

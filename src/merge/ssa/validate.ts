@@ -8,7 +8,7 @@ import { atomFormFor, invalidAtomMessage, scalarError } from './atoms.js';
 import type { CheckedSubtrees } from './checked.js';
 import { ErrorSink, type ValidationError } from './errors.js';
 import { goValueV } from './go-format.js';
-import { associativeItemError, associativeItemKey, associativeItemString } from './list-keys.js';
+import { associativeItemError, associativeItemId, associativeItemString, ItemKeyError, type ItemId } from './list-keys.js';
 import { isEmptyTypeRef, type ListType, type MapType, type Schema, type TypeRef } from './schema.js';
 
 export interface ValidateOptions {
@@ -114,7 +114,7 @@ class Validator {
     }
     const associative = t.elementRelationship === 'associative';
     // With duplicates allowed only keyability matters, which is cheaper than building identities.
-    const seen = associative && !this.allowDuplicates ? new Set<string>() : undefined;
+    const seen = associative && !this.allowDuplicates ? new Set<ItemId>() : undefined;
     for (let i = 0; i < v.length; i++) {
       const item = v[i]!;
       if (associative) {
@@ -134,11 +134,11 @@ class Validator {
   }
 
   /** Keys the item; reports a repeated key (and goes on); returns the keying error if any. */
-  private checkUnique(t: ListType, item: JsonValue, seen: Set<string>): string | undefined {
-    const key = associativeItemKey(this.schema, t, item);
-    if (!key.ok) return key.error;
-    if (seen.has(key.id)) this.sink.report(`duplicate entries for key ${associativeItemString(this.schema, t, item)}`);
-    else seen.add(key.id);
+  private checkUnique(t: ListType, item: JsonValue, seen: Set<ItemId>): string | undefined {
+    const id = associativeItemId(this.schema, t, item);
+    if (id instanceof ItemKeyError) return id.error;
+    if (seen.has(id)) this.sink.report(`duplicate entries for key ${associativeItemString(this.schema, t, item)}`);
+    else seen.add(id);
     return undefined;
   }
 }
