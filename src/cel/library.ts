@@ -4,6 +4,8 @@ import { k8sListFunctions, listExtFunctions, setFunctions } from './lib/collecti
 import { optionalFunctions, stdFunctions } from './lib/std.js';
 import { stringFunctions } from './lib/strings.js';
 import { Registry } from './registry.js';
+import { kyvernoDataFunctions } from './lib/kyverno-data.js';
+import { kyvernoImageFunctions } from './lib/kyverno-image.js';
 
 let registry: Registry | undefined;
 
@@ -16,6 +18,8 @@ export function defaultRegistry(): Registry {
     ...listExtFunctions,
     ...k8sListFunctions,
     ...k8sFunctions,
+    ...kyvernoImageFunctions,
+    ...kyvernoDataFunctions,
   );
   return registry;
 }

@@ -19,7 +19,8 @@ export type LibraryName =
   | 'k8s.cidr'
   | 'k8s.format'
   | 'k8s.semver'
-  | 'k8s.jsonpatch';
+  | 'k8s.jsonpatch'
+  | 'kyverno';
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 export type Impl = (...args: any[]) => unknown;

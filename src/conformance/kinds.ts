@@ -6,15 +6,14 @@ export { kindDefaultsToNamespaced as isNamespacedKind, namespaceStub } from '../
 
 /**
  * The registry name of the dialect a manifest's `dialect` field needs. Kyverno's CEL `MutatingPolicy`
- * (policies.kyverno.io) is read by the Kyverno dialect when it supports it; until then that dialect reads none
- * of its documents and the case is `unsupported`.
+ * (policies.kyverno.io) has a dialect of its own, `kyverno-mpol`.
  */
 export function registryDialectName(manifestDialect: string): string {
   switch (manifestDialect) {
     case 'mutatingadmissionpolicy':
       return 'map';
     case 'kyverno-mutatingpolicy-cel':
-      return 'kyverno';
+      return 'kyverno-mpol';
     default:
       return manifestDialect;
   }
@@ -24,7 +23,8 @@ export function registryDialectName(manifestDialect: string): string {
 export function dialectOfDocument(value: JsonValue): string | undefined {
   const apiVersion = isJsonObject(value) && typeof value.apiVersion === 'string' ? value.apiVersion : '';
   const group = apiVersion.includes('/') ? apiVersion.slice(0, apiVersion.indexOf('/')) : '';
-  if (group === 'kyverno.io' || group === 'policies.kyverno.io') return 'kyverno';
+  if (group === 'kyverno.io') return 'kyverno';
+  if (group === 'policies.kyverno.io') return 'kyverno-mpol';
   if (group === 'admissionregistration.k8s.io') return 'map';
   if (group === 'mutations.gatekeeper.sh') return 'gatekeeper';
   return undefined;

@@ -4,6 +4,7 @@ import { gatekeeperDialect } from './gatekeeper/index.js';
 import { irDialect } from './ir/index.js';
 import { mapDialect } from './map/index.js';
 import { kyvernoDialect } from './kyverno/index.js';
+import { kyvernoMpolDialect } from './kyverno-mpol/index.js';
 
 /** Every dialect transmute knows, one line each. */
 const DIALECTS: Dialect[] = [
@@ -11,6 +12,7 @@ const DIALECTS: Dialect[] = [
   kyvernoDialect,
   gatekeeperDialect,
   mapDialect,
+  kyvernoMpolDialect,
 ];
 
 /** Adds a dialect at run time (tests register fakes); built-in dialects are listed above. */

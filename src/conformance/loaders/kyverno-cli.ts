@@ -12,6 +12,7 @@ import { registryDialectName } from '../kinds.js';
 import { list, malformed, obj, readDocs, readObject, str, strings, synthesizedDocs, type CaseFiles } from './common.js';
 import { kyvernoRequest, withDefaultNamespace } from '../../dialects/kyverno/test-suite/request.js';
 import { needsClusterReason } from './needs.js';
+import { asSubresourceRequest } from './subresources.js';
 
 export function loadKyvernoCliCase(
   base: { id: string; path: string; corpus: string; source: string },
@@ -71,8 +72,9 @@ export function loadKyvernoCliCase(
   const userInfo = has('userinfo.yaml') ? readObject(files, 'userinfo.yaml') : ok(undefined);
   if (!userInfo.ok) return userInfo;
   const target = obj(manifest.target_policy);
-  const request = kyvernoRequest(withDefaultNamespace(resource.value), { values: values.value, userInfo: userInfo.value, policy: str(target, 'name') });
-  if (typeof request === 'string') return malformed(`${files.display}: ${request}`);
+  const built = kyvernoRequest(withDefaultNamespace(resource.value), { values: values.value, userInfo: userInfo.value, policy: str(target, 'name') });
+  if (typeof built === 'string') return malformed(`${files.display}: ${built}`);
+  const request = asSubresourceRequest(built, values.value);
 
   let mutateExisting: AdmissionCase['mutateExisting'];
   if (mode === 'mutate-existing') {

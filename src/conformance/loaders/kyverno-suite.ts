@@ -11,6 +11,7 @@ import type { SourceDoc } from '../../io/source.js';
 import type { AdmissionCase, Expectation, RuleExpectation, Subject } from '../types.js';
 import { dialectOfDocument, kindOf } from '../kinds.js';
 import { malformed, metadataOf, readDocs, type CaseFiles } from './common.js';
+import { asSubresourceRequest } from './subresources.js';
 import { findResource, loadTestSuite, policyChain } from '../../dialects/kyverno/test-suite/index.js';
 import { kyvernoRequest, withDefaultNamespace } from '../../dialects/kyverno/test-suite/request.js';
 
@@ -57,8 +58,9 @@ export function loadKyvernoSuiteResult(
   const ruleResults: RuleExpectation[] = result ? [{ policy: policyName, ...(rule ? { rule } : {}), result }] : [];
   const built: Subject[] = [];
   for (const object of subjects as JsonObject[]) {
-    const request = kyvernoRequest(object, { values: suite.values, userInfo: suite.userInfo, policy: policyRef });
-    if (typeof request === 'string') return malformed(`${files.display}/${testFile}: ${request}`);
+    const admitted = kyvernoRequest(object, { values: suite.values, userInfo: suite.userInfo, policy: policyRef });
+    if (typeof admitted === 'string') return malformed(`${files.display}/${testFile}: ${admitted}`);
+    const request = asSubresourceRequest(admitted, suite.values);
     const expect = expectationFor(object, patchedObjects, patchedName, result);
     if (!expect.ok) return malformed(`${files.display}/${testFile}: results[${index}]: ${expect.message}`);
     built.push({ label: labelOf(object), request, expect: expect.value, ruleResults });

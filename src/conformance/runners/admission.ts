@@ -3,6 +3,7 @@
  * Kyverno unit, kyverno-test.yaml results): prepare the policies (parse, or translate with `--via`), apply
  * each request with the interpreter, and check the expectation.
  */
+import { UNSUPPORTED_OFFLINE } from '../../cel/lib/kyverno-context.js';
 import type { Diagnostic } from '../../diagnostics/diagnostic.js';
 import { apply } from '../../interpreter/index.js';
 import type { ApplyResult, TraceEvent } from '../../interpreter/api.js';
@@ -75,7 +76,11 @@ function runSubject(
     }
     return matchError(expect, errors, result.trace, ctx.via !== undefined);
   }
-  if (!result.allowed) return { status: 'failed', reason: `request denied: ${firstError(result.diagnostics)}` };
+  if (!result.allowed) {
+    const offline = result.diagnostics.find((d) => d.message.includes(UNSUPPORTED_OFFLINE));
+    if (offline) return { status: 'unsupported', reason: offline.message.slice(offline.message.indexOf(UNSUPPORTED_OFFLINE)) };
+    return { status: 'failed', reason: `request denied: ${firstError(result.diagnostics)}` };
+  }
   const outcome = checkResult(result, request, expect, c, ctx);
   if (outcome.status !== 'passed') return outcome;
   const rules = ruleDifference(result.trace, ruleResults);

@@ -22,6 +22,10 @@ import type { RunContext } from './context.js';
 import { persisted, serviceAccountAdmission } from './chainsaw-apiserver.js';
 import { hasMutateExistingRules } from '../../dialects/kyverno/mutate-existing.js';
 import { backgroundPolicies, runBackground, runOnPolicyUpdate, type BackgroundStore } from './chainsaw-background.js';
+import { UNSUPPORTED_OFFLINE } from '../../cel/lib/kyverno-context.js';
+import { setKyvernoData } from '../../dialects/kyverno-mpol/index.js';
+import { mutatesExisting } from '../../dialects/kyverno-mpol/recognize.js';
+import { guessResource, lookupKind, parseApiVersion } from '../../k8s/resources.js';
 
 /** Chainsaw creates each test's namespaced objects in an ephemeral namespace when they name none. */
 const TEST_NAMESPACE = 'chainsaw-test';
@@ -42,7 +46,17 @@ export function runChainsawCase(c: ChainsawCase, ctx: RunContext): CaseResult {
     const simulated = c.dialect === 'kyverno' && ctx.via === undefined && !c.features.includes('mpol:mutateExisting') && c.steps.some((s) => s.op === 'policy' && s.docs.some(hasMutateExistingRules));
     if (!simulated) return { status: 'unsupported', reason: `${background}: background mutation of existing objects is not simulated for this case` };
   }
-  return new Replay(c, ctx, background !== undefined).run();
+  // A MutatingPolicy with evaluation.mutateExisting mutates stored objects from the background controller
+  // (on policy install and on trigger events), which the replay does not simulate.
+  const existing = c.steps.flatMap((s) => ('docs' in s && s.op === 'policy' ? s.docs : [])).find(mutatesExisting);
+  if (existing) return { status: 'unsupported', reason: `${describe(existing.value as JsonObject)}: evaluation.mutateExisting (background mutation of existing objects) is not simulated` };
+  const result = new Replay(c, ctx, background !== undefined).run();
+  // A policy that needs data offline cannot have (http, image registries): the case says so, not a failure.
+  if (result.status === 'failed' && result.reason?.includes(UNSUPPORTED_OFFLINE)) {
+    const reason = result.reason;
+    return { status: 'unsupported', reason: reason.slice(reason.indexOf(UNSUPPORTED_OFFLINE)).split(/[;)]/)[0]! };
+  }
+  return result;
 }
 
 class Replay {
@@ -163,6 +177,8 @@ class Replay {
       userInfo: ADMIN,
       namespaceObject: this.namespaceObject(String(metadata(candidate).namespace ?? '')),
     };
+    // Kyverno's CEL libraries (resource.Get, resource.List) read the replayed cluster.
+    setKyvernoData(request, { getResource: (av, res, ns, name) => this.lookup(av, res, ns, name), listResources: (av, res, ns) => this.list(av, res, ns) });
     const result = apply(this.policies, request);
     if (!result.allowed || !isJsonObject(result.object)) {
       this.notes.push(`${file}: ${describe(object)} denied: ${firstError(result.diagnostics)}`);
@@ -172,6 +188,24 @@ class Replay {
     this.objects.set(key, stored);
     // The background controller sees the persisted object (the UpdateRequest carries the admission request).
     this.runBackground({ ...request, object: stored });
+  }
+
+  /** Stored objects of an apiVersion and (plural) resource, in a namespace ('' for all). */
+  private list(apiVersion: string, resource: string, namespace: string): JsonObject[] {
+    const { group } = parseApiVersion(apiVersion);
+    const out: JsonObject[] = [];
+    for (const o of this.objects.values()) {
+      if (o.apiVersion !== apiVersion) continue;
+      const kind = kindOf(o);
+      if ((lookupKind(group, kind)?.resource ?? guessResource(kind)) !== resource) continue;
+      if (namespace !== '' && String(metadata(o).namespace ?? '') !== namespace) continue;
+      out.push(o);
+    }
+    return out;
+  }
+
+  private lookup(apiVersion: string, resource: string, namespace: string, name: string): JsonObject | undefined {
+    return this.list(apiVersion, resource, namespace).find((o) => metadata(o).name === name && String(metadata(o).namespace ?? '') === namespace);
   }
 
   private namespaceObject(namespace: string): JsonObject | null {

@@ -11,8 +11,8 @@ import type { Expression, MapPolicy } from './model.js';
 
 const WITHOUT_PARAMS = MAP_VARIABLES.filter((v) => v !== 'params');
 
-/** Every `variables.<name>` selection in the expression, with its position. */
-function variableRefs(e: unknown, out: { name: string; start: number; end: number }[]): void {
+/** Every `variables.<name>` selection in the expression, with its position (shared with kyverno-mpol). */
+export function variableRefs(e: unknown, out: { name: string; start: number; end: number }[]): void {
   if (Array.isArray(e)) {
     for (const x of e) variableRefs(x, out);
     return;

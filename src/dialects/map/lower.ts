@@ -33,8 +33,8 @@ function celGuard(text: string, origin: Origin): CelGuard {
   return { kind: 'cel', expr: { text, origin }, origin };
 }
 
-/** MatchResources as one clause (resource rules, selectors) and the exclusion clause of its excludeResourceRules. */
-function clauses(m: MatchResources): { match: MatchClause; exclude?: MatchClause } {
+/** MatchResources as one clause (resource rules, selectors) and the exclusion clause of its excludeResourceRules (shared with kyverno-mpol). */
+export function clauses(m: MatchResources): { match: MatchClause; exclude?: MatchClause } {
   const match: MatchClause = {};
   if (m.resourceRules.length > 0) match.resources = m.resourceRules;
   if (m.namespaceSelector) match.namespaceSelector = m.namespaceSelector;

@@ -48,7 +48,7 @@ export function readSelector(r: Reader, path: YamlPath): LabelSelector | undefin
   return sel;
 }
 
-function readRules(r: Reader, path: YamlPath): ResourcePattern[] {
+function readRules(r: Reader, path: YamlPath, allowed: readonly string[]): ResourcePattern[] {
   return r.list(path).flatMap((rule, i) => {
     const p = [...path, i];
     if (!isJsonObject(rule)) {
@@ -57,8 +57,9 @@ function readRules(r: Reader, path: YamlPath): ResourcePattern[] {
     }
     const operations = r.strings([...p, 'operations']);
     operations.forEach((op, j) => {
-      if (!MAP_OPERATIONS.includes(op)) {
-        r.report('TM2002', [...p, 'operations', j], `${fieldName([...p, 'operations', j])}: Unsupported value: ${JSON.stringify(op)}: supported values: "*", "CONNECT", "CREATE", "UPDATE"`);
+      if (!allowed.includes(op)) {
+        const supported = [...allowed].sort().map((o) => JSON.stringify(o)).join(', ');
+        r.report('TM2002', [...p, 'operations', j], `${fieldName([...p, 'operations', j])}: Unsupported value: ${JSON.stringify(op)}: supported values: ${supported}`);
       }
     });
     const pattern: ResourcePattern = {
@@ -75,11 +76,14 @@ function readRules(r: Reader, path: YamlPath): ResourcePattern[] {
   });
 }
 
-/** A MatchResources block; `requireRules` for the policy's matchConstraints (resourceRules is required there). */
-export function readMatchResources(r: Reader, path: YamlPath, requireRules: boolean): MatchResources {
+/**
+ * A MatchResources block; `requireRules` for the policy's matchConstraints (resourceRules is required there).
+ * `operations`: what the rules may name (Kyverno's MutatingPolicy also accepts DELETE, for mutate-existing).
+ */
+export function readMatchResources(r: Reader, path: YamlPath, requireRules: boolean, operations: readonly string[] = MAP_OPERATIONS): MatchResources {
   const m: MatchResources = {
-    resourceRules: readRules(r, [...path, 'resourceRules']),
-    excludeResourceRules: readRules(r, [...path, 'excludeResourceRules']),
+    resourceRules: readRules(r, [...path, 'resourceRules'], operations),
+    excludeResourceRules: readRules(r, [...path, 'excludeResourceRules'], operations),
     matchPolicy: r.oneOf([...path, 'matchPolicy'], ['Equivalent', 'Exact'], 'Equivalent'),
     path,
   };

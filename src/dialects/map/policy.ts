@@ -6,7 +6,8 @@ import type { MapPolicy, Mutation, Named } from './model.js';
 import { fieldName, Reader } from './reader.js';
 import { validateMatchConditions, validateVariables } from './validate.js';
 
-function readNamed(r: Reader, path: YamlPath): Named[] {
+/** A list of `{name, expression}` (variables, matchConditions); shared with the kyverno-mpol dialect. */
+export function readNamed(r: Reader, path: YamlPath): Named[] {
   return r.list(path).flatMap((_, i) => {
     const p = [...path, i];
     const name = r.required([...p, 'name']);
@@ -15,8 +16,8 @@ function readNamed(r: Reader, path: YamlPath): Named[] {
   });
 }
 
-/** mutations[]: the patchType discriminates which of applyConfiguration / jsonPatch must be set. */
-function readMutations(r: Reader): Mutation[] {
+/** mutations[]: the patchType discriminates which of applyConfiguration / jsonPatch must be set (shared with kyverno-mpol). */
+export function readMutations(r: Reader): Mutation[] {
   const path = ['spec', 'mutations'];
   const list = r.list(path);
   if (list.length === 0) r.report('TM2005', path, `${fieldName(path)}: Required value: mutations must contain at least one item`);

@@ -1,0 +1,44 @@
+/**
+ * The data Kyverno's CEL libraries read from a cluster (resource.Get/List, globalContext.Get, http.Get/Post,
+ * image.GetMetadata). Offline, whoever runs a policy supplies what it knows through a provider; a library
+ * call the provider cannot answer fails with an error that names the library, so a case that needs a live
+ * cluster says so instead of guessing. Evaluation is synchronous: the engine installs the provider for the
+ * duration of one `eval` (withKyvernoData) and the library functions read it back (kyvernoData).
+ */
+import type { JsonValue } from '../../ir/json.js';
+import { CelError } from '../values.js';
+
+export interface KyvernoDataProvider {
+  /** `resource.Get(apiVersion, resource, namespace, name)`: the object, or undefined when it does not exist. */
+  getResource?(apiVersion: string, resource: string, namespace: string, name: string): JsonValue | undefined;
+  /** `resource.List(apiVersion, resource, namespace)`: the objects ('' namespace: every namespace). */
+  listResources?(apiVersion: string, resource: string, namespace: string): JsonValue[];
+  /** `globalContext.Get(entry, projection)`; undefined when the entry is unknown. */
+  globalContext?(entry: string, projection: string): JsonValue | undefined;
+}
+
+/** Raised when a library needs data nobody supplied: the message names the library. */
+export class KyvernoDataUnavailable extends CelError {}
+
+let current: KyvernoDataProvider | undefined;
+
+export function withKyvernoData<T>(provider: KyvernoDataProvider | undefined, run: () => T): T {
+  const saved = current;
+  current = provider;
+  try {
+    return run();
+  } finally {
+    current = saved;
+  }
+}
+
+export function kyvernoData(): KyvernoDataProvider | undefined {
+  return current;
+}
+
+/** How an error of a library without data begins; runners turn such a failure into `unsupported`. */
+export const UNSUPPORTED_OFFLINE = 'unsupported offline: Kyverno CEL library';
+
+export function unavailable(library: string, what: string): never {
+  throw new KyvernoDataUnavailable(`${UNSUPPORTED_OFFLINE} ${library} needs ${what}, which this run does not supply`);
+}

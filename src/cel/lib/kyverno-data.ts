@@ -1,0 +1,112 @@
+/**
+ * Kyverno's data libraries for CEL policies (pkg/cel/libs/{resource,globalcontext,http}) read through the
+ * run's KyvernoDataProvider; the small pure helpers Kyverno's environment adds next to them (gzip, base64,
+ * cel-go's ext regex `regex.replace/extract/extractAll`, json) are evaluated here.
+ */
+import { gunzipSync, gzipSync } from 'node:zlib';
+import type { JsonValue } from '../../ir/json.js';
+import { global, type FunctionDef } from '../registry.js';
+import { CelOptional, err, noOverload } from '../values.js';
+import { kyvernoData, unavailable } from './kyverno-context.js';
+import { compileRegex } from './std.js';
+
+function strings(fn: string, args: unknown[]): string[] {
+  if (!args.every((a) => typeof a === 'string')) return noOverload(fn, ...args);
+  return args as string[];
+}
+
+function getResource(fn: string, ...args: unknown[]): JsonValue {
+  const [apiVersion, resource, namespace, name] = strings(fn, args) as [string, string, string, string];
+  const provider = kyvernoData();
+  if (!provider?.getResource) return unavailable(`resource (${fn})`, 'the cluster\'s objects');
+  const found = provider.getResource(apiVersion, resource, namespace, name);
+  // client-go's error for a missing object, as resource.Get returns it.
+  return found ?? err(`${resource} "${name}" not found`);
+}
+
+function listResources(fn: string, ...args: unknown[]): JsonValue {
+  const [apiVersion, resource, namespace] = strings(fn, args) as [string, string, string];
+  const provider = kyvernoData();
+  if (!provider?.listResources) return unavailable(`resource (${fn})`, 'the cluster\'s objects');
+  return { apiVersion: 'v1', kind: 'List', items: provider.listResources(apiVersion, resource, namespace) };
+}
+
+function globalContext(fn: string, ...args: unknown[]): JsonValue {
+  const [entry, projection] = strings(fn, args.length === 1 ? [args[0], ''] : args) as [string, string];
+  const provider = kyvernoData();
+  const found = provider?.globalContext?.(entry, projection);
+  return found ?? unavailable(`globalContext (${fn})`, `the GlobalContextEntry "${entry}"`);
+}
+
+function bytesOf(fn: string, v: unknown): Uint8Array {
+  if (v instanceof Uint8Array) return v;
+  if (typeof v === 'string') return new TextEncoder().encode(v);
+  return noOverload(fn, v);
+}
+
+function decodeBase64(v: unknown): Uint8Array {
+  const s = typeof v === 'string' ? v : noOverload('base64.decode', v);
+  // cel-go ext encoders: StdEncoding, falling back to the unpadded RawStdEncoding.
+  if (!/^[A-Za-z0-9+/]*={0,2}$/.test(s) || (s.includes('=') && s.length % 4 !== 0)) return err('illegal base64 data');
+  return new Uint8Array(Buffer.from(s, 'base64'));
+}
+
+const jsRegexCache = new Map<string, RegExp>();
+
+/** The RE2 pattern as a JS RegExp for replacement (validated by RE2 first, as k8s.ts does for find). */
+function jsRegex(pattern: string): RegExp {
+  let re = jsRegexCache.get(pattern);
+  if (re) return re;
+  compileRegex(pattern);
+  try {
+    re = new RegExp(pattern.replace(/\(\?P</g, '(?<'), 'gu');
+  } catch (e) {
+    return err(`regex ${pattern} is not supported: ${(e as Error).message}`);
+  }
+  jsRegexCache.set(pattern, re);
+  return re;
+}
+
+/** cel-go ext regex.replace: `\1`..`\9` name groups, `\\` is a backslash; count < 0 replaces all. */
+function regexReplace(target: unknown, pattern: unknown, replacement: unknown, count?: unknown): string {
+  const [t, p, r] = strings('regex.replace', [target, pattern, replacement]) as [string, string, string];
+  const limit = count === undefined ? -1 : Number(count);
+  if (limit === 0) return t;
+  const re = jsRegex(p);
+  re.lastIndex = 0;
+  let done = 0;
+  return t.replace(re, (...m: unknown[]) => {
+    if (limit > 0 && done >= limit) return m[0] as string;
+    done++;
+    return r.replace(/\\(\\|\d)/g, (_, g: string) => (g === '\\' ? '\\' : ((m[Number(g)] as string | undefined) ?? '')));
+  });
+}
+
+function regexExtract(target: unknown, pattern: unknown): unknown {
+  const [t, p] = strings('regex.extract', [target, pattern]) as [string, string];
+  const re = jsRegex(p);
+  re.lastIndex = 0;
+  const m = re.exec(t);
+  return m === null ? CelOptional.NONE : CelOptional.of(m[1] ?? m[0]);
+}
+
+export const kyvernoDataFunctions: FunctionDef[] = [
+  ...['resource.Get', 'resource.get'].map((n) => global('kyverno', n, 4, (...a: unknown[]) => getResource(n, ...a), { pure: false })),
+  ...['resource.List', 'resource.list'].map((n) => global('kyverno', n, 3, (...a: unknown[]) => listResources(n, ...a), { pure: false })),
+  ...['globalContext.Get', 'globalContext.get'].map((n) => global('kyverno', n, [1, 2], (...a: unknown[]) => globalContext(n, ...a), { pure: false })),
+  ...['http.Get', 'http.get', 'http.Post', 'http.post'].map((n) =>
+    global('kyverno', n, [1, 2, 3], () => unavailable(`http (${n})`, 'a network service'), { pure: false }),
+  ),
+  global('kyverno', 'gzip.decompress', 1, (v: unknown) => {
+    try {
+      return new TextDecoder().decode(gunzipSync(bytesOf('gzip.decompress', v)));
+    } catch (e) {
+      return err(`gzip.decompress: ${(e as Error).message}`);
+    }
+  }),
+  global('kyverno', 'gzip.compress', 1, (v: unknown) => new Uint8Array(gzipSync(bytesOf('gzip.compress', v)))),
+  global('kyverno', 'base64.decode', 1, decodeBase64),
+  global('kyverno', 'base64.encode', 1, (v: unknown) => Buffer.from(bytesOf('base64.encode', v)).toString('base64')),
+  global('kyverno', 'regex.replace', [3, 4], regexReplace),
+  global('kyverno', 'regex.extract', 2, regexExtract),
+];

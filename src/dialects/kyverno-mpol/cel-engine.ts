@@ -1,0 +1,129 @@
+/**
+ * CEL for MutatingPolicy expressions. Kyverno compiles them in its own environment (mpol/compiler/compiler.go):
+ * MAP's variables without `params` or `authorizer`, a `request` that also carries `object` and `oldObject`
+ * (Kyverno's RequestType is the whole admission request), and Kyverno's libraries (src/cel/lib/kyverno-*.ts).
+ * The interpreter has one CEL engine; this module wraps the registered one and takes the expressions whose
+ * origin is this dialect, leaving every other expression to it.
+ */
+import { compile, type CelProgram } from '../../cel/index.js';
+import { withKyvernoData, type KyvernoDataProvider } from '../../cel/lib/kyverno-context.js';
+import { CelError } from '../../cel/values.js';
+import { diagnostic } from '../../diagnostics/diagnostic.js';
+import type { Span } from '../../diagnostics/span.js';
+import { registerCelEngine, resultToJson, RESERVED_VAR_PREFIX } from '../../engines/cel.js';
+import type { CompiledExpr, ExprScope, ExpressionEngine } from '../../interpreter/engines.js';
+import { expressionEngine, registerExpressionEngine } from '../../interpreter/engines.js';
+import { EvalFailure } from '../../interpreter/failure.js';
+import type { JsonValue } from '../../ir/json.js';
+import type { ExprSource } from '../../ir/nodes.js';
+import { requestFacts } from '../../k8s/facts.js';
+import type { AdmissionRequest } from '../../k8s/request.js';
+import { DIALECT } from './model.js';
+
+/** The variables a MutatingPolicy expression may name (compiler.go; the libraries are namespaced functions). */
+export const MPOL_VARIABLES = ['object', 'oldObject', 'request', 'namespaceObject', 'variables'] as const;
+
+/** kube-apiserver's per-expression limit, which Kyverno keeps (celconfig.RuntimeCELCostBudget per call). */
+const COST_LIMIT = 1_000_000;
+
+const providers = new WeakMap<AdmissionRequest, KyvernoDataProvider>();
+
+/** Supplies cluster data (resource.Get, globalContext.Get) to the MutatingPolicy expressions of one request. */
+export function setKyvernoData(request: AdmissionRequest, provider: KyvernoDataProvider): void {
+  providers.set(request, provider);
+}
+
+function spanOf(expr: ExprSource): Span {
+  const { file, line, col, endLine, endCol } = expr.origin;
+  return { file, line, col, endLine, endCol };
+}
+
+/** Kyverno's `request`: the admission request as JSON, object and oldObject included. */
+function requestValue(req: AdmissionRequest, object: JsonValue | null): Record<string, unknown> {
+  const f = requestFacts(req);
+  const u = req.userInfo ?? {};
+  const kind = { group: f.gvk.group, version: f.gvk.version, kind: f.gvk.kind };
+  const resource = { group: f.resource.group, version: f.resource.version, resource: f.resource.resource };
+  return {
+    kind,
+    resource,
+    subResource: f.subResource,
+    requestKind: kind,
+    requestResource: resource,
+    requestSubResource: f.subResource,
+    name: f.name,
+    namespace: f.namespace,
+    operation: req.operation,
+    userInfo: { username: u.username ?? '', uid: u.uid ?? '', groups: u.groups ?? [], extra: u.extra ?? {} },
+    roles: u.roles ?? [],
+    clusterRoles: u.clusterRoles ?? [],
+    object,
+    oldObject: req.oldObject ?? null,
+    dryRun: req.dryRun === true,
+    options: null,
+  };
+}
+
+/** `variables`: lazy reads of the policy's bindings (an error surfaces where the variable is read). */
+function variablesValue(scope: ExprScope): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  const names = Object.keys(scope.vars);
+  for (const name of names) {
+    if (name.startsWith(RESERVED_VAR_PREFIX)) continue;
+    Object.defineProperty(out, name, {
+      enumerable: true,
+      get: () => {
+        try {
+          return scope.lookup ? scope.lookup(name)!.value : scope.vars[name];
+        } catch (e) {
+          if (e instanceof EvalFailure) throw new CelError(`composited variable "${name}" fails to evaluate: ${e.diagnostic.message}`);
+          throw e;
+        }
+      },
+    });
+  }
+  return out;
+}
+
+function compileMpol(expr: ExprSource): ReturnType<ExpressionEngine['compile']> {
+  const span = spanOf(expr);
+  const r = compile(expr.text, { variables: MPOL_VARIABLES, extraLibraries: ['kyverno'] }, () => span);
+  if (!r.ok) return { ok: false, diagnostics: r.diagnostics.map((d) => ({ ...d, dialect: DIALECT })) };
+  const program: CelProgram = r.value;
+  const readsVariables = /\bvariables\b/.test(expr.text);
+  const fn: CompiledExpr = (scope) => {
+    const activation: Record<string, unknown> = {
+      object: scope.object ?? null,
+      oldObject: scope.oldObject ?? null,
+      namespaceObject: scope.namespaceObject ?? null,
+      request: requestValue(scope.request, scope.object ?? null),
+      variables: readsVariables ? variablesValue(scope) : {},
+    };
+    const out = withKyvernoData(providers.get(scope.request), () => program.eval(activation, { costLimit: COST_LIMIT }));
+    if (!out.ok) return { ok: false, diagnostic: { ...out.diagnostic, dialect: DIALECT } };
+    try {
+      return { ok: true, value: resultToJson(out.value) };
+    } catch (e) {
+      if (!(e instanceof CelError)) throw e;
+      return { ok: false, diagnostic: diagnostic('TM5003', { phase: 'eval', message: e.message, span, dialect: DIALECT }) };
+    }
+  };
+  return { ok: true, fn };
+}
+
+const WRAPPED = Symbol('kyverno-mpol');
+
+/**
+ * Installs the dispatching engine over the registered CEL engine (registering the default one first, so a
+ * later no-option registerCelEngine() keeps this wrapper). Idempotent.
+ */
+export function installMpolCelEngine(): void {
+  registerCelEngine();
+  const base = expressionEngine('cel');
+  if (!base || (base as { [WRAPPED]?: boolean })[WRAPPED]) return;
+  const engine: ExpressionEngine & { [WRAPPED]: boolean } = {
+    [WRAPPED]: true,
+    compile: (expr) => (expr.origin.dialect === DIALECT ? compileMpol(expr) : base.compile(expr)),
+  };
+  registerExpressionEngine('cel', engine);
+}

@@ -1,0 +1,22 @@
+/**
+ * Generation back to MutatingPolicy is not implemented: every policy is reported unsupported (TM4001) with
+ * its origin, so a translation never silently produces nothing.
+ */
+import { diagnostic } from '../../diagnostics/diagnostic.js';
+import type { Policy } from '../../ir/nodes.js';
+import type { GenerateOptions, GenerateResult } from '../dialect.js';
+import { DIALECT } from './model.js';
+
+export function generateMpol(policies: readonly Policy[], opts: GenerateOptions = {}): GenerateResult {
+  const severity = opts.unsupported === 'ignore' || opts.unsupported === 'warn' ? 'warning' : 'error';
+  const diagnostics = policies.map((p) =>
+    diagnostic('TM4001', {
+      phase: 'emit',
+      dialect: DIALECT,
+      severity,
+      message: `policy "${p.id}": generating Kyverno MutatingPolicy is not supported`,
+      span: { file: p.origin.file, line: p.origin.line, col: p.origin.col, endLine: p.origin.endLine, endCol: p.origin.endCol },
+    }),
+  );
+  return { documents: [], text: '', diagnostics };
+}

@@ -1,0 +1,24 @@
+/** Kyverno's CEL MutatingPolicy dialect (policies.kyverno.io v1alpha1, v1beta1, v1; NamespacedMutatingPolicy). */
+import { registerSsaEngine } from '../../engines/ssa.js';
+import type { Dialect } from '../dialect.js';
+import { mpolCapabilities } from './capabilities.js';
+import { installMpolCelEngine } from './cel-engine.js';
+import { generateMpol } from './generate.js';
+import { parseMpol } from './parse.js';
+import { recognizes } from './recognize.js';
+
+export const kyvernoMpolDialect: Dialect = {
+  name: 'kyverno-mpol',
+  capabilities: mpolCapabilities,
+  recognizes,
+  parse: parseMpol,
+  lowerings: [],
+  generate: generateMpol,
+};
+
+// Mutations run as MAP's do (structured merge, evanphx JSON patch) with Kyverno's CEL environment.
+installMpolCelEngine();
+registerSsaEngine();
+
+export { setKyvernoData } from './cel-engine.js';
+export { readMpolDocuments, lowerMpol } from './parse.js';
