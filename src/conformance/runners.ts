@@ -44,7 +44,10 @@ export async function runCase(c: ConformanceCase, ctx: RunContext): Promise<Case
   if (c.needsCluster) return { status: 'skipped', reason: c.needsCluster };
   // A translation (`--via`) runs on the source corpus' objects, whose custom kinds (Gatekeeper's `Foo`, Kyverno's
   // CRDs) have no schema: their engines work on unstructured objects, so MAP types them with the deduced schema.
-  const leave = ctx.via !== undefined ? enterSchemaEnvironment({ unknownKinds: 'deduced' }) : undefined;
+  // A Kyverno MutatingPolicy case replays the Kyverno CLI or a cluster whose kinds Kyverno typed for itself; the
+  // corpus ships no schema for them (core/v1 Binding, test CRDs), so they are deduced too.
+  const deduced = ctx.via !== undefined || c.dialect === 'kyverno-mpol';
+  const leave = deduced ? enterSchemaEnvironment({ unknownKinds: 'deduced' }) : undefined;
   try {
     const runner = caseRunner(c.format) as CaseRunner;
     const result = await runner(c as never, ctx);

@@ -82,6 +82,8 @@ export type Expectation =
   | { kind: 'valid' }
   /** The object must differ from the input (a Kyverno `pass` result with no patched resource given). */
   | { kind: 'changed' }
+  /** Only the rule statuses (`ruleResults`) are expected: a Kyverno `skip` of one rule says nothing of the object. */
+  | { kind: 'rule-status' }
   /** Nothing the runner can check offline (a validation `fail` result); the case is `unsupported` with `reason`. */
   | { kind: 'unchecked'; reason: string };
 

@@ -4,12 +4,12 @@
  * optional `values.yaml`, `userinfo.yaml`, `bindings.yaml`, `params.yaml`.
  */
 import { ok, type Result } from '../../diagnostics/diagnostic.js';
-import { isJsonObject } from '../../ir/json.js';
 import type { JsonObject } from '../../ir/json.js';
 import type { SourceDoc } from '../../io/source.js';
 import type { AdmissionCase, RuleExpectation } from '../types.js';
 import { registryDialectName } from '../kinds.js';
-import { list, malformed, obj, readDocs, readObject, str, strings, synthesizedDocs, type CaseFiles } from './common.js';
+import { impliedBindingDocs } from '../../dialects/map/implied-binding.js';
+import { list, malformed, obj, readDocs, readObject, str, strings, type CaseFiles } from './common.js';
 import { kyvernoRequest, withDefaultNamespace } from '../../dialects/kyverno/test-suite/request.js';
 import { needsClusterReason } from './needs.js';
 import { asSubresourceRequest } from './subresources.js';
@@ -32,25 +32,9 @@ export function loadKyvernoCliCase(
     policyDocs.push(...docs.value);
   }
   if (policyDocs.length === 0) return malformed(`${files.display}: no policy.yaml`);
-  // The Kyverno CLI applies a MutatingAdmissionPolicy given without a binding as if one bound it with no
-  // further restriction (its expected outputs are mutated); the API server never runs an unbound policy, so the
-  // replay supplies that binding explicitly.
+  // The Kyverno CLI runs an unbound MutatingAdmissionPolicy (src/dialects/map/implied-binding.ts).
   if (manifestDialect === 'mutatingadmissionpolicy' && !has('bindings.yaml')) {
-    for (const doc of [...policyDocs]) {
-      const v = doc.value;
-      if (!isJsonObject(v) || v.kind !== 'MutatingAdmissionPolicy' || !isJsonObject(v.metadata) || typeof v.metadata.name !== 'string') continue;
-      const binding = synthesizedDocs(
-        {
-          apiVersion: typeof v.apiVersion === 'string' ? v.apiVersion : 'admissionregistration.k8s.io/v1alpha1',
-          kind: 'MutatingAdmissionPolicyBinding',
-          metadata: { name: `${v.metadata.name}-binding` },
-          spec: { policyName: v.metadata.name },
-        },
-        `${files.display}/policy.yaml (binding the Kyverno CLI implies)`,
-      );
-      if (!binding.ok) return binding;
-      policyDocs.push(...binding.value);
-    }
+    policyDocs.push(...impliedBindingDocs(policyDocs, `${files.display}/policy.yaml (binding the Kyverno CLI implies)`));
   }
   const siblingDocs: SourceDoc[] = [];
   if (has('params.yaml')) {

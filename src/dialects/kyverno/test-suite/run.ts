@@ -9,6 +9,7 @@
  * did not parse, a rule the policy does not have, and (for an expected `pass`) a rule that matched nothing all
  * fail with that reason.
  */
+import { impliedBindingDocs } from '../../map/implied-binding.js';
 import { kyvernoRequest, withDefaultNamespace } from './request.js';
 import { hasErrors, type Diagnostic } from '../../../diagnostics/diagnostic.js';
 import { renderDiagnosticLine } from '../../../diagnostics/render.js';
@@ -154,6 +155,8 @@ class SuiteRun {
     const doc = chain.filter((d) => !kindOf(d.value).endsWith('Binding')).pop()!;
     const dialect = dialectFor(doc);
     if (!dialect) return { ok: false, reason: `policy ${policyRef} did not run: no dialect reads ${String(isJsonObject(doc.value) ? doc.value.apiVersion : '')} ${kindOf(doc.value)}` };
+    // The Kyverno CLI runs an unbound MutatingAdmissionPolicy as if bound without restriction.
+    if (dialect.name === 'map') chain.push(...impliedBindingDocs(chain, `${this.suite.file} (binding the Kyverno CLI implies for ${policyRef})`));
     const recognized = chain.filter((d) => dialect.recognizes(d));
     const siblings = [...chain.filter((d) => !dialect.recognizes(d)), ...this.suite.paramResources, ...this.suite.clusterResources];
     const conformance: JsonObject = {};
