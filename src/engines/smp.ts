@@ -4,11 +4,26 @@
  * when nothing changed (strategicMergePatch.go), which is what `strategicMerge` returns.
  */
 import { diagnostic } from '../diagnostics/diagnostic.js';
-import { registerMergeEngine, type MergeEngine } from '../interpreter/engines.js';
-import { strategicMerge } from '../merge/smp/index.js';
+import { registerMergeEngine, type EvalMemo, type MergeEngine } from '../interpreter/engines.js';
+import { declareIdentityExactEngine } from '../interpreter/ops/merge.js';
+import { NormalForms, strategicMerge } from '../merge/smp/index.js';
 
-const SMP_ENGINE: MergeEngine = (target, patch, { op }) => {
-  const r = strategicMerge(target ?? {}, patch);
+const NORMAL_FORMS = Symbol('smp normal forms');
+
+/**
+ * The containers of this evaluation's documents the merge verified to be in normal form: later rules' merges
+ * meet the same untouched subtrees and skip them. Sound because the interpreter never writes in place into a
+ * container it handed to an engine (EvalMemo), and the memo lives no longer than the evaluation.
+ */
+function normalForms(memo: EvalMemo | undefined): NormalForms | undefined {
+  if (memo === undefined) return undefined;
+  let forms = memo.get(NORMAL_FORMS) as NormalForms | undefined;
+  if (forms === undefined) memo.set(NORMAL_FORMS, (forms = new NormalForms()));
+  return forms;
+}
+
+const SMP_ENGINE: MergeEngine = (target, patch, { op, memo }) => {
+  const r = strategicMerge(target ?? {}, patch, { normalForms: normalForms(memo) });
   if (r.ok) return { ok: true, value: r.value.value };
   const first = r.diagnostics[0];
   return {
@@ -24,4 +39,6 @@ const SMP_ENGINE: MergeEngine = (target, patch, { op }) => {
 
 export function registerSmpEngine(): void {
   registerMergeEngine('smp', SMP_ENGINE);
+  // kyamlMerge returns the target itself exactly when the merge leaves it equal (merge/smp/merge.ts).
+  declareIdentityExactEngine(SMP_ENGINE);
 }

@@ -18,6 +18,12 @@ import { isFalse, isMap, objsEqual } from './values.js';
 
 export interface JmesProgram {
   readonly expression: string;
+  /**
+   * The fields of the root the expression can read, or undefined when it may read the root as a whole
+   * (`@`, `*`, a function of `@`...). A root holding just these fields gives the same result, so callers
+   * with an expensive root (Kyverno's context) can build only those.
+   */
+  readonly rootFields: readonly string[] | undefined;
   search(data: unknown, ctx?: JmesContext): JmesResult;
 }
 
@@ -53,7 +59,8 @@ export function compileJmes(expression: string, options: CompileOptions = {}): R
     );
   }
   const root = compileNode(parsed.ast, options.functions ?? KYVERNO_FUNCTIONS);
-  return ok(new CompiledProgram(expression, root));
+  const fields = rootFieldsOf(parsed.ast);
+  return ok(new CompiledProgram(expression, root, fields === undefined ? undefined : [...fields]));
 }
 
 const CACHE_LIMIT = 2048;
@@ -74,6 +81,7 @@ class CompiledProgram implements JmesProgram {
   constructor(
     readonly expression: string,
     private readonly root: Evaluator,
+    readonly rootFields: readonly string[] | undefined,
   ) {}
 
   search(data: unknown, ctx: JmesContext = DEFAULT_CONTEXT): JmesResult {
@@ -82,6 +90,43 @@ class CompiledProgram implements JmesProgram {
     if (r instanceof JmesFailure) return { ok: false, error: { kind: r.kind, message: r.message } };
     if (r instanceof ExpRef) return { ok: true, value: null };
     return { ok: true, value: r === undefined ? null : r };
+  }
+}
+
+/**
+ * The root fields `node` reads when evaluated against the root (see JmesProgram.rootFields); undefined when
+ * it may use the root itself. Follows compileNode: the right side of a sub-expression, projection or pipe
+ * and an expression reference are evaluated against other values, never the root.
+ */
+function rootFieldsOf(node: JmesNode, into: Set<string> = new Set()): Set<string> | undefined {
+  switch (node.type) {
+    case 'Literal':
+    case 'ExpressionReference':
+      return into;
+    case 'Field':
+      into.add(node.name);
+      return into;
+    case 'Subexpression':
+    case 'IndexExpression':
+    case 'Projection':
+    case 'ValueProjection':
+    case 'FilterProjection':
+    case 'Pipe':
+    case 'Flatten':
+      return rootFieldsOf(node.children[0], into);
+    case 'OrExpression':
+    case 'AndExpression':
+    case 'NotExpression':
+    case 'Comparator':
+    case 'MultiSelectList':
+    case 'Function':
+      for (const c of node.children) if (rootFieldsOf(c, into) === undefined) return undefined;
+      return into;
+    case 'MultiSelectHash':
+      for (const p of node.children) if (rootFieldsOf(p.value, into) === undefined) return undefined;
+      return into;
+    default:
+      return undefined;
   }
 }
 

@@ -133,6 +133,33 @@ function serviceAccount(username: string | undefined): { name: string; namespace
   return { namespace: rest[0]!, name: rest[1]! };
 }
 
+/**
+ * The part of the context document an expression reads (JmesProgram.rootFields): the same fields as
+ * `kyvernoDocument`, built for those names only (variables still read on access). Undefined when the scope
+ * cannot look variables up by name.
+ */
+export function kyvernoDocumentFields(scope: ExprScope, names: readonly string[]): Record<string, unknown> | undefined {
+  if (scope.lookup === undefined) return undefined;
+  const doc: Record<string, unknown> = Object.create(null);
+  let sa: { name: string; namespace: string } | undefined | null = null;
+  for (const name of names) {
+    const binding = scope.lookup(name);
+    if (binding !== undefined) {
+      Object.defineProperty(doc, name, { enumerable: true, configurable: true, get: () => binding.value });
+      continue;
+    }
+    if (name === 'request') doc.request = requestDocument(scope);
+    else if (name === 'images') {
+      const source = scope.object ?? scope.request.oldObject ?? null;
+      if (podSpecOf(source)) doc.images = imagesOf(source) ?? {};
+    } else if (name === 'serviceAccountName' || name === 'serviceAccountNamespace') {
+      if (sa === null) sa = serviceAccount(scope.request.userInfo?.username);
+      if (sa) doc[name] = name === 'serviceAccountName' ? sa.name : sa.namespace;
+    }
+  }
+  return doc;
+}
+
 /** The context document for one evaluation; cheap to build, every part computed on first read. */
 export function kyvernoDocument(scope: ExprScope): Record<string, unknown> {
   const doc: Record<string, unknown> = Object.create(null);

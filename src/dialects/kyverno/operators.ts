@@ -70,10 +70,20 @@ function parseIntGo(s: string): number | undefined {
   return /^[+-]?\d+$/.test(s) ? Number(s) : undefined;
 }
 
+/**
+ * time.ParseDuration fails unless the text (past one sign) starts with a digit or a dot: checked first, as
+ * most operands are plain words and a failed parse builds its error message.
+ */
+function mayBeDuration(s: string): boolean {
+  let c = s.charCodeAt(0);
+  if (c === 43 || c === 45) c = s.charCodeAt(1); // + -
+  return c === 46 || (c >= 48 && c <= 57); // . 0-9
+}
+
 /** operator/duration.go parseDuration: at least one side is a duration string; numbers are seconds. */
 function durationPair(key: unknown, value: unknown): [number, number] | undefined {
   const asDuration = (v: unknown): number | undefined => {
-    if (typeof v !== 'string') return undefined;
+    if (typeof v !== 'string' || !mayBeDuration(v)) return undefined;
     const d = parseDuration(v);
     return d.ok ? Number(d.ns) / 1e9 : undefined;
   };
@@ -319,7 +329,7 @@ function numeric(key: unknown, value: unknown, cmp: Cmp): boolean {
 function durationOperator(key: unknown, value: unknown, cmp: Cmp): boolean {
   const seconds = (v: unknown): number | undefined => {
     if (typeof v === 'number') return v;
-    if (typeof v === 'string') {
+    if (typeof v === 'string' && mayBeDuration(v)) {
       const d = parseDuration(v);
       return d.ok ? Number(d.ns) / 1e9 : undefined;
     }

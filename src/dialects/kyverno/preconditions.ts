@@ -12,6 +12,7 @@ import { canonicalOperator, evaluateOperator } from './operators.js';
 import { opaqueExpression } from './opaque.js';
 import { substituteTree, type Substituted, type SubstitutionEnv } from './variables.js';
 import type { Reader } from './reader.js';
+import { compileTree } from './template.js';
 
 /** The guard for a preconditions block, or undefined when there is none. */
 export function preconditionsGuard(r: Reader, at: (string | number)[], diagnostics: Diagnostic[]): Guard | undefined {
@@ -52,7 +53,16 @@ function conditionHolds(c: JsonValue): boolean {
 
 /** Evaluates a preconditions block (the JSON the opaque guard carries). */
 export function evaluateConditions(block: JsonValue, env: SubstitutionEnv): Substituted<boolean> {
-  const substituted = substituteTree(block, env);
+  return conditionsOutcome(substituteTree(block, env));
+}
+
+/** `evaluateConditions` for one block, its variables located once (template.ts). */
+export function compileConditions(block: JsonValue): (env: SubstitutionEnv) => Substituted<boolean> {
+  const substitute = compileTree(block);
+  return (env) => conditionsOutcome(substitute(env));
+}
+
+function conditionsOutcome(substituted: Substituted<JsonValue>): Substituted<boolean> {
   if (!substituted.ok) return { ok: false, message: `failed to substitute variables in preconditions: ${substituted.message}` };
   const b = substituted.value;
   if (Array.isArray(b)) return { ok: true, value: b.every(conditionHolds) };

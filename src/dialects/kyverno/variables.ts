@@ -50,19 +50,34 @@ function spliced(value: unknown): string {
 }
 
 function resolve(env: SubstitutionEnv, body: string, path: string): Substituted<{ value: unknown; shallow: boolean }> {
+  const shallow = body.startsWith('-');
+  const r = queryHole(env, body, path);
+  return r.ok ? { ok: true, value: { value: r.value, shallow } } : r;
+}
+
+/** The value of one hole's body (`{{-` marker included) queried against the context. */
+export function queryHole(env: SubstitutionEnv, body: string, path: string): Substituted {
   let variable = body;
-  let shallow = false;
-  if (variable.startsWith('-')) {
-    shallow = true;
-    variable = variable.slice(1).trim();
-  }
+  if (variable.startsWith('-')) variable = variable.slice(1).trim();
   if (env.isDelete) variable = variable.replaceAll('request.object', 'request.oldObject');
   const r = env.query(variable);
   if (!r.ok) {
     // NotFound and invalid-variable errors keep their own message; others are wrapped (vars.go).
     return { ok: false, message: r.notFound ? r.message : `failed to resolve ${variable} at path ${path}: ${r.message}` };
   }
-  return { ok: true, value: { value: r.value, shallow } };
+  return r;
+}
+
+/**
+ * The body of a string that is exactly one hole (substituteString's first pass then returns the hole's value,
+ * whatever its type, and scans no further); undefined for any other string.
+ */
+export function wholeHoleBody(s: string): string | undefined {
+  if (!s.includes('{{')) return undefined;
+  VARIABLES.lastIndex = 0;
+  const first = VARIABLES.exec(s);
+  if (!first || first.index !== 0 || first[1] !== '' || first[2]!.length !== s.length) return undefined;
+  return holeBody(s);
 }
 
 /** Substitutes the variables of one string; `path` is the JSON pointer of the string, for messages. */
@@ -99,7 +114,7 @@ export function substituteString(input: string, env: SubstitutionEnv, path = '')
   return { ok: true, value: value.replace(ESCAPED, (m) => m.slice(1)) };
 }
 
-function pointerToken(k: string | number): string {
+export function pointerToken(k: string | number): string {
   return String(k).replaceAll('~', '~0').replaceAll('/', '~1');
 }
 

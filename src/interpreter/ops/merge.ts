@@ -2,7 +2,7 @@ import { copyObject, defineOwn, hasOwn, isJsonObject, jsonEqual, type JsonObject
 import { sameJson } from '../same-json.js';
 import { newEpoch } from '../walk.js';
 import type { MergeOp } from '../../ir/nodes.js';
-import { mergeEngine } from '../engines.js';
+import { mergeEngine, type MergeEngine } from '../engines.js';
 import { EvalFailure, evalFailure } from '../failure.js';
 import { compileValue } from '../values.js';
 import { UNCHANGED } from '../walk.js';
@@ -33,13 +33,29 @@ export function jsonMergePatch(target: JsonValue | undefined, patch: JsonValue):
   return out ?? (isJsonObject(target) ? target : base);
 }
 
-function mergeWith(op: MergeOp, old: JsonValue | undefined, patch: JsonValue, st: EvalState): JsonValue {
-  if (op.strategy === 'json') return jsonMergePatch(old, patch);
+/**
+ * Engines that return the target itself whenever the merge leaves it equal: a result that is not the target
+ * then is a change, so the deep comparison after each merge is skipped for them.
+ */
+const exactEngines = new WeakSet<MergeEngine>();
+
+export function declareIdentityExactEngine(engine: MergeEngine): void {
+  exactEngines.add(engine);
+}
+
+/** The merged value, or UNCHANGED when it equals `old`. */
+function mergeWith(op: MergeOp, old: JsonValue | undefined, patch: JsonValue, st: EvalState): JsonValue | typeof UNCHANGED {
+  if (op.strategy === 'json') {
+    const merged = jsonMergePatch(old, patch);
+    return old !== undefined && sameJson(merged, old) ? UNCHANGED : merged;
+  }
   const engine = mergeEngine(op.strategy);
   if (!engine) throw evalFailure('TM3005', `the ${op.strategy === 'smp' ? 'strategic merge' : 'structured merge'} engine is not available`, op.origin);
   const r = engine(old, patch, { op, request: st.request, memo: evalMemo(st) });
   if (!r.ok) throw new EvalFailure(r.diagnostic);
-  return r.value;
+  const merged = r.value;
+  if (old === undefined) return merged;
+  return merged === old || (!exactEngines.has(engine) && sameJson(merged, old)) ? UNCHANGED : merged;
 }
 
 export function compileMerge(op: MergeOp): OpFn {
@@ -47,27 +63,28 @@ export function compileMerge(op: MergeOp): OpFn {
   const atRoot = op.path.root === 'object' && op.path.segments.length === 0;
   return (st, scope) => {
     const patch = value(st, scope);
-    if (atRoot) {
-      // A merge into the whole object (MAP ApplyConfiguration, patch/smd.go) has no parent to write through.
-      const old = st.object ?? undefined;
-      const merged = mergeWith(op, old, patch, st);
-      if (!(old !== undefined && sameJson(merged, old))) st.object = merged;
-      st.owned = newEpoch();
+    try {
+      if (atRoot) {
+        // A merge into the whole object (MAP ApplyConfiguration, patch/smd.go) has no parent to write through.
+        const merged = mergeWith(op, st.object ?? undefined, patch, st);
+        if (merged !== UNCHANGED) st.object = merged;
+        return scope;
+      }
+      writePath(
+        st,
+        scope,
+        op.path,
+        // `old` is undefined exactly when the place does not exist (walk.ts).
+        (old) => mergeWith(op, old, patch, st),
+        true,
+        op.origin,
+      );
       return scope;
+    } finally {
+      // Merge results share subtrees with the patch value and the target: nothing is owned any more. Also
+      // when the merge failed: the engine saw the target's containers, and engines may keep facts about them
+      // for the whole evaluation (EvalMemo), so they must never be written in place again.
+      st.owned = newEpoch();
     }
-    writePath(
-      st,
-      scope,
-      op.path,
-      (old, exists) => {
-        const merged = mergeWith(op, old, patch, st);
-        return exists && sameJson(merged, old) ? UNCHANGED : merged;
-      },
-      true,
-      op.origin,
-    );
-    // Merge results share subtrees with the patch value and the target: nothing is owned any more.
-    st.owned = newEpoch();
-    return scope;
   };
 }

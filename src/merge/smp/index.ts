@@ -10,7 +10,7 @@ import { diagnostic, fail, ok, type Result } from '../../diagnostics/index.js';
 import { isJsonObject, type JsonValue } from '../../ir/json.js';
 import { needsPreprocessing, preprocessPattern } from './anchors.js';
 import { compileFastPattern, runFastPattern, type FastPattern } from './anchors-fast.js';
-import { kyamlMerge, type MergeFailure } from './merge.js';
+import { kyamlMerge, type MergeFailure, type NormalForms } from './merge.js';
 
 export interface GroupVersionKind {
   group: string;
@@ -21,6 +21,8 @@ export interface GroupVersionKind {
 export interface StrategicMergeOptions {
   /** The kind whose Kubernetes 1.21.2 schema drives list merging; default: the resource's apiVersion/kind. */
   kind?: GroupVersionKind;
+  /** See KyamlMergeOptions.normalForms. */
+  normalForms?: NormalForms;
 }
 
 export interface StrategicMergeValue {
@@ -29,6 +31,7 @@ export interface StrategicMergeValue {
   skipped?: string;
 }
 
+const NO_OPTIONS = {};
 const EMPTY_PATCH: JsonValue = Object.freeze({}) as JsonValue;
 
 /** What stage (a) needs for one pattern: nothing, the compiled form (anchors-fast.ts), or anchors.ts. */
@@ -72,7 +75,11 @@ export function strategicMerge(resource: JsonValue, patch: JsonValue, opts: Stra
   const merged = kyamlMerge(
     resource,
     plainPatch,
-    gvk ? { apiVersion: gvk.group === '' ? gvk.version : `${gvk.group}/${gvk.version}`, kind: gvk.kind } : {},
+    gvk
+      ? { apiVersion: gvk.group === '' ? gvk.version : `${gvk.group}/${gvk.version}`, kind: gvk.kind, normalForms: opts.normalForms }
+      : opts.normalForms !== undefined
+        ? { normalForms: opts.normalForms }
+        : NO_OPTIONS,
   );
   if (!merged.ok) return failure(`failed to apply patchStrategicMerge: ${describe(merged.error)}`, merged.error.kind === 'kind');
   return ok(skipped === undefined ? { value: merged.value } : { value: merged.value, skipped });
@@ -87,6 +94,6 @@ function failure(message: string, shape = false): Result<StrategicMergeValue> {
 }
 
 export { preprocessPattern, type PreprocessOutcome, type PreprocessError } from './anchors.js';
-export { kyamlMerge, type KyamlMergeOptions, type MergeOutcome, type MergeFailure } from './merge.js';
+export { kyamlMerge, NormalForms, type KyamlMergeOptions, type MergeOutcome, type MergeFailure } from './merge.js';
 export { matchPattern, type MatchError } from './pattern-match.js';
 export { schemaForResourceType, knownResourceTypes } from './schema.js';

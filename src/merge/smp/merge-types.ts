@@ -1,5 +1,6 @@
 /** The result and failure shapes of the kyaml merge (shared by merge.ts and its reference form merge-full.ts). */
 import type { JsonValue } from '../../ir/json.js';
+import type { NormalForms } from './normal-forms.js';
 
 export interface MergeFailure {
   /** `kind` = the patch and the resource disagree on a node's kind (kyaml ErrorIfInvalid). */
@@ -14,6 +15,12 @@ export interface KyamlMergeOptions {
   /** The apiVersion/kind whose schema drives the merge; default: the resource's, else the patch's. */
   apiVersion?: string;
   kind?: string;
+  /**
+   * Containers already known to be in normal form (see merge.ts isNormal), with the schema they were checked
+   * under. Only for callers that guarantee no container in it is ever changed in place afterwards (the
+   * interpreter's EvalMemo: one evaluation, copy-on-write); the merge adds what it verifies.
+   */
+  normalForms?: NormalForms;
 }
 
 /** One walk step: the value to set (undefined = clear) and whether it is the resource node merged in place. */

@@ -19,13 +19,15 @@
  *   order (walk/associative_sequence.go with Prepend). Everything else goes to the full walk.
  * test/merge/smp/fast-merge.test.ts checks both walks agree on generated resources and patches.
  */
-import { defineOwn, hasOwn, isJsonObject, type JsonObject, type JsonValue } from '../../ir/json.js';
+import { defineOwn, hasOwn, isJsonObject, jsonEqual, type JsonObject, type JsonValue } from '../../ir/json.js';
 import { compareGoStrings, nodeText, scalarText } from './go-text.js';
 import { kyamlMergeFull, walk as fullWalk } from './merge-full.js';
 import type { KyamlMergeOptions, MergeOutcome } from './merge-types.js';
+import type { NormalForms } from './normal-forms.js';
 import { elementSchema, fieldSchema, schemaForResourceType, type SchemaRef, type SmpSchema } from './schema.js';
 
 export type { KyamlMergeOptions, MergeFailure, MergeOutcome } from './merge-types.js';
+export { NormalForms } from './normal-forms.js';
 export { kyamlMergeFull } from './merge-full.js';
 
 /** The fast walk gives up: the full walk decides (a failure, or a case it does not reproduce). */
@@ -34,12 +36,34 @@ type Fast = JsonValue | undefined | typeof BAIL;
 
 const NO_PATH: string[] = [];
 
-/** kyaml's merge of `patch` into `resource`. The inputs are never modified; untouched subtrees are shared. */
+/** The caller's memo of verified containers for the merge running now (kyamlMerge is not re-entrant). */
+let normalForms: NormalForms | undefined;
+/**
+ * Whether the merge running now used the full walk for some subtree. Until then every node it builds is in
+ * normal form (fields the patch reaches are merged into that form, the others were verified), so it goes
+ * into `normalForms` and the next merge of the same document skips it.
+ */
+let delegated = false;
+
+/**
+ * kyaml's merge of `patch` into `resource`. The inputs are never modified; untouched subtrees are shared, and
+ * the result is `resource` itself exactly when it equals `resource` (callers detect a change by identity).
+ */
 export function kyamlMerge(resource: JsonValue, patch: JsonValue, options: KyamlMergeOptions = {}): MergeOutcome {
   let schema: SchemaRef = null;
   if (options.apiVersion !== undefined && options.kind !== undefined) schema = schemaForResourceType(options.apiVersion, options.kind);
-  const value = fastNode(resource, patch, schema);
-  if (value === BAIL) return kyamlMergeFull(resource, patch, options);
+  normalForms = options.normalForms;
+  delegated = false;
+  let value: Fast;
+  try {
+    value = fastNode(resource, patch, schema);
+  } finally {
+    normalForms = undefined;
+  }
+  if (value === BAIL) {
+    const full = kyamlMergeFull(resource, patch, options);
+    return full.ok && full.value !== resource && jsonEqual(full.value, resource) ? { ok: true, value: resource } : full;
+  }
   if (value === undefined || value === null) {
     return { ok: false, error: { kind: 'other', message: 'filter cannot create or delete objects', path: [] } };
   }
@@ -48,9 +72,12 @@ export function kyamlMerge(resource: JsonValue, patch: JsonValue, options: Kyaml
 
 /** The full walk of one subtree (its failure makes the whole merge rerun in full, for the error's path). */
 function delegate(dest: JsonValue | undefined, patch: JsonValue | undefined, schema: SchemaRef): Fast {
+  delegated = true;
   NO_PATH.length = 0;
   const step = fullWalk(dest, patch, schema, NO_PATH);
-  return step.ok ? step.value : BAIL;
+  if (!step.ok) return BAIL;
+  // The fast walk returns a node itself whenever the merge leaves it equal (see kyamlMerge); so does this.
+  return dest !== undefined && step.value !== dest && step.value !== undefined && jsonEqual(step.value, dest) ? dest : step.value;
 }
 
 /** walk.Walker.GetSchema: with no schema, a node carrying apiVersion and kind selects its own. */
@@ -80,6 +107,8 @@ function fastNode(dest: JsonValue | undefined, patch: JsonValue | undefined, sch
   if (destSet && patch !== null && kindOf(patch) !== kind) return BAIL; // ErrorIfInvalid
   if (kind === 0) return fastMap(destSet ? (dest as JsonObject) : undefined, patch, schema);
   if (kind === 1 && schema !== null && schema.merge !== undefined) return fastList(destSet ? (dest as JsonValue[]) : undefined, patch, schema);
+  // A replaced list equal to the resource's keeps the resource's (see kyamlMerge: identity means unchanged).
+  if (kind === 1 && destSet && patch !== dest && jsonEqual(dest, patch)) return dest;
   return patch;
 }
 
@@ -87,7 +116,7 @@ function fastNode(dest: JsonValue | undefined, patch: JsonValue | undefined, sch
 function fastMap(dest: JsonObject | undefined, patch: JsonValue, schema: SchemaRef): Fast {
   if (patch === null) return dest === undefined ? null : undefined;
   if (!isJsonObject(patch)) return BAIL;
-  if (hasOwn(patch, '$patch')) return delegate(dest, patch, schema);
+  if (patch.$patch !== undefined) return delegate(dest, patch, schema);
   return dest === undefined ? fastFields(patch, patch, schema) : fastFields(dest, patch, schema);
 }
 
@@ -100,8 +129,8 @@ function fastFields(dest: JsonObject, patch: JsonObject, schema: SchemaRef): Fas
   const patchKeys = Object.keys(patch);
   for (let i = 0; i < patchKeys.length; i++) {
     const name = patchKeys[i]!;
-    const inDest = self || hasOwn(dest, name);
-    const dv = inDest ? dest[name] : undefined;
+    const dv = self ? patch[name] : ownField(dest, name);
+    const inDest = dv !== undefined;
     const pv = patch[name]!;
     const value = fastNode(dv, pv, fieldSchema(schema, name));
     if (value === BAIL) return BAIL;
@@ -117,7 +146,8 @@ function fastFields(dest: JsonObject, patch: JsonObject, schema: SchemaRef): Fas
       defineOwn((appendedValues ??= {}), name, value);
     }
   }
-  if (!self && schema !== null) {
+  const tracked = normalForms !== undefined && schema !== null && (schema.values !== undefined || (schema.fieldNames !== undefined && schema.fieldNames.length > 0));
+  if (!self && schema !== null && !(tracked && normalForms!.has(dest, schema))) {
     // The resource's own fields that can hold a merge list: unchanged unless not already in normal form.
     if (schema.values !== undefined) {
       for (const name of Object.keys(dest)) {
@@ -130,7 +160,7 @@ function fastFields(dest: JsonObject, patch: JsonObject, schema: SchemaRef): Fas
       const names = schema.fieldNames;
       for (let i = 0; i < names.length; i++) {
         const name = names[i]!;
-        if (!hasOwn(dest, name) || hasOwn(patch, name)) continue;
+        if (ownField(dest, name) === undefined || ownField(patch, name) !== undefined) continue;
         const changed = destOnlyField(dest, name, schema.fieldSchemas![i]!);
         if (changed === BAIL) return BAIL;
         if (changed !== dest[name]) out = applyDestOnly(out ?? { ...dest }, name, changed);
@@ -142,7 +172,20 @@ function fastFields(dest: JsonObject, patch: JsonObject, schema: SchemaRef): Fas
     if (appended.length > 1) appended.sort(compareGoStrings);
     for (const name of appended) defineOwn(out, name, appendedValues![name]!);
   }
-  return out ?? dest;
+  const result = out ?? dest;
+  if (tracked && !delegated) normalForms!.addResult(result, schema!);
+  return result;
+}
+
+/**
+ * `obj`'s own field, or undefined, in one lookup instead of hasOwn and a read: a JSON value is never
+ * undefined nor a function, and `__proto__` is the only other name a plain read finds on Object.prototype.
+ */
+function ownField(obj: JsonObject, name: string): JsonValue | undefined {
+  const v = obj[name];
+  if (v === undefined) return undefined;
+  if (typeof v === 'function' || name === '__proto__') return hasOwn(obj, name) ? v : undefined;
+  return v;
 }
 
 function destOnlyField(dest: JsonObject, name: string, schema: SchemaRef): Fast {
@@ -172,30 +215,39 @@ function isNormal(v: JsonValue, schema: SchemaRef): boolean {
   if (Array.isArray(v)) {
     const keys = schema.merge;
     if (keys === undefined) return true;
+    // Rules after the first see the same untouched subtrees (copy-on-write): verify each once per caller memo.
+    if (normalForms !== undefined && normalForms.has(v, schema)) return true;
     if (!isPlainList(v, keys)) return false;
-    if (keys.length === 0) return true;
-    const elem = elementSchema(schema);
-    for (let i = 0; i < v.length; i++) if (!isNormal(v[i]!, elem)) return false;
+    if (keys.length > 0) {
+      const elem = elementSchema(schema);
+      for (let i = 0; i < v.length; i++) if (!isNormal(v[i]!, elem)) return false;
+    }
+    normalForms?.addVerified(v, schema);
     return true;
   }
   if (schema.values !== undefined) {
+    if (normalForms !== undefined && normalForms.has(v, schema)) return true;
     for (const name of Object.keys(v)) if (!isNormal(v[name]!, fieldSchema(schema, name))) return false;
+    normalForms?.addVerified(v, schema);
     return true;
   }
   const names = schema.fieldNames;
-  if (names !== undefined) {
+  if (names !== undefined && names.length > 0) {
+    if (normalForms !== undefined && normalForms.has(v, schema)) return true;
     for (let i = 0; i < names.length; i++) {
       const name = names[i]!;
-      if (hasOwn(v, name) && !isNormal(v[name]!, schema.fieldSchemas![i]!)) return false;
+      const field = ownField(v, name);
+      if (field !== undefined && !isNormal(field, schema.fieldSchemas![i]!)) return false;
     }
+    normalForms?.addVerified(v, schema);
   }
   return true;
 }
 
 /** A merge-key component as kyaml reads it: a non-empty scalar; undefined when missing, null, empty or a collection. */
 function keyComponent(el: JsonObject, key: string): string | number | boolean | undefined {
-  if (!hasOwn(el, key)) return undefined;
-  const v = el[key];
+  const v = ownField(el, key);
+  if (v === undefined) return undefined;
   if (v === null || typeof v === 'object' || v === '') return undefined;
   return v;
 }
@@ -241,7 +293,7 @@ function fastList(dest: JsonValue[] | undefined, patch: JsonValue, schema: SmpSc
     return delegate(dest, patch, schema);
   }
   if (!isPlainList(patch, keys) || (dest !== undefined && !isPlainList(dest, keys))) return delegate(dest, patch, schema);
-  for (const p of patch) if (hasOwn(p as JsonObject, '$patch')) return delegate(dest, patch, schema);
+  for (const p of patch) if ((p as JsonObject).$patch !== undefined) return delegate(dest, patch, schema);
   const elem = elementSchema(schema);
   const out: JsonValue[] = [];
   let matched = 0; // bit i: dest[i] has a patch counterpart (lists are at most 32 long here)
@@ -265,12 +317,14 @@ function fastList(dest: JsonValue[] | undefined, patch: JsonValue, schema: SmpSc
     if (!isJsonObject(value)) return delegate(dest, patch, schema);
     out.push(value);
   }
+  let result: JsonValue[] = out;
   if (out.length === dest.length) {
     let same = true;
     for (let i = 0; i < out.length && same; i++) same = out[i] === dest[i];
-    if (same) return dest;
+    if (same) result = dest;
   }
-  return out;
+  if (normalForms !== undefined && !delegated) normalForms.addResult(result, schema);
+  return result;
 }
 
 /**

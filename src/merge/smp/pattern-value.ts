@@ -55,10 +55,34 @@ function validateNil(value: JsonValue | undefined): boolean {
 
 function validateStringPatterns(value: JsonValue | undefined, pattern: string): boolean {
   if (value === pattern) return true;
+  if (isPlainPattern(pattern)) return compareString(value, pattern, '');
   for (const condition of pattern.split('|')) {
     if (checkAndConditions(value, trimSpaces(condition))) return true;
   }
   return false;
+}
+
+const plainPatterns = new Map<string, boolean>();
+const PLAIN_LIMIT = 1024;
+
+/**
+ * A pattern of one piece, no operator, no surrounding spaces, neither a duration nor a quantity: the checks
+ * below then reduce to compareString (patterns come from policies, so the answer is cached per text).
+ */
+function isPlainPattern(pattern: string): boolean {
+  let plain = plainPatterns.get(pattern);
+  if (plain === undefined) {
+    plain =
+      !/[|&]/.test(pattern) &&
+      trimSpaces(pattern) === pattern &&
+      goTrimAscii(pattern) === pattern &&
+      operatorOf(pattern) === '' &&
+      !parseDuration(pattern).ok &&
+      parseQuantity(pattern) === undefined;
+    if (plainPatterns.size >= PLAIN_LIMIT) plainPatterns.clear();
+    plainPatterns.set(pattern, plain);
+  }
+  return plain;
 }
 
 function checkAndConditions(value: JsonValue | undefined, pattern: string): boolean {

@@ -5,8 +5,8 @@
  * directives, kind clashes, compound keys, sets of primitives, nested keyed lists, unknown kinds.
  */
 import { describe, expect, it } from 'vitest';
-import type { JsonObject, JsonValue } from '../../../src/ir/json.js';
-import { kyamlMerge, kyamlMergeFull } from '../../../src/merge/smp/merge.js';
+import { jsonEqual, type JsonObject, type JsonValue } from '../../../src/ir/json.js';
+import { kyamlMerge, kyamlMergeFull, NormalForms } from '../../../src/merge/smp/merge.js';
 
 function rng(seed: number): () => number {
   let a = seed >>> 0;
@@ -143,6 +143,8 @@ function patchFor(r: Rand, header: JsonObject): JsonObject {
 
 const ROUNDS = 4000;
 
+const isObject = (v: JsonValue): v is JsonObject => typeof v === 'object' && v !== null && !Array.isArray(v);
+
 describe('fast kyaml merge ≡ full walk', () => {
   it(`agrees on ${ROUNDS} generated resource/patch pairs (values, key order, failures)`, () => {
     const r = rng(0x5eed);
@@ -160,6 +162,8 @@ describe('fast kyaml merge ≡ full walk', () => {
       expect(JSON.stringify(fast), context).toBe(JSON.stringify(full));
       if (!fast.ok) failed++;
       else if (fast.value !== res) changed++;
+      // Callers detect a change by identity (src/engines/smp.ts): the resource itself exactly when unchanged.
+      if (fast.ok) expect(fast.value === res, context).toBe(jsonEqual(fast.value, res));
     }
     // The generator must reach both outcomes often, or the comparison proves little.
     expect(changed).toBeGreaterThan(ROUNDS / 4);
@@ -172,6 +176,51 @@ describe('fast kyaml merge ≡ full walk', () => {
       const res = resource(r, typeHeader(r));
       const context = JSON.stringify(res);
       expect(JSON.stringify(kyamlMerge(res, {})), context).toBe(JSON.stringify(kyamlMergeFull(res, {})));
+    }
+  });
+
+  it('returns the resource itself exactly when a merge leaves it equal (patches copied from the resource)', () => {
+    const r = rng(0x1d);
+    let same = 0;
+    for (let i = 0; i < 2000; i++) {
+      const res = resource(r, typeHeader(r));
+      if (!isObject(res)) continue;
+      const copy = JSON.parse(JSON.stringify(res)) as JsonObject;
+      const partial: JsonObject = {};
+      for (const k of Object.keys(copy)) if (chance(r, 0.5)) partial[k] = copy[k]!;
+      for (const patch of [copy, partial, res]) {
+        const fast = kyamlMerge(res, patch);
+        const full = kyamlMergeFull(res, patch);
+        const context = `case ${i}: ${JSON.stringify([res, patch])}`;
+        expect(JSON.stringify(fast), context).toBe(JSON.stringify(full));
+        if (!fast.ok) continue;
+        expect(fast.value === res, context).toBe(jsonEqual(fast.value, res));
+        if (fast.value === res) same++;
+      }
+    }
+    expect(same).toBeGreaterThan(500);
+  });
+
+  it('gives the same results with a normal-form memo shared by a sequence of merges', () => {
+    const r = rng(0xfeed);
+    for (let i = 0; i < 500; i++) {
+      const header = typeHeader(r);
+      let withMemo: JsonValue = resource(r, header);
+      let without: JsonValue = withMemo;
+      const normalForms = new NormalForms();
+      for (let step = 0; step < 6; step++) {
+        const patch = patchFor(r, header);
+        const a = kyamlMerge(withMemo, patch, { normalForms });
+        const b = kyamlMerge(without, patch);
+        const context = `case ${i} step ${step}: ${JSON.stringify([without, patch])}`;
+        expect(JSON.stringify(a), context).toBe(JSON.stringify(b));
+        expect(JSON.stringify(a), context).toBe(JSON.stringify(kyamlMergeFull(without, patch)));
+        // An empty patch (a skipped rule) must still normalise what the memo has not verified.
+        expect(JSON.stringify(kyamlMerge(withMemo, {}, { normalForms })), context).toBe(JSON.stringify(kyamlMergeFull(withMemo, {})));
+        if (!a.ok || !b.ok) break;
+        withMemo = a.value;
+        without = b.value;
+      }
     }
   });
 
