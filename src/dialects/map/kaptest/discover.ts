@@ -5,7 +5,8 @@
  * skipped, as for kyverno-test.yaml: the old `.kaptest/` layout is kaptest v0.1's VAP-only format). A file given
  * directly is a manifest when it is named `kaptest.yaml` or reads as one (mapTestSuites / vapTestSuites).
  */
-import { readFileSync, readdirSync, statSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
+import { findNamedFiles } from '../../../io/find-named.js';
 import { basename } from 'node:path';
 import { isJsonObject } from '../../../ir/json.js';
 import { loadYamlText } from '../../../io/yaml-load.js';
@@ -28,33 +29,5 @@ export function isKaptestFile(file: string): boolean {
 }
 
 export function findKaptestFiles(path: string): string[] {
-  let stat;
-  try {
-    stat = statSync(path);
-  } catch {
-    return [];
-  }
-  if (stat.isFile()) return isKaptestFile(path) ? [path] : [];
-  if (!stat.isDirectory()) return [];
-  const out: string[] = [];
-  const names = readdirSync(path)
-    .filter((n) => !n.startsWith('.'))
-    .sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
-  // The folder's own manifest first, then its subfolders in name order.
-  for (const name of names) {
-    const child = joinPath(path, name);
-    let s;
-    try {
-      s = statSync(child);
-    } catch {
-      continue;
-    }
-    if (name === KAPTEST_FILE_NAME && s.isFile()) out.unshift(child);
-    else if (s.isDirectory()) out.push(...findKaptestFiles(child));
-  }
-  return out;
-}
-
-function joinPath(dir: string, name: string): string {
-  return dir.endsWith('/') ? `${dir}${name}` : `${dir}/${name}`;
+  return findNamedFiles(path, KAPTEST_FILE_NAME, isKaptestFile);
 }
