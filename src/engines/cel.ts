@@ -78,7 +78,7 @@ function spanOf(expr: ExprSource): Span {
 }
 
 /** The CEL `request` value (admission/v1 AdmissionRequest as plugin/cel CreateAdmissionRequest fills it). */
-function requestValue(req: AdmissionRequest): Record<string, unknown> {
+export function requestValue(req: AdmissionRequest): Record<string, unknown> {
   const f = requestFacts(req);
   const extras = requestExtras.get(req) ?? {};
   const u = req.userInfo ?? {};

@@ -59,6 +59,21 @@ export interface MatchClause {
   userInfo?: UserMatch;
 }
 
+/** Every field of a clause, in the order the text and YAML forms write them. */
+export const MATCH_CLAUSE_KEYS: readonly (keyof MatchClause)[] = [
+  'kinds',
+  'resources',
+  'operations',
+  'names',
+  'namespaces',
+  'excludedNamespaces',
+  'labelSelector',
+  'namespaceSelector',
+  'annotations',
+  'scope',
+  'userInfo',
+];
+
 /**
  * The first-class match block. The request matches when (`any` is absent or one of its clauses holds) and
  * (every clause of `all` holds) and no exclusion holds. An empty spec matches everything.

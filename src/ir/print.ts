@@ -20,7 +20,7 @@
  */
 import type { Origin } from '../diagnostics/span.js';
 import type { JsonObject, JsonValue } from './json.js';
-import type { LabelSelector, MatchClause, MatchSpec } from './match.js';
+import { MATCH_CLAUSE_KEYS, type LabelSelector, type MatchClause, type MatchSpec } from './match.js';
 import type { Guard, JsonPatchStep, Op, Policy, Rule, Semantics, TemplatePart, Value } from './nodes.js';
 import type { Path } from './path.js';
 import { PATH_ROOTS, printName, printPath } from './path-text.js';
@@ -135,19 +135,6 @@ export function printGuard(g: Guard): string {
 // ---------------------------------------------------------------------------------------------- match
 
 const MATCH_KEYS = ['globs', 'any', 'all', 'exclude'] as const;
-const CLAUSE_KEYS: readonly (keyof MatchClause)[] = [
-  'kinds',
-  'resources',
-  'operations',
-  'names',
-  'namespaces',
-  'excludedNamespaces',
-  'labelSelector',
-  'namespaceSelector',
-  'annotations',
-  'scope',
-  'userInfo',
-];
 const GVK_KEYS = ['group', 'version', 'kind', 'subresource'];
 const RESOURCE_KEYS = ['groups', 'versions', 'resources', 'resourceNames', 'operations', 'scope'];
 const SELECTOR_KEYS = ['matchLabels', 'matchExpressions'];
@@ -177,7 +164,7 @@ function orderSelector(s: LabelSelector): JsonObject {
 }
 
 function orderClause(c: MatchClause): JsonObject {
-  return ordered(c, CLAUSE_KEYS as readonly string[], (k, v) => {
+  return ordered(c, MATCH_CLAUSE_KEYS as readonly string[], (k, v) => {
     switch (k) {
       case 'kinds':
         return Array.isArray(v) ? v.map((g) => ordered(g as object, GVK_KEYS)) : v;

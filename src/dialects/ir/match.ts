@@ -10,6 +10,7 @@ import type {
   ResourcePattern,
   UserMatch,
 } from '../../ir/match.js';
+import { MATCH_CLAUSE_KEYS } from '../../ir/match.js';
 import type { YamlPath } from '../../io/source.js';
 import type { Reader } from './reader.js';
 
@@ -63,22 +64,9 @@ function readClauses(r: Reader, v: JsonValue, path: YamlPath, what: string): Mat
   return r.listOf(v, path, what, (x, p) => readClause(r, x, p, `a clause of ${what}`));
 }
 
-const CLAUSE_FIELDS = [
-  'kinds',
-  'resources',
-  'operations',
-  'names',
-  'namespaces',
-  'excludedNamespaces',
-  'labelSelector',
-  'namespaceSelector',
-  'annotations',
-  'scope',
-  'userInfo',
-];
 
 function readClause(r: Reader, v: JsonValue, path: YamlPath, what: string): MatchClause | undefined {
-  const o = r.object(v, path, what, [], CLAUSE_FIELDS);
+  const o = r.object(v, path, what, [], MATCH_CLAUSE_KEYS);
   if (!o) return undefined;
   const c: MatchClause = {};
   const f = new Fields(o, path);

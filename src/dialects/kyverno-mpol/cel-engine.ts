@@ -10,13 +10,12 @@ import { withKyvernoData, type KyvernoDataProvider } from '../../cel/lib/kyverno
 import { CelError } from '../../cel/values.js';
 import { diagnostic } from '../../diagnostics/diagnostic.js';
 import type { Span } from '../../diagnostics/span.js';
-import { registerCelEngine, resultToJson, RESERVED_VAR_PREFIX } from '../../engines/cel.js';
+import { registerCelEngine, requestValue, resultToJson, RESERVED_VAR_PREFIX } from '../../engines/cel.js';
 import type { CompiledExpr, ExprScope, ExpressionEngine } from '../../interpreter/engines.js';
 import { expressionEngine, registerExpressionEngine } from '../../interpreter/engines.js';
 import { EvalFailure } from '../../interpreter/failure.js';
 import type { JsonValue } from '../../ir/json.js';
 import type { ExprSource } from '../../ir/nodes.js';
-import { requestFacts } from '../../k8s/facts.js';
 import type { AdmissionRequest } from '../../k8s/request.js';
 import { DIALECT } from './model.js';
 
@@ -38,30 +37,13 @@ function spanOf(expr: ExprSource): Span {
   return { file, line, col, endLine, endCol };
 }
 
-/** Kyverno's `request`: the admission request as JSON, object and oldObject included. */
-function requestValue(req: AdmissionRequest, object: JsonValue | null): Record<string, unknown> {
-  const f = requestFacts(req);
+/**
+ * Kyverno's `request`: the whole admission request (its RequestType), so MAP's request value plus the user's
+ * roles and cluster roles and the object and old object.
+ */
+function mpolRequestValue(req: AdmissionRequest, object: JsonValue | null): Record<string, unknown> {
   const u = req.userInfo ?? {};
-  const kind = { group: f.gvk.group, version: f.gvk.version, kind: f.gvk.kind };
-  const resource = { group: f.resource.group, version: f.resource.version, resource: f.resource.resource };
-  return {
-    kind,
-    resource,
-    subResource: f.subResource,
-    requestKind: kind,
-    requestResource: resource,
-    requestSubResource: f.subResource,
-    name: f.name,
-    namespace: f.namespace,
-    operation: req.operation,
-    userInfo: { username: u.username ?? '', uid: u.uid ?? '', groups: u.groups ?? [], extra: u.extra ?? {} },
-    roles: u.roles ?? [],
-    clusterRoles: u.clusterRoles ?? [],
-    object,
-    oldObject: req.oldObject ?? null,
-    dryRun: req.dryRun === true,
-    options: null,
-  };
+  return { ...requestValue(req), roles: u.roles ?? [], clusterRoles: u.clusterRoles ?? [], object, oldObject: req.oldObject ?? null };
 }
 
 /** `variables`: lazy reads of the policy's bindings (an error surfaces where the variable is read). */
@@ -96,7 +78,7 @@ function compileMpol(expr: ExprSource): ReturnType<ExpressionEngine['compile']> 
       object: scope.object ?? null,
       oldObject: scope.oldObject ?? null,
       namespaceObject: scope.namespaceObject ?? null,
-      request: requestValue(scope.request, scope.object ?? null),
+      request: mpolRequestValue(scope.request, scope.object ?? null),
       variables: readsVariables ? variablesValue(scope) : {},
     };
     const out = withKyvernoData(providers.get(scope.request), () => program.eval(activation, { costLimit: COST_LIMIT }));

@@ -2,6 +2,7 @@
  * The data of a `kyverno-test.yaml` (cli.kyverno.io/v1alpha1 `Test`, and the legacy form without apiVersion)
  * once its files are read, and the rows `transmute test` reports for it.
  */
+import type { TestRow } from '../../../io/test-row.js';
 import type { JsonObject, JsonValue } from '../../../ir/json.js';
 import type { SourceDoc } from '../../../io/source.js';
 
@@ -49,16 +50,7 @@ export interface SuiteResult {
   raw: JsonObject;
 }
 
-export type RowStatus = 'passed' | 'failed' | 'skipped';
+export type { RowStatus } from '../../../io/test-row.js';
 
-/** One reported line: a result entry checked against one resource. */
-export interface SuiteRow {
-  file: string;
-  policy: string;
-  rule: string;
-  resource: string;
-  status: RowStatus;
-  reason: string;
-  /** Unified diff of the expected and actual patched resource (YAML after Kyverno's tidy), on a mismatch. */
-  diff?: string;
-}
+/** One reported line: a result entry checked against one resource (diff: after Kyverno's tidy). */
+export type SuiteRow = TestRow;

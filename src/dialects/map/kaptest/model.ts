@@ -5,6 +5,7 @@
 import type { Span } from '../../../diagnostics/span.js';
 import type { JsonObject } from '../../../ir/json.js';
 import type { SourceDoc } from '../../../io/source.js';
+import type { TestRow } from '../../../io/test-row.js';
 
 /** `NameWithGVK`: group and version are optional, kind and name required, namespace narrows when given. */
 export interface ObjectRef {
@@ -84,19 +85,10 @@ export interface ResourceDoc {
   doc: SourceDoc;
 }
 
-export type RowStatus = 'passed' | 'failed' | 'skipped';
+export type { RowStatus } from '../../../io/test-row.js';
 
 /**
- * One reported line, the shape `transmute test` shares with kyverno-test.yaml suites: `policy` is the MAP
- * name, `rule` the test's place in the manifest, `resource` kaptest's own summary of the request.
+ * One reported line: `policy` is the MAP name, `rule` the test's place in the manifest, `resource` kaptest's own
+ * summary of the request (diff: expectObject against the mutated object, after normalisation).
  */
-export interface KaptestRow {
-  file: string;
-  policy: string;
-  rule: string;
-  resource: string;
-  status: RowStatus;
-  reason: string;
-  /** Unified diff of expectObject and the mutated object (YAML, after normalisation) on a mismatch. */
-  diff?: string;
-}
+export type KaptestRow = TestRow;

@@ -32,11 +32,8 @@ export function userInfoOf(u: KaptestUserInfo): UserInfo {
   return out;
 }
 
-/**
- * `params` is also the request's: the dialect binds it inside each mutation only, and match conditions read
- * it too (kaptest always runs exactly one param, so the two agree).
- */
-export function admissionRequest(object: JsonObject, oldObject: JsonObject | undefined, namespace: JsonObject | null, user: KaptestUserInfo, params?: JsonObject): AdmissionRequest {
+/** The admission request of one test; its param reaches the policy through the binding's paramRef. */
+export function admissionRequest(object: JsonObject, oldObject: JsonObject | undefined, namespace: JsonObject | null, user: KaptestUserInfo): AdmissionRequest {
   const request: AdmissionRequest = {
     object,
     operation: oldObject ? 'UPDATE' : 'CREATE',
@@ -45,6 +42,5 @@ export function admissionRequest(object: JsonObject, oldObject: JsonObject | und
     dryRun: true,
   };
   if (oldObject) request.oldObject = oldObject;
-  if (params) request.params = params;
   return request;
 }

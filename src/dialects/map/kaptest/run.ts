@@ -119,7 +119,7 @@ class ManifestRun {
     }
     const prepared = this.invocations.prepare(suite, setup.param);
     if (!prepared.ok) return { failed: `${upper(tc.expect)} ==> SETUP ERROR\n${line('TM7003', prepared.span, prepared.reason)}` };
-    const request = admissionRequest(setup.object.value, setup.oldObject?.value, setup.namespace, tc.userInfo, setup.param?.value);
+    const request = admissionRequest(setup.object.value, setup.oldObject?.value, setup.namespace, tc.userInfo);
     const result = apply(prepared.policies, request, { patch: false });
     return outcomeOf(result, prepared.policies, prepared.policyDoc);
   }
