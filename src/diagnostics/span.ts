@@ -12,6 +12,15 @@ export interface Origin extends Span {
   dialect: string;
 }
 
+/** The span of an origin, without its dialect (a diagnostic's `span`). */
+export function spanOfOrigin(origin: Origin): Span;
+export function spanOfOrigin(origin: Origin | undefined): Span | undefined;
+export function spanOfOrigin(origin: Origin | undefined): Span | undefined {
+  if (!origin) return undefined;
+  const { file, line, col, endLine, endCol } = origin;
+  return { file, line, col, endLine, endCol };
+}
+
 export function formatSpan(span: Pick<Span, 'file' | 'line' | 'col'>): string {
   return `${span.file}:${span.line}:${span.col}`;
 }

@@ -11,7 +11,7 @@ import { compile, jsonPatchOps, MAP_VARIABLES, objectResultToJson, toSharedJson,
 import { authorizers, authorizerValue, CelAuthzCheck, type AuthorizerFn } from '../cel/lib/k8s.js';
 import { CelError, CelObject } from '../cel/values.js';
 import { diagnostic } from '../diagnostics/diagnostic.js';
-import type { Span } from '../diagnostics/span.js';
+import { spanOfOrigin } from '../diagnostics/span.js';
 import type { CompiledExpr, ExprOutcome, ExprScope, ExpressionEngine } from '../interpreter/engines.js';
 import { registerExpressionEngine } from '../interpreter/engines.js';
 import { EvalFailure } from '../interpreter/failure.js';
@@ -72,10 +72,6 @@ function cachedRequestValue(req: AdmissionRequest): Record<string, unknown> {
   return lastRequestValue!;
 }
 
-function spanOf(expr: ExprSource): Span {
-  const { file, line, col, endLine, endCol } = expr.origin;
-  return { file, line, col, endLine, endCol };
-}
 
 /** The CEL `request` value (admission/v1 AdmissionRequest as plugin/cel CreateAdmissionRequest fills it). */
 export function requestValue(req: AdmissionRequest): Record<string, unknown> {
@@ -269,7 +265,7 @@ export function createCelEngine(options: CelEngineOptions = {}): ExpressionEngin
   let check: CelAuthzCheck | undefined;
   return {
     compile(expr: ExprSource) {
-      const span = spanOf(expr);
+      const span = spanOfOrigin(expr.origin);
       const r = compile(expr.text, env, () => span);
       if (!r.ok) return { ok: false, diagnostics: r.diagnostics.map((d) => ({ ...d, dialect: expr.origin.dialect })) };
       const program: CelProgram = r.value;

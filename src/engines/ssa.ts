@@ -8,7 +8,7 @@
  * A kind neither knows is kube-apiserver's error unless the environment says `unknownKinds: 'deduced'`.
  */
 import { diagnostic, type Diagnostic } from '../diagnostics/diagnostic.js';
-import type { Origin, Span } from '../diagnostics/span.js';
+import { spanOfOrigin, type Origin } from '../diagnostics/span.js';
 import { registerMergeEngine, registerTypedDecoder, type EvalMemo, type MergeEngine } from '../interpreter/engines.js';
 import { evalFailure } from '../interpreter/failure.js';
 import { RequestDenied } from '../interpreter/run-policy.js';
@@ -82,14 +82,9 @@ function kindOf(request: AdmissionRequest, object: JsonValue | undefined): Group
   return request.kind ?? gvkOf(object ?? null);
 }
 
-function spanOf(origin: Origin | undefined): Span | undefined {
-  if (!origin) return undefined;
-  const { file, line, col, endLine, endCol } = origin;
-  return { file, line, col, endLine, endCol };
-}
 
 function failure(message: string, origin: Origin | undefined): { ok: false; diagnostic: Diagnostic } {
-  return { ok: false, diagnostic: diagnostic('TM3010', { phase: 'eval', message, span: spanOf(origin), dialect: origin?.dialect ?? 'map' }) };
+  return { ok: false, diagnostic: diagnostic('TM3010', { phase: 'eval', message, span: spanOfOrigin(origin), dialect: origin?.dialect ?? 'map' }) };
 }
 
 /** The memo key of the kind typed last in an evaluation. */

@@ -1,5 +1,5 @@
 import { diagnostic, type Diagnostic } from '../diagnostics/diagnostic.js';
-import type { Origin, Span } from '../diagnostics/span.js';
+import { spanOfOrigin } from '../diagnostics/span.js';
 import type { MatchSpec } from '../ir/match.js';
 import { compileClause, runClause, type ClauseContext, type Undecided } from './clause.js';
 import { type RequestFacts, requestFacts } from './facts.js';
@@ -30,16 +30,11 @@ export interface CompiledMatch {
   testFacts(facts: RequestFacts): MatchOutcome;
 }
 
-function toSpan(origin: Origin | undefined): Span | undefined {
-  if (!origin) return undefined;
-  const { file, line, col, endLine, endCol } = origin;
-  return { file, line, col, endLine, endCol };
-}
 
 /** Compiles a match block once; `test` then costs only the criteria the spec sets. */
 export function compileMatch(spec: MatchSpec, options: CompileMatchOptions = {}): CompiledMatch {
   const profile = options.profile ?? defaultProfile(spec.globs);
-  const span = toSpan(spec.origin);
+  const span = spanOfOrigin(spec.origin);
   const diagnostics: Diagnostic[] = [];
   const ctx = (field: string, exclude: boolean): ClauseContext => ({
     profile,

@@ -9,7 +9,7 @@ import { compile, type CelProgram } from '../../cel/index.js';
 import { withKyvernoData, type KyvernoDataProvider } from '../../cel/lib/kyverno-context.js';
 import { CelError } from '../../cel/values.js';
 import { diagnostic } from '../../diagnostics/diagnostic.js';
-import type { Span } from '../../diagnostics/span.js';
+import { spanOfOrigin } from '../../diagnostics/span.js';
 import { registerCelEngine, requestValue, resultToJson, RESERVED_VAR_PREFIX } from '../../engines/cel.js';
 import type { CompiledExpr, ExprScope, ExpressionEngine } from '../../interpreter/engines.js';
 import { expressionEngine, registerExpressionEngine } from '../../interpreter/engines.js';
@@ -32,10 +32,6 @@ export function setKyvernoData(request: AdmissionRequest, provider: KyvernoDataP
   providers.set(request, provider);
 }
 
-function spanOf(expr: ExprSource): Span {
-  const { file, line, col, endLine, endCol } = expr.origin;
-  return { file, line, col, endLine, endCol };
-}
 
 /**
  * Kyverno's `request`: the whole admission request (its RequestType), so MAP's request value plus the user's
@@ -68,7 +64,7 @@ function variablesValue(scope: ExprScope): Record<string, unknown> {
 }
 
 function compileMpol(expr: ExprSource): ReturnType<ExpressionEngine['compile']> {
-  const span = spanOf(expr);
+  const span = spanOfOrigin(expr.origin);
   const r = compile(expr.text, { variables: MPOL_VARIABLES, extraLibraries: ['kyverno'] }, () => span);
   if (!r.ok) return { ok: false, diagnostics: r.diagnostics.map((d) => ({ ...d, dialect: DIALECT })) };
   const program: CelProgram = r.value;

@@ -2,6 +2,7 @@
  * Generation back to MutatingPolicy is not implemented: every policy is reported unsupported (TM4001) with
  * its origin, so a translation never silently produces nothing.
  */
+import { spanOfOrigin } from '../../diagnostics/span.js';
 import { diagnostic } from '../../diagnostics/diagnostic.js';
 import type { Policy } from '../../ir/nodes.js';
 import type { GenerateOptions, GenerateResult } from '../dialect.js';
@@ -15,7 +16,7 @@ export function generateMpol(policies: readonly Policy[], opts: GenerateOptions 
       dialect: DIALECT,
       severity,
       message: `policy "${p.id}": generating Kyverno MutatingPolicy is not supported`,
-      span: { file: p.origin.file, line: p.origin.line, col: p.origin.col, endLine: p.origin.endLine, endCol: p.origin.endCol },
+      span: spanOfOrigin(p.origin),
     }),
   );
   return { documents: [], text: '', diagnostics };
