@@ -51,11 +51,6 @@ export function preparePolicies(input: PolicyInput, via?: string): Prepared {
   const source = dialectByName(input.dialect)!;
   const parsed = parseWith(source.name, input.policyDocs, input.siblingDocs, input.hints);
   if (parsed.kind !== 'ready' || via === undefined) return parsed;
-  // A MutatingPolicy's CEL runs in Kyverno's environment (request.object, Kyverno libraries, variables seen by
-  // matchConditions); no emitter checks that yet, so a translation could re-execute differently: refuse it.
-  if (source.name === 'kyverno-mpol' && via !== source.name && parsed.policies.length > 0) {
-    return stop('unsupported', `translation to ${via}: Kyverno MutatingPolicy CEL (Kyverno's CEL environment) is not translated`);
-  }
 
   const target = dialectByName(via)!;
   let lowered = parsed.policies;

@@ -436,6 +436,12 @@ export function generateMap(policies: readonly Policy[], opts: GenerateOptions =
   }
   let fixpointDone = false;
   for (const p of live) {
+    // MutatingPolicy CEL runs in Kyverno's environment (a `request` carrying the object, Kyverno's libraries,
+    // variables matchConditions can read): passed through as MAP CEL it could re-execute differently.
+    if (p.origin.dialect === 'kyverno-mpol') {
+      report.unsupported(`${p.id}: Kyverno MutatingPolicy CEL, which runs in Kyverno's CEL environment, as MAP CEL`, p.origin);
+      continue;
+    }
     if (p.semantics.applyRules === 'one' && p.rules.length > 1) report.unsupported(`applyRules: one in ${p.id} (stop after the first rule that changes the object)`, p.origin);
     if (p.semantics.order === 'fixpoint') {
       if (fixpointDone) continue;
