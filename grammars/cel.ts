@@ -154,8 +154,9 @@ const BINARY_OPS = new Map<TokenType, { fn: string; prec: number }>([
   [Percent, { fn: OP.mod, prec: 5 }],
 ]);
 
+/** The offset after the token (its image is the matched text; endOffset is not kept by every token pattern). */
 function tokenEnd(t: IToken): number {
-  return (t.endOffset ?? t.startOffset) + 1;
+  return t.startOffset + t.image.length;
 }
 
 // ---------------------------------------------------------------------------------------------- parser
