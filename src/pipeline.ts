@@ -71,7 +71,7 @@ export function loadPolicies(paths: string[], stdin?: () => string): { policies:
 }
 
 /** Translates policies into a dialect: optimize, the target's lowerings, then its generator. */
-export function translate(policies: readonly Policy[], to: string, unsupported: 'ignore' | 'warn' | 'error' = 'error'): GenerateResult {
+export function translate(policies: readonly Policy[], to: string, unsupported: 'ignore' | 'warn' | 'error' = 'error', apiVersion?: string): GenerateResult {
   const target = dialectByName(to);
   if (!target) {
     return {
@@ -82,7 +82,7 @@ export function translate(policies: readonly Policy[], to: string, unsupported: 
   }
   let lowered = optimize(policies);
   for (const lower of target.lowerings) lowered = lower(lowered);
-  return target.generate(lowered, { unsupported });
+  return target.generate(lowered, { unsupported, ...(apiVersion ? { apiVersion } : {}) });
 }
 
 export { hasErrors };

@@ -57,7 +57,7 @@ export function preparePolicies(input: PolicyInput, via?: string): Prepared {
   for (const lower of target.lowerings) lowered = lower(lowered);
   const generated = target.generate(lowered, { unsupported: 'error' });
   const unsupported = generated.diagnostics.find((d) => d.code === 'TM4001');
-  if (unsupported) return stop('unsupported', `translation to ${via}: ${renderDiagnosticLine(unsupported)}`);
+  if (unsupported) return stop('unsupported', `translation to ${via}: ${renderDiagnosticLine(unsupported)}`, unsupported.unsupported ?? 'yet');
   if (hasErrors(generated.diagnostics)) return stop('failed', `translation to ${via} failed: ${firstError(generated.diagnostics)}`);
   const docs = loadYamlText(`${input.id} (as ${via})`, generated.text);
   if (!docs.ok) return stop('failed', `generated ${via} YAML does not load: ${firstError(docs.diagnostics)}`);
@@ -89,6 +89,6 @@ export function firstError(diagnostics: readonly Diagnostic[]): string {
   return d ? renderDiagnosticLine(d) : 'no diagnostic';
 }
 
-function stop(status: CaseResult['status'], reason: string): Prepared {
-  return { kind: 'stop', result: { status, reason } };
+function stop(status: CaseResult['status'], reason: string, cls?: CaseResult['class']): Prepared {
+  return { kind: 'stop', result: { status, reason, ...(cls ? { class: cls } : {}) } };
 }

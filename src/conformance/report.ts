@@ -8,17 +8,26 @@ export interface Summary {
   error: number;
   unsupported: number;
   skipped: number;
+  /** Of the unsupported cases, those whose translation the target cannot express, and those not translated yet. */
+  cannot: number;
+  yet: number;
 }
 
 export function summarize(outcomes: readonly CaseOutcome[]): Summary {
-  const s: Summary = { total: outcomes.length, passed: 0, failed: 0, error: 0, unsupported: 0, skipped: 0 };
-  for (const o of outcomes) s[o.status]++;
+  const s: Summary = { total: outcomes.length, passed: 0, failed: 0, error: 0, unsupported: 0, skipped: 0, cannot: 0, yet: 0 };
+  for (const o of outcomes) {
+    s[o.status]++;
+    if (o.status === 'unsupported' && o.class) s[o.class]++;
+  }
   return s;
 }
 
-/** `{"total","passed","failed","error","unsupported","skipped","cases":[{"id","status","reason"}]}`; no reason when passed. */
+/**
+ * `{"total","passed","failed","error","unsupported","skipped","cannot","yet","cases":[{"id","status","reason","class"}]}`;
+ * no reason when passed, a class only for a refused translation.
+ */
 export function renderJson(outcomes: readonly CaseOutcome[]): string {
-  const cases = outcomes.map((o) => (o.status === 'passed' || !o.reason ? { id: o.id, status: o.status } : { id: o.id, status: o.status, reason: o.reason }));
+  const cases = outcomes.map((o) => (o.status === 'passed' || !o.reason ? { id: o.id, status: o.status } : { id: o.id, status: o.status, reason: o.reason, ...(o.class ? { class: o.class } : {}) }));
   return `${JSON.stringify({ ...summarize(outcomes), cases })}\n`;
 }
 
@@ -34,7 +43,8 @@ export function renderTable(outcomes: readonly CaseOutcome[]): string {
 }
 
 export function summaryLine(s: Summary): string {
-  return `${s.passed} passed, ${s.failed} failed, ${s.error} error, ${s.unsupported} unsupported, ${s.skipped} skipped`;
+  const classes = s.cannot + s.yet > 0 ? ` (${s.cannot} cannot, ${s.yet} yet)` : '';
+  return `${s.passed} passed, ${s.failed} failed, ${s.error} error, ${s.unsupported} unsupported${classes}, ${s.skipped} skipped`;
 }
 
 /** 1 when any case failed or errored (a CI gate); unsupported and skipped cases do not fail a run. */

@@ -2,6 +2,7 @@
  * The conformance runner's data model: where a case was found (`CaseRef`), what it contains once loaded
  * (`ConformanceCase`, one variant per upstream format) and how it ended (`CaseOutcome`).
  */
+import type { UnsupportedClass } from '../diagnostics/diagnostic.js';
 import type { JsonObject, JsonValue } from '../ir/json.js';
 import type { SourceDoc } from '../io/source.js';
 import type { AdmissionRequest } from '../k8s/request.js';
@@ -12,6 +13,8 @@ export type CaseStatus = 'passed' | 'failed' | 'error' | 'unsupported' | 'skippe
 export interface CaseResult {
   status: CaseStatus;
   reason?: string;
+  /** For a case `unsupported` because its translation was refused: the target `cannot` express it, or not `yet`. */
+  class?: UnsupportedClass;
 }
 
 export interface CaseOutcome extends CaseResult {

@@ -46,6 +46,7 @@ export const CODES = {
   TM4002: { severity: 'warning', title: 'lossy: ordering' },
   TM4003: { severity: 'warning', title: 'lossy: semantics' },
   TM4004: { severity: 'error', title: 'no such dialect' },
+  TM4005: { severity: 'error', title: 'nothing translated' },
 
   // 5xxx CEL
   TM5001: { severity: 'error', title: 'CEL syntax error' },

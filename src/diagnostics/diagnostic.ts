@@ -3,6 +3,12 @@ import type { Span } from './span.js';
 
 export type Phase = 'io' | 'parse' | 'lower' | 'optimize' | 'emit' | 'eval' | 'cli';
 
+/**
+ * Why a construct was not translated (TM4001): the target `cannot` state it with the same meaning, or
+ * transmute does not translate it `yet`.
+ */
+export type UnsupportedClass = 'cannot' | 'yet';
+
 export interface RelatedInfo {
   message: string;
   span?: Span;
@@ -17,6 +23,7 @@ export interface Diagnostic {
   dialect?: string;
   span?: Span;
   related?: RelatedInfo[];
+  unsupported?: UnsupportedClass;
 }
 
 export interface DiagnosticInit {
@@ -26,6 +33,7 @@ export interface DiagnosticInit {
   dialect?: string;
   severity?: Severity;
   related?: RelatedInfo[];
+  unsupported?: UnsupportedClass;
 }
 
 export function diagnostic(code: DiagnosticCode, init: DiagnosticInit): Diagnostic {
@@ -38,6 +46,7 @@ export function diagnostic(code: DiagnosticCode, init: DiagnosticInit): Diagnost
   if (init.dialect !== undefined) d.dialect = init.dialect;
   if (init.span !== undefined) d.span = init.span;
   if (init.related !== undefined && init.related.length > 0) d.related = init.related;
+  if (init.unsupported !== undefined) d.unsupported = init.unsupported;
   return d;
 }
 

@@ -22,6 +22,8 @@ export interface ParseResult {
 
 export interface GenerateOptions {
   unsupported?: 'ignore' | 'warn' | 'error';
+  /** The API version to write (`v1`, `v1beta1`, ...); each dialect lists its own and defaults to the newest. */
+  apiVersion?: string;
 }
 
 export interface GenerateResult {
@@ -40,4 +42,6 @@ export interface Dialect {
   /** IR-to-IR rewrites run before `generate`. */
   lowerings: ReadonlyArray<(policies: Policy[]) => Policy[]>;
   generate(policies: readonly Policy[], opts?: GenerateOptions): GenerateResult;
+  /** The API versions `generate` can write, newest (the default) first; absent when the dialect has one. */
+  apiVersions?: readonly string[];
 }

@@ -1,10 +1,17 @@
 import { diagnostic } from '../../diagnostics/diagnostic.js';
-import { dialects } from '../../dialects/registry.js';
+import { dialectByName, dialects } from '../../dialects/registry.js';
 import { writeFileAtomic } from '../../io/write.js';
 import { hasErrors, loadPolicies, translate } from '../../pipeline.js';
 import { many, parse } from '../args.js';
 import { EXIT, type CliIO } from '../io.js';
 import { diagnosticsFormat, reportDiagnostics } from '../report.js';
+
+function apiVersionsHelp(): string {
+  return dialects()
+    .filter((d) => d.apiVersions)
+    .map((d) => `${d.name} ${d.apiVersions!.join(', ')} (default ${d.apiVersions![0]})`)
+    .join('; ');
+}
 
 export function translateHelp(): string {
   return `Usage: transmute translate -p POLICY... --to DIALECT [-o FILE] [options]
@@ -13,21 +20,29 @@ Translates policies into another dialect (${dialects().map((d) => d.name).join('
 express is reported (TM4001 unsupported, TM4002/TM4003 lossy) with the source position of the construct;
 nothing is emitted silently wrong.
 
+Every refusal says whether the target cannot express the construct ("cannot") or transmute does not
+translate it yet ("yet"); with --diagnostics json the class is the diagnostic's "unsupported" field.
+
 Options:
   -p, --policy PATH          policy file, directory or -; repeatable
       --to DIALECT           the target dialect
+      --api-version V        the target API version: ${apiVersionsHelp()}
   -o, --output FILE          write there (atomically) instead of stdout
-      --unsupported LEVEL    error (default: refuse to emit) | warn | ignore
+      --unsupported LEVEL    error (default): refuse to emit anything if any construct cannot be translated;
+                             warn: emit every rule that can be translated, report each one left out;
+                             ignore: the same without the reports. An output left empty is always an error.
       --diagnostics FORMAT   text (default) | json
   -h, --help                 show this help
 
-Exit codes: 0 translated, 1 something could not be translated (with --unsupported error), 2 bad usage or input.
+Exit codes: 0 translated, 1 something could not be translated (under --unsupported error) or nothing could,
+2 bad usage or input.
 `;
 }
 
 interface Flags {
   policy?: string[];
   to?: string;
+  'api-version'?: string;
   output?: string;
   unsupported?: string;
   diagnostics?: string;
@@ -38,6 +53,7 @@ export async function runTranslate(argv: string[], io: CliIO): Promise<number> {
   const args = parse<Flags>(argv, {
     policy: { type: 'string', short: 'p', multiple: true },
     to: { type: 'string' },
+    'api-version': { type: 'string' },
     output: { type: 'string', short: 'o' },
     unsupported: { type: 'string' },
     diagnostics: { type: 'string' },
@@ -62,12 +78,19 @@ export async function runTranslate(argv: string[], io: CliIO): Promise<number> {
   const level = f.unsupported ?? 'error';
   if (level !== 'error' && level !== 'warn' && level !== 'ignore') return usage('--unsupported must be error, warn or ignore');
 
+  const target = dialectByName(f.to);
+  const apiVersion = f['api-version'];
+  if (apiVersion !== undefined && target) {
+    if (!target.apiVersions) return usage(`--api-version: ${target.name} is written in one API version only`);
+    if (!target.apiVersions.includes(apiVersion)) return usage(`--api-version: ${target.name} is served at ${target.apiVersions.join(', ')}, not ${JSON.stringify(apiVersion)}`);
+  }
+
   const loaded = loadPolicies(many(f.policy), io.stdin);
   if (hasErrors(loaded.diagnostics)) {
     reportDiagnostics(io, loaded.diagnostics, format, loaded.sources);
     return EXIT.badInput;
   }
-  const result = translate(loaded.policies, f.to, level);
+  const result = translate(loaded.policies, f.to, level, apiVersion);
   const diags = [...loaded.diagnostics, ...result.diagnostics];
   reportDiagnostics(io, diags, format, loaded.sources);
   if (result.diagnostics.some((d) => d.code === 'TM4004')) return EXIT.badInput;

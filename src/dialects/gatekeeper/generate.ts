@@ -9,14 +9,13 @@
  * mutators read from Gatekeeper keep theirs; otherwise `NN-<policy>` numbers them in IR order, and a
  * dependency that kind-first sorting would reorder is reported as lossy ordering (TM4002).
  */
-import { diagnostic, type Diagnostic } from '../../diagnostics/diagnostic.js';
-import type { DiagnosticCode } from '../../diagnostics/codes.js';
 import type { Origin } from '../../diagnostics/span.js';
 import type { JsonObject } from '../../ir/json.js';
 import type { Guard, MatchSpec, Op, Policy, Rule } from '../../ir/nodes.js';
 import type { Segment, SegmentTest } from '../../ir/path.js';
 import { toYamlDocuments } from '../../io/yaml-dump.js';
 import type { GenerateOptions, GenerateResult } from '../dialect.js';
+import { GenerationReport } from '../generate-report.js';
 import type { MutatorKind } from './common.js';
 import { isSinglePlace } from './emit-location.js';
 import { emitMatch, sourceOfGuard } from './emit-match.js';
@@ -49,17 +48,14 @@ interface Planned {
   name: string;
 }
 
-class Reporter {
-  readonly diagnostics: Diagnostic[] = [];
-  constructor(private readonly mode: NonNullable<GenerateOptions['unsupported']>) {}
-
-  unsupported(what: string, origin: Origin | undefined): void {
-    if (this.mode === 'ignore') return;
-    this.push('TM4001', `Gatekeeper cannot express ${what}; not emitted`, origin, this.mode === 'warn' ? 'warning' : undefined);
+/** Gatekeeper's report: `unsupported` is a construct not translated yet, unless its site says the target cannot. */
+class Reporter extends GenerationReport {
+  constructor(mode: NonNullable<GenerateOptions['unsupported']>) {
+    super('Gatekeeper', DIALECT, mode);
   }
 
-  push(code: DiagnosticCode, message: string, origin: Origin | undefined, severity?: 'warning'): void {
-    this.diagnostics.push(diagnostic(code, { phase: 'emit', dialect: DIALECT, message, span: origin, ...(severity ? { severity } : {}) }));
+  unsupported(what: string, origin: Origin | undefined): void {
+    this.notYet(what, origin);
   }
 }
 
@@ -346,5 +342,6 @@ export function generateGatekeeper(policies: readonly Policy[], opts: GenerateOp
   // Written in the order Gatekeeper runs them.
   kept.sort((a, b) => compareMutators({ kind: a.mutator.kind, name: a.name }, { kind: b.mutator.kind, name: b.name }));
   const documents = kept.map(documentOf);
+  report.finish(documents.length, policies[0]?.origin);
   return { documents, text: documents.length > 0 ? toYamlDocuments(documents) : '', diagnostics: report.diagnostics };
 }

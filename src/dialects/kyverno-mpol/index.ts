@@ -3,7 +3,7 @@ import { registerSsaEngine } from '../../engines/ssa.js';
 import type { Dialect } from '../dialect.js';
 import { mpolCapabilities } from './capabilities.js';
 import { installMpolCelEngine } from './cel-engine.js';
-import { generateMpol } from './generate.js';
+import { generateMpol, MPOL_API_VERSIONS } from './generate.js';
 import { parseMpol } from './parse.js';
 import { recognizes } from './recognize.js';
 
@@ -14,6 +14,7 @@ export const kyvernoMpolDialect: Dialect = {
   parse: parseMpol,
   lowerings: [],
   generate: generateMpol,
+  apiVersions: MPOL_API_VERSIONS,
 };
 
 // Mutations run as MAP's do (structured merge, evanphx JSON patch) with Kyverno's CEL environment.

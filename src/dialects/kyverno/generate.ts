@@ -10,13 +10,12 @@
  * What Kyverno cannot state exactly is TM4001 at the IR node's origin and left out; a known difference that
  * is still emitted is TM4002/TM4003. Nothing is written approximately without a diagnostic.
  */
-import { diagnostic, type Diagnostic } from '../../diagnostics/diagnostic.js';
-import type { DiagnosticCode } from '../../diagnostics/codes.js';
 import type { Origin } from '../../diagnostics/span.js';
 import type { JsonObject, JsonValue } from '../../ir/json.js';
 import type { Guard, MatchSpec, Op, Policy, Rule } from '../../ir/nodes.js';
 import { toYamlDocuments } from '../../io/yaml-dump.js';
 import type { GenerateOptions, GenerateResult } from '../dialect.js';
+import { GenerationReport } from '../generate-report.js';
 import { AUTOGEN_ANNOTATION } from './autogen.js';
 import { conditionsOf, nativeBody } from './emit-foreach.js';
 import { guardPreconditions } from './emit-guard.js';
@@ -30,23 +29,19 @@ const MAX_NAME = 63;
 /** The name of the one ClusterPolicy a set of Gatekeeper mutators becomes. */
 export const FIXPOINT_POLICY_NAME = 'gatekeeper-mutators';
 
-class Reporter {
-  readonly diagnostics: Diagnostic[] = [];
-  constructor(private readonly mode: NonNullable<GenerateOptions['unsupported']>) {}
+/** Kyverno's report: `unsupported` is a construct not translated yet, unless its site says the target cannot. */
+class Reporter extends GenerationReport {
+  constructor(mode: NonNullable<GenerateOptions['unsupported']>) {
+    super('Kyverno', DIALECT, mode);
+  }
 
   unsupported(what: string, origin: Origin | undefined): void {
-    if (this.mode === 'ignore') return;
-    this.push('TM4001', `Kyverno cannot express ${what}; not emitted`, origin, this.mode === 'warn' ? 'warning' : undefined);
+    this.notYet(what, origin);
   }
 
-  /** The rules are still written (in Gatekeeper's order) for inspection, but their result may differ. */
+  /** Gatekeeper's fix-point in one sequential pass: Kyverno runs each rule once. */
   notReproduced(why: string, origin: Origin | undefined): void {
-    if (this.mode === 'ignore') return;
-    this.push('TM4001', `Kyverno cannot reproduce Gatekeeper's fix-point: ${why}`, origin, this.mode === 'warn' ? 'warning' : undefined);
-  }
-
-  push(code: DiagnosticCode, message: string, origin: Origin | undefined, severity?: 'warning'): void {
-    this.diagnostics.push(diagnostic(code, { phase: 'emit', dialect: DIALECT, message, span: origin, ...(severity ? { severity } : {}) }));
+    this.cannot(`Gatekeeper's fix-point in one pass: ${why}`, origin);
   }
 }
 
@@ -95,7 +90,7 @@ function policyGuards(p: Policy, report: Reporter): Guard[] | false | undefined 
         report.push('TM4003', `Kyverno sees only admission requests, which Gatekeeper treats as source Original; objects Gatekeeper generates by expansion are not mutated`, g.origin, 'warning');
         continue;
       }
-      report.unsupported('a match on generated (expansion) objects', g.origin);
+      report.cannot('a match on generated (expansion) objects: Kyverno sees only admission requests', g.origin);
       return undefined;
     }
     const entry = guardPreconditions([g]);
@@ -342,5 +337,6 @@ export function generateKyverno(policies: readonly Policy[], opts: GenerateOptio
     const doc = sequentialPolicy(p, report, unique);
     if (doc) documents.push(doc);
   });
+  report.finish(documents.length, policies[0]?.origin);
   return { documents, text: documents.length > 0 ? toYamlDocuments(documents) : '', diagnostics: report.diagnostics };
 }

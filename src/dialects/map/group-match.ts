@@ -45,6 +45,30 @@ function ruleTest(r: ResourceRule, withOperations: boolean): string | undefined 
   return defined.length === 0 ? 'true' : defined.join(' && ');
 }
 
+/**
+ * One resource rule as a CEL test of the request (a subresource `r/s` tests request.subResource; a rule
+ * without one admits no subresource), operations included.
+ */
+export function resourceRuleTest(rule: JsonObject): string {
+  const list = (k: string): string[] => (Array.isArray(rule[k]) ? (rule[k] as string[]) : ['*']);
+  const resources = list('resources').map((r) => {
+    const [res, sub] = r.split('/', 2) as [string, string | undefined];
+    const parts = [res === '*' ? undefined : `request.resource.resource == ${celString(res)}`, sub === undefined ? 'request.subResource == ""' : sub === '*' ? undefined : `request.subResource == ${celString(sub)}`];
+    const defined = parts.filter((x): x is string => x !== undefined);
+    return defined.length === 0 ? 'true' : defined.join(' && ');
+  });
+  const parts = [
+    oneOf('request.resource.group', list('apiGroups')),
+    oneOf('request.resource.version', list('apiVersions')),
+    resources.includes('true') ? undefined : resources.length === 1 ? resources[0] : `(${resources.map((r) => `(${r})`).join(' || ')})`,
+    oneOf('request.operation', list('operations')),
+    // resourceNames names the request's object (an empty list admits every name).
+    Array.isArray(rule.resourceNames) && rule.resourceNames.length > 0 ? oneOf('request.name', rule.resourceNames as string[]) : undefined,
+  ];
+  const defined = parts.filter((p): p is string => p !== undefined);
+  return defined.length === 0 ? 'true' : defined.join(' && ');
+}
+
 /** The group's resource rules: every mutator's, without repeats; undefined when something else constrains. */
 function unionOf(emitted: readonly EmittedMatch[]): ResourceRule[] | undefined {
   const out: ResourceRule[] = [];

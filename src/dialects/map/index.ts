@@ -3,7 +3,7 @@ import { registerCelEngine } from '../../engines/cel.js';
 import { registerSsaEngine } from '../../engines/ssa.js';
 import type { Dialect } from '../dialect.js';
 import { mapCapabilities } from './capabilities.js';
-import { generateMap } from './generate.js';
+import { generateMap, MAP_API_VERSIONS } from './generate.js';
 import { parseMap } from './parse.js';
 import { recognizes } from './recognize.js';
 
@@ -14,6 +14,7 @@ export const mapDialect: Dialect = {
   parse: parseMap,
   lowerings: [],
   generate: generateMap,
+  apiVersions: MAP_API_VERSIONS,
 };
 
 // A MAP policy needs CEL and the structured merge to run; both registrations are idempotent.

@@ -152,7 +152,7 @@ describe('gatekeeper generate', () => {
     expect(exactName.diagnostics.map((d) => d.code)).toEqual(['TM4003']);
     expect(exactName.diagnostics[0]!.message).toContain('generateName');
     expect(generate(mk({ names: ['web-*'] })).diagnostics).toEqual([]);
-    expect(generate(mk({ namespaces: ['p?od'] })).diagnostics.map((d) => d.code)).toEqual(['TM4001']);
+    expect(generate(mk({ namespaces: ['p?od'] })).diagnostics.map((d) => d.code)).toEqual(['TM4001', 'TM4005']);
     const wildLabels = generate(mk({ labelSelector: { matchLabels: { app: 'web-*' } } }));
     expect(wildLabels.diagnostics.map((d) => d.code)).toEqual(['TM4003']);
   });
@@ -173,7 +173,7 @@ describe('gatekeeper generate', () => {
     expect(g.diagnostics).toEqual([]);
     expect(g.text).toContain('kinds:\n    - Deployment\n    - StatefulSet\n    operations:\n    - CREATE');
     const sub = generate([{ ...policy, match: { globs: 'exact' as const, all: [{ resources: [{ groups: [''], versions: ['v1'], resources: ['pods/status'] }] }] } }]);
-    expect(sub.diagnostics.map((d) => d.code)).toEqual(['TM4001']);
+    expect(sub.diagnostics.map((d) => d.code)).toEqual(['TM4001', 'TM4005']);
   });
 
   it('turns exclude blocks on namespaces into excludedNamespaces', () => {
@@ -184,6 +184,6 @@ describe('gatekeeper generate', () => {
     expect(g.diagnostics).toEqual([]);
     expect(g.text).toContain('excludedNamespaces:\n    - kube-*\n    - gatekeeper-system');
     const other = generate([{ ...p!, match: { ...p!.match, exclude: { any: [{ names: ['x'] }] } } }]);
-    expect(other.diagnostics.map((d) => d.code)).toEqual(['TM4001']);
+    expect(other.diagnostics.map((d) => d.code)).toEqual(['TM4001', 'TM4005']);
   });
 });

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { renderDiagnosticLine } from '../../../src/diagnostics/render.js';
 import { dialectByName, dialectFor } from '../../../src/dialects/registry.js';
 import { kyvernoMpolDialect } from '../../../src/dialects/kyverno-mpol/index.js';
-import { docs, parse, podPolicy } from './support.js';
+import { docs, parse, podPolicy, run } from './support.js';
 
 const LABEL = `mutations:
 - patchType: ApplyConfiguration
@@ -98,11 +98,18 @@ mutations:
 });
 
 describe('kyverno-mpol: generation', () => {
-  it('reports TM4001 for every policy instead of emitting nothing', () => {
+  it('writes a policy read from MutatingPolicy back with its autogen variants folded into its autogen setting', () => {
     const parsed = parse(podPolicy('add-label', LABEL));
     const g = kyvernoMpolDialect.generate(parsed.policies, { unsupported: 'error' });
-    expect(g.text).toBe('');
-    expect(g.diagnostics.map((d) => d.code)).toEqual(parsed.policies.map(() => 'TM4001'));
-    expect(g.diagnostics[0]!.span?.file).toBe('mpol.yaml');
+    expect(g.diagnostics).toEqual([]);
+    expect(g.documents).toHaveLength(1);
+    const spec = (g.documents[0] as { spec: { autogen?: unknown; mutations: unknown[] } }).spec;
+    expect(spec.autogen).toEqual({ podControllers: { controllers: ['cronjobs', 'daemonsets', 'deployments', 'jobs', 'replicasets', 'statefulsets'] } });
+    const again = parse(g.text);
+    expect(again.diagnostics).toEqual([]);
+    expect(again.policies.map((p) => p.rules[0]!.name)).toEqual(parsed.policies.map((p) => p.rules[0]!.name));
+    const pod = { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'x' } };
+    const deployment = { apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'd' }, spec: { template: { metadata: {} } } };
+    for (const object of [pod, deployment]) expect(run(g.text, object).object).toEqual(run(podPolicy('add-label', LABEL), object).object);
   });
 });

@@ -217,8 +217,10 @@ spec:
 `,
     );
     const g = generateMap(merged);
-    expect(g.diagnostics.map((d) => d.code)).toEqual(['TM4001']);
+    // The Pod rule and its two autogen rules are each refused; nothing is left to emit.
+    expect(g.diagnostics.map((d) => d.code)).toEqual(['TM4001', 'TM4001', 'TM4001', 'TM4005']);
     expect(g.diagnostics[0]!.message).toContain('merged by key at spec.containers');
+    expect(g.diagnostics[0]!.unsupported).toBe('yet');
   });
 
   it('holds a namespaced Policy\'s namespace together with its rules\' kinds', () => {
@@ -334,7 +336,7 @@ spec:
     }
     expect(mutate(policies, { ...POD, spec: {} })).toEqual({ ...POD, spec: { dnsConfig: {} } });
     const keyed = generateMap(modifySet('spec.containers[name: app].args', 'prune'));
-    expect(keyed.diagnostics.map((d) => d.code)).toEqual(['TM4001']);
+    expect(keyed.diagnostics.map((d) => d.code)).toEqual(['TM4001', 'TM4005']);
     expect(keyed.diagnostics[0]!.message).toContain('would create parents');
     expect(keyed.text).toBe('');
   });
@@ -411,7 +413,7 @@ spec:
 `,
     );
     const g = generateMap(gk);
-    expect(g.diagnostics.map((d) => d.code)).toEqual(['TM4001']);
+    expect(g.diagnostics.map((d) => d.code)).toEqual(['TM4001', 'TM4005']);
     expect(g.diagnostics[0]!.message).toContain('spec.notAField is not declared');
   });
 

@@ -1,0 +1,375 @@
+/**
+ * IR policies as CEL mutating policies, the part MutatingAdmissionPolicy and Kyverno's MutatingPolicy share
+ * (map/generate.ts and kyverno-mpol/generate.ts write the documents).
+ *
+ * - One CEL policy per IR policy; its rules' ops become ordered `mutations`. Gatekeeper mutators (fix-point
+ *   policies) sharing one match become one policy after lower-fixpoint.ts's `checkFixpoint` proved that one
+ *   ordered pass reaches Gatekeeper's fix-point; a lone mutator is its own policy (same proof on one policy).
+ * - Path ops are JSONPatch expressions (emit-jsonpatch.ts): `has()` branches for missing parents, escaped keys;
+ *   runs of sets server-side apply writes exactly become ApplyConfiguration (emit-apply.ts).
+ * - Policy guards become `matchConditions`; rule and `when` guards become CEL conditionals in the mutation.
+ * - CEL read from MAP or MutatingPolicy is carried over where it means the same in the target (cel-target.ts).
+ * What the target cannot state exactly is refused (TM4001, `cannot` or `yet`) at the IR node's origin. A
+ * refused rule is left out and the policy's other rules are still emitted; the report's level decides what
+ * that means for the output (generate-report.ts).
+ */
+import { compile } from '../../cel/index.js';
+import type { Origin } from '../../diagnostics/span.js';
+import { PARAMS_VAR } from '../../engines/cel.js';
+import { jsonEqual, type JsonObject } from '../../ir/json.js';
+import type { Guard, MatchSpec, Op, Policy, Rule } from '../../ir/nodes.js';
+import { cannot, notYet, type GenerationReport, type Refusal } from '../generate-report.js';
+import { checkFixpoint } from '../kyverno/lower-fixpoint.js';
+import { sourceOfGuard } from '../gatekeeper/emit-match.js';
+import type { CelTarget } from './cel-target.js';
+import { celLiteral, conditional } from './emit-cel.js';
+import { jsonPatchOf } from './emit-jsonpatch.js';
+import { emitMatch, type EmittedMatch } from './emit-match.js';
+import { groupMatch } from './group-match.js';
+import { applyConfigurationsOf, type ApplyConfiguration } from './emit-apply.js';
+import { mergeLeaves } from './emit-merge.js';
+import { forEachOps } from './emit-foreach.js';
+import { schemaProblem } from './emit-schema.js';
+import { emitGuard } from './emit-value.js';
+import { hoistRuleMatch, ruleKinds, stripOrigin } from './hoist-match.js';
+
+const MAX_NAME = 63;
+
+export interface Named {
+  name: string;
+  expression: string;
+}
+
+export interface Mutation {
+  patchType: 'ApplyConfiguration' | 'JSONPatch';
+  expression: string;
+}
+
+export interface EmittedPolicy {
+  name: string;
+  /** The IR policy it came from (the first of a Gatekeeper group). */
+  source: Policy;
+  matchConstraints: JsonObject;
+  /** What a MAP binding's matchResources must add (a second clause restricting kinds). */
+  bindingMatch?: JsonObject;
+  conditions: Named[];
+  variables: Named[];
+  mutations: Mutation[];
+  failurePolicy: 'Fail' | 'Ignore';
+  reinvocationPolicy: 'Never' | 'IfNeeded';
+}
+
+interface Body {
+  variables: Named[];
+  mutations: Mutation[];
+}
+
+/** A refusal at a place. */
+type Refused = Refusal & { origin: Origin | undefined };
+
+function refused(r: Refusal | string, origin: Origin | undefined): Refused {
+  return typeof r === 'string' ? { why: r, class: 'yet', origin } : { ...r, origin };
+}
+
+export function slug(s: string): string {
+  return (
+    s
+      .toLowerCase()
+      .replace(/[^a-z0-9.-]+/g, '-')
+      .replace(/^[-.]+|[-.]+$/g, '')
+      .replace(/-{2,}/g, '-')
+      .slice(0, MAX_NAME)
+      .replace(/[-.]+$/, '') || 'policy'
+  );
+}
+
+/** `when` blocks without `else` as guards on their ops. */
+function flatten(ops: readonly Op[], guards: readonly Guard[]): { op: Op; guards: Guard[] }[] {
+  return ops.flatMap((op) => {
+    if (op.kind !== 'when' || (op.else && op.else.length > 0)) return [{ op, guards: [...guards] }];
+    return flatten(op.then, [...guards, op.guard]);
+  });
+}
+
+function guardCel(g: Guard, target: CelTarget, renames?: ReadonlyMap<string, string>): string | Refused {
+  const e = emitGuard(g);
+  if ('why' in e) return refused(e.why, g.origin);
+  if (g.kind !== 'cel') return e.cel;
+  const carried = target.carry(e.cel, g.expr.origin.dialect ?? '', renames);
+  return typeof carried === 'string' ? carried : refused(carried, g.origin);
+}
+
+function conditionOf(guards: readonly Guard[], target: CelTarget, renames: ReadonlyMap<string, string>): string | undefined | Refused {
+  const parts: string[] = [];
+  for (const g of guards) {
+    if (g.kind === 'const' && g.value) continue;
+    const e = guardCel(g, target, renames);
+    if (typeof e !== 'string') return e;
+    parts.push(e);
+  }
+  if (parts.length === 1) return parts[0];
+  return parts.length > 0 ? parts.map((x) => (/ \|\| | \? /.test(x) ? `(${x})` : x)).join(' && ') : undefined;
+}
+
+function and(parts: readonly (string | undefined)[]): string | undefined {
+  const defined = parts.filter((x): x is string => !!x);
+  if (defined.length <= 1) return defined[0];
+  return defined.map((x) => (/ \|\| | \? /.test(x) ? `(${x})` : x)).join(' && ');
+}
+
+/** The mutations (and variables) of one rule, in order, or why the rule cannot be written. */
+function ruleBody(p: Policy, rule: Rule, target: CelTarget, body: Body, renames: ReadonlyMap<string, string>): Refused | undefined {
+  if (rule.match) return refused(`a rule-level match (rule ${rule.name})`, rule.match.origin ?? rule.origin);
+  for (const { op, guards } of flatten(rule.body, rule.guards)) {
+    const cond = conditionOf(guards, target, renames);
+    if (cond !== undefined && typeof cond !== 'string') return cond;
+    if (op.kind === 'let') {
+      if (op.name === PARAMS_VAR) return refused(notYet('a parameter object (paramKind) in a generated policy'), op.origin);
+      if (op.value.kind !== 'cel' || cond) return refused(`a variable bound to a ${op.value.kind} value`, op.origin);
+      const expression = target.carry(op.value.expr.text, op.value.expr.origin.dialect ?? '', renames);
+      if (typeof expression !== 'string') return refused(expression, op.origin);
+      const seen = body.variables.find((x) => x.name === op.name);
+      if (seen && seen.expression !== expression) return refused(`two variables named ${op.name}`, op.origin);
+      if (!seen) body.variables.push({ name: op.name, expression });
+      continue;
+    }
+    // A CEL policy's mutation read back: its expression is the mutation.
+    if (op.kind === 'merge' && op.strategy === 'ssa' && op.value.kind === 'cel' && op.path.segments.length === 0 && !cond) {
+      const expression = target.carry(op.value.expr.text, op.value.expr.origin.dialect ?? '', renames);
+      if (typeof expression !== 'string') return refused(expression, op.origin);
+      body.mutations.push({ patchType: 'ApplyConfiguration', expression });
+      continue;
+    }
+    if (op.kind === 'jsonPatch' && op.profile === 'evanphx-v4' && op.steps.length === 0 && op.stepsFrom?.kind === 'cel' && !cond) {
+      const expression = target.carry(op.stepsFrom.expr.text, op.stepsFrom.expr.origin.dialect ?? '', renames);
+      if (typeof expression !== 'string') return refused(expression, op.origin);
+      body.mutations.push({ patchType: 'JSONPatch', expression });
+      continue;
+    }
+    const kinds = ruleKinds.get(rule) ?? p.match;
+    const expanded = op.kind === 'merge' && op.strategy !== 'ssa' ? mergeLeaves(op, kinds) : { ops: op.kind === 'forEach' ? forEachOps(op) : [op], guards: [] };
+    const leaves = typeof expanded === 'string' ? expanded : expanded.ops;
+    if (typeof leaves === 'string') return refused(leaves, op.origin);
+    const all = typeof expanded === 'string' ? [] : expanded.guards;
+    const when = and([cond, ...all]);
+    for (const leaf of leaves) {
+      const misfit = schemaProblem(leaf, kinds);
+      if (misfit) return refused(cannot(`a write the API server rejects when it decodes the object (${misfit})`), leaf.origin);
+    }
+    // Runs of leaves SSA writes exactly become ApplyConfiguration; the others JSONPatch, in the same order.
+    for (const run of runsOf(leaves, kinds)) {
+      if (run.applied) {
+        for (const ac of run.applied) {
+          const test = and([when, ac.condition]);
+          body.mutations.push({ patchType: 'ApplyConfiguration', expression: test ? conditional(test, ac.object, 'Object{}') : ac.object });
+        }
+        continue;
+      }
+      const patch = jsonPatchOf(run.leaf);
+      if (typeof patch !== 'string') return refused(patch.why, run.leaf.origin);
+      body.mutations.push({ patchType: 'JSONPatch', expression: when ? conditional(when, patch, '[]') : patch });
+    }
+  }
+  return undefined;
+}
+
+type Run = { applied: ApplyConfiguration[] } | { applied?: undefined; leaf: Op };
+
+/** Consecutive leaves with an exact ApplyConfiguration grouped; every other leaf alone (JSONPatch). */
+function runsOf(leaves: readonly Op[], match: MatchSpec): Run[] {
+  const out: Run[] = [];
+  let pending: Op[] = [];
+  const flush = (): void => {
+    if (pending.length > 0) out.push({ applied: applyConfigurationsOf(pending, match)! });
+    pending = [];
+  };
+  for (const leaf of leaves) {
+    if (applyConfigurationsOf([leaf], match)) pending.push(leaf);
+    else {
+      flush();
+      out.push({ leaf });
+    }
+  }
+  flush();
+  return out;
+}
+
+/** Policy guards: `request.source == Original` is all a CEL policy sees; the rest become matchConditions. */
+function policyConditions(p: Policy, target: CelTarget, report: GenerationReport, renames: ReadonlyMap<string, string>): Named[] | Refused {
+  const out: Named[] = [];
+  for (const g of p.guards) {
+    if (g.kind === 'const' && g.value) continue;
+    const source = sourceOfGuard(g);
+    if (source === 'Original') {
+      report.lossy('TM4003', `${target.label} sees only admission requests (Gatekeeper source Original); objects Gatekeeper generates by expansion are not mutated`, g.origin);
+      continue;
+    }
+    if (source === 'Generated') return refused(cannot('a match on generated (expansion) objects: it sees only admission requests'), g.origin);
+    const e = guardCel(g, target, renames);
+    if (typeof e !== 'string') return e;
+    out.push({ name: `condition-${out.length + 1}`, expression: e });
+  }
+  return out;
+}
+
+/** Every generated expression compiles in the target's environment, or the policy is refused. */
+function checkCel(name: string, body: Body, conditions: readonly Named[], origin: Origin, target: CelTarget): Refused | undefined {
+  const env = { variables: target.variables, ...(target.k8sVersion ? { k8sVersion: target.k8sVersion } : {}), ...(target.dialect === 'kyverno-mpol' ? { extraLibraries: ['kyverno' as const] } : {}) };
+  const checks: [string, 'Object' | 'JSONPatchList' | 'bool' | 'any'][] = [
+    ...body.mutations.map((m): [string, 'Object' | 'JSONPatchList'] => [m.expression, m.patchType === 'ApplyConfiguration' ? 'Object' : 'JSONPatchList']),
+    ...conditions.map((c): [string, 'bool'] => [c.expression, 'bool']),
+    ...body.variables.map((v): [string, 'any'] => [v.expression, 'any']),
+  ];
+  for (const [text, expect] of checks) {
+    const r = compile(text, { ...env, expect });
+    if (!r.ok) return refused(notYet(`the generated CEL of ${name} (${r.diagnostics[0]?.message ?? 'does not compile'}): ${text}`), origin);
+  }
+  return undefined;
+}
+
+/** The policy name: a policy read from MAP keeps its name (the id is `<policy>/<binding>[/param]`). */
+function nameOf(p: Policy, used: Set<string>): string {
+  const fromMap = p.origin.dialect === 'map' ? p.id.split('/')[0]! : p.id;
+  let name = slug(fromMap);
+  for (let n = 2; used.has(name); n++) name = slug(`${fromMap}-${n}`);
+  used.add(name);
+  return name;
+}
+
+/** A MAP invocation's param object as a variable, for a target without params; undefined when there is none. */
+function paramsVariable(p: Policy, target: CelTarget): Named | Refused | undefined {
+  const let0 = p.lets?.[0];
+  if (!let0) return undefined;
+  if (let0.name !== PARAMS_VAR || p.lets!.length > 1) return refused(notYet(`the policy-level binding ${let0.name}`), let0.origin);
+  if (target.dialect === 'map') return refused(notYet('a parameter object (paramKind) in a generated policy'), let0.origin);
+  const lit = let0.value.kind === 'literal' ? (let0.value.json === null ? 'null' : celLiteral(let0.value.json)) : undefined;
+  if (lit === undefined) return refused(cannot('a parameter object with values CEL cannot write exactly (MutatingPolicy has no paramKind)'), let0.origin);
+  return { name: 'params', expression: lit };
+}
+
+function emitGroup(original: readonly Policy[], target: CelTarget, report: GenerationReport, used: Set<string>, shared?: EmittedMatch): EmittedPolicy | undefined {
+  const group: Policy[] = [];
+  for (const p of original) {
+    const h = hoistRuleMatch(p);
+    if (typeof h === 'string') {
+      report.refuse(notYet(h), p.rules.find((r) => r.match)?.match?.origin ?? p.origin, `policy ${p.id}`);
+      return undefined;
+    }
+    group.push(h);
+  }
+  const head = group[0]!;
+  const m = shared ?? emitMatch(head.match);
+  if (typeof m === 'string') {
+    report.refuse(notYet(m), head.match.origin ?? head.origin, `policy ${head.id}`);
+    return undefined;
+  }
+  for (const note of m.notes) report.lossy('TM4003', `match: ${note}`, head.match.origin ?? head.origin);
+  const conditions = [...m.conditions];
+  const body: Body = { variables: [], mutations: [] };
+  const renames = new Map<string, string>();
+  for (const p of group) {
+    const params = paramsVariable(p, target);
+    if (params && 'why' in params) {
+      report.refuse(params, params.origin, `policy ${p.id}`);
+      return undefined;
+    }
+    if (params) {
+      body.variables.push(params);
+      renames.set('params', 'variables.params');
+      report.lossy('TM4003', `the parameter object of ${p.id} is written into the policy as variables.params: later changes to the param resource do not reach it`, p.lets![0]!.origin);
+    }
+    const c = policyConditions(p, target, report, renames);
+    if (!Array.isArray(c)) {
+      report.refuse(c, c.origin, `policy ${p.id}`);
+      return undefined;
+    }
+    if (group.length > 1 && c.length > 0) {
+      report.refuse(notYet(`the guards of ${p.id} inside a group of Gatekeeper mutators`), p.origin);
+      return undefined;
+    }
+    conditions.push(...c);
+    for (const rule of p.rules) {
+      const scratch: Body = { variables: [...body.variables], mutations: [] };
+      const why = ruleBody(p, rule, target, scratch, renames);
+      if (why) {
+        report.refuse(why, why.origin, p.rules.length > 1 || rule.name !== '' ? `rule ${rule.name || '(unnamed)'} of policy ${p.id}` : `policy ${p.id}`);
+        continue;
+      }
+      body.variables = scratch.variables;
+      body.mutations.push(...scratch.mutations);
+    }
+  }
+  if (body.mutations.length === 0) {
+    if (report.refusals === 0) report.push('TM4003', `${head.id} writes nothing; no policy emitted`, head.origin, 'warning');
+    return undefined;
+  }
+  const name = group.length > 1 ? nameOf({ ...head, id: 'gatekeeper-mutators' }, used) : nameOf(head, used);
+  const bad = checkCel(name, body, conditions, head.origin, target);
+  if (bad) {
+    report.refuse(bad, bad.origin, `policy ${head.id}`);
+    return undefined;
+  }
+  return {
+    name,
+    source: head,
+    matchConstraints: m.matchConstraints,
+    ...(m.bindingMatch ? { bindingMatch: m.bindingMatch } : {}),
+    conditions,
+    variables: body.variables,
+    mutations: body.mutations,
+    failurePolicy: head.semantics.failurePolicy === 'ignore' ? 'Ignore' : 'Fail',
+    reinvocationPolicy: head.semantics.reinvocation === 'ifNeeded' ? 'IfNeeded' : 'Never',
+  };
+}
+
+function disabled(p: Policy): boolean {
+  return p.guards.some((g) => g.kind === 'const' && !g.value);
+}
+
+/** The CEL policies of an IR policy set, in order; refusals go to `report`. */
+export function emitCelPolicies(policies: readonly Policy[], target: CelTarget, report: GenerationReport): EmittedPolicy[] {
+  const used = new Set<string>();
+  const out: EmittedPolicy[] = [];
+  const live = policies.filter((p) => {
+    if (!disabled(p)) return true;
+    report.refuse(notYet(`${p.id}, which never applies (disabled by its source dialect)`), p.origin);
+    return false;
+  });
+  const fixpoint = live.filter((p) => p.semantics.order === 'fixpoint');
+  let shared: EmittedMatch | undefined;
+  let fixpointBroken = false;
+  if (fixpoint.length > 1) {
+    const problems = checkFixpoint(fixpoint);
+    for (const problem of problems) report.cannot(`Gatekeeper's fix-point in one ordered pass: ${problem.message}`, problem.origin);
+    fixpointBroken = problems.length > 0;
+    if (!fixpointBroken && fixpoint.some((p) => !jsonEqual(stripOrigin(p.match), stripOrigin(fixpoint[0]!.match)))) {
+      const g = groupMatch(fixpoint);
+      if (typeof g === 'string') {
+        report.notYet(g, fixpoint[0]!.match.origin ?? fixpoint[0]!.origin);
+        fixpointBroken = true;
+      } else {
+        shared = g.shared;
+        fixpoint.splice(0, fixpoint.length, ...g.policies);
+      }
+    }
+  } else if (fixpoint.length === 1) {
+    for (const problem of checkFixpoint(fixpoint)) report.cannot(problem.message, problem.origin);
+  }
+  let fixpointDone = false;
+  for (const p of live) {
+    if (p.semantics.applyRules === 'one' && p.rules.length > 1) {
+      report.notYet(`applyRules: one in ${p.id} (stop after the first rule that changes the object)`, p.origin);
+      continue;
+    }
+    if (p.semantics.order === 'fixpoint') {
+      if (fixpointDone || fixpointBroken) continue;
+      fixpointDone = true;
+      const e = emitGroup(fixpoint, target, report, used, shared);
+      if (e) out.push(e);
+      continue;
+    }
+    const e = emitGroup([p], target, report, used);
+    if (e) out.push(e);
+  }
+  return out;
+}
