@@ -96,7 +96,7 @@ export function generateMpol(policies: readonly Policy[], opts: GenerateOptions 
   // Autogen variants of a MutatingPolicy are folded back into their policy's autogen setting.
   const folded = new Map<string, Set<string>>();
   const own: Policy[] = [];
-  const namespaces = new Map<Policy, Namespaced>();
+  const namespaces = new Map<string, Namespaced>();
   for (const p of policies) {
     if (p.origin.dialect === DIALECT && p.rules.length === 1 && VARIANT.test(p.rules[0]!.name)) {
       const set = folded.get(p.id) ?? folded.set(p.id, new Set()).get(p.id)!;
@@ -104,14 +104,14 @@ export function generateMpol(policies: readonly Policy[], opts: GenerateOptions 
       continue;
     }
     const n = namespacedSource(p);
-    if (n) namespaces.set(n.policy, n.ns);
+    if (n) namespaces.set(n.policy.id, n.ns);
     own.push(n ? n.policy : p);
   }
   const docs: JsonObject[] = [];
   for (const e of emitCelPolicies(own, MPOL_TARGET, report)) {
     const fromMpol = e.source.origin.dialect === DIALECT ? folded.get(e.source.id) : undefined;
     const controllers = autogenEligible(e) ? (fromMpol ? POD_CONTROLLERS.filter((c) => fromMpol.has(c)) : []) : undefined;
-    docs.push(document(e, apiVersion, namespaces.get(e.source), controllers));
+    docs.push(document(e, apiVersion, namespaces.get(e.source.id), controllers));
   }
   report.finish(docs.length, policies[0]?.origin);
   return { documents: docs, text: docs.length > 0 ? toYamlDocuments(docs) : '', diagnostics: report.diagnostics };

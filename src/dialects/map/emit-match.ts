@@ -54,7 +54,44 @@ function globTest(subject: string, pattern: string, globs: GlobStyle): string | 
     return `${subject}.endsWith(${celString(inner)})`;
   }
   const re = pattern.replace(/[.+^${}()|[\]\\]/g, '\\$&').replaceAll('*', '.*').replaceAll('?', '.');
-  return `${subject}.matches(${celString(`^${re}$`)})`;
+  // go-wildcard's `*` and `?` match any character, line feeds included.
+  return `${subject}.matches(${celString(`(?s)^${re}$`)})`;
+}
+
+/**
+ * Kyverno's `annotations` criterion (CheckAnnotations): every pattern pair meets some annotation of the
+ * object, key and value each matched by wildcard.
+ */
+function annotationsTest(annotations: Record<string, string>, globs: GlobStyle): string | undefined {
+  const parts: string[] = ['has(object.metadata.annotations)'];
+  for (const [k, v] of Object.entries(annotations)) {
+    const key = globTest('a', k, globs);
+    const value = globTest('object.metadata.annotations[a]', v, globs);
+    if (!key || !value) return undefined;
+    parts.push(/[*?]/.test(k) ? `object.metadata.annotations.exists(a, ${key} && ${value})` : `${celString(k)} in object.metadata.annotations && ${globTest(`object.metadata.annotations[${celString(k)}]`, v, globs)}`);
+  }
+  return parts.join(' && ');
+}
+
+/** Every criterion of an exclusion clause on names, namespaces and annotations, as one CEL test. */
+function clauseTest(c: MatchClause, globs: GlobStyle): string | undefined {
+  const parts: string[] = [];
+  if (c.names) {
+    const t = anyOf('object.metadata.?name.orValue("")', c.names, globs);
+    if (!t) return undefined;
+    parts.push(`(${t})`);
+  }
+  if (c.namespaces) {
+    const t = anyOf('request.namespace', c.namespaces, globs);
+    if (!t) return undefined;
+    parts.push(`(${t})`);
+  }
+  if (c.annotations) {
+    const t = annotationsTest(c.annotations, globs);
+    if (!t) return undefined;
+    parts.push(t);
+  }
+  return parts.join(' && ');
 }
 
 function anyOf(subject: string, patterns: readonly string[], globs: GlobStyle): string | undefined {
@@ -123,6 +160,12 @@ export function emitMatch(spec: MatchSpec): EmittedMatch | string {
         case 'scope':
           if (c.scope !== '*') scope = c.scope;
           break;
+        case 'annotations': {
+          const t = annotationsTest(c.annotations!, spec.globs);
+          if (!t) return `the annotation patterns ${JSON.stringify(c.annotations)}`;
+          conditions.push({ name: 'annotations', expression: t });
+          break;
+        }
         default:
           return `a match on ${key}`;
       }
@@ -141,6 +184,13 @@ export function emitMatch(spec: MatchSpec): EmittedMatch | string {
   for (const c of spec.exclude?.any ?? []) {
     const keys = Object.keys(c).filter((k) => k !== 'kinds' && k !== 'resources' && k !== 'operations');
     const rs = rulesOfClause(c);
+    if (keys.length > 0 && !rs && keys.every((k) => k === 'annotations' || k === 'names' || k === 'namespaces') && !c.operations) {
+      // An exclusion on the object's names, namespaces or annotations only: the policy applies where it does not hold.
+      const t = clauseTest(c, spec.globs);
+      if (!t) return `an exclusion on ${keys.join(', ')}`;
+      conditions.push({ name: 'exclude', expression: `!(${t})` });
+      continue;
+    }
     if (keys.length > 0 || !rs) return `an exclusion on ${keys.join(', ') || 'nothing'}`;
     excludes.push(...rs.map((r) => ({ ...r, operations: r.operations ?? c.operations ?? ['*'] })));
   }

@@ -18,7 +18,8 @@ import type { Origin } from '../../diagnostics/span.js';
 import { PARAMS_VAR } from '../../engines/cel.js';
 import { jsonEqual, type JsonObject } from '../../ir/json.js';
 import type { Guard, MatchSpec, Op, Policy, Rule } from '../../ir/nodes.js';
-import { cannot, notYet, type GenerationReport, type Refusal } from '../generate-report.js';
+import { cannot, isRefusal, notYet, type GenerationReport, type Refusal } from '../generate-report.js';
+import { kyvernoRulePatches } from './kyverno/rule.js';
 import { checkFixpoint } from '../kyverno/lower-fixpoint.js';
 import { sourceOfGuard } from '../gatekeeper/emit-match.js';
 import type { CelTarget } from './cel-target.js';
@@ -117,8 +118,18 @@ function and(parts: readonly (string | undefined)[]): string | undefined {
   return defined.map((x) => (/ \|\| | \? /.test(x) ? `(${x})` : x)).join(' && ');
 }
 
+/** A Kyverno rule as one JSONPatch mutation (kyverno/rule.ts). */
+function kyvernoRuleBody(rule: Rule, kinds: MatchSpec, target: CelTarget, body: Body, notes: string[]): Refused | undefined {
+  const out = kyvernoRulePatches(rule, { target, match: kinds, variables: body.variables });
+  if (isRefusal(out)) return refused(out, rule.origin);
+  body.variables.push(...out.variables);
+  notes.push(...out.notes);
+  for (const patches of out.patches) if (patches !== '[]') body.mutations.push({ patchType: 'JSONPatch', expression: patches });
+  return undefined;
+}
+
 /** The mutations (and variables) of one rule, in order, or why the rule cannot be written. */
-function ruleBody(p: Policy, rule: Rule, target: CelTarget, body: Body, renames: ReadonlyMap<string, string>): Refused | undefined {
+function ruleBody(p: Policy, rule: Rule, target: CelTarget, body: Body, renames: ReadonlyMap<string, string>, notes: string[]): Refused | undefined {
   if (rule.match) return refused(`a rule-level match (rule ${rule.name})`, rule.match.origin ?? rule.origin);
   for (const { op, guards } of flatten(rule.body, rule.guards)) {
     const cond = conditionOf(guards, target, renames);
@@ -264,7 +275,7 @@ function emitGroup(original: readonly Policy[], target: CelTarget, report: Gener
     return undefined;
   }
   for (const note of m.notes) report.lossy('TM4003', `match: ${note}`, head.match.origin ?? head.origin);
-  const conditions = [...m.conditions];
+  const conditions = m.conditions.map((c) => ({ ...c }));
   const body: Body = { variables: [], mutations: [] };
   const renames = new Map<string, string>();
   for (const p of group) {
@@ -290,7 +301,16 @@ function emitGroup(original: readonly Policy[], target: CelTarget, report: Gener
     conditions.push(...c);
     for (const rule of p.rules) {
       const scratch: Body = { variables: [...body.variables], mutations: [] };
-      const why = ruleBody(p, rule, target, scratch, renames);
+      const notes: string[] = [];
+      let why = ruleBody(p, rule, target, scratch, renames, notes);
+      if (why && rule.origin.dialect === 'kyverno' && !rule.match) {
+        // The path-op route writes the shapes it knows as a person would (ApplyConfiguration, short JSONPatch);
+        // everything else from Kyverno goes through kyverno/rule.ts, which keeps the whole rule in one expression.
+        scratch.variables = [...body.variables];
+        scratch.mutations = [];
+        why = kyvernoRuleBody(rule, ruleKinds.get(rule) ?? p.match, target, scratch, notes);
+      }
+      for (const n of new Set(notes)) report.lossy('TM4003', n, rule.origin);
       if (why) {
         report.refuse(why, why.origin, p.rules.length > 1 || rule.name !== '' ? `rule ${rule.name || '(unnamed)'} of policy ${p.id}` : `policy ${p.id}`);
         continue;
@@ -302,6 +322,13 @@ function emitGroup(original: readonly Policy[], target: CelTarget, report: Gener
   if (body.mutations.length === 0) {
     if (report.refusals === 0) report.push('TM4003', `${head.id} writes nothing; no policy emitted`, head.origin, 'warning');
     return undefined;
+  }
+  // matchConditions is a list keyed by name: conditions of the same kind get numbered.
+  const seenNames = new Map<string, number>();
+  for (const c of conditions) {
+    const n = (seenNames.get(c.name) ?? 0) + 1;
+    seenNames.set(c.name, n);
+    if (n > 1) c.name = `${c.name}-${n}`;
   }
   const name = group.length > 1 ? nameOf({ ...head, id: 'gatekeeper-mutators' }, used) : nameOf(head, used);
   const bad = checkCel(name, body, conditions, head.origin, target);

@@ -184,7 +184,7 @@ spec:
     expect(((mutate(policies, withEmptyDir) as JsonObject).metadata as JsonObject).annotations).toEqual({ 'safe-to-evict': 'true' });
   });
 
-  it('sets a list Kyverno replaces (no merge strategy) and refuses one it merges by key', () => {
+  it('sets a list Kyverno replaces (no merge strategy) and puts a keyed element first, as Kyverno prepends', () => {
     const replace = parseWith(
       'kyverno',
       `apiVersion: kyverno.io/v1
@@ -216,11 +216,16 @@ spec:
         spec: {containers: [{name: proxy, image: envoy}]}
 `,
     );
-    const g = generateMap(merged);
-    // The Pod rule and its two autogen rules are each refused; nothing is left to emit.
-    expect(g.diagnostics.map((d) => d.code)).toEqual(['TM4001', 'TM4001', 'TM4001', 'TM4005']);
-    expect(g.diagnostics[0]!.message).toContain('merged by key at spec.containers');
-    expect(g.diagnostics[0]!.unsupported).toBe('yet');
+    const sidecar = roundTrip(merged).policies;
+    // A new element comes first; an existing one is merged and moved to the front; a missing list is created.
+    const pods: JsonValue[] = [
+      POD,
+      { ...POD, spec: { containers: [{ name: 'app', image: 'nginx' }, { name: 'proxy', image: 'old', ports: [{ containerPort: 1 }] }, { name: 'log', image: 'fluent' }] } },
+      { ...POD, spec: {} },
+      { apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'd' }, spec: { template: { spec: { containers: [{ name: 'app' }, { name: 'proxy' }] } } } },
+    ];
+    for (const pod of pods) expect(mutate(sidecar, pod)).toEqual(mutate(merged, pod));
+    expect((mutate(sidecar, pods[1]!) as JsonObject & { spec: { containers: { name: string }[] } }).spec.containers.map((c) => c.name)).toEqual(['proxy', 'app', 'log']);
   });
 
   it('holds a namespaced Policy\'s namespace together with its rules\' kinds', () => {

@@ -1,0 +1,180 @@
+/**
+ * A Kyverno `foreach` entry as one JSONPatch expression: a comprehension over the list, in Kyverno's order
+ * (Descending by default for a strategic merge, Ascending otherwise; `elementIndex` is the original index),
+ * skipping null elements and elements whose preconditions fail (pkg/engine/handlers/mutation, kyverno.md
+ * §1.12). Kyverno queries the list once and applies each element's patch to the result of the previous one;
+ * the comprehension computes every element's patch from the object before the loop, which is the same where
+ * each element's patch touches only that element. Two shapes are translated:
+ * - a JSON patch whose every path is below `/<list>/{{elementIndex}}` (the element's own place; removing
+ *   the element itself only in Descending order, where the removals leave the lower indices in place);
+ * - a strategic merge of the iterated list holding one element selected by the iterated element's key
+ *   (`(name): "{{ element.name }}"` or `name: "{{ element.name }}"`): each patched element is merged into
+ *   and, by kyaml's Prepend, moved to the front, so the patched elements end up first (in original order
+ *   for a Descending loop, reversed for an Ascending one) and the others follow in their order.
+ */
+import { isJsonObject, type JsonObject, type JsonValue } from '../../../ir/json.js';
+import type { ForEachOp, Op } from '../../../ir/nodes.js';
+import { parseAnchor } from '../../../../grammars/kyverno-anchor.js';
+import { notYet, type Refusal } from '../../generate-report.js';
+import { and, concat, cond, fieldPlace, indexPlace, NONE, paren, patch, ROOT, type Cel, type Place } from './cel-patch.js';
+import { kyvernoJsonPatches, patchPaths } from './json-patch.js';
+import type { RuleScope } from './scope.js';
+import { guardToCel, leadingLets, refused, type RuleCompiler } from './rule.js';
+import { elementLive, smpElementPatches } from './smp.js';
+
+type R<T> = T | Refusal;
+
+const LIST = /^request\.object((?:\.[A-Za-z_][A-Za-z0-9_]*)+)(?:\[\])?(?:\s*\|\|\s*`\[\]`)?$/;
+
+/** The body of one element: null elements skipped, then context, preconditions, the patch. */
+interface Body {
+  guards: Op[];
+  patch: Op[];
+}
+
+function elementBody(op: ForEachOp): R<{ lets: (Op & { kind: 'let' })[]; pre: Op[]; work: Op[] }> {
+  const [skipNull, ...more] = op.body;
+  if (more.length > 0 || skipNull?.kind !== 'when' || skipNull.else?.length) return notYet('this foreach body');
+  const g = skipNull.guard;
+  if (g.kind !== 'neq' || g.path.root !== 'vars' || g.value.kind !== 'literal' || g.value.json !== null) return notYet('this foreach body');
+  const { lets, rest } = leadingLets(skipNull.then);
+  let work = rest;
+  const pre: Op[] = [];
+  if (work.length === 1 && work[0]!.kind === 'when' && !work[0]!.else?.length) {
+    pre.push(work[0]!);
+    work = work[0]!.then;
+  }
+  return { lets, pre, work };
+}
+
+/** The foreach list as CEL and the object path it names (`request.object.<fields>`). */
+function listOf(rc: RuleCompiler, op: ForEachOp, scope: RuleScope): R<{ cel: Cel; path: string[] }> {
+  if (!('kind' in op.list) || op.list.kind !== 'jmes') return notYet('a foreach over something other than a JMESPath list');
+  const text = op.list.expr.text.trim();
+  const m = LIST.exec(text);
+  if (!m) return notYet(`the foreach list ${text} (only lists of the object are translated)`);
+  const q = rc.query(text, scope);
+  if (refused(q)) return q;
+  return { cel: q, path: m[1]!.slice(1).split('.') };
+}
+
+function placeOf(path: readonly string[]): Place {
+  let at = ROOT;
+  for (const f of path) at = fieldPlace(at, f);
+  return at;
+}
+
+export function forEachPatches(rc: RuleCompiler, op: ForEachOp, scope: RuleScope): R<Cel> {
+  if (op.bind !== 'element' || op.indexBind !== 'elementIndex') return notYet('a foreach with other bindings');
+  const body = elementBody(op);
+  if (refused(body)) return body;
+  const list = listOf(rc, op, scope);
+  if (refused(list)) return list;
+  const e = rc.fresh.next('e');
+  const i = rc.fresh.next('i');
+  let inner = scope.with('element', e).with('elementIndex', i);
+  if (body.lets.length > 0) {
+    // Context loaded per element (and element0 / elementIndex0 aliases): only aliases are translated.
+    for (const l of body.lets) {
+      if (l.value.kind === 'ref' && l.value.path.root === 'vars' && l.value.path.segments.length === 1 && l.value.path.segments[0]!.kind === 'field') {
+        const target = l.value.path.segments[0]!.name;
+        inner = inner.with(l.name, target === 'element' ? e : target === 'elementIndex' ? i : '');
+        continue;
+      }
+      return notYet(`the foreach context entry ${l.name}`);
+    }
+  }
+  const guards: Cel[] = [`${e} != null`];
+  for (const w of body.pre) {
+    if (w.kind !== 'when') continue;
+    const saved = rc.scope;
+    rc.scope = inner;
+    const g = guardToCel(rc, w.guard);
+    rc.scope = saved;
+    if (refused(g)) return g;
+    guards.push(g);
+  }
+  const work = body.work;
+  if (work.length === 2 && work[0]!.kind === 'let' && work[1]!.kind === 'jsonPatch') return jsonPatchLoop(rc, op, list, e, i, inner, guards, work[0] as Op & { kind: 'let' }, work[1]! as Op & { kind: 'jsonPatch' });
+  if (work.length === 1 && work[0]!.kind === 'jsonPatch') return jsonPatchLoop(rc, op, list, e, i, inner, guards, undefined, work[0] as Op & { kind: 'jsonPatch' });
+  if (work.length === 1 && work[0]!.kind === 'merge') return mergeLoop(rc, op, list, e, i, inner, guards, work[0] as Op & { kind: 'merge' });
+  if (work.some((w) => w.kind === 'forEach')) return notYet('a nested foreach');
+  return notYet('this foreach body');
+}
+
+/** Whether every step of the element's JSON patch is below `/<list>/{{elementIndex}}` (or is the element). */
+function elementLocal(paths: readonly string[], path: readonly string[]): 'element' | 'removes-element' | undefined {
+  const prefix = `/${path.join('/')}/{{elementIndex}}`;
+  if (paths.length === 0) return undefined;
+  let removes = false;
+  for (const raw of paths) {
+    const p = raw.replace(/\{\{-?\s*/g, '{{').replace(/\s*\}\}/g, '}}');
+    if (!p.startsWith(prefix)) return undefined;
+    const rest = p.slice(prefix.length);
+    if (rest === '') removes = true;
+    else if (!rest.startsWith('/')) return undefined;
+  }
+  return removes ? 'removes-element' : 'element';
+}
+
+function jsonPatchLoop(rc: RuleCompiler, op: ForEachOp, list: { cel: Cel; path: string[] }, e: string, i: string, scope: RuleScope, guards: readonly Cel[], text: (Op & { kind: 'let' }) | undefined, json: Op & { kind: 'jsonPatch' }): R<Cel> {
+  const paths = text && text.value.kind === 'templated' && typeof text.value.json === 'string' ? patchPaths(text.value.json) : json.steps.map((s) => s.path);
+  if (refused(paths)) return paths;
+  const local = elementLocal(paths, list.path);
+  if (!local) return notYet('a foreach JSON patch with a path outside the iterated element (`/<list>/{{elementIndex}}/...`)');
+  if (local === 'removes-element' && op.order === 'asc') return notYet('removing elements of the iterated list in Ascending order (each removal shifts the indices the next one uses)');
+  const steps = kyvernoJsonPatches(rc, json, scope, text);
+  if (refused(steps)) return steps;
+  const comprehension = `${paren(list.cel)}.transformList(${i}, ${e}, ${and(guards)}, ${steps})`;
+  return op.order === 'desc' ? `${comprehension}.reverse().flatten()` : `${comprehension}.flatten()`;
+}
+
+function mergeLoop(rc: RuleCompiler, op: ForEachOp, list: { cel: Cel; path: string[] }, e: string, i: string, scope: RuleScope, guards: readonly Cel[], merge: Op & { kind: 'merge' }): R<Cel> {
+  if (merge.strategy !== 'smp' || merge.path.segments.length > 0 || (merge.value.kind !== 'literal' && merge.value.kind !== 'templated')) return notYet('this foreach merge');
+  // The patch must be the iterated list and nothing else.
+  let node: JsonValue = merge.value.json;
+  for (const f of list.path) {
+    if (!isJsonObject(node) || Object.keys(node).length !== 1 || !(f in node)) return notYet('a foreach strategic merge that writes beside the iterated list');
+    node = node[f]!;
+  }
+  if (!Array.isArray(node) || node.length !== 1 || !isJsonObject(node[0])) return notYet('a foreach strategic merge whose list holds other than one element');
+  const element: JsonObject = node[0];
+  // The element is selected by the iterated element's own key.
+  let selector: string | undefined;
+  const rest: JsonObject = {};
+  for (const [k, v] of Object.entries(element)) {
+    const a = parseAnchor(k);
+    const key = a?.modifier === 'condition' ? a.key : a ? undefined : k;
+    if (key !== undefined && typeof v === 'string' && new RegExp(`^\\{\\{-?\\s*element\\.${key.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}\\s*\\}\\}$`).test(v) && selector === undefined) {
+      if (a && Object.keys(element).includes(key)) return notYet(`both ${k} and ${key} in a foreach element`);
+      selector = key;
+      continue;
+    }
+    if (a?.modifier === 'addIfNotPresent') return notYet(`the +() anchor ${k} at the top of a foreach list element (Kyverno decides it by whichever element is first in the list at that moment)`);
+    if (a) return notYet(`the anchor ${k} in a foreach list element`);
+    rest[k] = v;
+  }
+  if (!selector) return notYet('a foreach list element not selected by the iterated element\'s own key ({{ element.<key> }})');
+  const anchored = parseAnchor(Object.keys(element).find((k) => parseAnchor(k)?.key === selector || k === selector)!)?.modifier === 'condition';
+  if (!anchored && JSON.stringify(rest).includes('+(')) return notYet('a +() anchor in a foreach list element selected by a plain key (Kyverno then patches every element)');
+  const L = paren(list.cel);
+  const listPlace = placeOf(list.path);
+  // An anchored element whose copy holds nothing once its +() keys are decided is not merged, so not moved.
+  const live = anchored ? elementLive(rest, e) : 'true';
+  const P = `${L}.transformList(${i}, ${e}, ${and([...guards, live])}, ${i})`;
+  const k = rc.fresh.next('k');
+  const j = rc.fresh.next('j');
+  // Each patched element was moved to the front when its turn came: Descending leaves them in their order,
+  // Ascending reverses them. Element j reaches position k after the moves before it.
+  const order = op.order === 'desc' ? P : `${P}.reverse()`;
+  const from = op.order === 'desc' ? j : `${j} + ${k}`;
+  const moves = `${order}.transformList(${k}, ${j}, ${op.order === 'desc' ? `${k} != ${j}` : 'true'}, ${patch('move', [...listPlace.ptr, '/', { cel: `string(${k})` }], undefined, [...listPlace.ptr, '/', { cel: `string(${from})` }])})`;
+  const elementScope = scope.with('element', `${L}[${j}]`).with('elementIndex', j);
+  const at = indexPlace(listPlace, k, `${L}[${j}]`);
+  const patches = smpElementPatches(rest, at, [...list.path, '[]'], { match: rc.env.match, template: (t) => rc.template(t, elementScope), fresh: (b) => rc.fresh.next(b) });
+  if (refused(patches)) return patches;
+  const edits = patches.patches === NONE ? NONE : `${order}.transformList(${k}, ${j}, true, ${patches.patches}).flatten()`;
+  return cond(patches.condition, concat([moves, edits]));
+}
+
+export type { Body };

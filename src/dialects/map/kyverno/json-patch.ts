@@ -1,0 +1,311 @@
+/**
+ * A Kyverno `patchesJson6902` as one JSONPatch expression of a CEL policy. Kyverno applies it with evanphx
+ * json-patch v5 and EnsurePathExistsOnAdd, AllowMissingPathOnRemove, SupportNegativeIndices (kyverno.md
+ * §1.10); kube-apiserver and Kyverno's MutatingPolicy apply JSONPatch with evanphx v4, where `add` under a
+ * missing parent fails, `remove` of a missing place fails and `replace` of a missing map key adds. Each
+ * step is therefore written with the tests that make v4 do what v5 does:
+ * - `add`: missing parent maps are created with the value nested in them (a missing list, when the next
+ *   segment is an index or `-`, as a list holding the value), an existing place is replaced;
+ * - `remove`: only where the place exists;
+ * - `replace`: where the place exists; where it does not, Kyverno's rule fails, so the expression fails too.
+ * The patch text may hold `{{ }}` variables: it is read with each hole as a placeholder, and every string
+ * holding one is the Kyverno template it came from (a path `/spec/containers/{{elementIndex}}/image` is
+ * built from the index). Steps are applied in order against the object as each finds it; the tests read the
+ * object before the patch, so steps whose places overlap (one below or at another's) are refused, except
+ * parents that an earlier `add` is known to have created.
+ */
+import { parse as parseYaml } from 'yaml';
+import { isJsonObject, type JsonObject, type JsonValue } from '../../../ir/json.js';
+import type { JsonPatchOp, Op } from '../../../ir/nodes.js';
+import { notYet, type Refusal } from '../../generate-report.js';
+import { celLiteral } from '../emit-cel.js';
+import { concat, cond, has, NONE, one, patch, ROOT, type Cel, type Place } from './cel-patch.js';
+import type { RuleScope } from './scope.js';
+import { refused, type RuleCompiler } from './rule.js';
+
+type R<T> = T | Refusal;
+
+/** A segment of a step's path: a static token, or a list index computed in CEL (`{{elementIndex}}`). */
+type Seg = { text: string } | { index: Cel };
+
+interface Step {
+  op: 'add' | 'remove' | 'replace';
+  segs: Seg[];
+  value?: Cel;
+}
+
+const HOLE = /\{\{[\s\S]*?\}\}/g;
+
+/** The step list of a templated patch text: holes become placeholders while the text is read as YAML. */
+function templatedSteps(text: string): R<{ steps: JsonValue; holes: string[] }> {
+  const holes: string[] = [];
+  const marked = text.replace(HOLE, (h) => {
+    holes.push(h);
+    return `__transmute_hole_${holes.length - 1}__`;
+  });
+  if (/\{\{|\}\}/.test(marked)) return notYet('nested or unbalanced {{ }} in a JSON patch');
+  try {
+    return { steps: parseYaml(marked) as JsonValue, holes };
+  } catch {
+    return notYet('a JSON patch whose text is not YAML once its variables are set aside');
+  }
+}
+
+const PLACEHOLDER = /__transmute_hole_(\d+)__/g;
+
+/** The paths of a templated patch text's steps, holes restored. */
+export function patchPaths(text: string): R<string[]> {
+  const read = templatedSteps(text);
+  if (refused(read)) return read;
+  if (!Array.isArray(read.steps)) return notYet('a JSON patch that is not a list');
+  return read.steps.map((s) => (isJsonObject(s) && typeof s.path === 'string' ? restore(s.path, read.holes) : ''));
+}
+
+/** A string of the patch with its placeholders turned back into the template it was. */
+function restore(s: string, holes: readonly string[]): string {
+  return s.replace(PLACEHOLDER, (_, n: string) => holes[Number(n)]!);
+}
+
+function hasPlaceholder(v: JsonValue): boolean {
+  if (typeof v === 'string') return /__transmute_hole_\d+__/.test(v);
+  if (Array.isArray(v)) return v.some(hasPlaceholder);
+  if (isJsonObject(v)) return Object.entries(v).some(([k, x]) => hasPlaceholder(k) || hasPlaceholder(x));
+  return false;
+}
+
+const INDEX_HOLE = /^\{\{-?\s*(elementIndex\d*)\s*\}\}$/;
+
+/** A path template as segments: static tokens, and holes that are a whole segment naming an element index. */
+function pathSegments(rc: RuleCompiler, path: string, scope: RuleScope): R<Seg[]> {
+  if (!path.startsWith('/')) return notYet(`the JSON patch path ${JSON.stringify(path)} (not a JSON pointer)`);
+  const out: Seg[] = [];
+  for (const raw of path.slice(1).split('/')) {
+    if (!raw.includes('{{')) {
+      if (/~(?![01])/.test(raw)) return notYet(`the JSON pointer token ${JSON.stringify(raw)}`);
+      out.push({ text: raw.replaceAll('~1', '/').replaceAll('~0', '~') });
+      continue;
+    }
+    const m = INDEX_HOLE.exec(raw);
+    if (!m) return notYet(`the variable in the JSON patch path segment ${JSON.stringify(raw)}`);
+    const cel = rc.query(m[1]!, scope);
+    if (refused(cel)) return cel;
+    out.push({ index: `int(${cel})` });
+  }
+  return out;
+}
+
+function valueCel(rc: RuleCompiler, v: JsonValue, holes: readonly string[], scope: RuleScope): R<Cel> {
+  if (!hasPlaceholder(v)) {
+    if (v === null) return 'null';
+    const lit = celLiteral(v);
+    return lit ?? notYet(`the value ${JSON.stringify(v)} (out of CEL's exact range)`);
+  }
+  if (typeof v === 'string') {
+    const whole = /^__transmute_hole_(\d+)__$/.exec(v);
+    // A hole alone in a plain YAML scalar is re-read by YAML after substitution: a string that looks like a
+    // number or a boolean would change type. Maps, lists and numbers come back as they were.
+    if (whole) return notYet('a variable standing alone as a JSON patch value (YAML re-reads the text it substitutes to)');
+    return rc.template(restore(v, holes), scope);
+  }
+  if (Array.isArray(v)) {
+    const items: Cel[] = [];
+    for (const x of v) {
+      const c = valueCel(rc, x, holes, scope);
+      if (refused(c)) return c;
+      items.push(c);
+    }
+    return `[${items.join(', ')}]`;
+  }
+  if (isJsonObject(v)) {
+    const entries: string[] = [];
+    for (const [k, x] of Object.entries(v)) {
+      if (hasPlaceholder(k)) return notYet('a variable in a key of a JSON patch value');
+      const c = valueCel(rc, x, holes, scope);
+      if (refused(c)) return c;
+      entries.push(`${JSON.stringify(k)}: ${c}`);
+    }
+    return `{${entries.join(', ')}}`;
+  }
+  return notYet('this JSON patch value');
+}
+
+function readSteps(rc: RuleCompiler, list: JsonValue, holes: readonly string[], scope: RuleScope): R<Step[]> {
+  if (!Array.isArray(list)) return notYet('a JSON patch that is not a list');
+  const out: Step[] = [];
+  for (const s of list) {
+    if (!isJsonObject(s) || typeof s.op !== 'string' || typeof s.path !== 'string') return notYet('a malformed JSON patch operation');
+    if (hasPlaceholder(s.op)) return notYet('a variable JSON patch operation');
+    if (s.op !== 'add' && s.op !== 'remove' && s.op !== 'replace') return notYet(`the JSON patch operation ${s.op}`);
+    const segs = pathSegments(rc, restore(s.path, holes), scope);
+    if (refused(segs)) return segs;
+    const step: Step = { op: s.op, segs };
+    if (s.op !== 'remove') {
+      if (!('value' in s)) return notYet(`a JSON patch ${s.op} without a value`);
+      const v = valueCel(rc, (s as JsonObject).value!, holes, scope);
+      if (refused(v)) return v;
+      step.value = v;
+    }
+    out.push(step);
+  }
+  return out;
+}
+
+function isIndexText(t: string): boolean {
+  return /^(0|[1-9]\d*)$/.test(t);
+}
+
+/** A step's place, the CEL tests along it, and the value built for what is missing. */
+interface Walked {
+  /** The patches of this step. */
+  patches: Cel;
+}
+
+/** `add` with EnsurePathExistsOnAdd (v5 ensurePathExists): missing parents created around the value. */
+function addStep(step: Step, known: Set<string>): R<Walked> {
+  const segs = step.segs;
+  const value = step.value!;
+  const build = (rest: readonly Seg[]): R<Cel> => {
+    // The value nested in the containers the remaining segments name; a missing container whose next
+    // segment is `0`, `-` or `-1` is a list holding it (ensurePathExists), a larger index would be padded.
+    let v = value;
+    for (let i = rest.length - 1; i >= 0; i--) {
+      const s = rest[i]!;
+      if ('index' in s) return notYet('a computed list index below a place that does not exist');
+      if (s.text === '0' || s.text === '-' || s.text === '-1') v = `[${v}]`;
+      else if (isIndexText(s.text) || /^-\d+$/.test(s.text)) return notYet(`the index ${s.text} into a list that does not exist (Kyverno pads it with nulls)`);
+      else v = `{${JSON.stringify(s.text)}: ${v}}`;
+    }
+    return v;
+  };
+  const walk = (at: Place, i: number, key: string): R<Cel> => {
+    const s = segs[i]!;
+    const last = i === segs.length - 1;
+    if ('index' in s) {
+      const here: Place = { cel: `${at.cel}[${s.index}]`, ptr: [...at.ptr, '/', { cel: `string(${s.index})` }] };
+      if (last) return one(patch('add', here.ptr, value));
+      const inner = walk(here, i + 1, `${key}/[]`);
+      if (refused(inner)) return inner;
+      // The element is one being iterated over: it exists.
+      return inner;
+    }
+    const t = s.text;
+    if (isIndexText(t) || t === '-' || /^-\d+$/.test(t)) {
+      // On a list: `-` appends, an index inserts (v5 with SupportNegativeIndices; -1 appends too).
+      if (last) return one(patch('add', [...at.ptr, `/${t}`], value));
+      if (!isIndexText(t)) return notYet(`a path through ${t}`);
+      const n = Number(t);
+      const here: Place = { cel: `${at.cel}[${n}]`, ptr: [...at.ptr, `/${n}`] };
+      const inner = walk(here, i + 1, `${key}/${t}`);
+      if (refused(inner)) return inner;
+      return cond(`size(${at.cel}) > ${n}`, inner, `{}[${JSON.stringify(`add operation does not apply: index ${n} is out of range`)}]`);
+    }
+    const here: Place = { cel: `${at.cel}${/^[A-Za-z_][A-Za-z0-9_]*$/.test(t) ? `.${t}` : `[${JSON.stringify(t)}]`}`, ptr: [...at.ptr, `/${t.replaceAll('~', '~0').replaceAll('/', '~1')}`] };
+    const k = `${key}/${t}`;
+    if (last) return one(patch('add', here.ptr, value));
+    const inner = walk(here, i + 1, k);
+    if (refused(inner)) return inner;
+    // Above a computed index (an element of the list being iterated) every place exists.
+    if (known.has(k) || segs.slice(i + 1).some((x) => 'index' in x)) return inner;
+    const rest = segs.slice(i + 1);
+    const made = build(rest);
+    if (refused(made)) return made;
+    return cond(has(at, t), inner, one(patch('add', here.ptr, made)));
+  };
+  const r = walk(ROOT, 0, '');
+  if (refused(r)) return r;
+  // After the step every map on the path exists.
+  let k = '';
+  for (const s of segs.slice(0, -1)) {
+    if ('index' in s) break;
+    k = `${k}/${s.text}`;
+    known.add(k);
+  }
+  return { patches: r };
+}
+
+/** The place a step names, as CEL, and the presence tests of it (for remove and replace). */
+function presence(segs: readonly Seg[]): R<{ tests: Cel[]; place: Place }> {
+  let at: Place = ROOT;
+  const tests: Cel[] = [];
+  for (const s of segs) {
+    if ('index' in s) {
+      tests.push(`size(${at.cel}) > ${s.index}`);
+      at = { cel: `${at.cel}[${s.index}]`, ptr: [...at.ptr, '/', { cel: `string(${s.index})` }] };
+      continue;
+    }
+    if (isIndexText(s.text)) {
+      tests.push(`size(${at.cel}) > ${s.text}`);
+      at = { cel: `${at.cel}[${s.text}]`, ptr: [...at.ptr, `/${s.text}`] };
+      continue;
+    }
+    if (s.text === '-' || /^-\d+$/.test(s.text)) return notYet(`the list position ${s.text} in a remove or replace`);
+    tests.push(has(at, s.text));
+    at = { cel: `${at.cel}${/^[A-Za-z_][A-Za-z0-9_]*$/.test(s.text) ? `.${s.text}` : `[${JSON.stringify(s.text)}]`}`, ptr: [...at.ptr, `/${s.text.replaceAll('~', '~0').replaceAll('/', '~1')}`] };
+  }
+  return { tests, place: at };
+}
+
+function keyOf(segs: readonly Seg[]): string {
+  return segs.map((s) => ('index' in s ? `[${s.index}]` : s.text)).join('/');
+}
+
+/** Whether one step's place is at or below the other's (a computed index may be any index). */
+function overlaps(a: readonly Seg[], b: readonly Seg[]): boolean {
+  const n = Math.min(a.length, b.length);
+  for (let i = 0; i < n; i++) {
+    const x = a[i]!;
+    const y = b[i]!;
+    if ('index' in x || 'index' in y) continue;
+    if (x.text !== y.text) return false;
+  }
+  return true;
+}
+
+export function stepsPatches(steps: readonly Step[]): R<Cel> {
+  const known = new Set<string>();
+  const parts: Cel[] = [];
+  for (const [i, step] of steps.entries()) {
+    // The tests read the object before the patch: a step at or below another's place would test stale
+    // content. Shared parents are fine, an earlier add is known to have created them.
+    const clash = steps.slice(0, i).find((earlier) => overlaps(earlier.segs, step.segs));
+    if (clash) return notYet(`JSON patch steps on overlapping places (/${keyOf(clash.segs)}, /${keyOf(step.segs)})`);
+    if (step.op === 'add') {
+      const w = addStep(step, known);
+      if (refused(w)) return w;
+      parts.push(w.patches);
+      continue;
+    }
+    const p = presence(step.segs);
+    if (refused(p)) return p;
+    const test = p.tests.length === 0 ? undefined : p.tests.join(' && ');
+    if (step.op === 'remove') parts.push(cond(test, one(patch('remove', p.place.ptr))));
+    else parts.push(cond(test, one(patch('replace', p.place.ptr, step.value!)), `{}[${JSON.stringify(`replace operation does not apply: doc is missing path: /${keyOf(step.segs)}`)}]`));
+  }
+  return concat(parts);
+}
+
+/** A rule's (or a foreach entry's) JSON patch: literal steps, or the templated text bound to `$patch`. */
+export function kyvernoJsonPatches(rc: RuleCompiler, op: JsonPatchOp, scope: RuleScope, text: (Op & { kind: 'let' }) | undefined): R<Cel> {
+  if (op.profile !== 'kyverno') return notYet(`a JSON patch with the ${op.profile} profile`);
+  let steps: Step[] | Refusal;
+  if (text) {
+    if (text.value.kind !== 'templated' || typeof text.value.json !== 'string') return notYet('a computed JSON patch');
+    const read = templatedSteps(text.value.json);
+    if (refused(read)) return read;
+    steps = readSteps(rc, read.steps, read.holes, scope);
+  } else {
+    if (op.stepsFrom) return notYet('a JSON patch computed by an expression');
+    const list: JsonValue[] = op.steps.map((s) => {
+      const o: JsonObject = { op: s.op, path: s.path };
+      if (s.from !== undefined) o.from = s.from;
+      if (s.value !== undefined) o.value = s.value.kind === 'literal' ? s.value.json : '__transmute_unsupported__';
+      return o;
+    });
+    if (JSON.stringify(list).includes('__transmute_unsupported__')) return notYet('a JSON patch value that is not a literal');
+    steps = readSteps(rc, list, [], scope);
+  }
+  if (refused(steps)) return steps;
+  return stepsPatches(steps);
+}
+
+export { NONE };

@@ -1,0 +1,301 @@
+/**
+ * One Kyverno mutate rule as one JSONPatch mutation of a CEL policy. Kyverno loads the rule's context,
+ * tests its preconditions, substitutes the variables of the whole patch and applies it, all against the
+ * object as the rule finds it; one JSONPatch expression evaluated against that object does the same, so no
+ * condition or variable can see a write of its own rule. In order:
+ * - context `variable` entries become the policy's `variables` (lazy, as Kyverno's deferred loading), named
+ *   after the entry (suffixed when another rule binds the name differently);
+ * - preconditions guard the whole expression (`pre ? patches : []`: a precondition that fails to evaluate
+ *   fails the mutation, as it fails Kyverno's rule);
+ * - the patch: a strategic merge (smp.ts), a JSON patch (json-patch.ts), or a foreach of either (foreach.ts).
+ * Anything else is refused, with the construct named.
+ */
+import { isJsonObject, type JsonObject, type JsonValue } from '../../../ir/json.js';
+import type { Guard, MatchSpec, Op, Rule, Value } from '../../../ir/nodes.js';
+import { conditionsToCel, jmesToCel, templateToCel, type CelTarget as JmesTarget } from '../../../lowering/jmes-cel/index.js';
+import { readOpaque } from '../../kyverno/opaque.js';
+import { cannot, notYet, type Refusal } from '../../generate-report.js';
+import type { CelTarget } from '../cel-target.js';
+import { celLiteral } from '../emit-cel.js';
+import { emitGuard } from '../emit-value.js';
+import { cond, paren, type Cel } from './cel-patch.js';
+import { RuleScope } from './scope.js';
+import { smpPatches } from './smp.js';
+import { forEachPatches } from './foreach.js';
+import { kyvernoJsonPatches } from './json-patch.js';
+
+export interface Named {
+  name: string;
+  expression: string;
+}
+
+export interface RuleOutput {
+  /**
+   * The JSONPatch expressions of the rule, one per mutation: one for the whole rule, or one per foreach entry
+   * (each entry works on the result of the one before); `[]` entries write nothing.
+   */
+  patches: Cel[];
+  /** Variables the expression reads (the policy's `variables`, in order). */
+  variables: Named[];
+  /** Assumptions the translation rests on (warnings). */
+  notes: string[];
+}
+
+export interface RuleEnv {
+  target: CelTarget;
+  /** The rule's kinds (list strategies, schema checks). */
+  match: MatchSpec;
+  /** The policy's variables so far (names already taken). */
+  variables: readonly Named[];
+}
+
+type R<T> = T | Refusal;
+
+export function refused(x: unknown): x is Refusal {
+  return typeof x === 'object' && x !== null && 'why' in x && 'class' in x;
+}
+
+/** Fresh comprehension variable names, unique within one rule's expression. */
+export class Fresh {
+  private n = 0;
+  next(base: string): string {
+    this.n += 1;
+    return `${base}${this.n}`;
+  }
+}
+
+export function jmesTarget(target: CelTarget): JmesTarget {
+  return { env: target.dialect, ...(target.k8sVersion ? { k8sVersion: target.k8sVersion } : {}) };
+}
+
+/** The shared machinery of one rule's compilation. */
+export class RuleCompiler {
+  readonly fresh = new Fresh();
+  readonly notes = new Set<string>();
+  readonly variables: Named[] = [];
+  scope: RuleScope;
+
+  constructor(readonly env: RuleEnv) {
+    this.scope = new RuleScope(env.target.dialect);
+  }
+
+  get jmes(): JmesTarget {
+    return jmesTarget(this.env.target);
+  }
+
+  template(text: string, scope: RuleScope = this.scope): R<Cel> {
+    const r = templateToCel(text, scope, this.jmes);
+    if (!r.ok) return { why: r.why, class: r.class };
+    for (const n of r.notes) this.notes.add(n);
+    return r.cel;
+  }
+
+  query(text: string, scope: RuleScope = this.scope): R<Cel> {
+    const r = jmesToCel(text, scope, this.jmes);
+    if (!r.ok) return { why: r.why, class: r.class };
+    for (const n of r.notes) this.notes.add(n);
+    return r.cel;
+  }
+
+  conditions(block: JsonValue, scope: RuleScope = this.scope): R<Cel> {
+    const r = conditionsToCel(block, scope, this.jmes);
+    if (!r.ok) return { why: r.why, class: r.class };
+    for (const n of r.notes) this.notes.add(n);
+    return r.cel;
+  }
+
+  /** A JSON tree whose strings may hold `{{ }}`, as CEL (Kyverno substitutes every leaf, keys included). */
+  tree(v: JsonValue, scope: RuleScope = this.scope): R<Cel> {
+    if (typeof v === 'string') return v.includes('{{') ? this.template(v, scope) : JSON.stringify(v);
+    if (Array.isArray(v)) {
+      const items: Cel[] = [];
+      for (const x of v) {
+        const c = this.tree(x, scope);
+        if (refused(c)) return c;
+        items.push(c);
+      }
+      return `[${items.join(', ')}]`;
+    }
+    if (isJsonObject(v)) {
+      const entries: string[] = [];
+      for (const [k, x] of Object.entries(v)) {
+        if (k.includes('{{')) return notYet(`the variable in the key ${JSON.stringify(k)}`);
+        const c = this.tree(x, scope);
+        if (refused(c)) return c;
+        entries.push(`${JSON.stringify(k)}: ${c}`);
+      }
+      return `{${entries.join(', ')}}`;
+    }
+    if (v === null) return 'null';
+    const lit = celLiteral(v);
+    return lit ?? notYet(`the value ${JSON.stringify(v)} (out of CEL's exact range)`);
+  }
+
+  /** A fresh policy variable name for the Kyverno context entry `name`. */
+  variableName(name: string): string {
+    const base = /^[A-Za-z_][A-Za-z0-9_]*$/.test(name) ? name : `v_${name.replace(/[^A-Za-z0-9_]/g, '_')}`;
+    const taken = new Set([...this.env.variables, ...this.variables].map((v) => v.name));
+    let out = base;
+    for (let n = 2; taken.has(out); n++) out = `${base}_${n}`;
+    return out;
+  }
+}
+
+/**
+ * A context `variable` entry (loaders/variable.go, src/dialects/kyverno/context.ts loadContextEntry): `value`
+ * substituted; or `jmesPath` queried on the context, falling back to `default` when the query fails or
+ * yields null; a null result without a default is an error ("evaluated to nil").
+ */
+function contextVariable(rc: RuleCompiler, entry: JsonObject): R<Cel> {
+  const name = String(entry.name);
+  if (typeof entry.unresolved === 'string') return cannot(`the context entry ${name}, which reads the cluster (configMap, apiCall, globalReference or imageRegistry): the CEL policy has no such data${rc.env.target.dialect === 'kyverno-mpol' ? ' yet' : ''}`);
+  const v = isJsonObject(entry.variable) ? entry.variable : {};
+  const nil = (x: Cel): Cel => `${paren(x)} != null ? ${paren(x)} : {}[${JSON.stringify(`unable to add context entry for variable ${name} since it evaluated to nil`)}]`;
+  const hasValue = v.value !== undefined && v.value !== null;
+  const path = typeof v.jmesPath === 'string' && v.jmesPath !== '' ? v.jmesPath : undefined;
+  const hasDefault = v.default !== undefined && v.default !== null;
+  if (path?.includes('{{')) return notYet(`the variable inside the jmesPath of the context entry ${name}`);
+  if (hasValue) {
+    if (path !== undefined) return notYet(`the context entry ${name}, which narrows a value with a jmesPath`);
+    const c = rc.tree(v.value!);
+    if (refused(c)) return c;
+    return typeof v.value === 'string' && v.value.includes('{{') ? nil(c) : c;
+  }
+  if (path === undefined) return hasDefault ? rc.tree(v.default!) : notYet(`the context entry ${name} without value or jmesPath`);
+  if (!hasDefault) {
+    const q = rc.query(path);
+    if (refused(q)) return q;
+    return nil(q);
+  }
+  // A failing query (a missing key) or a null result keeps the default: not_null() turns a missing key into null.
+  const q = rc.query(`not_null(${path})`);
+  if (refused(q)) return q;
+  const d = rc.tree(v.default!);
+  if (refused(d)) return d;
+  return `${paren(q)} != null ? ${paren(q)} : ${paren(d)}`;
+}
+
+/** A rule's lets (context entries) bound in order; each becomes a policy variable. */
+export function bindLets(rc: RuleCompiler, lets: readonly (Op & { kind: 'let' })[]): R<void> {
+  for (const l of lets) {
+    let cel: Cel | Refusal;
+    if (l.value.kind === 'literal') cel = rc.tree(l.value.json);
+    else if (l.value.kind === 'jmes') {
+      const opaque = readOpaque(l.value.expr.text);
+      if (!opaque || opaque.kind !== 'context' || !isJsonObject(opaque.json)) return notYet(`the binding ${l.name}`);
+      cel = contextVariable(rc, opaque.json);
+    } else return notYet(`the binding ${l.name} of a ${l.value.kind} value`);
+    if (refused(cel)) return cel;
+    const name = rc.variableName(l.name);
+    rc.variables.push({ name, expression: cel });
+    rc.scope = rc.scope.with(l.name, `variables.${name}`);
+  }
+  return undefined;
+}
+
+/** A guard of a Kyverno rule: preconditions (opaque), or a structured guard (a hoisted kind test). */
+export function guardToCel(rc: RuleCompiler, g: Guard): R<Cel> {
+  if (g.kind === 'jmes') {
+    const opaque = readOpaque(g.expr.text);
+    if (opaque?.kind === 'conditions') return rc.conditions(opaque.json);
+    return notYet(`the JMESPath condition ${g.expr.text}`);
+  }
+  if (g.kind === 'const') return String(g.value);
+  const e = emitGuard(g);
+  return 'why' in e ? notYet(e.why) : e.cel;
+}
+
+/** The patches of one body op (a patch, or a foreach of patches). */
+export function opPatches(rc: RuleCompiler, op: Op, scope: RuleScope): R<Cel> {
+  switch (op.kind) {
+    case 'merge': {
+      if (op.strategy !== 'smp' || op.path.segments.length > 0) return notYet(`a ${op.strategy} merge`);
+      const value = op.value;
+      if (value.kind !== 'literal' && value.kind !== 'templated') return notYet(`a strategic merge of a ${value.kind} value`);
+      const r = smpPatches(value.json, { match: rc.env.match, template: (t) => rc.template(t, scope), fresh: (b) => rc.fresh.next(b) });
+      if (refused(r)) return r;
+      return cond(r.condition, r.patches);
+    }
+    case 'jsonPatch':
+      return kyvernoJsonPatches(rc, op, scope, undefined);
+    case 'forEach':
+      return forEachPatches(rc, op, scope);
+    default:
+      return notYet(`an op of kind ${op.kind} in a Kyverno rule`);
+  }
+}
+
+/** Splits a body into its leading lets and the rest. */
+export function leadingLets(ops: readonly Op[]): { lets: (Op & { kind: 'let' })[]; rest: Op[] } {
+  let i = 0;
+  while (i < ops.length && ops[i]!.kind === 'let' && !(ops[i] as { name: string }).name.startsWith('$')) i++;
+  return { lets: ops.slice(0, i) as (Op & { kind: 'let' })[], rest: ops.slice(i) };
+}
+
+/** The body after the lets: `when pre [...]` blocks nest as conditions; `let $patch` + JSON patch is one patch. */
+export function bodyPatches(rc: RuleCompiler, ops: readonly Op[], scope: RuleScope): R<Cel> {
+  const parts = bodyParts(rc, ops, scope);
+  if (refused(parts)) return parts;
+  if (parts.length > 1) return notYet('several patches in one rule under a condition');
+  return parts[0] ?? '[]';
+}
+
+/** The patches of a body, one per patch op (foreach entries follow one another). */
+function bodyParts(rc: RuleCompiler, ops: readonly Op[], scope: RuleScope): R<Cel[]> {
+  const parts: Cel[] = [];
+  for (let i = 0; i < ops.length; i++) {
+    const op = ops[i]!;
+    if (op.kind === 'when') {
+      if (op.else?.length) return notYet('a conditional with an else branch');
+      const g = guardToCel(rc, op.guard);
+      if (refused(g)) return g;
+      const inner = bodyPatches(rc, op.then, scope);
+      if (refused(inner)) return inner;
+      parts.push(cond(g, inner));
+      continue;
+    }
+    if (op.kind === 'let' && op.name.startsWith('$')) {
+      const next = ops[i + 1];
+      if (next?.kind !== 'jsonPatch') return notYet(`the binding ${op.name}`);
+      const p = kyvernoJsonPatches(rc, next, scope, op);
+      if (refused(p)) return p;
+      parts.push(p);
+      i++;
+      continue;
+    }
+    if (op.kind === 'let') return notYet(`the context entry ${op.name} after the rule's patch`);
+    const p = opPatches(rc, op, scope);
+    if (refused(p)) return p;
+    parts.push(p);
+  }
+  return parts;
+}
+
+/** Whether a guard reads only the request (never the object a foreach entry may have written). */
+function readsOnlyRequest(g: Cel): boolean {
+  return !/\b(object|oldObject|variables)\b/.test(g);
+}
+
+/** A whole Kyverno rule as one JSONPatch expression. */
+export function kyvernoRulePatches(rule: Rule, env: RuleEnv, extraGuards: readonly Cel[] = []): R<RuleOutput> {
+  const rc = new RuleCompiler(env);
+  const { lets, rest } = leadingLets(rule.body);
+  const bound = bindLets(rc, lets);
+  if (refused(bound)) return bound;
+  const guards: Cel[] = [...extraGuards];
+  for (const g of rule.guards) {
+    const c = guardToCel(rc, g);
+    if (refused(c)) return c;
+    guards.push(c);
+  }
+  const parts = bodyParts(rc, rest, rc.scope);
+  if (refused(parts)) return parts;
+  // Several foreach entries: each works on the result of the one before, so each is its own mutation; the
+  // rule's guards are then tested again before each, which is the same only where they read no object.
+  if (parts.length > 1 && (rc.variables.length > 0 || !guards.every(readsOnlyRequest))) return notYet('several foreach entries under conditions or context that read the object (each entry sees what the one before wrote)');
+  // Guards decide in order, each only when the ones before held (a later guard may read what an earlier one tested).
+  const patches = parts.map((p) => [...guards].reverse().reduce((acc, g) => cond(g, acc), p));
+  return { patches, variables: rc.variables, notes: [...rc.notes] };
+}
+
+export type { Value };
