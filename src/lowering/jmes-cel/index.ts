@@ -1,0 +1,46 @@
+/**
+ * Kyverno JMESPath → CEL, for translating Kyverno ClusterPolicies to MutatingAdmissionPolicy
+ * (kube-apiserver CEL) and to Kyverno's CEL MutatingPolicy.
+ *
+ * Fidelity is the contract: an accepted expression gives exactly what Kyverno gives (same value, same JSON
+ * type, an error exactly where Kyverno errors), or carries `notes` naming the assumption under which it
+ * does; a guard then makes the CEL fail at runtime where the assumption breaks, never giving a different
+ * value (the one unguarded note: keys()/values()/`*` order, which Kyverno itself leaves random).
+ * Anything else is refused with the construct and a class: `cannot` (the target has no way to express
+ * it) or `yet` (expressible, not done by this compiler). docs/jmespath-to-cel.md lists every function.
+ */
+import { compileExpression } from './compile.js';
+import { compileConditions } from './conditions.js';
+import { compileTemplate } from './template.js';
+import type { JmesCelScope } from './context.js';
+import type { CelTarget } from './target.js';
+
+export type { CelTarget } from './target.js';
+export type { Binding, JmesCelScope } from './context.js';
+export type Refusal = { ok: false; why: string; class: 'cannot' | 'yet' };
+export type Compiled = { ok: true; cel: string; notes: string[] };
+
+/** One JMESPath expression (a `{{ }}` body, a foreach `list`, a context variable's `jmesPath`) as CEL. */
+export function jmesToCel(expression: string, scope: JmesCelScope, target: CelTarget): Compiled | Refusal {
+  return compileExpression(expression, scope, target);
+}
+
+/**
+ * A Kyverno string that may hold {{ }} holes (Kyverno's scanner: nested inside-out, \{{ escapes, {{- }}
+ * shallow): exactly one hole keeps the JSON type; otherwise the string concatenation Kyverno builds (strings
+ * as-is, other values JSON-encoded). A string with no hole compiles to a CEL string literal.
+ */
+export function templateToCel(text: string, scope: JmesCelScope, target: CelTarget): Compiled | Refusal {
+  return compileTemplate(text, scope, target);
+}
+
+/**
+ * A Kyverno preconditions/conditions block ({any:[...], all:[...]} or a legacy list) as one CEL bool, with
+ * Kyverno's operator semantics (kyverno.md §1.5). An error substituting a key or value fails the CEL too.
+ */
+export function conditionsToCel(block: unknown, scope: JmesCelScope, target: CelTarget): Compiled | Refusal {
+  return compileConditions(block, scope, target);
+}
+
+export { FUNCTIONS, statusIn } from './functions.js';
+export { functionTableMarkdown } from './doc.js';

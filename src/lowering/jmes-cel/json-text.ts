@@ -1,0 +1,84 @@
+/**
+ * Go's encoding/json text of a value, in CEL (to_string of a non-string, and the non-string values spliced
+ * into a `{{ }}` template). CEL has no JSON encoder, so it is built from parts:
+ * - numbers: re-spelled from CEL's %g text into encoding/json's form (numbers.ts);
+ * - strings inside a list or map: quoted with Go's escapes for `\` `"` \n \r \t and the HTML-safe
+ *   \u003c \u003e \u0026; other control characters and U+2028/U+2029 (rare, long to spell) fail;
+ * - a list or a map of scalars (map keys sorted byte-wise, which needs ext.Lists sort(), Kubernetes 1.34);
+ *   anything nested deeper fails at runtime. Both limits come with a note.
+ */
+import type { Cx } from './context.js';
+import { bind, celString, fail, frag, type Frag } from './frag.js';
+import { numberText } from './numbers.js';
+
+const ESCAPES: [string, string][] = [
+  ['\\', '\\\\'],
+  ['"', '\\"'],
+  ['\n', '\\n'],
+  ['\r', '\\r'],
+  ['\t', '\\t'],
+  ['<', '\\u003c'],
+  ['>', '\\u003e'],
+  ['&', '\\u0026'],
+];
+
+const UNSPELLED = celString('[\\x00-\\x08\\x0b\\x0c\\x0e-\\x1f\\x{2028}\\x{2029}]');
+
+const NOTE =
+  'a list or map is JSON-encoded in CEL only one level deep (lists and maps of scalars; maps need Kubernetes 1.34+), and strings in it without control characters other than \\n \\r \\t; otherwise the CEL fails where Kyverno writes the JSON';
+
+/** A CEL string holding the JSON string literal of `s` (a simple string fragment). */
+function quoted(s: Frag): string {
+  const chain = ESCAPES.reduce((acc, [from, to]) => `${acc}.replace(${celString(from)}, ${celString(to)})`, s.cel);
+  return `${s.cel}.matches(${UNSPELLED}) ? ${fail('JSON-encoding a string with control characters is not supported').cel} : "\\"" + ${chain} + "\\""`;
+}
+
+/** JSON text of a scalar (string quoted); anything else fails. */
+function scalarJson(v: Frag, cx: Cx): string {
+  return (
+    `type(${v.cel}) == string ? (${quoted(v)}) : ` +
+    `type(${v.cel}) == bool ? string(${v.cel}) : ` +
+    `type(${v.cel}) == null_type ? "null" : ` +
+    `type(${v.cel}) == int || type(${v.cel}) == double ? (${numberText(v, cx)}) : ` +
+    fail('JSON-encoding a value nested in a list or map is not supported').cel
+  );
+}
+
+/**
+ * JSON text of a non-string value: a scalar, or a list or map of scalars. Every member goes through one
+ * scalar encoder (written once): a scalar is its own single member, a list's members have no prefix, a map's
+ * are prefixed with their quoted key (keys sorted byte-wise, as encoding/json sorts them).
+ */
+function valueJson(v: Frag, cx: Cx): string {
+  const p = cx.names.fresh('m');
+  const e = cx.names.fresh('e');
+  const k = cx.names.fresh('k');
+  const texts = cx.names.fresh('t');
+  const pf = frag(`${p}[1]`, 'dyn', { atom: true });
+  const kf = frag(k, 'string', { simple: true, atom: true });
+  const mapMembers = cx.caps.listsExt
+    ? `${v.cel}.map(${k}, ${k}).sort().map(${k}, [dyn(${quoted(kf)} + ":"), dyn(${v.cel}[${k}])])`
+    : `${fail('JSON-encoding a map needs sorted keys (ext.Lists sort(), Kubernetes 1.34+)').cel}`;
+  const members = `(type(${v.cel}) == list ? ${v.cel}.map(${e}, [dyn(""), dyn(${e})]) : type(${v.cel}) == map ? ${mapMembers} : [[dyn(""), dyn(${v.cel})]])`;
+  const encoded = bind(pf, cx.names, (x) => frag(scalarJson(x, cx), 'string')).cel;
+  return (
+    `[${members}.map(${p}, ${p}[0] + (${encoded}))].map(${texts}, ` +
+    `type(${v.cel}) == list ? "[" + ${texts}.join(",") + "]" : type(${v.cel}) == map ? "{" + ${texts}.join(",") + "}" : ${texts}[0])[0]`
+  );
+}
+
+/**
+ * The text Kyverno splices for a value: strings as they are, everything else as json.Marshal writes it
+ * (go-jmespath to_string, vars.go substitution). `v` may be any fragment.
+ */
+export function spliceText(v: Frag, cx: Cx): Frag {
+  if (v.t === 'string') return v;
+  if (v.t === 'null') return frag('"null"', 'string', { simple: true, atom: true });
+  if (v.t === 'bool') return frag(`string(${v.cel})`, 'string', { atom: true, err: v.err });
+  return bind(v, cx.names, (x) => {
+    if (x.t === 'int' || x.t === 'double') return frag(numberText(x, cx), 'string', { err: x.err });
+    cx.notes.add(NOTE);
+    const text = `type(${x.cel}) == string ? ${x.cel} : ${valueJson(x, cx)}`;
+    return frag(text, 'string', { err: true });
+  });
+}

@@ -1,0 +1,74 @@
+/**
+ * The current node of a JMESPath evaluation, as the compiler sees it. At the top of an expression it is
+ * Kyverno's whole context (`root`), which has no CEL value of its own: its fields are what the caller's
+ * scope binds. Fields of a structured binding are resolved statically (`request.operation` →
+ * `request.operation`); a binding that is plain CEL, and every computed value, is a dynamic fragment.
+ */
+import { chain, type Mode } from './access.js';
+import type { Binding, Cx } from './context.js';
+import { external, type Frag } from './frag.js';
+import { cannot, yet } from './refuse.js';
+
+export type Cur = { kind: 'root' } | { kind: 'binding'; b: Binding; path: string } | { kind: 'value'; f: Frag };
+
+export const ROOT: Cur = { kind: 'root' };
+
+export function valueCur(f: Frag): Cur {
+  return { kind: 'value', f };
+}
+
+/** Why a Kyverno context root the scope does not bind has no CEL counterpart. */
+function rootRefusal(name: string, cx: Cx): never {
+  const env = cx.caps.env === 'map' ? 'MutatingAdmissionPolicy' : 'Kyverno MutatingPolicy';
+  if (name === 'images') yet(`\`images\` (Kyverno's parsed image references of the request object) is not bound in the ${env} CEL environment; it would have to be derived from the object's containers`);
+  if (name === 'serviceAccountName' || name === 'serviceAccountNamespace') {
+    yet(`\`${name}\` is not bound in the ${env} CEL environment; Kyverno derives it from request.userInfo.username ("system:serviceaccount:<namespace>:<name>")`);
+  }
+  if (/^element(Index)?\d*$/.test(name)) cannot(`\`${name}\` is only defined inside a Kyverno foreach, and no foreach binds it here`);
+  if (name === 'target') cannot(`\`target\` (the mutateExisting target) has no counterpart in the ${env} CEL environment`);
+  cannot(`the Kyverno context variable \`${name}\` is not available in the ${env} CEL environment`);
+}
+
+/**
+ * Context values whose JSON type Kyverno guarantees (the AdmissionRequest's string fields): knowing it spares
+ * the CEL a type dispatch (a spliced string needs no JSON encoding).
+ */
+const KNOWN_STRINGS = new Set(['request.operation', 'request.namespace', 'request.name', 'request.userInfo.username', 'request.userInfo.uid', 'request.uid', 'request.subResource']);
+
+/** The CEL value of a node; the whole context and bindings without CEL text have none. */
+export function asValue(cur: Cur, cx: Cx): Frag {
+  switch (cur.kind) {
+    case 'value':
+      return cur.f;
+    case 'root':
+      return cannot('the whole Kyverno context (`@` at the top of an expression, `*`, or a function of it) has no CEL value');
+    case 'binding':
+      if (cur.b.cel !== undefined) {
+        const f = external(cur.b.cel);
+        return KNOWN_STRINGS.has(cur.path) ? { ...f, t: 'string' } : f;
+      }
+      return cannot(`\`${cur.path}\` as a whole has no CEL value in the ${cx.caps.env === 'map' ? 'MutatingAdmissionPolicy' : 'Kyverno MutatingPolicy'} environment (only some of its fields are bound)`);
+  }
+}
+
+/** `cur.name`: static for the context and structured bindings, a guarded select otherwise. */
+export function fieldOf(cur: Cur, name: string, mode: Mode, cx: Cx): Cur {
+  if (cur.kind === 'root') {
+    const b = cx.scope.root(name);
+    if (b === undefined) rootRefusal(name, cx);
+    return { kind: 'binding', b, path: name };
+  }
+  if (cur.kind === 'binding' && 'fields' in cur.b) {
+    const sub = cur.b.fields[name];
+    if (sub === undefined) {
+      const env = cx.caps.env === 'map' ? 'MutatingAdmissionPolicy' : 'Kyverno MutatingPolicy';
+      cannot(`\`${cur.path}.${name}\` is not available in the ${env} CEL environment`);
+    }
+    return { kind: 'binding', b: sub, path: `${cur.path}.${name}` };
+  }
+  return valueCur(chain(asValue(cur, cx), [{ kind: 'field', name }], mode, cx));
+}
+
+export function isStatic(cur: Cur): boolean {
+  return cur.kind === 'root' || (cur.kind === 'binding' && 'fields' in cur.b);
+}

@@ -1,0 +1,36 @@
+/**
+ * Kyverno wildcards (go-wildcard v1.0.3, kyverno.md §1.4: `*` any run, `?` exactly one rune, everything
+ * else literal, whole-string match) as RE2 for CEL's matches(). `(?s)` lets `.` match a newline too.
+ */
+import { celString, frag, litString, op, type Frag } from './frag.js';
+
+const RE2_META = new Set(['\\', '.', '+', '*', '?', '(', ')', '|', '[', ']', '{', '}', '^', '$']);
+
+export function wildcardRegex(pattern: string): string {
+  let out = '';
+  for (const ch of pattern) {
+    if (ch === '*') out += '.*';
+    else if (ch === '?') out += '.';
+    else out += RE2_META.has(ch) ? `\\${ch}` : ch;
+  }
+  return `^(?s:${out})$`;
+}
+
+/** The RE2 text of a pattern known only at runtime: metacharacters escaped, then `*` and `?` translated. */
+export function dynamicWildcardRegex(p: Frag): string {
+  let s = op(p);
+  for (const m of ['\\', '.', '+', '(', ')', '|', '[', ']', '{', '}', '^', '$']) s += `.replace(${celString(m)}, ${celString('\\' + m)})`;
+  s += `.replace("*", ".*").replace("?", ".")`;
+  return `"^(?s:" + ${s} + ")$"`;
+}
+
+/** A CEL bool: `subject` (a string) matches the wildcard `pattern`. */
+export function wildcardMatch(pattern: Frag, subject: Frag): Frag {
+  const text = litString(pattern);
+  if (text !== undefined) {
+    if (!text.includes('*') && !text.includes('?')) return frag(`${op(subject)} == ${pattern.cel}`, 'bool');
+    if (text === '*') return frag('true', 'bool', { simple: true, atom: true });
+    return frag(`${op(subject)}.matches(${celString(wildcardRegex(text))})`, 'bool', { atom: true });
+  }
+  return frag(`${op(subject)}.matches(${dynamicWildcardRegex(pattern)})`, 'bool', { atom: true });
+}
