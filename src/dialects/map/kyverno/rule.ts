@@ -47,6 +47,11 @@ export interface RuleEnv {
   match: MatchSpec;
   /** The policy's variables so far (names already taken). */
   variables: readonly Named[];
+  /**
+   * A mutate-existing rule's patch, written for a MutatingPolicy's background mutation: the patch applies to
+   * the target (`object`, Kyverno's `target`), `request.object` is the trigger.
+   */
+  mutateExisting?: boolean;
 }
 
 type R<T> = T | Refusal;
@@ -76,7 +81,7 @@ export class RuleCompiler {
   scope: RuleScope;
 
   constructor(readonly env: RuleEnv) {
-    this.scope = new RuleScope(env.target.dialect);
+    this.scope = new RuleScope(env.target.dialect, new Map(), env.mutateExisting === true);
   }
 
   get jmes(): JmesTarget {

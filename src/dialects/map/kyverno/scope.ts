@@ -6,10 +6,15 @@
  */
 import type { Binding, JmesCelScope } from '../../../lowering/jmes-cel/index.js';
 
-function requestBinding(target: 'map' | 'kyverno-mpol'): Binding {
+/**
+ * `existing`: a mutate-existing rule, run by Kyverno's background controller on each target. Its patch lands
+ * on the target, which is the MutatingPolicy's `object`; `request.object` still names the trigger, which
+ * Kyverno's CEL request carries.
+ */
+function requestBinding(target: 'map' | 'kyverno-mpol', existing: boolean): Binding {
   const fields: Record<string, Binding> = {
-    object: { cel: 'object' },
-    oldObject: { cel: 'oldObject' },
+    object: { cel: existing ? 'request.object' : 'object' },
+    oldObject: { cel: existing ? 'request.oldObject' : 'oldObject' },
     operation: { cel: 'request.operation' },
     namespace: { cel: 'request.namespace' },
     name: { cel: 'request.name' },
@@ -34,12 +39,14 @@ export class RuleScope implements JmesCelScope {
   constructor(
     readonly target: 'map' | 'kyverno-mpol',
     names: ReadonlyMap<string, Binding> = new Map(),
+    readonly existing = false,
   ) {
     this.names = new Map(names);
+    if (existing && !this.names.has('target')) this.names.set('target', { cel: 'object' });
   }
 
   root(name: string): Binding | undefined {
-    if (name === 'request') return requestBinding(this.target);
+    if (name === 'request') return requestBinding(this.target, this.existing);
     return this.names.get(name);
   }
 
@@ -47,6 +54,6 @@ export class RuleScope implements JmesCelScope {
   with(name: string, cel: string): RuleScope {
     const names = new Map(this.names);
     names.set(name, { cel });
-    return new RuleScope(this.target, names);
+    return new RuleScope(this.target, names, this.existing);
   }
 }
