@@ -5,6 +5,7 @@ import { renderDiagnosticLine } from '../diagnostics/render.js';
 import { diagnostic } from '../diagnostics/diagnostic.js';
 import { runApply } from './commands/apply.js';
 import { runIr } from './commands/ir.js';
+import { runMigrate } from './commands/migrate.js';
 import { runTest } from './commands/test.js';
 import { runTranslate } from './commands/translate.js';
 import { EXIT, processIO, type CliIO } from './io.js';
@@ -17,6 +18,7 @@ interface Command {
 const COMMANDS: Record<string, Command> = {
   apply: { summary: 'run policies against resources and print the result, a patch or a diff', run: runApply },
   translate: { summary: 'translate policies into another dialect', run: runTranslate },
+  migrate: { summary: 'migrate a policy library and its kyverno-test suites to MutatingPolicy, proving each migration', run: runMigrate },
   test: { summary: 'run golden cases and test suites', run: runTest },
   conformance: { summary: 'run upstream conformance cases (../shared/conformance format)', run: (a, io) => runConformanceCommand(a, io) },
   ir: { summary: 'print the optimized intermediate representation of policies', run: runIr },

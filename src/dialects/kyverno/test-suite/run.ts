@@ -164,8 +164,13 @@ class SuiteRun {
     const parsed = dialect.parse(recognized, { siblings, conformance } as Parameters<typeof dialect.parse>[1]);
     if (hasErrors(parsed.diagnostics)) return { ok: false, reason: `policy ${policyRef} did not run: ${firstError(parsed.diagnostics)}` };
     const { namespace, name } = splitRef(policyRef);
+    // Policy ids: `name` or `ns/name` (Kyverno), `ns:name` (NamespacedMutatingPolicy), `policy/binding[/param]` (MAP).
     const targets = parsed.policies.filter(
-      (p) => p.id === policyRef || p.id === name || (namespace === undefined && (p.id.endsWith(`/${name}`) || (dialect.name !== 'kyverno' && p.id.startsWith(`${name}/`)))),
+      (p) =>
+        p.id === policyRef ||
+        p.id === name ||
+        (namespace !== undefined && p.id === `${namespace}:${name}`) ||
+        (namespace === undefined && (p.id.endsWith(`/${name}`) || p.id.endsWith(`:${name}`) || (dialect.name !== 'kyverno' && p.id.startsWith(`${name}/`)))),
     );
     if (targets.length === 0) return { ok: false, reason: `policy ${policyRef} did not run: the ${dialect.name} dialect produced no policy of that name` };
     return { ok: true, policies: parsed.policies, targets, doc };

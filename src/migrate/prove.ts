@@ -1,0 +1,74 @@
+/**
+ * The proof of a migration: every result entry about a migrated policy's mutate rules is run twice with the
+ * runner `transmute test` uses for kyverno-test.yaml (load + runTestSuite), once in the original suite from
+ * DIR and once, rewritten, in the migrated suite from the staged OUT; the rows are paired by entry and
+ * resource.
+ */
+import { renderDiagnosticLine } from '../diagnostics/render.js';
+import { loadTestSuite, runTestSuite, type SuiteRow, type TestSuite } from '../dialects/kyverno/test-suite/index.js';
+import type { ProofRow, RowResult } from './model.js';
+import type { RewrittenSuite } from './suites.js';
+
+type Loaded = { ok: true; suite: TestSuite } | { ok: false; reason: string };
+
+function load(path: string, display: string): Loaded {
+  const r = loadTestSuite(path, display);
+  if (r.ok) return { ok: true, suite: r.value };
+  return { ok: false, reason: r.diagnostics.map((d) => renderDiagnosticLine(d)).join('; ') };
+}
+
+/** The rows of one result entry, run alone (the runner keeps no state between entries). */
+function entryRows(loaded: Loaded, entry: number): SuiteRow[] | string {
+  if (!loaded.ok) return `the suite does not load: ${loaded.reason}`;
+  const result = loaded.suite.results[entry];
+  if (!result) return `the suite has no results[${entry}]`;
+  return runTestSuite({ ...loaded.suite, results: [result] });
+}
+
+function resultOf(row: SuiteRow | undefined, fallback: { policy: string; rule: string; reason: string }): RowResult {
+  if (!row) return { ...fallback, status: 'failed' };
+  return { policy: row.policy, rule: row.rule, status: row.status, reason: row.reason, ...(row.diff ? { diff: row.diff } : {}) };
+}
+
+/**
+ * Proof rows by source policy key. `staged(rel)` is where the migrated suite was written; `outDisplay` how
+ * rows name OUT.
+ */
+export function prove(suites: readonly RewrittenSuite[], staged: (rel: string) => string, outDisplay: string): Map<string, ProofRow[]> {
+  const out = new Map<string, ProofRow[]>();
+  for (const s of suites) {
+    const proofs = s.links.filter((l) => l.role === 'proof');
+    if (proofs.length === 0) continue;
+    const original = load(s.file.abs, s.file.path);
+    const migrated = load(staged(s.file.rel), `${outDisplay.replace(/\/+$/, '')}/${s.file.rel}`);
+    for (const link of proofs) {
+      const before = entryRows(original, link.entry);
+      const after = entryRows(migrated, link.migratedEntry ?? link.entry);
+      const rows: ProofRow[] = [];
+      const beforeRows = typeof before === 'string' ? [] : before;
+      const afterRows = typeof after === 'string' ? [] : after;
+      const labels = [...new Set([...beforeRows.map((r) => r.resource), ...afterRows.map((r) => r.resource)])];
+      if (labels.length === 0) labels.push('');
+      labels.forEach((resource, i) => {
+        const b = beforeRows.find((r) => r.resource === resource) ?? (beforeRows.length === afterRows.length ? beforeRows[i] : undefined);
+        const a = afterRows.find((r) => r.resource === resource) ?? (beforeRows.length === afterRows.length ? afterRows[i] : undefined);
+        rows.push({
+          suite: s.file.path,
+          entry: link.entry,
+          resource,
+          original: resultOf(b, { policy: '', rule: '', reason: typeof before === 'string' ? before : 'no such row' }),
+          migrated: resultOf(a, { policy: '', rule: '', reason: typeof after === 'string' ? after : 'no such row' }),
+          ...(link.before ? { before: link.before } : {}),
+        });
+      });
+      const list = out.get(link.key) ?? [];
+      list.push(...rows);
+      out.set(link.key, list);
+    }
+  }
+  return out;
+}
+
+export function passes(r: RowResult): boolean {
+  return r.status !== 'failed';
+}
