@@ -261,7 +261,7 @@ function paramsVariable(p: Policy, target: CelTarget): Named | Refused | undefin
 function emitGroup(original: readonly Policy[], target: CelTarget, report: GenerationReport, used: Set<string>, shared?: EmittedMatch): EmittedPolicy | undefined {
   const group: Policy[] = [];
   for (const p of original) {
-    const h = hoistRuleMatch(p);
+    const h = hoistRuleMatch(p, target.dialect);
     if (typeof h === 'string') {
       report.refuse(notYet(h), p.rules.find((r) => r.match)?.match?.origin ?? p.origin, `policy ${p.id}`);
       return undefined;

@@ -7,6 +7,7 @@ import { jsonEqual, type JsonObject } from '../../ir/json.js';
 import type { MatchClause, MatchSpec, Policy, Rule } from '../../ir/nodes.js';
 import type { GvkPattern } from '../../ir/match.js';
 import { celString } from './emit-cel.js';
+import { kyvernoMatchCel } from './match-cel.js';
 
 export function isEmptyMatch(m: MatchSpec | undefined): boolean {
   return !m || (!m.any?.length && !m.all?.length && !m.exclude?.any?.length && !m.exclude?.all?.length);
@@ -17,11 +18,11 @@ export function isEmptyMatch(m: MatchSpec | undefined): boolean {
  * held together with the policy's (a namespaced Kyverno Policy's namespace clause). Returns the policy with
  * that match hoisted, or why not.
  */
-export function hoistRuleMatch(p: Policy): Policy | string {
+export function hoistRuleMatch(p: Policy, target: 'map' | 'kyverno-mpol' = 'map'): Policy | string {
   const withMatch = p.rules.filter((r) => r.match);
   if (withMatch.length === 0) return p;
   if (withMatch.length !== p.rules.length) return `a rule-level match on some rules only (rule ${withMatch[0]!.name})`;
-  const hoisted = hoistRules(p.rules);
+  const hoisted = hoistRules(p.rules, target);
   if (typeof hoisted === 'string') return hoisted;
   const match = isEmptyMatch(p.match) ? hoisted.match : bothMatches(p.match, hoisted.match);
   if (typeof match === 'string') return `${match} (rule ${withMatch[0]!.name} under the policy's match)`;
@@ -49,7 +50,7 @@ function bothMatches(outer: MatchSpec, inner: MatchSpec): MatchSpec | string {
 }
 
 /** The rules' one match: shared by all, or the union of their kinds with each rule testing its own in CEL. */
-function hoistRules(rules: readonly Rule[]): { match: MatchSpec; rules: Rule[] } | string {
+function hoistRules(rules: readonly Rule[], target: 'map' | 'kyverno-mpol'): { match: MatchSpec; rules: Rule[] } | string {
   const first = rules[0]!.match!;
   const strip = (r: Rule): Rule => {
     const { match: _m, ...rest } = r;
@@ -62,9 +63,20 @@ function hoistRules(rules: readonly Rule[]): { match: MatchSpec; rules: Rule[] }
   const patterns = rules.flatMap((r) => [...(r.match!.any ?? []), ...(r.match!.all ?? [])].flatMap((c) => c.kinds ?? []));
   const operationSets = new Set(rules.flatMap((r) => (r.match!.any ?? []).map((c) => JSON.stringify(c.operations?.includes('*') ? null : (c.operations ?? null)))));
   for (const { match, ...r } of rules) {
-    const test = kindTest(match!, patterns, operationSets.size > 1);
+    let test = kindTest(match!, patterns, operationSets.size > 1);
+    let union = match!.any ?? [];
+    if ((!test || match!.globs !== first.globs) && rules.every((x) => x.match!.globs === 'wildcard')) {
+      // Kyverno rules matching differently: the policy admits the union of their kinds, and each rule tests
+      // its whole match (names, namespaces, selectors, exclusions...) in CEL.
+      const full = kyvernoMatchCel(match!, target);
+      if (typeof full !== 'string') return `${full.why} (rule ${r.name})`;
+      const kinds = [...(match!.any ?? []), ...(match!.all ?? [])].flatMap((c) => c.kinds ?? []);
+      if (kinds.length === 0) return `a rule match without kinds (rule ${r.name})`;
+      test = full;
+      union = [{ kinds }];
+    }
     if (!test || match!.globs !== first.globs) return `rules with different matches in one policy (rule ${r.name}): a MAP has one matchConstraints`;
-    for (const c of match!.any!) if (!any.some((x) => jsonEqual(x as JsonObject, c as JsonObject))) any.push(c);
+    for (const c of union) if (!any.some((x) => jsonEqual(x as JsonObject, c as JsonObject))) any.push(c);
     const rule: Rule = { ...r, guards: [{ kind: 'cel', expr: { text: test, origin: match!.origin ?? r.origin }, origin: match!.origin ?? r.origin }, ...r.guards] };
     ruleKinds.set(rule, match!);
     out.push(rule);

@@ -16,15 +16,17 @@ import { isJsonObject, type JsonObject, type JsonValue } from '../../../ir/json.
 import type { ForEachOp, Op } from '../../../ir/nodes.js';
 import { parseAnchor } from '../../../../grammars/kyverno-anchor.js';
 import { notYet, type Refusal } from '../../generate-report.js';
-import { and, concat, cond, fieldPlace, indexPlace, NONE, paren, patch, ROOT, type Cel, type Place } from './cel-patch.js';
+import { and, concat, cond, fieldPlace, indexPlace, NONE, paren, patch, ROOT, staticIndexPlace, type Cel, type Place } from './cel-patch.js';
 import { kyvernoJsonPatches, patchPaths } from './json-patch.js';
 import type { RuleScope } from './scope.js';
-import { guardToCel, leadingLets, refused, type RuleCompiler } from './rule.js';
+import { bindLets, bodyPatches, guardToCel, leadingLets, refused, type RuleCompiler } from './rule.js';
 import { elementLive, smpElementPatches } from './smp.js';
 
 type R<T> = T | Refusal;
 
-const LIST = /^request\.object((?:\.[A-Za-z_][A-Za-z0-9_]*)+)(?:\[\])?(?:\s*\|\|\s*`\[\]`)?$/;
+const LIST = /^request\.object((?:\.[A-Za-z_][A-Za-z0-9_]*|\[\d+\])+)(?:\[\])?(?:\s*\|\|\s*`\[\]`)?$/;
+/** A list of one literal (`['dummy']`): the loop body runs once, which is how policies defer their context. */
+const ONE_LITERAL = /^\[\s*('(?:[^'\\]|\\.)*'|`[^`]*`)\s*\]$/;
 
 /** The body of one element: null elements skipped, then context, preconditions, the patch. */
 interface Body {
@@ -55,12 +57,14 @@ function listOf(rc: RuleCompiler, op: ForEachOp, scope: RuleScope): R<{ cel: Cel
   if (!m) return notYet(`the foreach list ${text} (only lists of the object are translated)`);
   const q = rc.query(text, scope);
   if (refused(q)) return q;
-  return { cel: q, path: m[1]!.slice(1).split('.') };
+  const path = [...m[1]!.matchAll(/\.([A-Za-z_][A-Za-z0-9_]*)|\[(\d+)\]/g)].map((x) => x[1] ?? x[2]!);
+  return { cel: q, path };
 }
 
+/** The place of an object path (numeric segments are list indices). */
 function placeOf(path: readonly string[]): Place {
   let at = ROOT;
-  for (const f of path) at = fieldPlace(at, f);
+  for (const f of path) at = /^\d+$/.test(f) ? staticIndexPlace(at, Number(f)) : fieldPlace(at, f);
   return at;
 }
 
@@ -68,6 +72,7 @@ export function forEachPatches(rc: RuleCompiler, op: ForEachOp, scope: RuleScope
   if (op.bind !== 'element' || op.indexBind !== 'elementIndex') return notYet('a foreach with other bindings');
   const body = elementBody(op);
   if (refused(body)) return body;
+  if ('kind' in op.list && op.list.kind === 'jmes' && ONE_LITERAL.test(op.list.expr.text.trim())) return onceWith(rc, op.list.expr.text.trim(), body, scope);
   const list = listOf(rc, op, scope);
   if (refused(list)) return list;
   const e = rc.fresh.next('e');
@@ -102,6 +107,32 @@ export function forEachPatches(rc: RuleCompiler, op: ForEachOp, scope: RuleScope
   return notYet('this foreach body');
 }
 
+/** A loop over one literal: its body once, with the element bound to that literal and its index to 0. */
+function onceWith(rc: RuleCompiler, list: string, body: { lets: (Op & { kind: 'let' })[]; pre: Op[]; work: Op[] }, scope: RuleScope): R<Cel> {
+  const element = rc.query(`${list}[0]`, scope);
+  if (refused(element)) return element;
+  let inner = scope.with('element', element).with('elementIndex', '0');
+  const saved = rc.scope;
+  rc.scope = inner;
+  try {
+    const bound = bindLets(rc, body.lets);
+    if (refused(bound)) return bound;
+    inner = rc.scope;
+    const guards: Cel[] = [];
+    for (const w of body.pre) {
+      if (w.kind !== 'when') continue;
+      const g = guardToCel(rc, w.guard);
+      if (refused(g)) return g;
+      guards.push(g);
+    }
+    const patches = bodyPatches(rc, body.work, inner);
+    if (refused(patches)) return patches;
+    return guards.reduceRight((acc, g) => cond(g, acc), patches);
+  } finally {
+    rc.scope = saved;
+  }
+}
+
 /** Whether every step of the element's JSON patch is below `/<list>/{{elementIndex}}` (or is the element). */
 function elementLocal(paths: readonly string[], path: readonly string[]): 'element' | 'removes-element' | undefined {
   const prefix = `/${path.join('/')}/{{elementIndex}}`;
@@ -122,10 +153,18 @@ function jsonPatchLoop(rc: RuleCompiler, op: ForEachOp, list: { cel: Cel; path: 
   if (refused(paths)) return paths;
   const local = elementLocal(paths, list.path);
   if (!local) return notYet('a foreach JSON patch with a path outside the iterated element (`/<list>/{{elementIndex}}/...`)');
-  if (local === 'removes-element' && op.order === 'asc') return notYet('removing elements of the iterated list in Ascending order (each removal shifts the indices the next one uses)');
+  let filter = and(guards)!;
+  if (local === 'removes-element' && op.order === 'asc') {
+    // Removing in Ascending order with the loop's stale indices: after k removals, index i names what was
+    // at i + k, and an index past the shortened list is ignored (AllowMissingPathOnRemove). Every element
+    // being removed in turn (no condition; the API server's lists hold no null elements), the removal at
+    // index i happens while i < size - i.
+    if (guards.length > 1 || paths.length !== 1) return notYet('removing elements of the iterated list in Ascending order under a condition');
+    filter = and([filter, `${i} < size(${paren(list.cel)}) - ${i}`])!;
+  }
   const steps = kyvernoJsonPatches(rc, json, scope, text);
   if (refused(steps)) return steps;
-  const comprehension = `${paren(list.cel)}.transformList(${i}, ${e}, ${and(guards)}, ${steps})`;
+  const comprehension = `${paren(list.cel)}.transformList(${i}, ${e}, ${filter}, ${steps})`;
   return op.order === 'desc' ? `${comprehension}.reverse().flatten()` : `${comprehension}.flatten()`;
 }
 

@@ -55,7 +55,8 @@ export function wildcardCel(s: Cel, pattern: string): Cel {
 /** Whether a plain pattern can match the exponent text Kyverno gives numbers below the anchor ("1E+00"). */
 function matchesNumberText(pattern: string): boolean | undefined {
   if (pattern === '*') return true;
-  if (!/[*?]/.test(pattern)) return /E/.test(pattern) ? undefined : false;
+  // The exponent text holds only digits, `.`, `E`, `+` and `-`: a pattern with any other literal never matches it.
+  if (/[^0-9.E+\-*?]/.test(pattern)) return false;
   return undefined;
 }
 

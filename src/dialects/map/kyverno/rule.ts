@@ -254,9 +254,11 @@ function bodyParts(rc: RuleCompiler, ops: readonly Op[], scope: RuleScope): R<Ce
       if (op.else?.length) return notYet('a conditional with an else branch');
       const g = guardToCel(rc, op.guard);
       if (refused(g)) return g;
-      const inner = bodyPatches(rc, op.then, scope);
+      const inner = bodyParts(rc, op.then, scope);
       if (refused(inner)) return inner;
-      parts.push(cond(g, inner));
+      // Several foreach entries under one condition: each is its own mutation, tested again before each.
+      if (inner.length > 1 && !(readsOnlyRequest(g) && !rc.variables.some((v) => !readsOnlyRequest(v.expression)))) return notYet('several foreach entries under a condition that reads the object');
+      parts.push(...inner.map((x) => cond(g, x)));
       continue;
     }
     if (op.kind === 'let' && op.name.startsWith('$')) {
@@ -297,7 +299,8 @@ export function kyvernoRulePatches(rule: Rule, env: RuleEnv, extraGuards: readon
   if (refused(parts)) return parts;
   // Several foreach entries: each works on the result of the one before, so each is its own mutation; the
   // rule's guards are then tested again before each, which is the same only where they read no object.
-  if (parts.length > 1 && (rc.variables.length > 0 || !guards.every(readsOnlyRequest))) return notYet('several foreach entries under conditions or context that read the object (each entry sees what the one before wrote)');
+  const objectVariables = rc.variables.some((v) => !readsOnlyRequest(v.expression));
+  if (parts.length > 1 && (objectVariables || !guards.every(readsOnlyRequest))) return notYet('several foreach entries under conditions or context that read the object (each entry sees what the one before wrote)');
   // Guards decide in order, each only when the ones before held (a later guard may read what an earlier one tested).
   const patches = parts.map((p) => [...guards].reverse().reduce((acc, g) => cond(g, acc), p));
   return { patches, variables: rc.variables, notes: [...rc.notes] };

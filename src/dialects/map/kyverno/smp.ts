@@ -111,11 +111,18 @@ function materialize(v: JsonValue, w: Walk, rel: readonly string[]): R<Made | un
   const lives: Cel[] = [];
   let hadNull = false;
   for (const [rawKey, x] of Object.entries(v)) {
-    if (rawKey.includes('{{')) return notYet(`the variable in the key ${JSON.stringify(rawKey)}`);
     if (DIRECTIVE.test(rawKey)) return notYet(`the strategic-merge directive ${rawKey}`);
     const a = parseAnchor(rawKey);
     if (a && a.modifier !== 'addIfNotPresent') return notYet(`the anchor ${rawKey} below a place the resource does not have`);
     const key = a ? a.key : rawKey;
+    let keyCel = celString(key);
+    if (key.includes('{{')) {
+      // Kyverno substitutes map keys too (the result must be a string).
+      if (a) return notYet(`the variable in the anchored key ${JSON.stringify(rawKey)}`);
+      const k = w.env.template(key);
+      if (refused(k)) return k;
+      keyCel = `string(${k})`;
+    }
     if (x === null) {
       hadNull = true;
       continue;
@@ -125,8 +132,8 @@ function materialize(v: JsonValue, w: Walk, rel: readonly string[]): R<Made | un
     if (m === undefined) continue;
     const decision = a && w.decide ? w.decide(key, rel) : undefined;
     const live = and([decision, m.live]) ?? 'true';
-    if (live === 'true') entries.push(`${celString(key)}: ${m.cel}`);
-    else entries.push(`?${celString(key)}: ${paren(live)} ? optional.of(${m.cel}) : optional.none()`);
+    if (live === 'true') entries.push(`${keyCel}: ${m.cel}`);
+    else entries.push(`?${keyCel}: ${paren(live)} ? optional.of(${m.cel}) : optional.none()`);
     lives.push(live);
   }
   if (entries.length === 0 && !hadNull) return undefined;
@@ -167,9 +174,15 @@ function mergeMap(at: Place, p: JsonObject, steps: readonly SchemaStep[], w: Wal
   const keys = Object.keys(p);
   for (const rawKey of keys) {
     const v = p[rawKey]!;
-    if (rawKey.includes('{{')) return notYet(`the variable in the key ${JSON.stringify(rawKey)}`);
     if (DIRECTIVE.test(rawKey)) return notYet(`the strategic-merge directive ${rawKey}`);
     const a = parseAnchor(rawKey);
+    if (rawKey.includes('{{')) {
+      if (a) return notYet(`the variable in the anchored key ${JSON.stringify(rawKey)}`);
+      const written = templatedKey(at, rawKey, v, steps, w, rel);
+      if (refused(written)) return written;
+      out.push(written);
+      continue;
+    }
     if (a) {
       if (keys.some((k) => k !== rawKey && (k === a.key || parseAnchor(k)?.key === a.key))) return notYet(`${rawKey} beside another key for ${a.key}`);
       if (a.modifier === 'condition' || a.modifier === 'global') {
@@ -225,6 +238,31 @@ function mergeMap(at: Place, p: JsonObject, steps: readonly SchemaStep[], w: Wal
     out.push(one(patch('add', child.ptr, leaf)));
   }
   return concat(out);
+}
+
+/**
+ * A key holding `{{ }}`: Kyverno substitutes it (it must come out a string), so the place is computed. Only
+ * a scalar or a map value is written under such a key (the schema of a computed key is unknown).
+ */
+function templatedKey(at: Place, rawKey: string, v: JsonValue, steps: readonly SchemaStep[], w: Walk, rel: readonly string[]): R<Cel> {
+  if (Array.isArray(v) || hasAnchors(v) || w.decide) return notYet(`the variable in the key ${JSON.stringify(rawKey)} above a list or an anchor`);
+  const k = w.env.template(rawKey);
+  if (refused(k)) return k;
+  const key = `string(${k})`;
+  const child: Place = { cel: `${at.cel}[${key}]`, ptr: [...at.ptr, '/', { cel: `jsonpatch.escapeKey(${key})` }] };
+  const present = `${key} in ${at.cel}`;
+  if (v === null) return cond(present, one(patch('remove', child.ptr)));
+  if (isJsonObject(v)) {
+    const inner = mergeMap(child, v, [...steps, rawKey], w, [...rel, rawKey]);
+    if (refused(inner)) return inner;
+    const m = materialize(v, w, [...rel, rawKey]);
+    if (refused(m)) return m;
+    if (m === undefined) return NONE;
+    return cond(present, inner, cond(m.live, one(patch('add', child.ptr, m.cel))));
+  }
+  const leaf = leafCel(v, w.env);
+  if (refused(leaf)) return leaf;
+  return one(patch('add', child.ptr, leaf));
 }
 
 /** The list of the patch at `at.key`, merged as kyaml does for the object's kind. */

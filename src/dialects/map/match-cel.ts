@@ -1,0 +1,154 @@
+/**
+ * A Kyverno match block as one CEL test of the admission request, for a rule whose match differs from its
+ * policy's other rules (a CEL policy has one matchConstraints: the rules' union goes there, and each rule is
+ * guarded by its own match). The criteria are read as Kyverno reads them (src/k8s/clause.ts, profile
+ * `kyverno`; upstream pkg/engine/utils/match.go):
+ * - kinds: group, version and kind wildcards against the request's kind; no subresource unless the pattern
+ *   names one (a plain Pod pattern also admits pods/ephemeralcontainers);
+ * - names: the object's name, or its generateName when the name is empty;
+ * - namespaces: the request's namespace (a Namespace's own name for a Namespace);
+ * - annotations: every pattern pair meets some annotation; labelSelector on the object's labels;
+ *   namespaceSelector on the namespace's labels (never for a Namespace);
+ * - userInfo: ignored when the request carries no user at all (a match), evaluated against the empty user
+ *   in an exclusion.
+ * Wildcards in a selector's matchLabels (Kyverno expands them against the labels) are refused.
+ */
+import type { GvkPattern, LabelSelector, MatchClause, MatchSpec, UserMatch } from '../../ir/match.js';
+import { notYet, type Refusal } from '../generate-report.js';
+import { celString } from './emit-cel.js';
+import { and, not, or, paren, type Cel } from './kyverno/cel-patch.js';
+import { wildcardCel } from './kyverno/pattern.js';
+
+type R<T> = T | Refusal;
+
+function refused(x: unknown): x is Refusal {
+  return typeof x === 'object' && x !== null && 'why' in x;
+}
+
+function anyGlob(subject: Cel, patterns: readonly string[]): Cel {
+  return or(patterns.map((p) => wildcardCel(subject, p)));
+}
+
+function field(subject: Cel, pattern: string | undefined): Cel | undefined {
+  if (pattern === undefined || pattern === '*') return undefined;
+  return wildcardCel(subject, pattern);
+}
+
+function kindTest(k: GvkPattern): Cel {
+  const gvk = and([field('request.kind.group', k.group), field('request.kind.version', k.version), field('request.kind.kind', k.kind)]);
+  let sub: Cel | undefined;
+  if (k.subresource === '') {
+    // CheckKind(..., allowEphemeralContainers): a plain Pod pattern also covers pods/ephemeralcontainers.
+    sub = k.kind === 'Pod' || /[*?]/.test(k.kind) ? or(['request.subResource == ""', 'request.subResource == "ephemeralcontainers" && request.kind.group == "" && request.kind.version == "v1" && request.kind.kind == "Pod"']) : 'request.subResource == ""';
+  } else sub = field('request.subResource', k.subresource);
+  return and([gvk, sub]) ?? 'true';
+}
+
+const LABELS = 'object.?metadata.?labels.orValue({})';
+const NAMESPACE_LABELS = '(namespaceObject != null ? namespaceObject.?metadata.?labels.orValue({}) : {})';
+
+function selectorTest(sel: LabelSelector, labels: Cel, what: string): R<Cel> {
+  const parts: Cel[] = [];
+  for (const [k, v] of Object.entries(sel.matchLabels ?? {})) {
+    if (/[*?]/.test(k + v)) return notYet(`wildcards in the ${what} matchLabels ${k}: ${v} (Kyverno expands them against the labels)`);
+    parts.push(`${celString(k)} in ${labels} && ${labels}[${celString(k)}] == ${celString(v)}`);
+  }
+  for (const e of sel.matchExpressions ?? []) {
+    const key = celString(e.key);
+    const values = `[${(e.values ?? []).map(celString).join(', ')}]`;
+    if (e.operator === 'Exists') parts.push(`${key} in ${labels}`);
+    else if (e.operator === 'DoesNotExist') parts.push(`!(${key} in ${labels})`);
+    else if (e.operator === 'In') parts.push(`${key} in ${labels} && ${labels}[${key}] in ${values}`);
+    else parts.push(`!(${key} in ${labels}) || !(${labels}[${key}] in ${values})`);
+  }
+  return and(parts.map(paren)) ?? 'true';
+}
+
+function userTest(u: UserMatch, exclude: boolean, target: 'map' | 'kyverno-mpol'): R<Cel> {
+  const parts: Cel[] = [];
+  if (u.roles?.length || u.clusterRoles?.length) {
+    if (target === 'map') return notYet('a match on roles or cluster roles (kube-apiserver\'s request carries no roles)');
+    if (u.roles?.length) parts.push(`request.roles.exists(r, r in [${u.roles.map(celString).join(', ')}])`);
+    if (u.clusterRoles?.length) parts.push(`request.clusterRoles.exists(r, r in [${u.clusterRoles.map(celString).join(', ')}])`);
+  }
+  const subjects: Cel[] = [];
+  if (u.usernames?.length) subjects.push(anyGlob('request.userInfo.?username.orValue("")', u.usernames));
+  if (u.groups?.length) subjects.push(`request.userInfo.?groups.orValue([]).exists(g, ${anyGlob('g', u.groups)})`);
+  if (subjects.length > 0) parts.push(or(subjects));
+  const test = and(parts.map(paren)) ?? 'true';
+  if (exclude) return test;
+  // A request without any user information ignores the user criteria of a match.
+  const anyUser = or(['request.userInfo.?username.orValue("") != ""', 'request.userInfo.?uid.orValue("") != ""', 'size(request.userInfo.?groups.orValue([])) > 0']);
+  return or([not(anyUser), test]);
+}
+
+function clauseTest(c: MatchClause, exclude: boolean, target: 'map' | 'kyverno-mpol'): R<Cel> {
+  const parts: Cel[] = [];
+  for (const key of Object.keys(c) as (keyof MatchClause)[]) {
+    switch (key) {
+      case 'operations':
+        if (!c.operations!.includes('*')) parts.push(`request.operation in [${c.operations!.map(celString).join(', ')}]`);
+        break;
+      case 'kinds':
+        parts.push(or(c.kinds!.map(kindTest)));
+        break;
+      case 'names':
+        parts.push(anyGlob('(object.metadata.?name.orValue("") != "" ? object.metadata.name : object.metadata.?generateName.orValue(""))', c.names!));
+        break;
+      case 'namespaces':
+        parts.push(anyGlob('(request.kind.group == "" && request.kind.kind == "Namespace" ? request.name : request.namespace)', c.namespaces!));
+        break;
+      case 'annotations':
+        for (const [k, v] of Object.entries(c.annotations!)) {
+          parts.push(`object.?metadata.?annotations.orValue({}).exists(a, ${wildcardCel('a', k)} && ${wildcardCel('object.metadata.annotations[a]', v)})`);
+        }
+        break;
+      case 'labelSelector': {
+        const t = selectorTest(c.labelSelector!, LABELS, 'selector');
+        if (refused(t)) return t;
+        parts.push(t);
+        break;
+      }
+      case 'namespaceSelector': {
+        const t = selectorTest(c.namespaceSelector!, NAMESPACE_LABELS, 'namespaceSelector');
+        if (refused(t)) return t;
+        parts.push(and(['!(request.kind.group == "" && request.kind.kind == "Namespace")', t])!);
+        break;
+      }
+      case 'userInfo': {
+        const t = userTest(c.userInfo!, exclude, target);
+        if (refused(t)) return t;
+        parts.push(t);
+        break;
+      }
+      default:
+        return notYet(`a rule match on ${key}`);
+    }
+  }
+  return and(parts.map(paren)) ?? 'true';
+}
+
+/** The whole match block (any, all, exclude) as one CEL test, Kyverno's reading. */
+export function kyvernoMatchCel(spec: MatchSpec, target: 'map' | 'kyverno-mpol'): R<Cel> {
+  if (spec.globs !== 'wildcard') return notYet('a rule match in a dialect other than Kyverno');
+  const clauses = (list: readonly MatchClause[] | undefined, exclude: boolean): R<Cel[]> => {
+    const out: Cel[] = [];
+    for (const c of list ?? []) {
+      const t = clauseTest(c, exclude, target);
+      if (refused(t)) return t;
+      out.push(t);
+    }
+    return out;
+  };
+  const any = clauses(spec.any, false);
+  const all = clauses(spec.all, false);
+  const exAny = clauses(spec.exclude?.any, true);
+  const exAll = clauses(spec.exclude?.all, true);
+  for (const x of [any, all, exAny, exAll]) if (refused(x)) return x;
+  const parts: (Cel | undefined)[] = [];
+  if ((any as Cel[]).length > 0) parts.push(or(any as Cel[]));
+  parts.push(...(all as Cel[]));
+  if ((exAny as Cel[]).length > 0) parts.push(not(or(exAny as Cel[])));
+  if ((exAll as Cel[]).length > 0) parts.push(not(and(exAll as Cel[])!));
+  return and(parts.map((p) => (p === undefined ? p : paren(p)))) ?? 'true';
+}
