@@ -62,7 +62,10 @@ export function preparePolicies(input: PolicyInput, via?: string): Prepared {
   const docs = loadYamlText(`${input.id} (as ${via})`, generated.text);
   if (!docs.ok) return stop('failed', `generated ${via} YAML does not load: ${firstError(docs.diagnostics)}`);
   if (!docs.value.some((d) => target.recognizes(d))) {
-    if (parsed.policies.length === 0) return { kind: 'ready', policies: [], diagnostics: generated.diagnostics };
+    // Nothing written, and the generator said why (the source policies never apply or write nothing, TM4003):
+    // the translation is no policy. A generator that writes nothing silently fails the case.
+    const saidWhy = generated.documents.length === 0 && generated.diagnostics.some((d) => d.code === 'TM4003');
+    if (parsed.policies.length === 0 || saidWhy) return { kind: 'ready', policies: [], diagnostics: generated.diagnostics };
     return stop('failed', `translation to ${via} produced no ${via} policy document`);
   }
   const reparsed = parseWith(via, docs.value, input.siblingDocs, input.hints);

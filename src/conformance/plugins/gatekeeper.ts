@@ -115,7 +115,7 @@ export function runGatekeeperCase(c: AdmissionCase, ctx: RunContext): CaseResult
   // --mutation-annotations is a flag of Gatekeeper's deployment, not part of any mutator: a translation into
   // another engine cannot carry it.
   if (ctx.via !== undefined && ctx.via !== 'gatekeeper' && isJsonObject(c.hints.flags) && c.hints.flags.mutationAnnotations === true) {
-    return { status: 'unsupported', reason: `Gatekeeper's --mutation-annotations deployment flag has no ${ctx.via} equivalent` };
+    return { status: 'unsupported', class: 'cannot', reason: `Gatekeeper's --mutation-annotations deployment flag (annotations naming the mutators that applied, and a random mutation id) has no ${ctx.via} equivalent` };
   }
   const env = gatekeeperApplyEnv(c.hints);
   if (typeof env === 'string') return { status: 'error', reason: `TM7003: ${env}` };

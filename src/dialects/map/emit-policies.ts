@@ -359,7 +359,8 @@ export function emitCelPolicies(policies: readonly Policy[], target: CelTarget, 
   const out: EmittedPolicy[] = [];
   const live = policies.filter((p) => {
     if (!disabled(p)) return true;
-    report.refuse(notYet(`${p.id}, which never applies (disabled by its source dialect)`), p.origin);
+    // A policy that never applies (a Gatekeeper mutator disabled by a schema conflict) needs no policy at all.
+    report.lossy('TM4003', `${p.id} never applies (disabled by its source dialect: a Gatekeeper schema conflict); nothing is emitted for it`, p.origin);
     return false;
   });
   const fixpoint = live.filter((p) => p.semantics.order === 'fixpoint');
