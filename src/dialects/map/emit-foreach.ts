@@ -48,6 +48,9 @@ export function forEachOps(op: ForEachOp): Op[] | string {
   }
   const merge = when.then[0]!;
   if (merge.kind !== 'merge' || merge.strategy !== 'smp' || merge.path.segments.length > 0 || merge.value.kind !== 'templated') return 'this foreach body';
+  // Each iteration's merge moves its element to the front (kyaml Prepend): only a Descending loop over every
+  // element leaves the list in its order; kyverno/foreach.ts writes the other orders.
+  if (op.order !== 'desc') return 'a foreach strategic merge in Ascending order';
   let node: JsonValue = merge.value.json;
   for (const f of fields) {
     if (!isJsonObject(node) || Object.keys(node).length !== 1 || !(f in node)) return 'a foreach patch that is not the iterated list';

@@ -21,7 +21,7 @@ import { notYet, type Refusal } from '../../generate-report.js';
 import { celLiteral } from '../emit-cel.js';
 import { concat, cond, has, NONE, one, patch, ROOT, type Cel, type Place } from './cel-patch.js';
 import type { RuleScope } from './scope.js';
-import { refused, type RuleCompiler } from './rule.js';
+import { refused, writeProblem, type RuleCompiler } from './rule.js';
 
 type R<T> = T | Refusal;
 
@@ -32,6 +32,8 @@ interface Step {
   op: 'add' | 'remove' | 'replace';
   segs: Seg[];
   value?: Cel;
+  /** The value as JSON when it holds no variable. */
+  json?: JsonValue;
 }
 
 const HOLE = /\{\{[\s\S]*?\}\}/g;
@@ -141,9 +143,17 @@ function readSteps(rc: RuleCompiler, list: JsonValue, holes: readonly string[], 
     const step: Step = { op: s.op, segs };
     if (s.op !== 'remove') {
       if (!('value' in s)) return notYet(`a JSON patch ${s.op} without a value`);
-      const v = valueCel(rc, (s as JsonObject).value!, holes, scope);
+      const raw = (s as JsonObject).value!;
+      const v = valueCel(rc, raw, holes, scope);
       if (refused(v)) return v;
       step.value = v;
+      if (!hasPlaceholder(raw)) step.json = raw;
+      const bad = writeProblem(
+        rc.env.match,
+        segs.map((x) => ('index' in x ? '[]' : /^(0|[1-9]\d*)$/.test(x.text) ? Number(x.text) : x.text === '-' || x.text === '-1' ? '-' : x.text)),
+        step.json,
+      );
+      if (bad) return bad;
     }
     out.push(step);
   }

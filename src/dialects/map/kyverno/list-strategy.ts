@@ -38,6 +38,24 @@ function strategyIn(schema: SchemaRef, steps: readonly SchemaStep[]): ListStrate
   return merge.length === 1 ? { kind: 'keyed', key: merge[0]! } : { kind: 'keys', keys: merge };
 }
 
+/**
+ * The built-in kinds a pattern admits, as exact patterns (`Pod` in any group is core v1 Pod), for the checks
+ * that need a schema; kinds kyaml's table does not know stay as they are.
+ */
+export function concreteKinds(kinds: readonly GvkPattern[]): GvkPattern[] {
+  return kinds.flatMap((k) => {
+    if ((k.group !== undefined && k.group !== '*') || /[*?]/.test(k.kind)) return [k];
+    const found = candidates(k);
+    if (found.length === 0) return [k];
+    return found.map((key) => {
+      const slash = key.lastIndexOf('/');
+      const apiVersion = key.slice(0, slash);
+      const g = apiVersion.indexOf('/');
+      return { ...k, group: g < 0 ? '' : apiVersion.slice(0, g), version: g < 0 ? apiVersion : apiVersion.slice(g + 1), kind: key.slice(slash + 1) };
+    });
+  });
+}
+
 export interface Strategies {
   /** The strategy for the objects whose apiVersion/kind kyaml knows, when they all agree. */
   known: ListStrategy | undefined;

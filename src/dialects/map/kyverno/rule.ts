@@ -18,6 +18,9 @@ import { cannot, notYet, type Refusal } from '../../generate-report.js';
 import type { CelTarget } from '../cel-target.js';
 import { celLiteral } from '../emit-cel.js';
 import { emitGuard } from '../emit-value.js';
+import { schemaProblem } from '../emit-schema.js';
+import { concreteKinds } from './list-strategy.js';
+import type { Segment } from '../../../ir/path.js';
 import { cond, paren, type Cel } from './cel-patch.js';
 import { RuleScope } from './scope.js';
 import { smpPatches } from './smp.js';
@@ -307,3 +310,23 @@ export function kyvernoRulePatches(rule: Rule, env: RuleEnv, extraGuards: readon
 }
 
 export type { Value };
+
+/** A step of a written path: a map key, a list index, `[]` for any element, `-` for the append position. */
+export type WriteStep = string | number | '[]' | '-';
+
+/**
+ * Why the API server would reject a write at `steps` (with `value`, when it is known) for some built-in kind
+ * the rule matches: it decodes the patched object strictly into its type (map.md §6.1), where Kyverno writes
+ * the unstructured object. Such a write cannot be translated to a CEL policy with the same outcome.
+ */
+export function writeProblem(match: MatchSpec, steps: readonly WriteStep[], value?: JsonValue): Refusal | undefined {
+  const segments: Segment[] = steps.map((s): Segment =>
+    typeof s === 'number' ? { kind: 'index', index: s } : s === '[]' ? { kind: 'each' } : s === '-' ? { kind: 'append' } : { kind: 'field', name: s },
+  );
+  const origin = { file: '', line: 0, col: 0, endLine: 0, endCol: 0, dialect: 'kyverno' };
+  const op: Op = { kind: 'set', path: { root: 'object', segments }, value: value === undefined ? { kind: 'cel', expr: { text: '', origin }, origin } : { kind: 'literal', json: value, origin }, origin };
+  // Kyverno names kinds without a group (`Pod`): check the built-in kinds they name.
+  const concrete: MatchSpec = { globs: match.globs, any: [...(match.any ?? []), ...(match.all ?? [])].map((c) => ({ ...c, ...(c.kinds ? { kinds: concreteKinds(c.kinds) } : {}) })) };
+  const p = schemaProblem(op, concrete);
+  return p ? cannot(`a write the API server rejects when it decodes the object (${p})`) : undefined;
+}

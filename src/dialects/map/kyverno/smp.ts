@@ -28,6 +28,7 @@ import { celLiteral } from '../emit-cel.js';
 import { and, celString, concat, cond, fieldPlace, has, indexPlace, NONE, not, one, or, paren, patch, ROOT, type Cel, type Place } from './cel-patch.js';
 import { select } from '../emit-cel.js';
 import { listStrategies, objectKindTest, type SchemaStep } from './list-strategy.js';
+import { writeProblem } from './rule.js';
 import { anchorConditionCel, isPlainPattern } from './pattern.js';
 
 export interface SmpEnv {
@@ -63,6 +64,16 @@ interface Walk {
 }
 
 const DIRECTIVE = /^\$/;
+
+/** The value as JSON when it holds no variable (what the schema check can read), else undefined. */
+function literalOf(v: JsonValue): JsonValue | undefined {
+  return JSON.stringify(v).includes('{{') || JSON.stringify(v).includes('(') ? undefined : v;
+}
+
+/** Why the API server would reject a write of `v` at `steps.key` for a kind the rule matches. */
+function rejected(w: Walk, steps: readonly SchemaStep[], key: string, v: JsonValue | undefined): Refusal | undefined {
+  return writeProblem(w.env.match, [...steps, key], v === undefined ? undefined : literalOf(v));
+}
 
 /** A scalar of the patch as CEL. */
 function leafCel(v: JsonValue, env: SmpEnv): R<Cel> {
@@ -196,6 +207,8 @@ function mergeMap(at: Place, p: JsonObject, steps: readonly SchemaStep[], w: Wal
       }
       if (a.modifier !== 'addIfNotPresent') return notYet(`the anchor ${rawKey} (Kyverno writes it into the object as a plain key)`);
       if (hasConditions(v)) return notYet(`conditions inside the +() value of ${rawKey}`);
+      const bad = rejected(w, steps, a.key, v);
+      if (bad) return bad;
       const m = materialize(v, w, [...rel, a.key]);
       if (refused(m)) return m;
       if (m === undefined) continue;
@@ -223,6 +236,8 @@ function mergeMap(at: Place, p: JsonObject, steps: readonly SchemaStep[], w: Wal
       const m = materialize(v, w, [...rel, rawKey]);
       if (refused(m)) return m;
       if (m === undefined) continue;
+      const bad = rejected(w, steps, rawKey, v);
+      if (bad) return bad;
       out.push(cond(has(at, rawKey), inner, cond(m.live, one(patch('add', child.ptr, m.cel)))));
       continue;
     }
@@ -233,6 +248,8 @@ function mergeMap(at: Place, p: JsonObject, steps: readonly SchemaStep[], w: Wal
       out.push(l);
       continue;
     }
+    const bad = rejected(w, steps, rawKey, v);
+    if (bad) return bad;
     const leaf = leafCel(v, w.env);
     if (refused(leaf)) return leaf;
     out.push(one(patch('add', child.ptr, leaf)));
@@ -279,6 +296,8 @@ function mergeList(at: Place, key: string, list: readonly JsonValue[], steps: re
     if (anchoredElements.length > 0) return notYet(`anchors in the list at ${where}, which Kyverno replaces`);
     const m = materialize(list as JsonValue[], w, []);
     if (refused(m)) return m;
+    const bad = rejected(w, steps.slice(0, -1), key, list as JsonValue[]);
+    if (bad) return bad;
     return m === undefined ? NONE : one(patch('add', fieldPlace(at, key).ptr, m.cel));
   };
   const known = s.known;
