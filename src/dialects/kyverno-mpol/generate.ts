@@ -10,6 +10,7 @@
  *   variants folded into it, and any other Pod policy is written with `controllers: []` so that Kyverno adds
  *   nothing the source did not do.
  */
+import { layoutCel } from '../../cel/layout.js';
 import type { JsonObject, JsonValue } from '../../ir/json.js';
 import type { MatchClause, Policy } from '../../ir/nodes.js';
 import { toYamlDocuments } from '../../io/yaml-dump.js';
@@ -78,10 +79,10 @@ function document(e: EmittedPolicy, apiVersion: string, ns: Namespaced | undefin
     const tests = rules.map((r) => resourceRuleTest(r));
     conditions.unshift({ name: 'resources', expression: tests.length === 1 ? tests[0]! : tests.map((t) => `(${t})`).join(' || ') });
   }
-  if (e.variables.length > 0) spec.variables = e.variables.map((v) => ({ ...v }));
-  if (conditions.length > 0) spec.matchConditions = conditions.map((c) => ({ ...c }));
+  if (e.variables.length > 0) spec.variables = e.variables.map((v) => ({ name: v.name, expression: layoutCel(v.expression) }));
+  if (conditions.length > 0) spec.matchConditions = conditions.map((c) => ({ name: c.name, expression: layoutCel(c.expression) }));
   spec.mutations = e.mutations.map((m): JsonObject =>
-    m.patchType === 'ApplyConfiguration' ? { patchType: m.patchType, applyConfiguration: { expression: m.expression } } : { patchType: m.patchType, jsonPatch: { expression: m.expression } },
+    m.patchType === 'ApplyConfiguration' ? { patchType: m.patchType, applyConfiguration: { expression: layoutCel(m.expression) } } : { patchType: m.patchType, jsonPatch: { expression: layoutCel(m.expression) } },
   );
   spec.failurePolicy = e.failurePolicy;
   spec.reinvocationPolicy = e.reinvocationPolicy;

@@ -3,6 +3,7 @@
  * (shared with Kyverno's MutatingPolicy); this module writes the documents: one policy and one binding each,
  * in the API version asked for (the three versions have the same shape, map.md §1).
  */
+import { layoutCel } from '../../cel/layout.js';
 import type { JsonObject } from '../../ir/json.js';
 import type { Policy } from '../../ir/nodes.js';
 import { toYamlDocuments } from '../../io/yaml-dump.js';
@@ -19,10 +20,10 @@ const GROUP = 'admissionregistration.k8s.io';
 
 function documents(e: EmittedPolicy, apiVersion: string): JsonObject[] {
   const spec: JsonObject = { matchConstraints: e.matchConstraints };
-  if (e.variables.length > 0) spec.variables = e.variables.map((v) => ({ ...v }));
-  if (e.conditions.length > 0) spec.matchConditions = e.conditions.map((c) => ({ ...c }));
+  if (e.variables.length > 0) spec.variables = e.variables.map((v) => ({ name: v.name, expression: layoutCel(v.expression) }));
+  if (e.conditions.length > 0) spec.matchConditions = e.conditions.map((c) => ({ name: c.name, expression: layoutCel(c.expression) }));
   spec.mutations = e.mutations.map((m): JsonObject =>
-    m.patchType === 'ApplyConfiguration' ? { patchType: m.patchType, applyConfiguration: { expression: m.expression } } : { patchType: m.patchType, jsonPatch: { expression: m.expression } },
+    m.patchType === 'ApplyConfiguration' ? { patchType: m.patchType, applyConfiguration: { expression: layoutCel(m.expression) } } : { patchType: m.patchType, jsonPatch: { expression: layoutCel(m.expression) } },
   );
   spec.failurePolicy = e.failurePolicy;
   spec.reinvocationPolicy = e.reinvocationPolicy;
