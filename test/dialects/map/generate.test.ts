@@ -46,8 +46,10 @@ function mutate(policies: Policy[], object: JsonValue): JsonValue {
   return r.object as JsonValue;
 }
 
+/** The mutation expressions, each on one line again (the generator lays long ones out over lines). */
 function expressions(out: JsonObject[]): string[] {
-  return out.flatMap((d) => (((d.spec as JsonObject).mutations as JsonObject[] | undefined) ?? []).map((m) => String(((m.jsonPatch ?? m.applyConfiguration) as JsonObject).expression)));
+  const oneLine = (e: string): string => e.replace(/([([{])\s*\n\s*/g, '$1').replace(/\s*\n\s*([)\]}])/g, '$1').replace(/\s*\n\s*/g, ' ');
+  return out.flatMap((d) => (((d.spec as JsonObject).mutations as JsonObject[] | undefined) ?? []).map((m) => oneLine(String(((m.jsonPatch ?? m.applyConfiguration) as JsonObject).expression))));
 }
 
 const POD: JsonObject = { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'web', namespace: 'prod' }, spec: { containers: [{ name: 'app', image: 'nginx:1.25' }] } };
