@@ -81,6 +81,42 @@ function rename(text: string, idents: ReturnType<typeof freeIdentifiers>, rename
   return out + text.slice(at);
 }
 
+/** Kyverno's CEL libraries (pkg/cel/libs): namespaces, and global functions. */
+const KYVERNO_NAMESPACES = new Set(['resource', 'http', 'image', 'imagedata', 'globalContext', 'json', 'yaml', 'x509', 'hash', 'math', 'time', 'random', 'transform', 'gzip', 'user', 'base64', 'regex']);
+const KYVERNO_FUNCTIONS = new Set(['image', 'parseImageReference']);
+
+/** A Kyverno global library function called anywhere in `e`. */
+function kyvernoFunction(e: Expr): string | undefined {
+  let found: string | undefined;
+  const visit = (x: Expr): void => {
+    if (found) return;
+    switch (x.kind) {
+      case 'call':
+        if (!x.target && KYVERNO_FUNCTIONS.has(x.fn)) found = x.fn;
+        if (x.target) visit(x.target);
+        return x.args.forEach(visit);
+      case 'select':
+        return visit(x.operand);
+      case 'index':
+        visit(x.operand);
+        return visit(x.index);
+      case 'list':
+        return x.elements.forEach(visit);
+      case 'map':
+        return x.entries.forEach((en) => (visit(en.key), visit(en.value)));
+      case 'struct':
+        return x.fields.forEach((f) => visit(f.value));
+      case 'comprehension':
+        visit(x.range);
+        return x.args.forEach(visit);
+      default:
+        return;
+    }
+  };
+  visit(e);
+  return found;
+}
+
 const KYVERNO_REQUEST_FIELDS = new Set(['object', 'oldObject', 'roles', 'clusterRoles']);
 
 /** A field of Kyverno's request that kube-apiserver's request lacks, selected anywhere in `e`. */
@@ -136,6 +172,8 @@ function carryInto(target: 'map' | 'kyverno-mpol', text: string, from: string, r
     // libraries are caught when the emitted CEL is compiled in the target's environment.
     const field = kyvernoRequestField(parsed.value);
     if (field) return cannot(`request.${field} in ${text.trim()} (Kyverno's request carries it, kube-apiserver's does not)`);
+    const lib = [...free].find((n) => KYVERNO_NAMESPACES.has(n)) ?? kyvernoFunction(parsed.value);
+    if (lib) return cannot(`Kyverno's ${lib} CEL library (in ${text.trim().slice(0, 120)}), which kube-apiserver's CEL environment does not have`);
   }
   return renames && renames.size > 0 ? rename(text, idents, renames) : text;
 }

@@ -218,12 +218,17 @@ function policyConditions(p: Policy, target: CelTarget, report: GenerationReport
     if (source === 'Generated') return refused(cannot('a match on generated (expansion) objects: it sees only admission requests'), g.origin);
     const e = guardCel(g, target, renames);
     if (typeof e !== 'string') return e;
+    // kube-apiserver documents variables as unavailable to matchConditions (they run before the policy body).
+    if (target.dialect === 'map' && /\bvariables\s*\./.test(e)) return refused(notYet(`the match condition ${e}, which reads the policy's variables (MAP documents them as unavailable there)`), g.origin);
     out.push({ name: `condition-${out.length + 1}`, expression: e });
   }
   return out;
 }
 
 /** Every generated expression compiles in the target's environment, or the policy is refused. */
+/** The namespaces and functions of Kyverno's CEL libraries (MutatingPolicy's environment only). */
+const KYVERNO_LIBRARIES = new Set(['resource', 'http', 'image', 'imagedata', 'globalContext', 'json', 'yaml', 'x509', 'hash', 'math', 'time', 'random', 'transform', 'gzip', 'user', 'base64', 'regex', 'registry', 'parseImageReference']);
+
 function checkCel(name: string, body: Body, conditions: readonly Named[], origin: Origin, target: CelTarget): Refused | undefined {
   const env = { variables: target.variables, ...(target.k8sVersion ? { k8sVersion: target.k8sVersion } : {}), ...(target.dialect === 'kyverno-mpol' ? { extraLibraries: ['kyverno' as const] } : {}) };
   const checks: [string, 'Object' | 'JSONPatchList' | 'bool' | 'any'][] = [
@@ -233,7 +238,14 @@ function checkCel(name: string, body: Body, conditions: readonly Named[], origin
   ];
   for (const [text, expect] of checks) {
     const r = compile(text, { ...env, expect });
-    if (!r.ok) return refused(notYet(`the generated CEL of ${name} (${r.diagnostics[0]?.message ?? 'does not compile'}): ${text}`), origin);
+    if (!r.ok) {
+      const message = r.diagnostics[0]?.message ?? 'does not compile';
+      // A Kyverno CEL library (MutatingPolicy's image(), resource.Get(), regex...) has no kube-apiserver counterpart.
+      const lib = /undeclared reference to '([A-Za-z_]+)'|found no matching overload for '([A-Za-z_.]+)'/.exec(message);
+      const name2 = lib?.[1] ?? lib?.[2];
+      if (target.dialect === 'map' && name2 && KYVERNO_LIBRARIES.has(name2.split('.')[0]!)) return refused(cannot(`Kyverno's ${name2.split('.')[0]} CEL library, which kube-apiserver's CEL environment does not have: ${text}`), origin);
+      return refused(notYet(`the generated CEL of ${name} (${message}): ${text}`), origin);
+    }
   }
   return undefined;
 }
@@ -247,15 +259,29 @@ function nameOf(p: Policy, used: Set<string>): string {
   return name;
 }
 
-/** A MAP invocation's param object as a variable, for a target without params; undefined when there is none. */
-function paramsVariable(p: Policy, target: CelTarget): Named | Refused | undefined {
-  const let0 = p.lets?.[0];
-  if (!let0) return undefined;
-  if (let0.name !== PARAMS_VAR || p.lets!.length > 1) return refused(notYet(`the policy-level binding ${let0.name}`), let0.origin);
-  if (target.dialect === 'map') return refused(notYet('a parameter object (paramKind) in a generated policy'), let0.origin);
-  const lit = let0.value.kind === 'literal' ? (let0.value.json === null ? 'null' : celLiteral(let0.value.json)) : undefined;
-  if (lit === undefined) return refused(cannot('a parameter object with values CEL cannot write exactly (MutatingPolicy has no paramKind)'), let0.origin);
-  return { name: 'params', expression: lit };
+/**
+ * The policy-level bindings as variables: a MAP invocation's param object (written into a target without
+ * params as `variables.params`), and a MutatingPolicy's variables (lazy CEL, which MAP's and MutatingPolicy's
+ * `variables` are too). Undefined when there are none.
+ */
+function policyVariables(p: Policy, target: CelTarget): { variables: Named[]; params: boolean } | Refused {
+  const variables: Named[] = [];
+  let params = false;
+  for (const l of p.lets ?? []) {
+    if (l.name === PARAMS_VAR) {
+      if (target.dialect === 'map') return refused(notYet('a parameter object (paramKind) in a generated policy'), l.origin);
+      const lit = l.value.kind === 'literal' ? (l.value.json === null ? 'null' : celLiteral(l.value.json)) : undefined;
+      if (lit === undefined) return refused(cannot('a parameter object with values CEL cannot write exactly (MutatingPolicy has no paramKind)'), l.origin);
+      variables.push({ name: 'params', expression: lit });
+      params = true;
+      continue;
+    }
+    if (l.value.kind !== 'cel' || !l.lazy) return refused(notYet(`the policy-level binding ${l.name}`), l.origin);
+    const carried = target.carry(l.value.expr.text, l.value.expr.origin.dialect ?? '');
+    if (typeof carried !== 'string') return refused(carried, l.origin);
+    variables.push({ name: l.name, expression: carried });
+  }
+  return { variables, params };
 }
 
 function emitGroup(original: readonly Policy[], target: CelTarget, report: GenerationReport, used: Set<string>, shared?: EmittedMatch): EmittedPolicy | undefined {
@@ -279,15 +305,15 @@ function emitGroup(original: readonly Policy[], target: CelTarget, report: Gener
   const body: Body = { variables: [], mutations: [] };
   const renames = new Map<string, string>();
   for (const p of group) {
-    const params = paramsVariable(p, target);
-    if (params && 'why' in params) {
-      report.refuse(params, params.origin, `policy ${p.id}`);
+    const lets = policyVariables(p, target);
+    if ('why' in lets) {
+      report.refuse(lets, lets.origin, `policy ${p.id}`);
       return undefined;
     }
-    if (params) {
-      body.variables.push(params);
+    for (const v of lets.variables) if (!body.variables.some((x) => x.name === v.name)) body.variables.push(v);
+    if (lets.params) {
       renames.set('params', 'variables.params');
-      report.lossy('TM4003', `the parameter object of ${p.id} is written into the policy as variables.params: later changes to the param resource do not reach it`, p.lets![0]!.origin);
+      report.lossy('TM4003', `the parameter object of ${p.id} is written into the policy as variables.params: later changes to the param resource do not reach it`, p.lets!.find((l) => l.name === PARAMS_VAR)!.origin);
     }
     const c = policyConditions(p, target, report, renames);
     if (!Array.isArray(c)) {
