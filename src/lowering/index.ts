@@ -7,6 +7,8 @@
  * it is, and the target's generator then reports it as unsupported.
  */
 import type { Policy } from '../ir/nodes.js';
+import { collapseConstantLoops, foldKyvernoConstants } from './raise-kyverno-constants.js';
+import { raiseKyvernoForEach } from './raise-kyverno-foreach.js';
 import { raiseKyvernoJsonPatch } from './raise-kyverno-json-patch.js';
 import { raiseKyvernoPreconditions } from './raise-kyverno-preconditions.js';
 import { raiseKyvernoStrategicMerge } from './raise-kyverno-smp.js';
@@ -16,8 +18,19 @@ import { raiseGuardedSets } from './raise-guarded-sets.js';
 
 export type Raising = (policies: Policy[]) => Policy[];
 
-/** Raisings of Kyverno constructs (strategic merge, Kyverno JSON patch, preconditions), in order. */
-export const RAISE_KYVERNO: readonly Raising[] = [raiseKyvernoPreconditions, raiseKyvernoStrategicMerge, raiseKyvernoJsonPatch];
+/**
+ * Raisings of Kyverno constructs, in order: preconditions; patches whose variables read only constants,
+ * evaluated; loops over the object's lists (read before the patches inside them are raised on their own);
+ * strategic merge; Kyverno JSON patch; loops over literal lists whose raised body is constant.
+ */
+export const RAISE_KYVERNO: readonly Raising[] = [
+  raiseKyvernoPreconditions,
+  foldKyvernoConstants,
+  raiseKyvernoForEach,
+  raiseKyvernoStrategicMerge,
+  raiseKyvernoJsonPatch,
+  collapseConstantLoops,
+];
 
 /** Raisings of MutatingAdmissionPolicy constructs (apply configurations, CEL conditions), in order. */
 export const RAISE_MAP: readonly Raising[] = [raiseCelGuards, raiseApplyConfiguration, raiseGuardedSets];

@@ -12,8 +12,13 @@
  *   deprecated In on a scalar key is membership by the same reasoning. `''` never equals a plain string, so
  *   the default agrees with `eq` on a missing path (false) and NotEquals/NotIn become `not(...)`, which holds
  *   on a missing path as NotEquals holds on `''`.
- * AnyIn/AllIn and friends match wildcards in both directions (a key holding `*` matches anything) and stay
- * opaque, as does every other shape.
+ * AnyIn/AllIn and friends match wildcards in both directions (a key holding `*` matches anything), so they
+ * are raised only on `{{ request.operation }}`, whose value is one of CREATE, UPDATE, DELETE, CONNECT: with
+ * a list of plain strings a scalar key is AnyIn/AllIn exactly when it is a member, AnyNotIn/AllNotIn exactly
+ * when it is not. The key may carry a default (`{{ request.operation || 'BACKGROUND' }}`, for background
+ * scans where the operation is empty): where the operation is missing the guard is false for a membership
+ * and true for its negation, which is what Kyverno computes on the default when the default is not one of
+ * the values (otherwise the condition stays opaque). Every other shape stays opaque.
  */
 import { isJsonObject, type JsonValue } from '../ir/json.js';
 import type { Guard, Origin } from '../ir/nodes.js';
@@ -23,7 +28,7 @@ import { rewriteGuards, rewritePolicies } from './rewrite.js';
 import type { Raising } from './index.js';
 
 const PLAIN_STRING = /^[A-Za-z][^|&*?]*$/;
-const OPERATION = /^\{\{\s*request\.operation\s*\}\}$/;
+const OPERATION = /^\{\{\s*request\.operation\s*(?:\|\|\s*'([^'\\{}]*)'\s*)?\}\}$/;
 const OBJECT_FIELD = /^\{\{\s*request\.object((?:\.(?:[A-Za-z_][A-Za-z0-9_]*|"(?:[^"\\]|\\.)*"))+)\s*\|\|\s*''\s*\}\}$/;
 const SEGMENT = /\.([A-Za-z_][A-Za-z0-9_]*|"(?:[^"\\]|\\.)*")/g;
 
@@ -33,8 +38,19 @@ function plain(v: JsonValue | undefined): v is string {
 
 /** The path a condition key reads, or undefined when the key is not one of the exact forms. */
 export function conditionKeyPath(key: JsonValue | undefined, origin: Origin): Path | undefined {
+  return conditionKey(key, origin)?.path;
+}
+
+/** The path a condition key reads and the string a missing value reads as (`''` for object fields). */
+function conditionKey(key: JsonValue | undefined, origin: Origin): { path: Path; missing: string | undefined; operation: boolean } | undefined {
   if (typeof key !== 'string') return undefined;
-  if (OPERATION.test(key)) return { root: 'request', segments: [{ kind: 'field', name: 'operation' }], origin };
+  const op = OPERATION.exec(key);
+  if (op) return { path: { root: 'request', segments: [{ kind: 'field', name: 'operation' }], origin }, missing: op[1], operation: true };
+  const path = objectFieldPath(key, origin);
+  return path ? { path, missing: '', operation: false } : undefined;
+}
+
+function objectFieldPath(key: string, origin: Origin): Path | undefined {
   const m = OBJECT_FIELD.exec(key);
   if (!m) return undefined;
   const segments: Segment[] = [];
@@ -53,21 +69,29 @@ export function conditionKeyPath(key: JsonValue | undefined, origin: Origin): Pa
   return { root: 'object', segments, origin };
 }
 
+const MEMBERSHIP: Record<string, boolean> = { in: true, notin: false };
+/** Operators exact on a key that holds no wildcard (the request's operation): true = membership. */
+const OPERATION_MEMBERSHIP: Record<string, boolean> = { ...MEMBERSHIP, anyin: true, allin: true, anynotin: false, allnotin: false };
+
 function conditionGuard(c: JsonValue, origin: Origin): Guard | undefined {
   if (!isJsonObject(c) || typeof c.operator !== 'string') return undefined;
-  const path = conditionKeyPath(c.key, origin);
-  if (!path) return undefined;
+  const key = conditionKey(c.key, origin);
+  if (!key) return undefined;
+  const { path } = key;
   const op = c.operator.toLowerCase();
   const literal = (json: JsonValue) => ({ kind: 'literal' as const, json, origin });
+  // The missing value must decide the condition as the guard decides a missing path (see the header).
+  const defaultAgrees = (values: readonly JsonValue[]) => key.missing === undefined || !values.includes(key.missing);
   if (op === 'equals' || op === 'equal' || op === 'notequals' || op === 'notequal') {
-    if (!plain(c.value)) return undefined;
+    if (!plain(c.value) || !defaultAgrees([c.value])) return undefined;
     const eq: Guard = { kind: 'eq', path, value: literal(c.value), origin };
     return op.startsWith('not') ? { kind: 'not', arg: eq, origin } : eq;
   }
-  if (op === 'in' || op === 'notin') {
-    if (!Array.isArray(c.value) || c.value.length === 0 || !c.value.every(plain)) return undefined;
+  const membership = (key.operation ? OPERATION_MEMBERSHIP : MEMBERSHIP)[op];
+  if (membership !== undefined) {
+    if (!Array.isArray(c.value) || c.value.length === 0 || !c.value.every(plain) || !defaultAgrees(c.value)) return undefined;
     const member: Guard = { kind: 'in', path, values: c.value.map(literal), origin };
-    return op === 'notin' ? { kind: 'not', arg: member, origin } : member;
+    return membership ? member : { kind: 'not', arg: member, origin };
   }
   return undefined;
 }

@@ -17,18 +17,32 @@
  * - a leaf `{{ request.object.metadata.name || '' }}` (or namespace) → the fromMetadata value; a patch with
  *   any other variable stays a merge.
  *
- * Anything else is left as it is: lists (their merge depends on the schema of the object's kind and on
- * Kyverno's prepend order), `$patch` and other `$` directives, `<()` global and `X() =() ^()` anchors,
- * anchors below a `+()` value, keys with surrounding spaces, numeric and null condition values.
+ * Lists need the kinds the rule matches (raise-kyverno-kinds.ts), since kyaml merges them by the kind's
+ * schema:
+ * - a list kyaml replaces (no patch strategy in the schema of every matched kind) → `set k = [...]` when its
+ *   elements are constants the anchor cleanup leaves as they are (no anchors, `$` keys, nulls, empty maps
+ *   or lists, variables) and it is not empty;
+ * - a merge list keyed by `name` whose only patch element is `{(name): "*", ...}` (containers,
+ *   initContainers, ephemeralContainers, volumes, env: lists whose elements always have a name) → the rest
+ *   of the element written at `k[name: *]`: the anchor expansion copies the element once per named resource
+ *   element, in the resource's order, so the merge patches every element and keeps the order (Prepend puts
+ *   the patch's elements first, in patch order, which is the resource's). No anchor may sit below it:
+ *   `+()` there is decided on the list's first element for all of them (the pattern copy is shared), and a
+ *   condition would leave some elements out and so move them after the patched ones.
+ *
+ * Anything else is left as it is: other merge lists (kyaml moves a patched element to the front and
+ * prepends a new one), `$patch` and other `$` directives, `<()` global and `X() =() ^()` anchors, anchors
+ * below a `+()` value, keys with surrounding spaces, numeric and null condition values.
  *
  * Exactness holds for objects whose values along the patched paths have the JSON types the patch implies
  * (every object of a known schema): kyaml refuses a scalar over a map ("wrong Node Kind") and replaces an
  * explicit null parent, where a path operation replaces and errors respectively.
  */
 import { defineOwn, isJsonObject, type JsonObject, type JsonValue } from '../ir/json.js';
-import type { Guard, MergeOp, Op, Origin, Value } from '../ir/nodes.js';
+import type { Guard, MergeOp, Op, Origin, Policy, Value } from '../ir/nodes.js';
 import type { Path, Segment } from '../ir/path.js';
-import { rewritePolicies } from './rewrite.js';
+import { ELEMENT, listStrategy, matchedKinds, type KindRef, type SchemaStep } from './raise-kyverno-kinds.js';
+import { rewriteOps } from './rewrite.js';
 import type { Raising } from './index.js';
 
 const ANCHOR = /^([+<=X^])?\((.+)\)$/;
@@ -42,7 +56,22 @@ interface Walk {
   guards: Guard[];
 }
 
-type Bail = { bail: string };
+/** Where a walk is: the kinds the rule matches (lists need them), and whether anchors may appear. */
+export interface WalkContext {
+  kinds?: readonly KindRef[];
+  /**
+   * Which anchors may be raised: `all` at the top of a patch; `none` inside a list element the anchor
+   * expansion shares between all the resource's elements (a `+()` there is decided on the first element, a
+   * condition selects elements); `add` inside the element a foreach patches by its name (a `+()` below the
+   * element is decided on that element alone, but a condition would leave it unpatched, out of place).
+   */
+  anchors?: 'all' | 'add' | 'none';
+}
+
+export type Bail = { bail: string };
+
+/** Name-keyed lists whose elements always carry their name (required by the API). */
+export const NAMED_LISTS = new Set(['containers', 'initContainers', 'ephemeralContainers', 'volumes', 'env']);
 
 function objectPath(segments: Segment[], origin: Origin): Path {
   return { root: 'object', segments, origin };
@@ -59,7 +88,7 @@ function plainConditionValue(v: JsonValue): boolean {
  * members dropped while their map stays (kyaml creates it). `value` undefined when nothing is written.
  */
 function materialize(v: JsonValue): { value: JsonValue | undefined } | Bail {
-  if (Array.isArray(v)) return { bail: 'a list in a +() value' };
+  if (Array.isArray(v)) return cleanConstant(v) ? { value: v } : { bail: 'a list in a +() value that the anchor cleanup would change' };
   if (typeof v === 'string' && v.includes('{{')) return { bail: 'a variable in a +() value' };
   if (!isJsonObject(v)) return { value: v };
   const out: JsonObject = {};
@@ -91,6 +120,26 @@ function leafValue(v: JsonValue, origin: Origin): Value | Bail {
   return m ? { kind: 'fromMetadata', field: m[1] as 'name' | 'namespace', origin } : { bail: `the variable in ${v}` };
 }
 
+/**
+ * Whether the anchor cleanup (deleteConditionElements) leaves a value as it is and kyaml writes it as it is:
+ * no anchors or `$` keys, no nulls, no empty maps or lists, no variables, at any depth.
+ */
+export function cleanConstant(v: JsonValue): boolean {
+  if (v === null) return false;
+  if (typeof v === 'string') return !v.includes('{{');
+  if (Array.isArray(v)) return v.length > 0 && v.every(cleanConstant);
+  if (!isJsonObject(v)) return true;
+  const entries = Object.entries(v);
+  return entries.length > 0 && entries.every(([k, x]) => !k.startsWith('$') && !ANCHOR.test(k.trim()) && k.trim() === k && !k.includes('{{') && cleanConstant(x));
+}
+
+/** Whether a pattern holds an anchor anywhere. */
+function hasAnchor(v: JsonValue): boolean {
+  if (Array.isArray(v)) return v.some(hasAnchor);
+  if (!isJsonObject(v)) return false;
+  return Object.entries(v).some(([k, x]) => ANCHOR.test(k.trim()) || hasAnchor(x));
+}
+
 /** Whether a templated patch has variables anywhere but in the leaves leafValue reads (keys, anchors). */
 function variablesOutsideLeaves(v: JsonValue): boolean {
   if (Array.isArray(v)) return v.some(variablesOutsideLeaves);
@@ -98,7 +147,11 @@ function variablesOutsideLeaves(v: JsonValue): boolean {
   return Object.entries(v).some(([k, x]) => k.includes('{{') || (isJsonObject(x) || Array.isArray(x) ? variablesOutsideLeaves(x) : false));
 }
 
-function walkMap(pattern: JsonObject, at: Segment[], origin: Origin, out: Walk): Bail | undefined {
+/**
+ * Walks a patch map at `at` (IR segments) and `schema` (its schema path, for lists), collecting the ops,
+ * the guards of its conditions and the parents to create; or why it stays a merge.
+ */
+export function walkMap(pattern: JsonObject, at: Segment[], schema: SchemaStep[], origin: Origin, out: Walk, ctx: WalkContext = {}): Bail | undefined {
   const entries = Object.entries(pattern);
   const names = new Map<string, string[]>();
   for (const [key] of entries) {
@@ -116,6 +169,8 @@ function walkMap(pattern: JsonObject, at: Segment[], origin: Origin, out: Walk):
     const anchor = ANCHOR.exec(key);
     if (anchor) {
       const [, modifier, name] = anchor as unknown as [string, string | undefined, string];
+      const allowed = ctx.anchors ?? 'all';
+      if (allowed === 'none' || (allowed === 'add' && modifier !== '+')) return { bail: `the anchor ${key} inside a list element` };
       const place = [...at, { kind: 'field', name } as Segment];
       if (modifier === undefined) {
         if (!plainConditionValue(value)) return { bail: `the condition (${name}) on a value that is not a plain string or a boolean` };
@@ -135,9 +190,10 @@ function walkMap(pattern: JsonObject, at: Segment[], origin: Origin, out: Walk):
       if (at.length > 0 && !out.ensure.some((e) => samePlace(e, at))) out.ensure.push(at);
       out.ops.push({ kind: 'remove', path: objectPath(place, origin), origin });
     } else if (Array.isArray(value)) {
-      return { bail: `the list at ${key} (its merge depends on the kind's schema and prepends)` };
+      const bail = walkList(value, key, place, [...schema, key], origin, out, ctx);
+      if (bail) return bail;
     } else if (isJsonObject(value)) {
-      const bail = walkMap(value, place, origin, out);
+      const bail = walkMap(value, place, [...schema, key], origin, out, ctx);
       if (bail) return bail;
     } else {
       const v = leafValue(value, origin);
@@ -148,31 +204,75 @@ function walkMap(pattern: JsonObject, at: Segment[], origin: Origin, out: Walk):
   return undefined;
 }
 
+/** A patch list at `place`: replaced wholesale, or every named element patched alike; else why not. */
+function walkList(list: JsonValue[], key: string, place: Segment[], schema: SchemaStep[], origin: Origin, out: Walk, ctx: WalkContext): Bail | undefined {
+  if (!ctx.kinds) return { bail: `the list at ${key} (its merge depends on the kind's schema and prepends)` };
+  const strategy = listStrategy(ctx.kinds, schema);
+  if (strategy === undefined) return { bail: `the list at ${key}, merged differently by the kinds the rule matches` };
+  if (strategy === 'replace') {
+    if (!cleanConstant(list)) return { bail: `the list at ${key}, which the anchor cleanup would change` };
+    out.ops.push({ kind: 'set', path: objectPath(place, origin), value: { kind: 'literal', json: list, origin }, origin });
+    return undefined;
+  }
+  const only = list.length === 1 ? list[0] : undefined;
+  if (strategy.length !== 1 || strategy[0] !== 'name' || !NAMED_LISTS.has(key) || (ctx.anchors ?? 'all') !== 'all' || !isJsonObject(only) || only['(name)'] !== '*') {
+    return { bail: `the list at ${key} (kyaml merges it by ${strategy.join(', ') || 'value'}, prepending new elements and moving patched ones first)` };
+  }
+  const rest: JsonObject = {};
+  for (const [k, v] of Object.entries(only)) if (k !== '(name)') defineOwn(rest, k, v);
+  if (hasAnchor(rest)) return { bail: `an anchor below the (name): "*" element of ${key} (decided on the list's first element, or selecting elements)` };
+  return walkMap(rest, [...place, { kind: 'keyedGlob', key: 'name' }], [...schema, ELEMENT], origin, out, { ...ctx, anchors: 'none' });
+}
+
 function samePlace(a: readonly Segment[], b: readonly Segment[]): boolean {
   return a.length === b.length && a.every((s, i) => s.kind === 'field' && b[i]!.kind === 'field' && s.name === (b[i] as { name: string }).name);
 }
 
 /** The ops a literal strategic merge at the object root means, or why it stays a merge. */
-export function raiseStrategicMergeOp(op: MergeOp): Op[] | Bail {
+export function raiseStrategicMergeOp(op: MergeOp, kinds?: readonly KindRef[]): Op[] | Bail {
   if (op.strategy !== 'smp' || op.path.root !== 'object' || op.path.segments.length > 0) return { bail: 'not a strategic merge at the object root' };
   if ((op.value.kind !== 'literal' && op.value.kind !== 'templated') || !isJsonObject(op.value.json)) return { bail: 'a computed or non-map patch' };
   if (op.value.kind === 'templated' && variablesOutsideLeaves(op.value.json)) return { bail: 'a variable in a key' };
   const out: Walk = { ensure: [], ops: [], guards: [] };
-  const bail = walkMap(op.value.json, [], op.origin, out);
+  const bail = walkMap(op.value.json, [], [], op.origin, out, kinds ? { kinds } : {});
   if (bail) return bail;
+  return assemble(out, op.origin);
+}
+
+/** The walk's ops: the parents to create first, all under the conditions' guard. */
+export function assemble(out: Walk, origin: Origin): Op[] {
   const ensure: Op[] = out.ensure.map((segs) => {
     const parent = segs.map((s, i) => (i === segs.length - 1 ? { ...s, test: 'notExist' as const } : s));
-    return { kind: 'set', path: objectPath(parent, op.origin), value: { kind: 'literal', json: {}, origin: op.origin }, origin: op.origin };
+    return { kind: 'set', path: objectPath(parent, origin), value: { kind: 'literal', json: {}, origin }, origin };
   });
   const ops = [...ensure, ...out.ops];
   if (out.guards.length === 0 || ops.length === 0) return ops;
-  const guard: Guard = out.guards.length === 1 ? out.guards[0]! : { kind: 'and', args: out.guards, origin: op.origin };
-  return [{ kind: 'when', guard, then: ops, origin: op.origin }];
+  const guard: Guard = out.guards.length === 1 ? out.guards[0]! : { kind: 'and', args: out.guards, origin };
+  return [{ kind: 'when', guard, then: ops, origin }];
+}
+
+/** Applies `raise` to the ops of every rule, with the kinds the rule matches. */
+export function raiseRuleOps(policies: Policy[], raise: (op: Op, kinds: readonly KindRef[] | undefined) => Op[] | undefined): Policy[] {
+  let changed = false;
+  const out = policies.map((p) => {
+    let rulesChanged = false;
+    const rules = p.rules.map((r) => {
+      const kinds = matchedKinds(p, r);
+      const body = rewriteOps(r.body, (op) => raise(op, kinds));
+      if (!body) return r;
+      rulesChanged = true;
+      return { ...r, body };
+    });
+    if (!rulesChanged) return p;
+    changed = true;
+    return { ...p, rules };
+  });
+  return changed ? out : policies;
 }
 
 export const raiseKyvernoStrategicMerge: Raising = (policies) =>
-  rewritePolicies(policies, (op) => {
+  raiseRuleOps(policies, (op, kinds) => {
     if (op.kind !== 'merge') return undefined;
-    const raised = raiseStrategicMergeOp(op);
+    const raised = raiseStrategicMergeOp(op, kinds);
     return Array.isArray(raised) ? raised : undefined;
   });

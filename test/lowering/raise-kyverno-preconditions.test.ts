@@ -2,7 +2,8 @@
 import { describe, expect, it } from 'vitest';
 import { opaqueExpression } from '../../src/dialects/kyverno/opaque.js';
 import type { JsonValue } from '../../src/ir/json.js';
-import type { Guard, Op } from '../../src/ir/nodes.js';
+import { apply } from '../../src/interpreter/index.js';
+import type { Guard, Op, Policy } from '../../src/ir/nodes.js';
 import { printGuard } from '../../src/ir/print.js';
 import { raiseKyvernoPreconditions } from '../../src/lowering/raise-kyverno-preconditions.js';
 import { O, PODS, policyOf, run } from './support.js';
@@ -53,4 +54,35 @@ describe('raise Kyverno preconditions', () => {
       expect(raiseKyvernoPreconditions([p])[0]).toBe(p);
     });
   }
+});
+
+describe('raise Kyverno preconditions on the operation', () => {
+  const runAs = (p: Policy, operation: 'CREATE' | 'UPDATE' | 'DELETE' | 'CONNECT'): JsonValue | 'error' => {
+    const r = apply([p], { object: PODS[0]!, oldObject: operation === 'CREATE' ? null : PODS[0]!, operation, userInfo: {}, namespaceObject: null, params: null }, { trace: false });
+    return r.allowed ? r.object : 'error';
+  };
+  const RAISED_OPS: [JsonValue, string][] = [
+    [{ any: [{ key: "{{request.operation || 'BACKGROUND'}}", operator: 'AnyIn', value: ['CREATE', 'UPDATE'] }] }, 'in request.operation ["CREATE", "UPDATE"]'],
+    [{ all: [{ key: '{{ request.operation }}', operator: 'AllIn', value: ['CREATE'] }] }, 'in request.operation ["CREATE"]'],
+    [{ all: [{ key: '{{ request.operation }}', operator: 'AnyNotIn', value: ['DELETE'] }] }, 'not(in request.operation ["DELETE"])'],
+    [{ all: [{ key: "{{ request.operation || 'BACKGROUND' }}", operator: 'NotEquals', value: 'UPDATE' }] }, 'not(eq request.operation "UPDATE")'],
+  ];
+  for (const [block, want] of RAISED_OPS) {
+    it(`raises ${want}, deciding as Kyverno's operators on every operation`, () => {
+      const before = policyOf([mark], [conditions(block)]);
+      const [after] = raiseKyvernoPreconditions([before]);
+      expect(printGuard(after!.rules[0]!.guards[0]!)).toBe(want);
+      for (const op of ['CREATE', 'UPDATE', 'DELETE', 'CONNECT'] as const) expect(runAs(after!, op), op).toEqual(runAs(before, op));
+    });
+  }
+
+  it('leaves a default that is one of the values (it would decide where the operation is missing)', () => {
+    const p = policyOf([mark], [conditions({ all: [{ key: "{{ request.operation || 'CREATE' }}", operator: 'AnyIn', value: ['CREATE'] }] })]);
+    expect(raiseKyvernoPreconditions([p])[0]).toBe(p);
+  });
+
+  it('leaves AnyIn on a field of the object (a value holding * matches anything)', () => {
+    const p = policyOf([mark], [conditions({ all: [{ key: "{{ request.object.metadata.labels.app || '' }}", operator: 'AnyIn', value: ['web'] }] })]);
+    expect(raiseKyvernoPreconditions([p])[0]).toBe(p);
+  });
 });

@@ -70,3 +70,62 @@ describe('raise strategic merge', () => {
     });
   }
 });
+
+describe('raise strategic merge lists, by the schema of the kinds the rule matches', () => {
+  const podRule = (patch: JsonValue, kind: { group: string; version: string; kind: string } = { group: '', version: 'v1', kind: 'Pod' }) => {
+    const p = policyOf([merge(patch)]);
+    return { ...p, rules: [{ ...p.rules[0]!, match: { globs: 'wildcard' as const, any: [{ kinds: [kind] }] } }] };
+  };
+  const pod = (spec: JsonValue): JsonValue => ({ apiVersion: 'v1', kind: 'Pod', metadata: { name: 'x', namespace: 'dev' }, spec });
+  const WITH_LISTS: JsonValue[] = [
+    ...PODS,
+    pod({ containers: [{ name: 'a', image: 'nginx' }, { name: 'b', image: 'redis', securityContext: { runAsUser: 0 } }], initContainers: [{ name: 'i', image: 'busybox' }] }),
+    pod({ containers: [{ name: 'a', image: 'nginx' }], tolerations: [{ key: 'k', operator: 'Exists' }], dnsConfig: { options: [{ name: 'ndots', value: '5' }, { name: 'edns0' }] } }),
+  ];
+
+  const RAISED_LISTS: [string, JsonValue, string][] = [
+    ['a list without a patch strategy is replaced whole', { spec: { tolerations: [{ key: 'x', operator: 'Exists' }] } }, 'set object.spec.tolerations = [{"key": "x", "operator": "Exists"}]'],
+    ['a nested replaced list', { spec: { dnsConfig: { options: [{ name: 'ndots', value: '1' }] } } }, 'set object.spec.dnsConfig.options = [{"name": "ndots", "value": "1"}]'],
+    [
+      'a (name): "*" element patches every named element in place',
+      { spec: { securityContext: { runAsNonRoot: true }, containers: [{ '(name)': '*', securityContext: { runAsNonRoot: true }, command: ['ls'] }] } },
+      'set object.spec.securityContext.runAsNonRoot = true\nset object.spec.containers[name: *].securityContext.runAsNonRoot = true\nset object.spec.containers[name: *].command = ["ls"]',
+    ],
+  ];
+  for (const [what, patch, want] of RAISED_LISTS) {
+    it(`${what}, as the merge engine does`, () => {
+      const before = podRule(patch);
+      const [after] = raiseKyvernoStrategicMerge([before]);
+      expect(body(after!)).toBe(want);
+      for (const o of WITH_LISTS) {
+        const expected = run(before, o);
+        expect(expected).not.toBe('error');
+        expect(run(after!, o), JSON.stringify(o)).toEqual(expected);
+      }
+    });
+  }
+
+  const LEFT_LISTS: [string, JsonValue, { group: string; version: string; kind: string }?][] = [
+    ['a merge list element (prepended, or moved to the front)', { spec: { imagePullSecrets: [{ name: 'regcred' }] } }],
+    ['a (name): "*" element with a +() below (decided on the first element)', { spec: { containers: [{ '(name)': '*', securityContext: { '+(privileged)': false } }] } }],
+    ['a (name): "*" element with a condition below (selects, reorders)', { spec: { containers: [{ '(name)': '*', '(image)': 'nginx*', imagePullPolicy: 'Always' }] } }],
+    ['a list merged by two keys', { spec: { containers: [{ '(name)': '*', ports: [{ containerPort: 80, protocol: 'TCP' }] }] } }],
+    ['an empty list', { spec: { tolerations: [] } }],
+    ['a list holding an empty map', { spec: { tolerations: [{}] } }],
+    ['a (name): "*" element on a custom kind (the list is replaced)', { spec: { containers: [{ '(name)': '*', image: 'x' }] } }, { group: 'example.com', version: 'v1', kind: 'Widget' }],
+  ];
+  for (const [what, patch, kind] of LEFT_LISTS) {
+    it(`leaves ${what} as a merge`, () => {
+      const p = podRule(patch, kind);
+      expect(raiseKyvernoStrategicMerge([p])[0]).toBe(p);
+    });
+  }
+
+  it('replaces the list of a custom kind whole, as kyaml does without a schema', () => {
+    const before = podRule({ spec: { items: [{ name: 'a', x: 1 }] } }, { group: 'example.com', version: 'v1', kind: 'Widget' });
+    const [after] = raiseKyvernoStrategicMerge([before]);
+    expect(body(after!)).toBe('set object.spec.items = [{"name": "a", "x": 1}]');
+    const widget = { apiVersion: 'example.com/v1', kind: 'Widget', metadata: { name: 'w', namespace: 'dev' }, spec: { items: [{ name: 'b', x: 2 }] } };
+    expect(run(after!, widget)).toEqual(run(before, widget));
+  });
+});

@@ -6,6 +6,7 @@
  */
 import type { JsonScalar } from '../../ir/json.js';
 import type { Path, Segment, SegmentTest } from '../../ir/path.js';
+import { cannot, type Refusal } from '../generate-report.js';
 import { printLocation, type LocationNode, type LocationPath } from './location.js';
 import { MUST_EXIST, MUST_NOT_EXIST } from './path-tests.js';
 
@@ -17,22 +18,22 @@ export interface EmittedLocation {
 
 const INT64_MAX = 2n ** 63n - 1n;
 
-function keyValue(v: JsonScalar): string | bigint | string[] {
+function keyValue(v: JsonScalar): string | bigint | Refusal {
   if (typeof v === 'string') return v;
   if (typeof v === 'number' && Number.isSafeInteger(v) && v >= 0 && BigInt(v) <= INT64_MAX) return BigInt(v);
-  return [`a list key value of ${JSON.stringify(v)} (a location holds only strings and non-negative int64 keys)`];
+  return cannot(`the list key value ${JSON.stringify(v)} (a location's key values are strings and non-negative int64 only)`);
 }
 
-function addTest(tests: Map<number, SegmentTest>, depth: number, test: SegmentTest): string | undefined {
+function addTest(tests: Map<number, SegmentTest>, depth: number, test: SegmentTest): Refusal | undefined {
   const had = tests.get(depth);
-  if (had !== undefined && had !== test) return 'contradictory existence tests on one segment (it would never apply)';
+  if (had !== undefined && had !== test) return cannot('both MustExist and MustNotExist on one segment (Gatekeeper rejects conflicting pathTests; the op would never apply)');
   tests.set(depth, test);
   return undefined;
 }
 
 /** The location of `path`, or why Gatekeeper cannot address it. */
-export function emitLocation(path: Path): EmittedLocation | string {
-  if (path.root !== 'object') return `a path rooted at ${path.root} (Gatekeeper mutates only the object)`;
+export function emitLocation(path: Path): EmittedLocation | Refusal {
+  if (path.root !== 'object') return cannot(`a write to ${path.root} (a Gatekeeper mutator changes only the admitted object)`);
   const nodes: LocationNode[] = [];
   const tests = new Map<number, SegmentTest>();
   for (const seg of path.segments) {
@@ -43,28 +44,28 @@ export function emitLocation(path: Path): EmittedLocation | string {
         break;
       case 'keyed': {
         // A list spec follows the field naming the list: `a[k: v]` is one Object and one List node.
-        if (nodes.length === 0 || nodes[nodes.length - 1]!.type !== 'Object') return 'a list element that is not selected from a named field';
+        if (nodes.length === 0 || nodes[nodes.length - 1]!.type !== 'Object') return cannot('a list element of a list that is itself a list element (a location names every list by a field)');
         const v = keyValue(seg.value);
-        if (Array.isArray(v)) return v[0]!;
+        if (typeof v === 'object') return v;
         nodes.push({ type: 'List', keyField: seg.key, keyValue: v, glob: false });
         if (!seg.create) {
           // Never creating the element is a MustExist test: missing → the branch is skipped.
-          if (seg.test === 'notExist') return 'a keyed segment that must be missing and may not be created (it would never apply)';
+          if (seg.test === 'notExist') return cannot('a keyed element that must be missing and may not be created (it would never apply)');
           const why = addTest(tests, depth, 'exist');
           if (why) return why;
         }
         break;
       }
       case 'keyedGlob':
-        if (nodes.length === 0 || nodes[nodes.length - 1]!.type !== 'Object') return 'a list glob that is not selected from a named field';
+        if (nodes.length === 0 || nodes[nodes.length - 1]!.type !== 'Object') return cannot('every element of a list that is itself a list element (a location names every list by a field)');
         nodes.push({ type: 'List', keyField: seg.key, keyValue: null, glob: true });
         break;
       case 'index':
-        return 'a list index (Gatekeeper selects list elements only by a key field)';
+        return cannot(`the list position [${seg.index}] (a location selects list elements by a key field [key: value], never by position)`);
       case 'append':
-        return 'an append to a list (Gatekeeper appends only keyed elements)';
+        return cannot('an append at the end of a list (Gatekeeper adds a list element only as a keyed element [key: value] or as a ModifySet member not yet present)');
       case 'each':
-        return 'every element of a list without a key field';
+        return cannot('every element of a list whatever its type (a location\'s glob [key: *] visits lists of objects only)');
     }
     const test = 'test' in seg ? seg.test : undefined;
     if (test) {

@@ -11,23 +11,24 @@
 import type { MatchClause, MatchSpec, ResourcePattern } from '../../ir/match.js';
 import type { GvkPattern } from '../../ir/match.js';
 import { builtinResources, lookupKind } from '../../k8s/resources.js';
+import { cannot, isRefusal, notYet, type Refusal } from '../generate-report.js';
 
 function isEmpty(spec: MatchSpec): boolean {
   return !(spec.any?.length || spec.all?.length || spec.exclude?.any?.length || spec.exclude?.all?.length);
 }
 
 /** The conjunction of two match blocks, or why it has no single-block form. */
-export function intersectMatch(a: MatchSpec, b: MatchSpec | undefined): MatchSpec | string {
+export function intersectMatch(a: MatchSpec, b: MatchSpec | undefined): MatchSpec | Refusal {
   if (!b || isEmpty(b)) return a;
   if (isEmpty(a)) return b;
-  if (a.globs !== b.globs) return `a policy match and a rule match with different glob styles (${a.globs}, ${b.globs})`;
+  if (a.globs !== b.globs) return notYet(`a policy match and a rule match with different glob styles (${a.globs}, ${b.globs})`);
   const out: MatchSpec = { globs: a.globs, ...(b.origin ? { origin: b.origin } : a.origin ? { origin: a.origin } : {}) };
   const all: MatchClause[] = [...(a.all ?? []), ...(b.all ?? [])];
   const anys = [a.any, b.any].filter((x): x is MatchClause[] => x !== undefined && x.length > 0);
   // Two alternative lists cannot both stay alternatives; a single alternative is a conjunct.
   const single = anys.filter((x) => x.length === 1);
   const multi = anys.filter((x) => x.length > 1);
-  if (multi.length > 1) return 'a policy match and a rule match that both list alternatives';
+  if (multi.length > 1) return notYet('a policy match and a rule match that both list alternatives (their cross product)');
   all.push(...single.map((x) => x[0]!));
   // Conjuncts on different criteria are one clause (Gatekeeper ANDs the criteria of its match).
   const merged: MatchClause[] = [];
@@ -43,8 +44,8 @@ export function intersectMatch(a: MatchSpec, b: MatchSpec | undefined): MatchSpe
   else if (merged.length > 1) out.all = merged;
   const ea = a.exclude;
   const eb = b.exclude;
-  if (ea?.all?.length && eb && !isEmpty({ globs: b.globs, ...eb })) return 'two exclude blocks, one of which needs all its clauses';
-  if (eb?.all?.length && ea && !isEmpty({ globs: a.globs, ...ea })) return 'two exclude blocks, one of which needs all its clauses';
+  if (ea?.all?.length && eb && !isEmpty({ globs: b.globs, ...eb })) return cannot('an exclusion that needs several criteria to hold together (Gatekeeper excludes by namespace only)');
+  if (eb?.all?.length && ea && !isEmpty({ globs: a.globs, ...ea })) return cannot('an exclusion that needs several criteria to hold together (Gatekeeper excludes by namespace only)');
   const exAny = [...(ea?.any ?? []), ...(eb?.any ?? [])];
   const exAll = [...(ea?.all ?? []), ...(eb?.all ?? [])];
   if (exAny.length > 0 || exAll.length > 0) out.exclude = { ...(exAny.length ? { any: exAny } : {}), ...(exAll.length ? { all: exAll } : {}) };
@@ -53,7 +54,7 @@ export function intersectMatch(a: MatchSpec, b: MatchSpec | undefined): MatchSpe
 
 const MUTABLE_OPERATIONS = ['CREATE', 'UPDATE'];
 
-function kindsOfRule(rule: ResourcePattern): GvkPattern[] | string {
+function kindsOfRule(rule: ResourcePattern): GvkPattern[] | Refusal {
   const out: GvkPattern[] = [];
   for (const resource of rule.resources) {
     if (resource === '*') {
@@ -61,9 +62,9 @@ function kindsOfRule(rule: ResourcePattern): GvkPattern[] | string {
       for (const group of rule.groups) for (const version of rule.versions.includes('*') ? ['*'] : rule.versions) out.push({ group, version, kind: '*' });
       continue;
     }
-    if (resource.includes('/')) return `the resource ${resource} (applyTo names kinds, without subresources)`;
+    if (resource.includes('/')) return cannot(`a match on the subresource ${resource} (Gatekeeper mutates objects, and applyTo names kinds only)`);
     const known = builtinResources().filter((r) => r.resource === resource && (rule.groups.includes('*') || rule.groups.includes(r.group)));
-    if (known.length === 0) return `the resource ${resource}, which is not a built-in kind`;
+    if (known.length === 0) return cannot(`a match on the resource ${resource} (applyTo names kinds, and ${resource} is not a built-in resource whose kind transmute knows)`);
     for (const k of known) {
       const versions = rule.versions.includes('*') ? [k.version] : rule.versions;
       for (const version of versions) out.push({ group: k.group, version, kind: k.kind });
@@ -76,18 +77,20 @@ function kindsOfRule(rule: ResourcePattern): GvkPattern[] | string {
  * Resource rules of a clause as kind alternatives: each rule becomes `{kinds, operations}` with the rule's
  * operations intersected with the clause's. Returns the alternatives and the clause without them.
  */
-function resourceAlternatives(clause: MatchClause): { alternatives: MatchClause[]; rest: MatchClause } | string {
+function resourceAlternatives(clause: MatchClause): { alternatives: MatchClause[]; rest: MatchClause } | Refusal {
   const rules = clause.resources ?? [];
   const { resources: _r, operations: clauseOps, ...rest } = clause;
   const alternatives: MatchClause[] = [];
   for (const rule of rules) {
-    if (rule.resourceNames?.length) return 'resourceNames in a resource rule';
+    if (rule.resourceNames?.length) {
+      return rule.resourceNames.length === 1 ? notYet('resourceNames in a resource rule (match.name)') : cannot(`a match on ${rule.resourceNames.length} resource names in one rule (Gatekeeper's match.name is one name pattern)`);
+    }
     if (rule.scope !== undefined && rule.scope !== '*') {
-      if (rest.scope !== undefined && rest.scope !== rule.scope) return 'resource rules with different scopes';
+      if (rest.scope !== undefined && rest.scope !== rule.scope) return notYet('resource rules with different scopes (one mutator per scope)');
       rest.scope = rule.scope;
     }
     const kinds = kindsOfRule(rule);
-    if (typeof kinds === 'string') return kinds;
+    if (isRefusal(kinds)) return kinds;
     const ruleOps = rule.operations ?? ['*'];
     const allowed = (o: string) => clauseOps === undefined || clauseOps.includes('*') || clauseOps.includes(o);
     const ops = MUTABLE_OPERATIONS.filter((o) => (ruleOps.includes('*') || ruleOps.includes(o)) && allowed(o));
@@ -98,17 +101,17 @@ function resourceAlternatives(clause: MatchClause): { alternatives: MatchClause[
 }
 
 /** The spec with resource rules replaced by kind alternatives, or why that is not possible. */
-export function resourcesAsKinds(spec: MatchSpec): MatchSpec | string {
+export function resourcesAsKinds(spec: MatchSpec): MatchSpec | Refusal {
   const withResources = [...(spec.any ?? []), ...(spec.all ?? [])].filter((c) => c.resources !== undefined);
   if (withResources.length === 0) return spec;
-  if (spec.exclude?.any?.some((c) => c.resources) || spec.exclude?.all?.some((c) => c.resources)) return 'resource rules in an exclusion';
+  if (spec.exclude?.any?.some((c) => c.resources) || spec.exclude?.all?.some((c) => c.resources)) return cannot('an exclusion by resource (Gatekeeper excludes by namespace only)');
   const all = spec.all ?? [];
   const any = spec.any ?? [];
-  if (withResources.length > 1 || (any.length > 0 && !(any.length === 1 && any[0]!.resources))) return 'resource rules beside other alternatives';
+  if (withResources.length > 1 || (any.length > 0 && !(any.length === 1 && any[0]!.resources))) return notYet('resource rules beside other alternatives');
   const clause = withResources[0]!;
   const converted = resourceAlternatives(clause);
-  if (typeof converted === 'string') return converted;
-  if (converted.alternatives.length === 0) return 'resource rules on operations Gatekeeper never mutates';
+  if (isRefusal(converted)) return converted;
+  if (converted.alternatives.length === 0) return cannot('a match on operations Gatekeeper never mutates (it mutates on CREATE and UPDATE only)');
   const otherAll = all.filter((c) => c !== clause);
   const restAll = Object.keys(converted.rest).length > 0 ? [converted.rest] : [];
   const out: MatchSpec = { ...spec, any: converted.alternatives };

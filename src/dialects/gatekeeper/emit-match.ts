@@ -8,6 +8,7 @@ import type { JsonObject, JsonValue } from '../../ir/json.js';
 import type { GvkPattern, LabelSelector, MatchClause, MatchSpec } from '../../ir/match.js';
 import type { Guard } from '../../ir/nodes.js';
 import { builtinResources, lookupKind } from '../../k8s/resources.js';
+import { cannot, isRefusal, notYet, type Refusal } from '../generate-report.js';
 import type { MatchSource } from './match.js';
 
 export interface EmittedMatch {
@@ -38,46 +39,49 @@ function factorKinds(kinds: readonly { group: string; version: string; kind: str
  * groups that serve the kind and their preferred version: Gatekeeper needs exact kinds, and a custom kind
  * that reuses a built-in name in another group is not covered.
  */
-function exactKinds(p: GvkPattern): { group: string; version: string; kind: string }[] | string {
-  if (p.subresource !== undefined && p.subresource !== '') return `subresource ${p.subresource} (applyTo names kinds only)`;
-  if (p.kind === '*' || p.kind.includes('?') || p.kind.includes('*')) return 'a wildcard kind in applyTo (Gatekeeper needs exact kinds)';
+export function exactKinds(p: GvkPattern): { group: string; version: string; kind: string }[] | Refusal {
+  if (p.subresource !== undefined && p.subresource !== '') return cannot(`a match on the subresource ${p.kind}/${p.subresource} (Gatekeeper mutates objects, and applyTo names kinds only)`);
+  if (p.kind === '*' || p.kind.includes('?') || p.kind.includes('*')) return cannot(`a match on the kind pattern ${p.kind} (applyTo names exact kinds)`);
   const anyGroup = p.group === undefined || p.group === '*';
   const anyVersion = p.version === undefined || p.version === '*';
   if (!anyGroup && !anyVersion) return [{ group: p.group!, version: p.version!, kind: p.kind }];
-  if (!anyGroup && p.group!.includes('*')) return 'a wildcard group in applyTo';
-  if (!anyVersion && p.version!.includes('*')) return 'a wildcard version in applyTo';
+  if (!anyGroup && p.group!.includes('*')) return cannot(`a match on the group pattern ${p.group} (applyTo names exact groups)`);
+  if (!anyVersion && p.version!.includes('*')) return cannot(`a match on the version pattern ${p.version} (applyTo names exact versions)`);
   // An absent group (the IR dialect's `{kind: Pod}`) is the core group, as before; `*` is every group.
   const known =
     p.group === '*'
       ? builtinResources().filter((r) => r.kind === p.kind)
       : [lookupKind(p.group ?? '', p.kind)].filter((r): r is NonNullable<typeof r> => r !== undefined);
   const matching = known.filter((k) => anyVersion || k.version === p.version);
-  if (matching.length === 0) return `kind ${p.kind} without a known group and version`;
+  if (matching.length === 0) {
+    const where = anyGroup && anyVersion ? 'every group and version' : anyGroup ? `every group at version ${p.version}` : `every version of group ${p.group}`;
+    return cannot(`a match on kind ${p.kind} in ${where} (applyTo names exact groups and versions, and ${p.kind} is not a built-in kind whose group and version transmute could name instead)`);
+  }
   return matching.map((k) => ({ group: k.group, version: anyVersion ? k.version : p.version!, kind: k.kind }));
 }
 
-function applyToEntry(clause: MatchClause): JsonObject[] | string {
+function applyToEntry(clause: MatchClause): JsonObject[] | Refusal {
   const extra = Object.keys(clause).filter((k) => k !== 'kinds' && k !== 'operations');
-  if (extra.length > 0) return `match criteria ${extra.join(', ')} in an alternative (Gatekeeper ANDs its match criteria)`;
-  if (!clause.kinds || clause.kinds.length === 0) return 'an alternative without kinds';
+  if (extra.length > 0) return notYet(`match criteria ${extra.join(', ')} in one of several alternatives (one mutator per alternative)`);
+  if (!clause.kinds || clause.kinds.length === 0) return cannot('a match alternative without kinds (applyTo names the kinds a mutator changes)');
   const kinds = [];
   for (const p of clause.kinds) {
     const k = exactKinds(p);
-    if (typeof k === 'string') return k;
+    if (isRefusal(k)) return k;
     kinds.push(...k);
   }
   const ops = clause.operations ?? ALL_OPERATIONS;
-  if (ops.some((o) => !ALL_OPERATIONS.includes(o) && o !== '*')) return `operations ${ops.join(', ')} (Gatekeeper mutates on CREATE and UPDATE only)`;
+  if (ops.some((o) => !ALL_OPERATIONS.includes(o) && o !== '*')) return cannot(`a match on operations ${ops.join(', ')} (Gatekeeper mutates on CREATE and UPDATE only)`);
   const everything = ops.includes('*') || ALL_OPERATIONS.every((o) => ops.includes(o));
   return factorKinds(kinds).map((f) => (everything ? { ...f } : { ...f, operations: ALL_OPERATIONS.filter((o) => ops.includes(o)) }));
 }
 
 /** `match.kinds` entries, merging runs the parser would expand back to the same patterns. */
-function matchKinds(patterns: readonly GvkPattern[]): JsonObject[] | string {
+function matchKinds(patterns: readonly GvkPattern[]): JsonObject[] | Refusal {
   const entries: { apiGroups: string[]; kinds: string[] }[] = [];
   for (const p of patterns) {
-    if (p.version !== undefined && p.version !== '*') return `version ${p.version} in match.kinds (only applyTo names versions)`;
-    if (p.subresource !== undefined && p.subresource !== '') return `subresource ${p.subresource}`;
+    if (p.version !== undefined && p.version !== '*') return cannot(`a match on version ${p.version} of ${p.kind} without applyTo (match.kinds names groups and kinds, not versions)`);
+    if (p.subresource !== undefined && p.subresource !== '') return cannot(`a match on the subresource ${p.kind}/${p.subresource} (Gatekeeper mutates objects, and match.kinds names kinds only)`);
     const groups = p.group === undefined || p.group === '*' ? ['*'] : [p.group];
     const last = entries[entries.length - 1];
     // kindsMatch expands kinds-major: one entry's kinds each take every group of the entry.
@@ -102,13 +106,20 @@ function selector(s: LabelSelector): JsonObject {
   return out;
 }
 
-function matchBlock(clause: MatchClause, globs: MatchSpec['globs']): JsonObject | string {
+const CRITERIA: Record<string, string> = {
+  resources: 'resource rules',
+  operations: 'operations',
+  annotations: 'annotations (Gatekeeper selects objects by labels only)',
+  userInfo: 'the requesting user, group or role (Gatekeeper\'s match has no user criteria)',
+};
+
+function matchBlock(clause: MatchClause, globs: MatchSpec['globs']): JsonObject | Refusal {
   const out: JsonObject = {};
   const unsupported = (['resources', 'operations', 'annotations', 'userInfo'] as const).filter((k) => clause[k] !== undefined);
-  if (unsupported.length > 0) return `match criteria ${unsupported.join(', ')} (Gatekeeper's match has no such criterion)`;
+  if (unsupported.length > 0) return cannot(`a match on ${unsupported.map((k) => CRITERIA[k]).join(', ')}`);
   if (clause.kinds) {
     const kinds = matchKinds(clause.kinds);
-    if (typeof kinds === 'string') return kinds;
+    if (isRefusal(kinds)) return kinds;
     out.kinds = kinds;
   }
   if (clause.scope !== undefined && clause.scope !== '*') out.scope = clause.scope;
@@ -116,17 +127,33 @@ function matchBlock(clause: MatchClause, globs: MatchSpec['globs']): JsonObject 
     const list = clause[key];
     if (!list) continue;
     const converted = list.map((p) => gatekeeperGlob(p, globs));
-    if (converted.some((p) => p === undefined)) return `${key} patterns ${list.join(', ')} (Gatekeeper globs are a leading or trailing *)`;
+    if (converted.some((p) => p === undefined)) return cannot(`the ${key === 'namespaces' ? 'namespace' : 'excluded namespace'} patterns ${list.join(', ')} (Gatekeeper's namespace globs are one leading or trailing *)`);
     out[key] = converted as string[];
   }
   if (clause.names) {
-    if (clause.names.length !== 1) return `${clause.names.length} name patterns (Gatekeeper's match.name is one)`;
+    if (clause.names.length !== 1) return notYet(`${clause.names.length} name patterns (Gatekeeper's match.name is one: one mutator per name)`);
     const name = gatekeeperGlob(clause.names[0]!, globs);
-    if (name === undefined) return `name pattern ${clause.names[0]}`;
+    if (name === undefined) return cannot(`the name pattern ${clause.names[0]} (Gatekeeper's name glob is one leading or trailing *)`);
     out.name = name;
   }
   if (clause.labelSelector) out.labelSelector = selector(clause.labelSelector);
   if (clause.namespaceSelector) out.namespaceSelector = selector(clause.namespaceSelector);
+  return out;
+}
+
+/**
+ * applyTo entries restricted to `operations` (a subset of CREATE and UPDATE, from conditions on
+ * request.operation); an entry left with no operation is dropped.
+ */
+function restrictOperations(entries: readonly JsonObject[], operations: readonly string[]): JsonObject[] {
+  const out: JsonObject[] = [];
+  for (const e of entries) {
+    const own = Array.isArray(e.operations) ? (e.operations as string[]) : ALL_OPERATIONS;
+    const ops = ALL_OPERATIONS.filter((o) => own.includes(o) && operations.includes(o));
+    if (ops.length === 0) continue;
+    const { operations: _o, ...rest } = e;
+    out.push(ops.length === ALL_OPERATIONS.length ? rest : { ...rest, operations: ops });
+  }
   return out;
 }
 
@@ -145,15 +172,16 @@ export function sourceOfGuard(g: Guard): MatchSource | undefined {
  * excluded by neither engine: Kyverno matches its namespace '' against the patterns, and Gatekeeper's
  * excludedNamespaces never disqualify it.
  */
-function excludedNamespaces(spec: MatchSpec): string[] | string {
+function excludedNamespaces(spec: MatchSpec): string[] | Refusal {
   const ex = spec.exclude;
   if (!ex) return [];
   const any = ex.any ?? [];
   const all = ex.all ?? [];
-  if (all.length > 1 || (all.length === 1 && any.length > 0)) return 'an exclude block whose clauses must all hold';
+  if (all.length > 1 || (all.length === 1 && any.length > 0)) return cannot('an exclusion that needs several criteria to hold together (Gatekeeper excludes by namespace only)');
   const clauses = [...any, ...all];
   if (clauses.some((c) => Object.keys(c).some((k) => k !== 'namespaces') || !c.namespaces?.length)) {
-    return 'an exclude block on criteria other than namespaces (Gatekeeper has only excludedNamespaces)';
+    const criteria = [...new Set(clauses.flatMap((c) => Object.keys(c).filter((k) => k !== 'namespaces')))];
+    return cannot(`an exclusion by ${criteria.join(', ') || 'an empty clause'} (Gatekeeper excludes by namespace only, with excludedNamespaces)`);
   }
   return [...new Set(clauses.flatMap((c) => c.namespaces!))];
 }
@@ -162,14 +190,14 @@ function excludedNamespaces(spec: MatchSpec): string[] | string {
  * `applyTo` and `match` for a policy's match block and source. `needsApplyTo`: Assign, ModifySet and
  * AssignImage require applyTo; AssignMetadata has none, so its kinds can only be `match.kinds`.
  */
-export function emitMatch(spec: MatchSpec, source: MatchSource | undefined, needsApplyTo: boolean): EmittedMatch | string {
+export function emitMatch(spec: MatchSpec, source: MatchSource | undefined, needsApplyTo: boolean, operations?: readonly string[]): EmittedMatch | Refusal {
   const excluded = excludedNamespaces(spec);
-  if (typeof excluded === 'string') return excluded;
+  if (isRefusal(excluded)) return excluded;
   const all = spec.all ?? [];
-  if (all.length > 1) return `${all.length} match clauses that must all hold`;
+  if (all.length > 1) return notYet(`${all.length} match clauses on the same criteria that must all hold (their intersection)`);
   const clause: MatchClause = { ...(all[0] ?? {}) };
   if (excluded.length > 0) {
-    if (clause.excludedNamespaces) return 'excluded namespaces in two places';
+    if (clause.excludedNamespaces) return notYet('excluded namespaces in two places (their union)');
     clause.excludedNamespaces = excluded;
   }
   let alternatives = spec.any ?? [];
@@ -184,7 +212,7 @@ export function emitMatch(spec: MatchSpec, source: MatchSource | undefined, need
       delete only.operations;
     }
     for (const key of Object.keys(only) as (keyof MatchClause)[]) {
-      if (clause[key] !== undefined) return `two ${key} criteria that must both hold`;
+      if (clause[key] !== undefined) return notYet(`two ${key} criteria that must both hold (their intersection)`);
       (clause as Record<string, unknown>)[key] = only[key];
     }
     alternatives = keep.kinds ? [keep] : [];
@@ -192,7 +220,7 @@ export function emitMatch(spec: MatchSpec, source: MatchSource | undefined, need
   const out: EmittedMatch = {};
   if (needsApplyTo) {
     if (alternatives.length === 0) {
-      if (!clause.kinds) return 'a match without kinds (applyTo names the kinds a mutator changes)';
+      if (!clause.kinds) return cannot('a match on every kind (Assign, ModifySet and AssignImage name the kinds they change in applyTo)');
       alternatives = [{ kinds: clause.kinds, ...(clause.operations ? { operations: clause.operations } : {}) }];
       delete clause.kinds;
       delete clause.operations;
@@ -200,16 +228,19 @@ export function emitMatch(spec: MatchSpec, source: MatchSource | undefined, need
     const applyTo: JsonObject[] = [];
     for (const a of alternatives) {
       const entries = applyToEntry(a);
-      if (typeof entries === 'string') return entries;
-      applyTo.push(...entries);
+      if (isRefusal(entries)) return entries;
+      applyTo.push(...(operations ? restrictOperations(entries, operations) : entries));
     }
-    if (applyTo.length === 0) return 'an applyTo that matches nothing';
+    if (applyTo.length === 0) return cannot('a rule that applies on no operation Gatekeeper mutates (CREATE, UPDATE)');
     out.applyTo = applyTo;
   } else {
-    if (alternatives.length > 0) return 'kind alternatives on labels or annotations (AssignMetadata has no applyTo)';
+    if (alternatives.length > 0) return notYet('kind alternatives on labels or annotations (AssignMetadata has no applyTo: their kinds in match.kinds)');
     const ops = clause.operations;
     if (ops && !ops.includes('*') && !ALL_OPERATIONS.every((o) => ops.includes(o))) {
-      return `operations ${ops.join(', ')} on labels or annotations (AssignMetadata applies on every operation)`;
+      return cannot(`adding a label or annotation on ${ops.join(', ')} only (AssignMetadata has no applyTo and applies on every operation)`);
+    }
+    if (operations && !ALL_OPERATIONS.every((o) => operations.includes(o))) {
+      return cannot(`adding a label or annotation on ${operations.join(', ') || 'no operation'} only (AssignMetadata has no applyTo and applies on every operation)`);
     }
     delete clause.operations;
     // A version a built-in kind is served at (the table's) restricts nothing for AssignMetadata, which
@@ -219,13 +250,13 @@ export function emitMatch(spec: MatchSpec, source: MatchSource | undefined, need
       for (const k of clause.kinds) {
         if (k.version === undefined || k.version === '*') kinds.push(k);
         else if (k.group !== undefined && k.group !== '*' && lookupKind(k.group, k.kind)?.version === k.version) kinds.push({ ...k, version: '*' });
-        else return 'kind versions on labels or annotations (AssignMetadata matches kinds without versions)';
+        else return cannot(`adding a label or annotation to version ${k.version} of ${k.kind} only (AssignMetadata matches kinds without versions)`);
       }
       clause.kinds = kinds;
     }
   }
   const match = matchBlock(clause, spec.globs);
-  if (typeof match === 'string') return match;
+  if (isRefusal(match)) return match;
   if (source) match.source = source;
   if (Object.keys(match).length > 0) out.match = match;
   return out;

@@ -1,7 +1,12 @@
 /**
  * IR back to Gatekeeper mutators: one mutator per op (emit-mutator.ts), `applyTo`/`match` from the policy's
- * match block (emit-match.ts), existence guards as pathTests. What Gatekeeper cannot express is reported as
- * unsupported (TM4001) at the construct's origin and left out, never written approximately.
+ * match block (emit-match.ts), existence guards as pathTests, conditions on the request's operation as
+ * applyTo operations. What Gatekeeper cannot express is reported as unsupported (TM4001) at the construct's
+ * origin and left out, never written approximately. Every refusal carries its class: `cannot` where a limit
+ * of Gatekeeper is the reason (most sites), `yet` where Gatekeeper could say it. Kyverno constructs the
+ * raisings left (strategic merges, JSON patches, loops, preconditions) are explained by explain-kyverno.ts,
+ * in Gatekeeper's terms and at the construct's position. A binding (`let`) does nothing by itself: it is
+ * passed over, and whatever reads it is refused with its own reason.
  *
  * The emitted set is then checked as Gatekeeper would install it: a mutator the implied-schema database
  * would disable is unsupported unless the IR disabled it too (a policy guarded by constant false, which is
@@ -11,16 +16,18 @@
  */
 import type { Origin } from '../../diagnostics/span.js';
 import type { JsonObject } from '../../ir/json.js';
-import type { Guard, MatchSpec, Op, Policy, Rule } from '../../ir/nodes.js';
+import type { Guard, LetOp, MatchSpec, Op, Policy, Rule } from '../../ir/nodes.js';
 import type { Segment, SegmentTest } from '../../ir/path.js';
 import { toYamlDocuments } from '../../io/yaml-dump.js';
+import { matchedKinds } from '../../lowering/raise-kyverno-kinds.js';
 import type { GenerateOptions, GenerateResult } from '../dialect.js';
-import { GenerationReport } from '../generate-report.js';
+import { cannot, GenerationReport, isRefusal, type Refusal } from '../generate-report.js';
 import type { MutatorKind } from './common.js';
-import { isSinglePlace } from './emit-location.js';
+import { isSinglePlace, locationText } from './emit-location.js';
 import { emitMatch, sourceOfGuard } from './emit-match.js';
 import { intersectMatch, matchEdges, resourcesAsKinds } from './emit-match-spec.js';
 import { emitOp, type EmittedMutator } from './emit-mutator.js';
+import { explainGuard, explainKyvernoOp, type ExplainContext } from './explain-kyverno.js';
 import { proveOnePass } from './fixpoint-proof.js';
 import { DIALECT } from './fields.js';
 import type { ApplyToEntry, MatchSource } from './match.js';
@@ -48,16 +55,14 @@ interface Planned {
   name: string;
 }
 
-/** Gatekeeper's report: `unsupported` is a construct not translated yet, unless its site says the target cannot. */
+/** Gatekeeper's report: every refusal carries its class (cannot / yet) from the site that refuses. */
 class Reporter extends GenerationReport {
   constructor(mode: NonNullable<GenerateOptions['unsupported']>) {
     super('Gatekeeper', DIALECT, mode);
   }
-
-  unsupported(what: string, origin: Origin | undefined): void {
-    this.notYet(what, origin);
-  }
 }
+
+const MUTATED_OPERATIONS = ['CREATE', 'UPDATE'] as const;
 
 /** Segments compared without their tests. */
 function samePlace(a: Segment, b: Segment): boolean {
@@ -67,28 +72,87 @@ function samePlace(a: Segment, b: Segment): boolean {
   return false;
 }
 
+/** The operation a guard decides on alone (`request.operation`), evaluated for one operation. */
+function onOperation(g: Guard, operation: string): boolean | undefined {
+  const isOperation = (p: { root: string; segments: readonly Segment[] }) =>
+    p.root === 'request' && p.segments.length === 1 && p.segments[0]!.kind === 'field' && p.segments[0]!.name === 'operation';
+  const literal = (v: { kind: string; json?: unknown }) => (v.kind === 'literal' ? v.json : undefined);
+  switch (g.kind) {
+    case 'eq':
+    case 'neq':
+      if (!isOperation(g.path) || g.value.kind !== 'literal') return undefined;
+      return (literal(g.value) === operation) === (g.kind === 'eq');
+    case 'in':
+    case 'notIn':
+      if (!isOperation(g.path) || g.values.some((v) => v.kind !== 'literal')) return undefined;
+      return g.values.some((v) => literal(v) === operation) === (g.kind === 'in');
+    case 'not': {
+      const inner = onOperation(g.arg, operation);
+      return inner === undefined ? undefined : !inner;
+    }
+    case 'and':
+    case 'or': {
+      const parts = g.args.map((a) => onOperation(a, operation));
+      if (parts.some((x) => x === undefined)) return undefined;
+      return g.kind === 'and' ? parts.every(Boolean) : parts.some(Boolean);
+    }
+    default:
+      return undefined;
+  }
+}
+
+interface Conditions {
+  tests: Map<number, SegmentTest>;
+  /** The operations Gatekeeper may mutate on (absent: both). */
+  operations?: string[];
+  /** A guard that never holds: the op never applies. */
+  never?: boolean;
+}
+
 /**
  * Guards the way Gatekeeper can say them: constant true (nothing), constant false (disabled: a schema
- * conflict), `request.source` (match.source), and existence of a place on the path the op writes (a
- * pathTest at that depth). Returns the tests by depth for a given op path, or why not.
+ * conflict at the policy, an op that never applies below it), `request.source` (match.source), the request's
+ * operation (applyTo operations), and existence of a place on the path the op writes (a pathTest at that
+ * depth). Returns the tests by depth for a given op path, or why not.
  */
-function guardTests(guards: readonly Guard[], opSegments: readonly Segment[] | undefined): Map<number, SegmentTest> | { why: string; origin: Origin } {
+function guardConditions(guards: readonly Guard[], opSegments: readonly Segment[] | undefined, ctx: ExplainContext, policyGuards: readonly Guard[]): Conditions | { refusal: Refusal; origin: Origin } {
   const tests = new Map<number, SegmentTest>();
+  let operations: string[] = [...MUTATED_OPERATIONS];
+  let never = false;
+  const written = opSegments ? `which writes ${describeSegments(opSegments)}` : undefined;
   for (const g of guards) {
-    if (g.kind === 'const' || sourceOfGuard(g)) continue;
+    if (sourceOfGuard(g)) continue;
+    if (g.kind === 'const') {
+      if (!g.value && !policyGuards.includes(g)) never = true;
+      continue;
+    }
+    const create = onOperation(g, 'CREATE');
+    if (create !== undefined) {
+      operations = operations.filter((o) => onOperation(g, o));
+      continue;
+    }
     if ((g.kind === 'exists' || g.kind === 'notExists') && g.path.root === 'object' && opSegments && isSinglePlace(g.path.segments)) {
       const segs = g.path.segments;
       if (segs.length > 0 && segs.length <= opSegments.length && segs.every((s, i) => samePlace(s, opSegments[i]!))) {
         const depth = segs.length - 1;
         const test: SegmentTest = g.kind === 'exists' ? 'exist' : 'notExist';
-        if (tests.has(depth) && tests.get(depth) !== test) return { why: 'contradictory existence guards', origin: g.origin };
+        if (tests.has(depth) && tests.get(depth) !== test) {
+          return { refusal: cannot('both MustExist and MustNotExist on one segment (Gatekeeper rejects conflicting pathTests; the op would never apply)'), origin: g.origin };
+        }
         tests.set(depth, test);
         continue;
       }
     }
-    return { why: `the guard ${g.kind} (Gatekeeper tests only the existence of places on the written path)`, origin: g.origin };
+    return { refusal: explainGuard(g, ctx, written), origin: g.origin };
   }
-  return tests;
+  const out: Conditions = { tests };
+  if (operations.length < MUTATED_OPERATIONS.length) out.operations = operations;
+  if (never || operations.length === 0) out.never = true;
+  return out;
+}
+
+function describeSegments(segments: readonly Segment[]): string {
+  return segments.map((s) => (s.kind === 'field' ? s.name : s.kind === 'keyed' ? `[${s.key}: ${JSON.stringify(s.value)}]` : s.kind === 'keyedGlob' ? `[${s.key}: *]` : `[${s.kind}]`)).join('.').replace(/\.\[/g, '[');
 }
 
 function sourceOf(guards: readonly Guard[]): MatchSource | undefined {
@@ -112,13 +176,44 @@ function flatten(ops: readonly Op[], guards: readonly Guard[]): { op: Op; guards
   });
 }
 
+/** Whether an op may become an AssignMetadata (which has no applyTo): a write of one label or annotation. */
+function mayBeMetadata(op: Op): boolean {
+  if (op.kind !== 'set' || op.path.root !== 'object') return false;
+  const [a, b, c, ...rest] = op.path.segments;
+  return rest.length === 0 && a?.kind === 'field' && a.name === 'metadata' && b?.kind === 'field' && (b.name === 'labels' || b.name === 'annotations') && c?.kind === 'field';
+}
+
+/** The rule's bindings, by name (the last of each name), for explanations. */
+function letsOf(ops: readonly Op[], into = new Map<string, LetOp>()): Map<string, LetOp> {
+  for (const op of ops) {
+    if (op.kind === 'let') into.set(op.name, op);
+    else if (op.kind === 'when') {
+      letsOf(op.then, into);
+      if (op.else) letsOf(op.else, into);
+    }
+  }
+  return into;
+}
+
+/** Whether a binding has no effect of its own: lazy (read only where used), or a constant. */
+function inert(op: LetOp): boolean {
+  return op.lazy === true || op.value.kind === 'literal';
+}
+
+/** Whether any op after a binding reads it (a use is refused on its own, with its reason). */
+function readLater(ops: readonly { op: Op }[], from: number, name: string): boolean {
+  const word = new RegExp(`(^|[^A-Za-z0-9_$])${name.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}([^A-Za-z0-9_]|$)`);
+  return ops.slice(from + 1).some(({ op }) => word.test(JSON.stringify(op)));
+}
+
 /** Plans every op of every policy, in IR order. */
 function plan(policies: readonly Policy[], report: Reporter): Planned[] {
   const planned: Planned[] = [];
   for (const policy of policies) {
     const let0 = policy.lets?.[0];
     if (let0) {
-      report.unsupported(`the policy-level binding ${let0.name} (a MAP parameter object)`, let0.origin);
+      // The parameters are known data: one mutator set per binding with them substituted could say it.
+      report.notYet(`the policy-level binding ${let0.name}, a MAP parameter object (Gatekeeper mutators take no parameters: its values inlined)`, let0.origin);
       continue;
     }
     const disabled = isDisabled(policy);
@@ -127,46 +222,89 @@ function plan(policies: readonly Policy[], report: Reporter): Planned[] {
       report.push('TM4003', `policy ${policy.id} never applies and is not emitted (Gatekeeper's bound on passes counts one mutator fewer)`, policy.origin, 'warning');
       continue;
     }
-    if (policy.semantics.applyRules === 'one' && policy.rules.length > 1) report.unsupported(`applyRules: one in ${policy.id} (stop after the first rule that changes the object)`, policy.origin);
+    if (policy.semantics.applyRules === 'one' && policy.rules.length > 1) {
+      report.cannot(`applyRules: one in ${policy.id}, which stops after the first rule that changes the object (Gatekeeper runs every matching mutator)`, policy.origin);
+    }
     const source = sourceOf(policy.guards);
-    const specs = new Map<Rule, MatchSpec | string>();
-    const specOf = (rule: Rule): MatchSpec | string => {
+    const specs = new Map<Rule, MatchSpec | Refusal>();
+    const contexts = new Map<Rule, ExplainContext>();
+    const specOf = (rule: Rule): MatchSpec | Refusal => {
       let spec = specs.get(rule);
       if (spec === undefined) {
         // Every mutator carries the whole condition: the policy's match and its rule's.
         const both = intersectMatch(policy.match, rule.match);
-        spec = typeof both === 'string' ? both : resourcesAsKinds(both);
+        spec = isRefusal(both) ? both : resourcesAsKinds(both);
         specs.set(rule, spec);
-        if (typeof spec !== 'string') for (const edge of matchEdges(spec)) report.push('TM4003', edge, spec.origin ?? policy.origin, 'warning');
+        if (!isRefusal(spec)) for (const edge of matchEdges(spec)) report.push('TM4003', edge, spec.origin ?? policy.origin, 'warning');
       }
       return spec;
     };
+    const contextOf = (rule: Rule): ExplainContext => {
+      let c = contexts.get(rule);
+      if (!c) {
+        const kinds = matchedKinds(policy, rule);
+        c = { lets: letsOf(rule.body), ...(kinds ? { kinds } : {}) };
+        contexts.set(rule, c);
+      }
+      return c;
+    };
+    // A match the op's mutator kind cannot carry refuses the op before anything in it (once per rule).
+    const matchRefused = new Map<string, Refusal | undefined>();
+    const reportedMatch = new Set<Rule>();
+    const matchRefusalOf = (rule: Rule, spec: MatchSpec, needsApplyTo: boolean): Refusal | undefined => {
+      const key = `${policy.rules.indexOf(rule)}/${needsApplyTo}`;
+      if (!matchRefused.has(key)) {
+        const m = emitMatch(spec, source, needsApplyTo);
+        matchRefused.set(key, isRefusal(m) ? m : undefined);
+      }
+      const refusal = matchRefused.get(key);
+      if (refusal && !reportedMatch.has(rule)) {
+        reportedMatch.add(rule);
+        report.refuse(refusal, spec.origin ?? rule.origin);
+      }
+      return refusal;
+    };
     const shared = sharedGuardProblem(ops);
     if (shared) report.push('TM4002', shared.message, shared.origin);
-    for (const { rule, op, guards } of ops) {
+    ops.forEach(({ rule, op, guards }, index) => {
       const spec = specOf(rule);
-      if (typeof spec === 'string') {
-        report.unsupported(spec, rule.match?.origin ?? rule.origin);
-        continue;
+      if (isRefusal(spec)) {
+        report.refuse(spec, rule.match?.origin ?? rule.origin);
+        return;
       }
+      if (matchRefusalOf(rule, spec, !mayBeMetadata(op))) return;
+      const ctx = contextOf(rule);
+      // A binding does nothing by itself: whatever reads it is refused with its own reason.
+      if (op.kind === 'let' && (inert(op) || readLater(ops, index, op.name))) return;
       const segments = 'path' in op && op.path.root === 'object' ? op.path.segments : undefined;
-      const tests = guardTests([...policy.guards, ...rule.guards, ...guards], segments);
-      if ('why' in tests) {
-        report.unsupported(tests.why, tests.origin);
-        continue;
+      const conditions = guardConditions([...policy.guards, ...rule.guards, ...guards], segments, ctx, policy.guards);
+      if ('refusal' in conditions) {
+        report.refuse(conditions.refusal, conditions.origin);
+        return;
       }
-      const mutator = emitOp(op, tests);
-      if (typeof mutator === 'string') {
-        report.unsupported(mutator, op.origin);
-        continue;
+      // An op under a guard that never holds does nothing, in either engine.
+      if (conditions.never) return;
+      const emit = (step: Op): Refusal | undefined => {
+        const m = emitOp(step, new Map());
+        return isRefusal(m) ? m : undefined;
+      };
+      const explained = op.kind === 'set' || op.kind === 'setMembers' || op.kind === 'image' || op.kind === 'remove' ? undefined : explainKyvernoOp(op, ctx, emit);
+      if (explained) {
+        report.refuse(explained, op.origin);
+        return;
       }
-      const m = emitMatch(spec, source, mutator.kind !== 'AssignMetadata');
-      if (typeof m === 'string') {
-        report.unsupported(m, spec.origin ?? policy.origin);
-        continue;
+      const mutator = emitOp(op, conditions.tests);
+      if (isRefusal(mutator)) {
+        report.refuse(mutator, op.origin);
+        return;
       }
-      planned.push({ mutator, op, tests, applyTo: m.applyTo, match: m.match, policy, origin: op.origin, index: planned.length, disabled, rule: rule.name, name: '' });
-    }
+      const m = emitMatch(spec, source, mutator.kind !== 'AssignMetadata', conditions.operations);
+      if (isRefusal(m)) {
+        report.refuse(m, spec.origin ?? policy.origin);
+        return;
+      }
+      planned.push({ mutator, op, tests: conditions.tests, applyTo: m.applyTo, match: m.match, policy, origin: op.origin, index: planned.length, disabled, rule: rule.name, name: '' });
+    });
   }
   return planned;
 }
@@ -309,11 +447,11 @@ function checkSchema(planned: Planned[], report: Reporter): Planned[] {
   return planned.filter((p) => {
     const conflict = conflicts.get(`${p.mutator.kind}/${p.name}`);
     if (conflict && !p.disabled) {
-      report.unsupported(`${p.policy.id} next to ${conflict.ids.join(', ')}: their locations conflict in Gatekeeper's implied schema (${conflict.binding}), which would disable them`, p.origin);
+      report.cannot(`${locationText(p.mutator.location.nodes)} of ${p.policy.id} next to ${conflict.ids.join(', ')} (their locations conflict in Gatekeeper's implied schema, ${conflict.binding}, which disables all of them)`, p.origin);
       return false;
     }
     if (!conflict && p.disabled) {
-      report.unsupported(`the disabled policy ${p.policy.id} (a Gatekeeper mutator is disabled only by a schema conflict, and this one has none here)`, p.origin);
+      report.cannot(`the disabled policy ${p.policy.id} (a Gatekeeper mutator is disabled only by a schema conflict, and this one has none here)`, p.origin);
       return false;
     }
     return true;

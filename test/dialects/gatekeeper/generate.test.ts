@@ -77,9 +77,11 @@ describe('gatekeeper generate', () => {
     expect(unsupported).toHaveLength(3);
     // The body starts on line 11.
     expect(unsupported.map((d) => d.span?.line)).toEqual([11, 12, 14]);
-    expect(unsupported[0]!.message).toContain('never deletes');
-    expect(unsupported[1]!.message).toContain('list index');
-    expect(unsupported[2]!.message).toContain('never overwrites metadata');
+    // Each is a limit of Gatekeeper, said at the construct: `cannot`, not `yet`.
+    expect(unsupported.map((d) => d.unsupported)).toEqual(['cannot', 'cannot', 'cannot']);
+    expect(unsupported[0]!.message).toContain('no Gatekeeper mutator deletes a field');
+    expect(unsupported[1]!.message).toContain('the list position [0]');
+    expect(unsupported[2]!.message).toContain('AssignMetadata only adds a missing label');
     expect(g.documents).toEqual([]);
   });
 
