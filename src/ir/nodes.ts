@@ -148,6 +148,8 @@ export interface ConstGuard {
 export interface CelGuard {
   kind: 'cel';
   expr: ExprSource;
+  /** The source's name for the condition (a matchCondition's `name`), kept so a translation writes it back. */
+  name?: string;
   origin: Origin;
 }
 

@@ -30,9 +30,9 @@ function celValue(x: Expression): CelValue {
   return { kind: 'cel', expr: { text: x.text, origin }, origin };
 }
 
-function celGuard(x: Expression): CelGuard {
+function celGuard(x: Expression & { name?: string }): CelGuard {
   const origin = originAt(x, x.path);
-  return { kind: 'cel', expr: { text: x.text, origin }, origin };
+  return x.name === undefined ? { kind: 'cel', expr: { text: x.text, origin }, origin } : { kind: 'cel', expr: { text: x.text, origin }, name: x.name, origin };
 }
 
 export function policyId(policy: MpolPolicy): string {

@@ -220,7 +220,7 @@ function policyConditions(p: Policy, target: CelTarget, report: GenerationReport
     if (typeof e !== 'string') return e;
     // kube-apiserver documents variables as unavailable to matchConditions (they run before the policy body).
     if (target.dialect === 'map' && /\bvariables\s*\./.test(e)) return refused(notYet(`the match condition ${e}, which reads the policy's variables (MAP documents them as unavailable there)`), g.origin);
-    out.push({ name: `condition-${out.length + 1}`, expression: e });
+    out.push({ name: g.kind === 'cel' && g.name ? g.name : `condition-${out.length + 1}`, expression: e });
   }
   return out;
 }

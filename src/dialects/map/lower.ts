@@ -29,8 +29,8 @@ function celValue(x: Expression): CelValue {
   return { kind: 'cel', expr: { text: x.text, origin }, origin };
 }
 
-function celGuard(text: string, origin: Origin): CelGuard {
-  return { kind: 'cel', expr: { text, origin }, origin };
+function celGuard(text: string, origin: Origin, name?: string): CelGuard {
+  return name === undefined ? { kind: 'cel', expr: { text, origin }, origin } : { kind: 'cel', expr: { text, origin }, name, origin };
 }
 
 /** MatchResources as one clause (resource rules, selectors) and the exclusion clause of its excludeResourceRules (shared with kyverno-mpol). */
@@ -88,7 +88,7 @@ export function lowerInvocation(policy: MapPolicy, binding: MapBinding, variant:
   const id = `${policy.name}/${binding.name}${variant.idSuffix ? `/${variant.idSuffix}` : ''}`;
   const guards: Guard[] = [];
   if (variant.error) guards.push(configErrorGuard(variant.error, originAt(binding, ['spec', 'paramRef'])));
-  for (const c of policy.matchConditions) guards.push(celGuard(c.text, originAt(c, c.path)));
+  for (const c of policy.matchConditions) guards.push(celGuard(c.text, originAt(c, c.path), c.name));
   // The invocation's param object: matchConditions read `params` as the mutations do.
   const paramsOrigin = originAt(policy, ['spec', 'paramKind']);
   const lets: LetOp[] = variant.params === undefined ? [] : [{ kind: 'let', name: PARAMS_VAR, value: { kind: 'literal', json: variant.params, origin: paramsOrigin }, origin: paramsOrigin }];
