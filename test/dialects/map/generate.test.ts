@@ -469,7 +469,7 @@ spec: {policyName: replicas}
     const { docs: out } = roundTrip(mapDialect.parse(docs(text)).policies);
     const spec = out[0]!.spec as JsonObject;
     expect(spec.variables).toEqual([{ name: 'want', expression: '3' }]);
-    expect(spec.matchConditions).toEqual([{ name: 'condition-1', expression: 'request.namespace != "kube-system"' }]);
+    expect(spec.matchConditions).toEqual([{ name: 'not-system', expression: 'request.namespace != "kube-system"' }]);
     expect(expressions(out)).toEqual(['Object{spec: Object.spec{replicas: variables.want}}']);
   });
 });
