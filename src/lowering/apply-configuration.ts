@@ -17,13 +17,14 @@
 import type { Expr } from '../cel/ast.js';
 import { parse } from '../cel/index.js';
 import { isJsonObject, type JsonObject, type JsonScalar, type JsonValue } from '../ir/json.js';
-import type { Origin, SetOp } from '../ir/nodes.js';
+import type { CelValue, Origin, SetOp } from '../ir/nodes.js';
 import type { Segment } from '../ir/path.js';
 import { atomicGuard } from '../merge/ssa/atomic-guard.js';
 import type { Schema, TypeRef } from '../merge/ssa/schema.js';
 import { isEmptyTypeRef } from '../merge/ssa/schema.js';
 import { validateTyped } from '../merge/ssa/validate.js';
 import { scalarOf } from './cel-guard.js';
+import { exprText } from './cel-kyverno/closed.js';
 
 /** Map-lists whose key the apiserver's validation keeps unique (pkg/apis/core/validation: validateContainers, validateVolumes). */
 const UNIQUE_KEYED_LISTS: ReadonlySet<string> = new Set([
@@ -38,6 +39,17 @@ class NotLiteral {
   constructor(readonly reason: string) {}
 }
 
+/**
+ * A leaf computed from the request (a scalar position of the patch whose expression is not a literal): kept
+ * as its CEL source. A class, so it can never be mistaken for a JSON value.
+ */
+export class Computed {
+  constructor(
+    readonly expr: Expr,
+    readonly text: string,
+  ) {}
+}
+
 function define(out: JsonObject, key: string, value: JsonValue): void {
   Object.defineProperty(out, key, { value, enumerable: true, writable: true, configurable: true });
 }
@@ -46,14 +58,14 @@ function define(out: JsonObject, key: string, value: JsonValue): void {
  * The JSON tree of an `Object{...}` literal, checking MAP's type names (map.md §4.2: every nested
  * `Object.x.y` is named after its field path; list items and map values keep their parent's name).
  */
-function objectLiteral(e: Expr, typeName: string): JsonValue | NotLiteral {
+function objectLiteral(e: Expr, typeName: string, computed?: string): JsonValue | NotLiteral {
   switch (e.kind) {
     case 'struct': {
       if (e.typeName !== typeName) return new NotLiteral(`type name ${e.typeName} where ${typeName} is expected`);
       const out: JsonObject = {};
       for (const f of e.fields) {
         if (f.optional || Object.prototype.hasOwnProperty.call(out, f.name)) return new NotLiteral(`an optional or repeated field ${f.name}`);
-        const v = objectLiteral(f.value, `${typeName}.${f.name}`);
+        const v = objectLiteral(f.value, `${typeName}.${f.name}`, computed);
         if (v instanceof NotLiteral) return v;
         define(out, f.name, v);
       }
@@ -66,7 +78,7 @@ function objectLiteral(e: Expr, typeName: string): JsonValue | NotLiteral {
         if (entry.optional || !k || typeof k.value !== 'string' || Object.prototype.hasOwnProperty.call(out, k.value)) {
           return new NotLiteral('a map key that is not a distinct string literal');
         }
-        const v = objectLiteral(entry.value, typeName);
+        const v = objectLiteral(entry.value, typeName, computed);
         if (v instanceof NotLiteral) return v;
         define(out, k.value, v);
       }
@@ -76,7 +88,7 @@ function objectLiteral(e: Expr, typeName: string): JsonValue | NotLiteral {
       const out: JsonValue[] = [];
       for (let i = 0; i < e.elements.length; i++) {
         if (e.optional[i]) return new NotLiteral('an optional list element');
-        const v = objectLiteral(e.elements[i]!, typeName);
+        const v = objectLiteral(e.elements[i]!, typeName, computed);
         if (v instanceof NotLiteral) return v;
         out.push(v);
       }
@@ -86,9 +98,19 @@ function objectLiteral(e: Expr, typeName: string): JsonValue | NotLiteral {
       const s = scalarOf(e);
       return s ? s.value : new NotLiteral('a literal that is not JSON');
     }
+    case 'call':
+      // dyn(x) is x (HomogeneousAggregateLiterals needs it around mixed members).
+      if (e.fn === 'dyn' && e.target === undefined && e.args.length === 1) return objectLiteral(e.args[0]!, typeName, computed);
+      return computedLeaf(e, computed);
     default:
-      return new NotLiteral('an expression that is not a literal');
+      return computedLeaf(e, computed);
   }
+}
+
+/** A non-literal leaf: kept as a Computed marker (cast: it only ever sits where a scalar goes) when allowed. */
+function computedLeaf(e: Expr, computed: string | undefined): JsonValue | NotLiteral {
+  if (computed === undefined) return new NotLiteral('an expression that is not a literal');
+  return new Computed(e, exprText(computed, e)) as unknown as JsonValue;
 }
 
 /** The literal tree of an ApplyConfiguration expression, or why it is not one. */
@@ -100,8 +122,20 @@ export function applyConfigurationTree(text: string): JsonObject | string {
 
 /** The literal tree of an `Object{...}` expression (apiVersion and kind dropped), or why it is not one. */
 export function objectTree(e: Expr): JsonObject | string {
+  return tree(e, undefined);
+}
+
+/**
+ * The tree of an `Object{...}` expression whose non-literal parts are `Computed` leaves (the expression's
+ * source `text` gives their text), or why it is not one.
+ */
+export function objectTreeWithComputed(e: Expr, text: string): JsonObject | string {
+  return tree(e, text);
+}
+
+function tree(e: Expr, computed: string | undefined): JsonObject | string {
   if (e.kind !== 'struct') return 'an expression that is not an Object literal';
-  const tree = objectLiteral(e, 'Object');
+  const tree = objectLiteral(e, 'Object', computed);
   if (tree instanceof NotLiteral) return tree.reason;
   if (!isJsonObject(tree)) return 'an expression that is not an Object literal';
   // smd.go: apiVersion and kind are taken from the object under admission, whatever the expression says.
@@ -123,6 +157,14 @@ function setOp(w: Walker, segments: Segment[], value: JsonScalar): SetOp {
 function walk(w: Walker, tr: TypeRef, v: JsonValue, segments: Segment[], owner: string): string | undefined {
   const atom = w.schema.resolve(tr);
   if (atom === undefined) return 'a field without a schema type';
+  if ((v as unknown) instanceof Computed) {
+    // A computed scalar is written as it is; its type is checked where it is compiled.
+    if (atom.map || atom.list || atom.scalar === undefined) return `a computed value where the schema has a map or a list (${printable(segments)})`;
+    const c = v as unknown as Computed;
+    const value: CelValue = { kind: 'cel', expr: { text: c.text, origin: w.origin }, origin: w.origin };
+    w.ops.push({ kind: 'set', path: { root: 'object', segments }, value, origin: w.origin });
+    return undefined;
+  }
   if (v === null) return `a null at ${printable(segments)}`;
   if (isJsonObject(v)) {
     const m = atom.map;
@@ -168,6 +210,33 @@ function walk(w: Walker, tr: TypeRef, v: JsonValue, segments: Segment[], owner: 
   return undefined;
 }
 
+/** The tree with every computed leaf as null (typing and the atomic guard look at the shape only). */
+function placeholders(v: JsonValue): JsonValue {
+  if ((v as unknown) instanceof Computed) return null;
+  if (Array.isArray(v)) return v.map(placeholders);
+  if (isJsonObject(v)) {
+    const out: JsonObject = {};
+    for (const k of Object.keys(v)) define(out, k, placeholders(v[k]!));
+    return out;
+  }
+  return v;
+}
+
+/**
+ * Why kube-apiserver rejects the apply configuration `tree` on every object of the kind, whatever the live
+ * object: typing the patch against the schema (undeclared fields, type mismatches, list items without their
+ * keys) and the atomic guard look at the patch alone, before the live object is read (smd.go). Computed
+ * leaves count as nulls (their type is checked where they are compiled).
+ */
+export function applyConfigurationFailure(schema: Schema, typeRef: TypeRef, tree: JsonObject): string | undefined {
+  const shape = placeholders(tree);
+  const typing = validateTyped(schema, typeRef, shape);
+  if (typing.length > 0) return `the patch does not type-check: ${typing.map((t) => t.message).join('; ')}`;
+  const atomics = atomicGuard(schema, typeRef, shape);
+  if (atomics.length > 0) return 'the patch sets an atomic list, map or struct';
+  return undefined;
+}
+
 function printable(segments: readonly Segment[]): string {
   return '.' + segments.map((s) => (s.kind === 'field' ? s.name : s.kind === 'keyed' ? `[${s.key}=${String(s.value)}]` : '[]')).join('.');
 }
@@ -177,8 +246,7 @@ function printable(segments: readonly Segment[]): string {
  * reason the merge is not exactly a list of sets there (including every case the apiserver rejects).
  */
 export function applyConfigurationOps(schema: Schema, typeRef: TypeRef, tree: JsonObject, origin: Origin): SetOp[] | string {
-  if (validateTyped(schema, typeRef, tree).length > 0) return 'a patch that does not type-check against the schema';
-  if (atomicGuard(schema, typeRef, tree).length > 0) return 'a patch that sets an atomic list, map or struct';
+  if (applyConfigurationFailure(schema, typeRef, tree) !== undefined) return 'a patch that kube-apiserver rejects (typing or atomic guard)';
   if (Object.keys(tree).length === 0) return [];
   const w: Walker = { schema, origin, ops: [] };
   const err = walk(w, typeRef, tree, [], typeRef.namedType ?? '');

@@ -105,6 +105,39 @@ class GuardReader {
     return ALWAYS.has(k) || facts.has(k);
   }
 
+  /**
+   * `P.?f == optional.of(v)` (v a scalar literal, not null): the chain is there and equals v, i.e. `eq`, as
+   * a missing chain is an absent optional, never equal to one holding v. `P.?f.orValue(d) == v`: `eq` when
+   * d differs from v, else "missing or equal to v". Neither can fail once the part before the first `?` is
+   * known present.
+   */
+  private optionalEquality(x: Expr, y: Expr, facts: Facts): Guard | undefined {
+    const origin = this.origin;
+    let chainExpr: Expr | undefined;
+    let fallback: JsonScalar | undefined;
+    let value: JsonScalar | undefined;
+    if (y.kind === 'call' && y.fn === 'of' && y.target?.kind === 'ident' && y.target.name === 'optional' && y.args.length === 1) {
+      const v = scalarOf(y.args[0]!);
+      if (!v || v.value === null) return undefined;
+      chainExpr = x;
+      value = v.value;
+    } else if (x.kind === 'call' && x.fn === 'orValue' && x.target !== undefined && x.args.length === 1) {
+      const d = scalarOf(x.args[0]!);
+      const v = scalarOf(y);
+      if (!d || !v || d.value === null || v.value === null) return undefined;
+      chainExpr = x.target;
+      fallback = d.value;
+      value = v.value;
+    } else return undefined;
+    const chain = optionalChain(chainExpr);
+    if (!chain || !this.known(facts, chain.fields.slice(0, chain.plain))) return undefined;
+    const path = objectPath(chain.fields);
+    const eq: Guard = { kind: 'eq', path, value: { kind: 'literal', json: value, origin }, origin };
+    // CEL compares numbers across int and double by value, as JSON equality does.
+    if (fallback === undefined || fallback !== value) return eq;
+    return { kind: 'or', args: [{ kind: 'notExists', path, origin }, eq], origin };
+  }
+
   read(e: Expr, facts: Facts): Raised | undefined {
     const origin = this.origin;
     if (e.kind === 'literal' && e.lit.type === 'bool') return { guard: { kind: 'const', value: e.lit.value, origin }, whenTrue: [], whenFalse: [] };
@@ -169,6 +202,11 @@ class GuardReader {
       }
       case OP.eq:
       case OP.ne: {
+        const optional = this.optionalEquality(a!, b!, facts) ?? this.optionalEquality(b!, a!, facts);
+        if (optional) {
+          const guard: Guard = e.fn === OP.eq ? optional : { kind: 'not', arg: optional, origin };
+          return { guard, whenTrue: [], whenFalse: [] };
+        }
         let subject = objectFields(a!);
         let lit = scalarOf(b!);
         if (subject === undefined || !lit) {

@@ -12,9 +12,10 @@ import { OP } from '../cel/ast.js';
 import { parse } from '../cel/index.js';
 import type { Guard, MergeOp, Op, Origin, Policy, SetOp } from '../ir/nodes.js';
 import { kindOfResource } from '../k8s/resources.js';
-import { applyConfigurationOps, objectTree } from './apply-configuration.js';
+import { applyConfigurationOps, objectTree, objectTreeWithComputed } from './apply-configuration.js';
 import { exprToGuard } from './cel-guard.js';
 import { kindFacts } from './kind-facts.js';
+import { exprText } from './cel-kyverno/closed.js';
 import { dropUnusedLazyLets } from './unused-lets.js';
 
 /** The schemas of every kind the policy's resource rules name, or undefined when one is unknown or open. */
@@ -59,9 +60,20 @@ function metadataOnly(): KindSchema[] | undefined {
   return pod ? [pod] : undefined;
 }
 
+/**
+ * How far a raising goes: `computed` also raises apply configurations whose scalar leaves are computed from
+ * the request (set ops with CEL values) and conditionals on any CEL condition (a `when` on a CEL guard), for
+ * a target that compiles CEL itself (Kyverno: cel-kyverno/compile.ts) and refuses what it cannot state.
+ */
+export interface RaiseOptions {
+  computed?: boolean;
+  /** The expression's text, for the source of computed leaves. */
+  text?: string;
+}
+
 /** The sets of one `Object{...}` literal, the same for every kind, or undefined. */
-function literalOps(e: Expr, kindsOrAny: readonly KindSchema[] | undefined, origin: Origin): SetOp[] | undefined {
-  const tree = objectTree(e);
+function literalOps(e: Expr, kindsOrAny: readonly KindSchema[] | undefined, origin: Origin, opts: RaiseOptions = {}): SetOp[] | undefined {
+  const tree = opts.computed && opts.text !== undefined ? objectTreeWithComputed(e, opts.text) : objectTree(e);
   if (typeof tree === 'string') return undefined;
   const kinds = kindsOrAny ?? (Object.keys(tree).every((k) => k === 'metadata') ? metadataOnly() : undefined);
   if (!kinds) return undefined;
@@ -79,17 +91,19 @@ function literalOps(e: Expr, kindsOrAny: readonly KindSchema[] | undefined, orig
  * The ops of an ApplyConfiguration expression: an `Object{...}` literal, or `cond ? A : B` over such
  * expressions where `cond` raises to a guard that cannot error (cel-guard.ts); `Object{}` merges nothing.
  */
-function expressionOps(e: Expr, kinds: readonly KindSchema[] | undefined, origin: Origin): Op[] | undefined {
+function expressionOps(e: Expr, kinds: readonly KindSchema[] | undefined, origin: Origin, opts: RaiseOptions = {}): Op[] | undefined {
   if (e.kind === 'call' && e.fn === OP.cond && e.target === undefined && e.args.length === 3) {
-    const guard = exprToGuard(e.args[0]!, origin, kindFacts(kinds));
-    const then = guard && expressionOps(e.args[1]!, kinds, origin);
-    const otherwise = then && expressionOps(e.args[2]!, kinds, origin);
+    const c = e.args[0]!;
+    const celGuard: Guard | undefined = opts.computed && opts.text !== undefined ? { kind: 'cel', expr: { text: exprText(opts.text, c), origin }, origin } : undefined;
+    const guard = exprToGuard(c, origin, kindFacts(kinds)) ?? celGuard;
+    const then = guard && expressionOps(e.args[1]!, kinds, origin, opts);
+    const otherwise = then && expressionOps(e.args[2]!, kinds, origin, opts);
     if (!guard || !then || !otherwise) return undefined;
     if (then.length === 0 && otherwise.length === 0) return [];
     if (then.length === 0) return [{ kind: 'when', guard: negate(guard), then: otherwise, origin }];
     return [otherwise.length === 0 ? { kind: 'when', guard, then, origin } : { kind: 'when', guard, then, else: otherwise, origin }];
   }
-  return literalOps(e, kinds, origin);
+  return literalOps(e, kinds, origin, opts);
 }
 
 function negate(g: Guard): Guard {
@@ -100,13 +114,23 @@ function negate(g: Guard): Guard {
 }
 
 /** The ops replacing one merge, or undefined to keep it. */
-function raiseMerge(op: MergeOp, kinds: readonly KindSchema[] | undefined): Op[] | undefined {
+function raiseMerge(op: MergeOp, kinds: readonly KindSchema[] | undefined, computed: boolean): Op[] | undefined {
   if (op.value.kind !== 'cel') return undefined;
-  const parsed = parse(op.value.expr.text);
-  return parsed.ok ? expressionOps(parsed.value, kinds, op.origin) : undefined;
+  const text = op.value.expr.text;
+  const parsed = parse(text);
+  return parsed.ok ? expressionOps(parsed.value, kinds, op.origin, { computed, text }) : undefined;
 }
 
 export function raiseApplyConfiguration(policies: Policy[]): Policy[] {
+  return raise(policies, false);
+}
+
+/** raiseApplyConfiguration, computed leaves and CEL conditions included (RaiseOptions). */
+export function raiseApplyConfigurationComputed(policies: Policy[]): Policy[] {
+  return raise(policies, true);
+}
+
+function raise(policies: Policy[], computed: boolean): Policy[] {
   return policies.map((p) => {
     if (!p.rules.some((r) => r.body.some(isRootSsaMerge))) return p;
     // Unknown kinds (wildcards, custom resources): only patches of metadata are raised.
@@ -116,7 +140,7 @@ export function raiseApplyConfiguration(policies: Policy[]): Policy[] {
       let ruleChanged = false;
       const body = r.body.flatMap((op): Op[] => {
         if (!isRootSsaMerge(op)) return [op];
-        const raised = raiseMerge(op, kinds);
+        const raised = raiseMerge(op, kinds, computed);
         if (!raised) return [op];
         ruleChanged = true;
         return raised;

@@ -100,8 +100,18 @@ function guardExprOrReason(g: Guard): { expr?: string; reason?: string } {
   }
 }
 
+/** The JMESPath boolean of a structured guard, or undefined when it has none. */
+export function guardJmes(g: Guard): string | undefined {
+  return guardExprOrReason(g).expr;
+}
+
+/** JMESPath conditions standing for guards the generator compiled itself (from CEL), by guard. */
+export type CompiledGuards = ReadonlyMap<Guard, { j: string }>;
+
 /** One precondition entry for a guard, or why Kyverno cannot state it. */
-export function conditionEntry(g: Guard): JsonObject | string {
+export function conditionEntry(g: Guard, compiled?: CompiledGuards): JsonObject | string {
+  const c = compiled?.get(g);
+  if (c) return { key: hole(c.j), operator: 'Equals', value: true };
   if (g.kind === 'eq' && g.value.kind === 'literal' && typeof g.value.json === 'string' && PLAIN_WORD.test(g.value.json)) {
     const p = pathExpr(g.path);
     if (typeof p !== 'string') return { key: hole(`${p.expr} || ''`), operator: 'Equals', value: g.value.json };
@@ -140,7 +150,7 @@ function disjunctionEntries(args: readonly Guard[]): JsonObject[] | string {
  * A conjunction of guards as a `preconditions` block: each guard one `all` entry; one disjunction may spread
  * over `any` (Kyverno: any AND all).
  */
-export function guardPreconditions(guardsIn: readonly Guard[]): { all: JsonObject[]; any: JsonObject[] } | string {
+export function guardPreconditions(guardsIn: readonly Guard[], compiled?: CompiledGuards): { all: JsonObject[]; any: JsonObject[] } | string {
   const all: JsonObject[] = [];
   const any: JsonObject[] = [];
   const guards = guardsIn.map(simplifyGuard).flatMap((g) => (g.kind === 'and' ? g.args : [g]));
@@ -152,7 +162,7 @@ export function guardPreconditions(guardsIn: readonly Guard[]): { all: JsonObjec
       else any.push(...entries);
       continue;
     }
-    const e = conditionEntry(g);
+    const e = conditionEntry(g, compiled);
     if (typeof e === 'string') return e;
     all.push(e);
   }

@@ -15,6 +15,12 @@ export interface EmittedMatch {
   exclude?: JsonObject;
   /** Differences between the source engine's reading and Kyverno's (TM4003). */
   lossy: string[];
+  /**
+   * The match filters names that came from Kubernetes resourceNames: Kubernetes compares the request's
+   * name, empty for a CREATE that relies on generateName, where Kyverno reads generateName for an empty
+   * name; the rule must also require a name (a precondition).
+   */
+  needsName?: boolean;
 }
 
 function kindString(k: GvkPattern): string {
@@ -202,10 +208,36 @@ function patternText(cs: readonly MatchClause[]): string {
   return JSON.stringify(cs.map((c) => [c.names, c.namespaces, c.excludedNamespaces, c.annotations, c.labelSelector, c.namespaceSelector, c.userInfo]));
 }
 
+/** A label selector with no requirement: it selects every object. */
+function isEmptySelector(s: LabelSelector | undefined): boolean {
+  return s !== undefined && Object.keys(s.matchLabels ?? {}).length === 0 && !s.matchExpressions?.length;
+}
+
+/**
+ * A Kubernetes clause without its empty selectors: kube-apiserver's `objectSelector: {}` and
+ * `namespaceSelector: {}` select everything (cluster-scoped objects too), as no Kyverno filter does.
+ */
+function withoutEmptySelectors(spec: MatchSpec): MatchSpec {
+  if (spec.globs !== 'exact') return spec;
+  const strip = (cs: MatchClause[] | undefined): MatchClause[] | undefined =>
+    cs?.map((c) => {
+      if (!isEmptySelector(c.labelSelector) && !isEmptySelector(c.namespaceSelector)) return c;
+      const out: MatchClause = { ...c };
+      if (isEmptySelector(out.labelSelector)) delete out.labelSelector;
+      if (isEmptySelector(out.namespaceSelector)) delete out.namespaceSelector;
+      return out;
+    });
+  const out: MatchSpec = { ...spec };
+  if (spec.any) out.any = strip(spec.any)!;
+  if (spec.all) out.all = strip(spec.all)!;
+  if (spec.exclude) out.exclude = { ...(spec.exclude.any ? { any: strip(spec.exclude.any)! } : {}), ...(spec.exclude.all ? { all: strip(spec.exclude.all)! } : {}) };
+  return out;
+}
+
 export function emitMatch(specsIn: readonly MatchSpec[]): EmittedMatch | string {
   const specs: MatchSpec[] = [];
   for (const s of specsIn) {
-    const converted = withKinds(s);
+    const converted = withKinds(withoutEmptySelectors(s));
     if (typeof converted === 'string') return `a match on ${converted}`;
     specs.push(converted);
   }
@@ -290,6 +322,10 @@ export function emitMatch(specsIn: readonly MatchSpec[]): EmittedMatch | string 
     filters.push(f);
   }
   const out: EmittedMatch = { match: { any: filters }, lossy: [...new Set(lossy)] };
+  if (specs.some((sp) => sp.globs === 'exact' && [...(sp.any ?? []), ...(sp.all ?? [])].some((c) => c.names?.length))) out.needsName = true;
+  if (specs.some((sp) => sp.globs === 'exact' && [...(sp.exclude?.any ?? []), ...(sp.exclude?.all ?? [])].some((c) => c.names?.length))) {
+    return 'an exclusion by resourceNames (Kyverno would also exclude a CREATE whose generateName matches)';
+  }
   if (excludeAll && excludes.length) return 'an exclusion needing every clause next to exclusions needing any';
   if (excludeAll) out.exclude = { all: excludeAll };
   else if (excludes.length) out.exclude = { any: excludes };

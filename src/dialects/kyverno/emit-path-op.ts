@@ -80,8 +80,13 @@ interface LeafPlan {
 
 const IMAGE_REGEX = '^((?:[^/]*[.:][^/]*|localhost)/)?([^:@]*)(.*)$';
 
-function valuePlan(v: Value): PatchValue | string {
+/** Writes a value the IR computes with an expression (a MAP CEL value compiled to JMESPath), or says why not. */
+export type ComputedValue = (v: Value) => PatchValue | string;
+
+function valuePlan(v: Value, computed?: ComputedValue): PatchValue | string {
   switch (v.kind) {
+    case 'cel':
+      return computed ? computed(v) : `a value of kind ${v.kind}`;
     case 'literal':
       return { kind: 'literal', json: v.json };
     case 'fromMetadata':
@@ -92,9 +97,9 @@ function valuePlan(v: Value): PatchValue | string {
   }
 }
 
-function leafPlan(op: PathOp): LeafPlan | string {
+function leafPlan(op: PathOp, computed?: ComputedValue): LeafPlan | string {
   if (op.kind === 'set') {
-    const v = valuePlan(op.value);
+    const v = valuePlan(op.value, computed);
     if (typeof v === 'string') return v;
     return {
       present: [],
@@ -259,13 +264,13 @@ function patchValueOf(v: JsonValue): PatchValue {
 /**
  * The rules for one op; a string result is the reason Kyverno cannot express it.
  */
-export function emitPathOp(op: PathOp): EmittedRule[] | string {
+export function emitPathOp(op: PathOp, computed?: ComputedValue): EmittedRule[] | string {
   if (op.path.root !== 'object') return `a write outside the object (${op.path.root})`;
   if (op.path.segments.length === 0) return 'a write to the whole object';
   const shape = shapeOf(op.path.segments);
   if (typeof shape === 'string') return shape;
   for (const run of shape.fields) for (const f of run) if (f.name.includes('{{')) return `a field name containing "{{" (${f.name})`;
-  const plan = leafPlan(op);
+  const plan = leafPlan(op, computed);
   if (typeof plan === 'string') return plan;
   // A glob with MustNotExist is never satisfied (the walk returns before visiting elements): nothing to emit.
   if (shape.lists.some((l) => l.kind === 'glob' && l.test === 'notExist')) return [];

@@ -3,11 +3,11 @@
  * operations of a Kyverno resource filter, through the built-in resource table (src/k8s/resources.ts).
  * Kyverno filters by kind, Kubernetes by resource; the two name the same requests when the resource is a
  * main resource (or `resource/subresource`) of a known kind, or `*`. A resource the table does not know (a
- * CRD), `resourceNames`, a scope, sub-resource wildcards, or rules with different operations in one clause
+ * CRD), a scope, sub-resource wildcards, or rules with different operations (or resourceNames) in one clause
  * have no Kyverno form.
  */
 import type { GvkPattern, MatchClause, ResourcePattern } from '../../ir/match.js';
-import { builtinResources, lookupResource } from '../../k8s/resources.js';
+import { builtinResources, isNamespacedKind, lookupResource } from '../../k8s/resources.js';
 
 /** What a mutating admission policy can be invoked for (dispatcher: never DELETE). */
 const ALL_OPERATIONS = ['CREATE', 'UPDATE', 'DELETE', 'CONNECT'];
@@ -50,8 +50,12 @@ export function resourcesAsKinds(c: MatchClause): MatchClause | string {
   const kinds: GvkPattern[] = [];
   let operations: string[] | undefined;
   let first = true;
+  // resourceNames become the filter's names when every rule of the clause has the same ones (Kyverno reads
+  // generateName for an empty name where Kubernetes compares the empty request name: emitMatch says so).
+  const names = resources[0]!.resourceNames ?? [];
+  if (resources.some((r) => JSON.stringify(r.resourceNames ?? []) !== JSON.stringify(names))) return 'resource rules with different resourceNames in one match';
+  if (names.length > 0 && (c.names?.length || names.some((n) => n === ''))) return 'resourceNames next to names, or an empty resource name';
   for (const r of resources) {
-    if (r.resourceNames?.length) return 'a resource rule with resourceNames';
     if (r.scope && r.scope !== '*') return `a resource rule with scope ${r.scope}`;
     const ops = operationsOf(r);
     if (!first && JSON.stringify(ops) !== JSON.stringify(operations)) return 'resource rules with different operations in one match';
@@ -68,6 +72,7 @@ export function resourcesAsKinds(c: MatchClause): MatchClause | string {
     }
   }
   const out: MatchClause = { ...rest, kinds };
+  if (names.length > 0) out.names = [...names];
   if (operations) {
     const kept = c.operations ? operations.filter((o) => c.operations!.includes(o)) : operations;
     out.operations = ALL_OPERATIONS.filter((o) => kept.includes(o));
@@ -83,6 +88,8 @@ export function kubernetesNotes(c: MatchClause): string[] {
   const notes: string[] = [];
   if (c.kinds?.some((k) => k.kind === 'Pod' && !k.subresource)) notes.push("kinds: Kyverno's Pod also matches the pods/ephemeralcontainers subresource, which the resource rule pods does not");
   if (c.labelSelector) notes.push("objectSelector: Kubernetes also matches an UPDATE whose old object's labels match; Kyverno tests the new object's labels");
-  if (c.namespaceSelector) notes.push('namespaceSelector: Kubernetes matches a Namespace by its own labels and cluster-scoped objects always; Kyverno never matches a Namespace and reads no labels for cluster-scoped objects');
+  // Both read the labels of the object's Namespace; they differ on cluster-scoped kinds and Namespaces only.
+  const namespacedOnly = (c.kinds?.length ?? 0) > 0 && c.kinds!.every((k) => k.kind !== '*' && k.kind !== 'Namespace' && k.group !== undefined && k.group !== '*' && isNamespacedKind({ group: k.group, kind: k.kind }) === true);
+  if (c.namespaceSelector && !namespacedOnly) notes.push('namespaceSelector: Kubernetes matches a Namespace by its own labels and cluster-scoped objects always; Kyverno never matches a Namespace and reads no labels for cluster-scoped objects');
   return notes;
 }

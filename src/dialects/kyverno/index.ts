@@ -5,7 +5,10 @@
  */
 import { registerJmesEngine } from '../../engines/jmes.js';
 import { registerSmpEngine } from '../../engines/smp.js';
-import { RAISE_MAP } from '../../lowering/index.js';
+import { inlineCelConstants } from '../../lowering/cel-kyverno/inline.js';
+import { raiseApplyConfigurationComputed } from '../../lowering/raise-apply-configuration.js';
+import { raiseCelGuards } from '../../lowering/raise-cel-guards.js';
+import { raiseGuardedSets } from '../../lowering/raise-guarded-sets.js';
 import type { Dialect } from '../dialect.js';
 import { KYVERNO_CAPABILITIES } from './capabilities.js';
 import { generateKyverno } from './generate.js';
@@ -19,8 +22,10 @@ export const kyvernoDialect: Dialect = {
   capabilities: KYVERNO_CAPABILITIES,
   recognizes: recognizesKyverno,
   parse: parseKyverno,
-  // Kyverno keeps its own strategic merge; MAP's apply configurations and CEL conditions are raised first.
-  lowerings: [...RAISE_MAP],
+  // Kyverno keeps its own strategic merge; MAP's apply configurations and CEL conditions are raised first
+  // (RAISE_MAP, with computed values: the generator compiles CEL to JMESPath), after params and variables
+  // are written into the CEL.
+  lowerings: [inlineCelConstants, raiseCelGuards, raiseApplyConfigurationComputed, raiseGuardedSets],
   generate: (policies, opts) => generateKyverno(policies, opts),
 };
 
