@@ -39,6 +39,24 @@ function firstFalse(st: EvalState, guards: readonly CompiledGuard[], scope: Scop
 }
 
 /**
+ * kube-apiserver's matchConditions (matchconditions/matcher.go): every condition is evaluated; any false skips
+ * the policy, even when another one failed; only when none is false does a failure count.
+ */
+function anyFalse(st: EvalState, guards: readonly CompiledGuard[], scope: Scope): CompiledGuard | undefined {
+  let failure: EvalFailure | undefined;
+  for (const g of guards) {
+    try {
+      if (!g.fn(st, scope)) return g;
+    } catch (e) {
+      if (!(e instanceof EvalFailure)) throw e;
+      failure ??= e;
+    }
+  }
+  if (failure) throw failure;
+  return undefined;
+}
+
+/**
  * Runs one policy once against the state. Returns whether it changed the object. A rule error either denies the
  * request (failurePolicy fail, the default) or discards that rule's changes and goes on (ignore).
  *
@@ -68,7 +86,7 @@ export function runPolicy(cp: CompiledPolicy, st: EvalState, pass?: number, keep
       return false;
     }
     if (cp.lets) scope = cp.lets(st, scope);
-    const blocked = firstFalse(st, cp.guards, scope);
+    const blocked = policy.semantics.order === 'ordered' ? anyFalse(st, cp.guards, scope) : firstFalse(st, cp.guards, scope);
     if (blocked) {
       event(st, { node: 'policy', outcome: 'skipped', reason: `guard ${describeGuard(blocked.guard)} is false`, origin: blocked.guard.origin, ...passInfo });
       return false;
