@@ -28,14 +28,17 @@ const FAILS = '  - {name: fails, expression: "object.metadata.labels.missing == 
 
 describe('MAP matchConditions', () => {
   it('skips the policy when a later condition is false, though an earlier one fails', () => {
-    const parsed = parseText('p.yaml', policy(`${FAILS}\n  - {name: no, expression: "false"}`));
+    const parsed = parseText('p.yaml', policy(`${FAILS}\n  - {name: never, expression: "false"}`));
+    expect(parsed.diagnostics.filter((d) => d.severity === 'error')).toEqual([]);
+    expect(parsed.policies).toHaveLength(1);
     const r = apply(parsed.policies, { object: CM, operation: 'CREATE' });
     expect(r.allowed).toBe(true);
     expect(r.object).toEqual(CM);
   });
 
   it('fails the request when a condition fails and none is false', () => {
-    const parsed = parseText('p.yaml', policy(`${FAILS}\n  - {name: yes, expression: "true"}`));
+    const parsed = parseText('p.yaml', policy(`${FAILS}\n  - {name: always, expression: "true"}`));
+    expect(parsed.policies).toHaveLength(1);
     const r = apply(parsed.policies, { object: CM, operation: 'CREATE' });
     expect(r.allowed).toBe(false);
   });
