@@ -11,6 +11,7 @@ import type { Diagnostic } from '../diagnostics/diagnostic.js';
 import type { Span } from '../diagnostics/span.js';
 import { isJsonObject, type JsonObject } from '../ir/json.js';
 import { parsePolicyDocs, translate } from '../pipeline.js';
+import { generateMutateExistingMpol } from '../dialects/kyverno-mpol/generate-existing.js';
 import { mutates } from './discover.js';
 import type { Library, MigrateTarget, Outcome, Refusal, SourcePolicy } from './model.js';
 
@@ -50,20 +51,15 @@ function within(span: Span | undefined, p: SourcePolicy): boolean {
   return span.line >= doc.line && span.line <= doc.endLine;
 }
 
-/** The mutate-existing rules, which the admission pipeline does not read: refused here, with their class. */
+/**
+ * The mutate-existing rules, which the admission pipeline does not read: refused here for MAP (it runs only at
+ * admission); for MutatingPolicy they are translated from the documents (kyverno-mpol/generate-existing.ts).
+ */
 function mutateExistingRefusals(p: SourcePolicy, to: MigrateTarget): Refusal[] {
+  if (to !== 'map') return [];
   return p.rules
     .filter((r) => r.kind === 'mutate-existing')
-    .map((r) =>
-      to === 'map'
-        ? { code: 'TM4001', class: 'cannot', message: `MutatingAdmissionPolicy cannot express rule ${r.name}, which mutates existing resources (mutate.targets): it runs only at admission`, span: r.span }
-        : {
-            code: 'TM4001',
-            class: 'yet',
-            message: `transmute does not yet translate rule ${r.name}, which mutates existing resources (mutate.targets), to Kyverno MutatingPolicy (spec.evaluation.mutateExisting, targetMatchConstraints)`,
-            span: r.span,
-          },
-    );
+    .map((r) => ({ code: 'TM4001', class: 'cannot', message: `MutatingAdmissionPolicy cannot express rule ${r.name}, which mutates existing resources (mutate.targets): it runs only at admission`, span: r.span }));
 }
 
 /** The source without its mutate rules, or undefined when only mutate rules were there. */
@@ -106,6 +102,11 @@ function translateUnit(unit: readonly SourcePolicy[], to: MigrateTarget, apiVers
       record(d, 'yet');
     }
     documents = result.documents.filter(isJsonObject);
+    if (to === 'kyverno-mpol') {
+      const existing = generateMutateExistingMpol(unit.map((p) => p.doc), { unsupported: 'error', ...(apiVersion ? { apiVersion } : {}) });
+      for (const d of existing.diagnostics) record(d, 'yet');
+      documents.push(...existing.documents);
+    }
   }
 
   const out = new Map<string, Outcome>();
@@ -119,11 +120,12 @@ function translateUnit(unit: readonly SourcePolicy[], to: MigrateTarget, apiVers
     for (const p of unit) refusals.get(p.key)!.push({ code: 'TM4001', class: 'yet', message: why, span: p.span });
   }
   const refused = unit.some((p) => refusals.get(p.key)!.length > 0);
-  // A policy the pipeline saw without rules (its mutate rules all mutate existing resources) "writes nothing".
+  // A policy the pipeline saw without rules (its mutate rules all mutate existing resources) "writes nothing":
+  // the admission pipeline's view, not the migration's.
   const writesNothing = (n: Refusal): boolean => n.code === 'TM4003' && n.message.endsWith('writes nothing; no policy emitted');
   unit.forEach((p, i) => {
+    notes.set(p.key, notes.get(p.key)!.filter((n) => !writesNothing(n)));
     if (refused) {
-      notes.set(p.key, notes.get(p.key)!.filter((n) => !writesNothing(n)));
       // A Gatekeeper group stands or falls together: each member lists every refusal of the group.
       const own = unit.length > 1 ? unit.flatMap((q) => refusals.get(q.key)!) : refusals.get(p.key)!;
       out.set(p.key, { status: 'refused', refusals: own, notes: notes.get(p.key)! });

@@ -42,12 +42,12 @@ const root = mkdtempSync(join(tmpdir(), 'transmute-chainsaw-'));
 afterAll(() => rmSync(root, { recursive: true, force: true }));
 
 /** Writes a Kyverno chainsaw case (manifest `ops` and the files they name) and returns its directory. */
-function chainsawCase(name: string, features: string[], ops: { op: string; file?: string; docs?: JsonObject[]; ref?: JsonObject }[]): string {
+function chainsawCase(name: string, features: string[], ops: { op: string; file?: string; docs?: JsonObject[]; ref?: JsonObject }[], dialects = ['kyverno']): string {
   const dir = join(root, 'kyverno-chainsaw', name);
   mkdirSync(dir, { recursive: true });
   const manifest = {
     source: 'kyverno-chainsaw',
-    dialects: ['kyverno'],
+    dialects,
     usable_offline: true,
     features,
     ops: ops.map(({ docs, ...op }) => {
@@ -118,6 +118,103 @@ describe('chainsaw replay of Kyverno mutate existing', () => {
     ]);
     const run = await runConformance([dir], { via: 'kyverno' });
     expect(run.outcomes[0]!.status).toBe('unsupported');
+  });
+});
+
+describe('chainsaw replay of Kyverno mutate existing, translated into MutatingPolicies (--via kyverno-mpol)', () => {
+  it('the translation mutates the target when the trigger is admitted, and not on policy install', async () => {
+    const onTrigger = chainsawCase('via-mpol-on-trigger', ['mutateExisting'], [
+      { op: 'apply', file: 'secret.yaml', docs: [secret] },
+      { op: 'policy', file: 'policy.yaml', docs: [labelSecretPolicy(false)] },
+      { op: 'apply', file: 'trigger.yaml', docs: [trigger] },
+      { op: 'assert', file: 'assert.yaml', docs: [labelled] },
+    ]);
+    expect((await runConformance([onTrigger], { via: 'kyverno-mpol' })).outcomes[0]).toMatchObject({ status: 'passed' });
+    // The trigger exists before the policy: Kyverno does not run the rule on install, nor does the translation.
+    const notOnInstall = chainsawCase('via-mpol-not-on-install', ['mutateExisting'], [
+      { op: 'apply', file: 'secret.yaml', docs: [secret] },
+      { op: 'apply', file: 'trigger.yaml', docs: [trigger] },
+      { op: 'policy', file: 'policy.yaml', docs: [labelSecretPolicy(false)] },
+      { op: 'error', file: 'error.yaml', docs: [labelled] },
+    ]);
+    expect((await runConformance([notOnInstall], { via: 'kyverno-mpol' })).outcomes[0]).toMatchObject({ status: 'passed' });
+  });
+
+  it('refuses mutateExistingOnPolicyUpdate (cannot), and any translation to MAP (cannot)', async () => {
+    const dir = chainsawCase('via-mpol-on-update', ['mutateExisting'], [
+      { op: 'policy', file: 'policy.yaml', docs: [labelSecretPolicy(true)] },
+      { op: 'assert', file: 'assert.yaml', docs: [secret] },
+    ]);
+    expect((await runConformance([dir], { via: 'kyverno-mpol' })).outcomes[0]).toMatchObject({ status: 'unsupported', class: 'cannot', reason: expect.stringContaining('mutateExistingOnPolicyUpdate') });
+    expect((await runConformance([dir], { via: 'map' })).outcomes[0]).toMatchObject({ status: 'unsupported', class: 'cannot', reason: expect.stringContaining('runs only at admission') });
+  });
+});
+
+/** A MutatingPolicy that labels ConfigMaps, mutating existing ones; `spec` is added to its spec. */
+const mpol = (spec: JsonObject, kind = 'MutatingPolicy', metadata: JsonObject = { name: 'label-cms' }): JsonObject => ({
+  apiVersion: 'policies.kyverno.io/v1beta1',
+  kind,
+  metadata,
+  spec: {
+    evaluation: { mutateExisting: { enabled: true } },
+    matchConstraints: { resourceRules: [{ apiGroups: [''], apiVersions: ['v1'], operations: ['CREATE', 'UPDATE'], resources: ['secrets'] }] },
+    mutations: [{ patchType: 'ApplyConfiguration', applyConfiguration: { expression: 'Object{metadata: Object.metadata{labels: Object.metadata.labels{mutated: "done"}}}' } }],
+    ...spec,
+  },
+});
+const MPOL = ['kyverno-mutatingpolicy-cel'];
+const cm = (name: string, namespace = 'ns', labels?: Record<string, string>): JsonObject => ({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, namespace, ...(labels ? { labels } : {}) } });
+const ns = { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'ns' } };
+const targetConfigMaps = { resourceRules: [{ apiGroups: [''], apiVersions: ['v1'], operations: ['*'], resources: ['configmaps'] }] };
+
+describe('chainsaw replay of MutatingPolicy mutate existing', () => {
+  it('mutates the targets when a trigger is admitted', async () => {
+    const dir = chainsawCase('mpol-trigger', ['mpol:mutateExisting'], [
+      { op: 'create', file: 'ns.yaml', docs: [ns] },
+      { op: 'create', file: 'cm.yaml', docs: [cm('a')] },
+      { op: 'policy', file: 'policy.yaml', docs: [mpol({ targetMatchConstraints: targetConfigMaps, targetMatchConditions: [{ name: 'from-admission', expression: 'has(request.requestKind)' }] })] },
+      { op: 'error', file: 'not-yet.yaml', docs: [cm('a', 'ns', { mutated: 'done' })] },
+      { op: 'apply', file: 'secret.yaml', docs: [secret] },
+      { op: 'assert', file: 'assert.yaml', docs: [cm('a', 'ns', { mutated: 'done' })] },
+    ], MPOL);
+    expect(await statusOf(dir)).toMatchObject({ status: 'passed' });
+  });
+
+  it('on install, mutates every existing object its matchConstraints list, matchConditions or not', async () => {
+    const policy = mpol({
+      evaluation: { admission: { enabled: false }, mutateExisting: { enabled: true } },
+      matchConstraints: { resourceRules: [{ apiGroups: [''], apiVersions: ['v1'], operations: ['CREATE'], resources: ['configmaps'], resourceNames: ['a'] }] },
+      matchConditions: [{ name: 'never', expression: 'false' }],
+    });
+    const dir = chainsawCase('mpol-install', [], [
+      { op: 'create', file: 'ns.yaml', docs: [ns] },
+      { op: 'create', file: 'cm.yaml', docs: [cm('a'), cm('b')] },
+      { op: 'policy', file: 'policy.yaml', docs: [policy] },
+      { op: 'assert', file: 'assert.yaml', docs: [cm('a', 'ns', { mutated: 'done' })] },
+      { op: 'error', file: 'error.yaml', docs: [cm('b', 'ns', { mutated: 'done' })] },
+    ], MPOL);
+    expect(await statusOf(dir)).toMatchObject({ status: 'passed' });
+  });
+
+  it('a NamespacedMutatingPolicy reaches its own namespace only', async () => {
+    const policy = mpol({ targetMatchConstraints: targetConfigMaps }, 'NamespacedMutatingPolicy', { name: 'p', namespace: 'ns' });
+    const dir = chainsawCase('nmpol', ['mpol:mutateExisting'], [
+      { op: 'create', file: 'ns.yaml', docs: [ns, { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'other' } }] },
+      { op: 'create', file: 'cm.yaml', docs: [cm('a'), cm('a', 'other')] },
+      { op: 'policy', file: 'policy.yaml', docs: [policy] },
+      { op: 'assert', file: 'assert.yaml', docs: [cm('a', 'ns', { mutated: 'done' })] },
+      { op: 'error', file: 'error.yaml', docs: [cm('a', 'other', { mutated: 'done' })] },
+    ], MPOL);
+    expect(await statusOf(dir)).toMatchObject({ status: 'passed' });
+  });
+
+  it('is not translated (--via): yet for kyverno-mpol, cannot for MAP', async () => {
+    const dir = chainsawCase('mpol-via', ['mpol:mutateExisting'], [
+      { op: 'policy', file: 'policy.yaml', docs: [mpol({ targetMatchConstraints: targetConfigMaps })] },
+      { op: 'assert', file: 'assert.yaml', docs: [cm('a')] },
+    ], MPOL);
+    expect((await runConformance([dir], { via: 'kyverno-mpol' })).outcomes[0]).toMatchObject({ status: 'unsupported', class: 'yet' });
+    expect((await runConformance([dir], { via: 'map' })).outcomes[0]).toMatchObject({ status: 'unsupported', class: 'cannot' });
   });
 });
 

@@ -56,11 +56,9 @@ describe('transmute migrate on a library', () => {
     for (const name of ['owner-label', 'tier-annotation']) {
       expect(policy(report, name)).toMatchObject({ status: 'proven', migrated: { name: 'gatekeeper-mutators', group: ['AssignMetadata/owner-label', 'AssignMetadata/tier-annotation'] } });
     }
+    // A mutate-existing rule becomes a MutatingPolicy with evaluation.mutateExisting; no suite row tests it.
     const refresh = policy(report, 'refresh-secrets');
-    expect(refresh.status).toBe('not-migrated');
-    expect(refresh.refusals).toEqual([
-      expect.objectContaining({ code: 'TM4001', class: 'yet', span: expect.objectContaining({ file: `${LIBRARY}/annotations/policies.yaml`, line: 53, col: 7 }) }),
-    ]);
+    expect(refresh).toMatchObject({ status: 'untested', migrated: { kind: 'MutatingPolicy', name: 'refresh-secrets' } });
     expect(refresh.notes).toEqual([]);
     expect(policy(report, 'require-labels')).toMatchObject({ status: 'left-as-is', reason: 'no mutate rule (rules: require-app-label (validate))' });
     expect(policy(report, 'already-cel')).toMatchObject({ status: 'left-as-is', reason: 'already a MutatingPolicy; copied unchanged' });
@@ -70,7 +68,7 @@ describe('transmute migrate on a library', () => {
     expect(costCenter.status).toBe('proven');
     expect(costCenter.migrated).toMatchObject({ kind: 'NamespacedMutatingPolicy', namespace: 'team-a' });
 
-    expect(report.summary).toMatchObject({ mutatePolicies: 7, notMigrated: 1, leftAsIs: 2 });
+    expect(report.summary).toMatchObject({ mutatePolicies: 7, notMigrated: 0, untested: 1, leftAsIs: 2 });
     expect(report.summary.proven + report.summary.differences).toBe(6);
   });
 
@@ -90,10 +88,11 @@ describe('transmute migrate on a library', () => {
       ['ClusterPolicy', 'add-team-label'],
     ]);
     expect(docs[1].spec.rules.map((r: { name: string }) => r.name)).toEqual(['require-owner']);
-    // The policy that is not migrated is written as it was, after the migrated ones.
+    // Every policy of the file migrated in place, the mutate-existing one too.
     const annotations = readFileSync(join(out, 'annotations/policies.yaml'), 'utf8').split(/^---$/m).map((d) => parse(d));
-    expect(annotations.map((d) => d.kind)).toEqual(['MutatingPolicy', expect.stringMatching(/MutatingPolicy$/), 'ClusterPolicy']);
+    expect(annotations.map((d) => d.kind)).toEqual(['MutatingPolicy', expect.stringMatching(/MutatingPolicy$/), 'MutatingPolicy']);
     expect(annotations[2].metadata.name).toBe('refresh-secrets');
+    expect(annotations[2].spec.evaluation).toEqual({ mutateExisting: { enabled: true } });
 
     const suite = parse(readFileSync(join(out, 'labels/.kyverno-test/kyverno-test.yaml'), 'utf8'));
     expect(suite.policies).toEqual(['../policy.yaml']);
@@ -122,10 +121,12 @@ describe('transmute migrate on a library', () => {
     expect(lines).toContain(
       `migrated and proven        ${LIBRARY}/labels/policy.yaml:2:1 ClusterPolicy add-team-label -> MutatingPolicy add-team-label in ${join(root, 'a')}/labels/policy.yaml (2 rows)`,
     );
-    expect(lines).toContain(`not migrated               ${LIBRARY}/annotations/policies.yaml:39:1 ClusterPolicy refresh-secrets`);
+    expect(lines).toContain(
+      `migrated, untested         ${LIBRARY}/annotations/policies.yaml:39:1 ClusterPolicy refresh-secrets -> MutatingPolicy refresh-secrets in ${join(root, 'a')}/annotations/policies.yaml (no suite row tests it)`,
+    );
     expect(lines).toContain('  left as is: rule require-owner (validate), kept in ClusterPolicy add-team-label');
     expect(lines).toContain(`left as is                 ${LIBRARY}/validate-only.yaml:1:1 ClusterPolicy require-labels: no mutate rule (rules: require-app-label (validate))`);
-    expect(lines.at(-1)).toMatch(/^7 mutate policies: \d+ migrated and proven, \d+ migrated with differences, 0 migrated untested, 1 not migrated; 2 left as is$/);
+    expect(lines.at(-1)).toMatch(/^7 mutate policies: \d+ migrated and proven, \d+ migrated with differences, 1 migrated untested, 0 not migrated; 2 left as is$/);
   });
 
   it('--to map marks rows isMutatingAdmissionPolicy and writes policy and binding; mutate existing cannot be expressed', async () => {

@@ -4,6 +4,11 @@
  * once per stored object when their policy is installed (pkg/policy: the policy controller enqueues an
  * UpdateRequest per existing trigger). The rule evaluation itself is the dialect's `mutateExisting`; this module
  * only decides which triggers and targets it sees and writes the mutated targets back to the store.
+ * MutatingPolicies with `evaluation.mutateExisting` have their own UpdateRequests (`MpolBackground`).
+ *
+ * Not modelled: a target write goes straight to the store (in a cluster it is an admission request of the
+ * background controller's service account, which other policies may mutate or trigger on), and Kyverno's
+ * resourceFilters (kube-system and the other filtered namespaces and kinds are targets like any other here).
  */
 import { hasMutateExistingRules, mutateExisting } from '../../dialects/kyverno/mutate-existing.js';
 import { recognizesKyverno } from '../../dialects/kyverno/parse.js';
@@ -11,6 +16,15 @@ import { firstError } from '../policies.js';
 import { isJsonObject, jsonEqual, type JsonObject, type JsonValue } from '../../ir/json.js';
 import type { SourceDoc } from '../../io/source.js';
 import type { AdmissionRequest } from '../../k8s/request.js';
+import type { KyvernoDataProvider } from '../../cel/lib/kyverno-context.js';
+import { policyKey, readPolicies, type ExistingPolicy } from '../../dialects/kyverno-mpol/mutate-existing.js';
+import {
+  admissionUpdateRequests,
+  policyEventUpdateRequests,
+  processUpdateRequest,
+  type MpolCluster,
+  type UpdateRequest,
+} from '../../dialects/kyverno-mpol/mutate-existing-cluster.js';
 
 /** The object store the replay keeps, as this module needs it. */
 export interface BackgroundStore {
@@ -114,4 +128,66 @@ function onPolicyUpdateOnly(doc: SourceDoc): SourceDoc | undefined {
   });
   if (!any) return undefined;
   return { ...doc, value: { ...doc.value, spec: { ...spec, rules: kept } } };
+}
+
+// ---- MutatingPolicy mutate existing (kyverno-mpol/mutate-existing.ts)
+
+/**
+ * Kyverno's background controller for MutatingPolicies with `evaluation.mutateExisting`, over the replayed
+ * store: UpdateRequests from admitted writes and deletes (the policy's webhook saw the request) and from policy
+ * events, each processed at once, its target writes stored in order.
+ */
+export class MpolBackground {
+  private units: ExistingPolicy[] = [];
+
+  constructor(private readonly store: BackgroundStore & { provider: KyvernoDataProvider }) {}
+
+  /** The policy set changed: `docs` are all MutatingPolicy documents now installed (and their exceptions). */
+  reload(docs: readonly SourceDoc[]): void {
+    this.units = readPolicies(docs).existing;
+  }
+
+  /** Whether any installed MutatingPolicy mutates existing resources. */
+  get active(): boolean {
+    return this.units.length > 0;
+  }
+
+  /** A write or delete went through admission (the request the policy's webhook received). */
+  admitted(request: AdmissionRequest): string[] {
+    return this.process(admissionUpdateRequests(this.units, request, this.store.provider));
+  }
+
+  /**
+   * Policy events for `docs` just installed or updated (pkg/policy: add and update events of a
+   * mutate-existing policy). The background reconcile repeats them every reconcile period (1h by default),
+   * which a replay never reaches.
+   */
+  installed(docs: readonly SourceDoc[]): string[] {
+    const keys = new Set(readPolicies(docs).existing.map((u) => policyKey(u.policy)));
+    return this.process(this.units.filter((u) => keys.has(policyKey(u.policy))).flatMap((u) => policyEventUpdateRequests(u, this.cluster())));
+  }
+
+  private cluster(): MpolCluster {
+    const objects = this.store.objects;
+    return {
+      objects: () => [...objects.values()],
+      namespace: (name) => objects.get(this.store.keyOf({ apiVersion: 'v1', kind: 'Namespace', metadata: { name } })),
+      provider: this.store.provider,
+    };
+  }
+
+  private process(urs: readonly UpdateRequest[]): string[] {
+    const errors: string[] = [];
+    for (const ur of urs) {
+      const out = processUpdateRequest(ur, this.cluster());
+      errors.push(...out.errors.map((e) => `${policyKey(ur.unit.policy)}: ${e}`));
+      for (const e of out.evaluated) for (const r of e.evaluation.responses) if (r.status === 'error') errors.push(`${r.policy}: ${r.reason ?? 'error'}`);
+      for (const w of out.writes) {
+        const key = this.store.keyOf(w.target);
+        // A target deleted since it was listed is skipped (processor.go: NotFound does not fail the request).
+        if (this.store.objects.has(key)) this.store.objects.set(key, w.object);
+      }
+    }
+    return errors;
+  }
 }

@@ -4,9 +4,10 @@
  * steps check the stored objects with chainsaw's partial matching. Asserts on non-resources (policy status,
  * reports, events) cannot be checked offline and are left out; a case with no resource assert left is
  * `unsupported`, never a vacuous pass. The API server's own part is modelled where assertions observe it
- * (chainsaw-apiserver.ts: ServiceAccount admission, typed persistence), and for Kyverno policies with
- * `mutate.targets` the background controller runs after each write, delete and policy install
- * (chainsaw-background.ts).
+ * (chainsaw-apiserver.ts: ServiceAccount admission, typed persistence), and the background controller runs
+ * after each write, delete and policy install (chainsaw-background.ts) for Kyverno policies with
+ * `mutate.targets` and for MutatingPolicies with `evaluation.mutateExisting` (with `--via kyverno-mpol`, for the
+ * MutatingPolicies a Kyverno case's mutate-existing rules translate into).
  */
 import { apply } from '../../interpreter/index.js';
 import { copyObject, defineOwn, hasOwn, isJsonObject, type JsonObject, type JsonValue } from '../../ir/json.js';
@@ -16,12 +17,12 @@ import type { AdmissionRequest } from '../../k8s/request.js';
 import { describeDifference, subsetDifference } from '../compare.js';
 import { isNamespacedKind, kindOf, namespaceStub } from '../kinds.js';
 import { dialectByName } from '../../dialects/registry.js';
-import { firstError, missingDialect, preparePolicies } from '../policies.js';
+import { firstError, MAP_CANNOT_MUTATE_EXISTING, missingDialect, preparePolicies, translateMutateExisting } from '../policies.js';
 import type { CaseResult, ChainsawCase } from '../types.js';
 import type { RunContext } from './context.js';
 import { persisted, serviceAccountAdmission } from './chainsaw-apiserver.js';
 import { hasMutateExistingRules } from '../../dialects/kyverno/mutate-existing.js';
-import { backgroundPolicies, runBackground, runOnPolicyUpdate, type BackgroundStore } from './chainsaw-background.js';
+import { backgroundPolicies, MpolBackground, runBackground, runOnPolicyUpdate, type BackgroundStore } from './chainsaw-background.js';
 import { UNSUPPORTED_OFFLINE } from '../../cel/lib/kyverno-context.js';
 import { setKyvernoData } from '../../dialects/kyverno-mpol/index.js';
 import { mutatesExisting } from '../../dialects/kyverno-mpol/recognize.js';
@@ -39,18 +40,26 @@ const BACKGROUND_FEATURES = ['mutateExisting', 'mpol:mutateExisting', 'mutateExi
 export function runChainsawCase(c: ChainsawCase, ctx: RunContext): CaseResult {
   const missing = missingDialect(c.dialect, ctx.via);
   if (missing) return missing;
-  const background = c.features.find((f) => BACKGROUND_FEATURES.includes(f));
-  if (background) {
-    // Kyverno `mutate.targets` rules are simulated (chainsaw-background.ts); MutatingPolicy targets are not, and
-    // a translation (`--via`) has no mutate-existing counterpart to run.
-    const simulated = c.dialect === 'kyverno' && ctx.via === undefined && !c.features.includes('mpol:mutateExisting') && c.steps.some((s) => s.op === 'policy' && s.docs.some(hasMutateExistingRules));
-    if (!simulated) return { status: 'unsupported', reason: `${background}: background mutation of existing objects is not simulated for this case` };
+  // Policies may come in any write step (chainsaw `apply` of a policy file too).
+  const policyDocs = c.steps.flatMap((s) => ('docs' in s && s.op !== 'assert' && s.op !== 'error' ? s.docs : []));
+  // Kyverno `mutate.targets` rules are simulated (chainsaw-background.ts), or translated into MutatingPolicies
+  // with `--via kyverno-mpol`; MutatingPolicies with evaluation.mutateExisting are simulated (MpolBackground).
+  const kyvernoExisting = c.dialect === 'kyverno' && policyDocs.some(hasMutateExistingRules);
+  const mpolExisting = c.dialect === 'kyverno-mpol' && policyDocs.some(mutatesExisting);
+  if (kyvernoExisting && ctx.via === 'map') return { status: 'unsupported', class: 'cannot', reason: `translation to map: ${MAP_CANNOT_MUTATE_EXISTING}` };
+  if (kyvernoExisting && ctx.via !== undefined && ctx.via !== 'kyverno-mpol') return { status: 'unsupported', class: 'yet', reason: `translation to ${ctx.via}: Kyverno mutate-existing rules are not translated to ${ctx.via} yet` };
+  if (mpolExisting && ctx.via !== undefined) {
+    const existing = policyDocs.find(mutatesExisting)!;
+    return ctx.via === 'map'
+      ? { status: 'unsupported', class: 'cannot', reason: `translation to map: ${describe(existing.value as JsonObject)}: MutatingAdmissionPolicy cannot mutate existing resources (it runs only at admission)` }
+      : { status: 'unsupported', class: 'yet', reason: `translation to ${ctx.via}: ${describe(existing.value as JsonObject)}: a MutatingPolicy with evaluation.mutateExisting is not written back yet` };
   }
-  // A MutatingPolicy with evaluation.mutateExisting mutates stored objects from the background controller
-  // (on policy install and on trigger events), which the replay does not simulate.
-  const existing = c.steps.flatMap((s) => ('docs' in s && s.op === 'policy' ? s.docs : [])).find(mutatesExisting);
-  if (existing) return { status: 'unsupported', reason: `${describe(existing.value as JsonObject)}: evaluation.mutateExisting (background mutation of existing objects) is not simulated` };
-  const result = new Replay(c, ctx, background !== undefined).run();
+  const background = c.features.find((f) => BACKGROUND_FEATURES.includes(f));
+  if (background && !kyvernoExisting && !mpolExisting) {
+    return { status: 'unsupported', reason: `${background}: background mutation of existing objects is not simulated for this case` };
+  }
+  const modes = { kyverno: kyvernoExisting && ctx.via === undefined, mpol: mpolExisting || (kyvernoExisting && ctx.via === 'kyverno-mpol') };
+  const result = new Replay(c, ctx, modes).run();
   // A policy that needs data offline cannot have (http, image registries): the case says so, not a failure.
   if (result.status === 'failed' && result.reason?.includes(UNSUPPORTED_OFFLINE)) {
     const reason = result.reason;
@@ -66,12 +75,20 @@ class Replay {
   private readonly notes: string[] = [];
   private generated = 0;
 
+  /** MutatingPolicies with evaluation.mutateExisting (the source's, or the translation's with `--via`). */
+  private readonly mpol: MpolBackground | undefined;
+  /** Whether `mutate.targets` rules run after writes, deletes and policy installs. */
+  private readonly background: boolean;
+
   constructor(
     private readonly c: ChainsawCase,
     private readonly ctx: RunContext,
-    /** Whether `mutate.targets` rules run after writes, deletes and policy installs. */
-    private readonly background: boolean,
+    modes: { kyverno: boolean; mpol: boolean },
   ) {
+    this.background = modes.kyverno;
+    this.mpol = modes.mpol
+      ? new MpolBackground({ ...this.store, provider: { getResource: (av, res, ns, name) => this.lookup(av, res, ns, name), listResources: (av, res, ns) => this.list(av, res, ns) } })
+      : undefined;
     // Namespaces that exist before any step runs: the cluster's own and the one chainsaw creates for the test.
     // They are what a policy matching `Namespace` finds as triggers on install (mutateExistingOnPolicyUpdate).
     // The API server labels every namespace with its name (NamespaceDefaultLabelName).
@@ -143,20 +160,31 @@ class Replay {
     const replaced = new Set(docs.map(key));
     this.policyDocs = [...this.policyDocs.filter((d) => !replaced.has(key(d))), ...docs];
     const r = this.reload();
-    if (r || !this.background) return r;
-    for (const e of runOnPolicyUpdate(docs, this.store)) this.notes.push(`background: ${e}`);
+    if (r) return r;
+    if (this.background) for (const e of runOnPolicyUpdate(docs, this.store)) this.notes.push(`background: ${e}`);
+    if (this.mpol) {
+      // Policy events of the MutatingPolicies installed by this step (translated ones with `--via`).
+      let installed: readonly SourceDoc[] = docs;
+      if (this.ctx.via === 'kyverno-mpol') {
+        const t = translateMutateExisting(docs, this.c.id);
+        installed = t.kind === 'ready' ? t.docs : [];
+      }
+      for (const e of this.mpol.installed(installed)) this.notes.push(`background: ${e}`);
+    }
     return undefined;
   }
 
   private reload(): CaseResult | undefined {
     if (this.policyDocs.length === 0) {
       this.policies = [];
+      this.mpol?.reload([]);
       return undefined;
     }
     const prepared = preparePolicies({ id: this.c.id, dialect: this.c.dialect, policyDocs: this.policyDocs, siblingDocs: [] }, this.ctx.via);
     if (prepared.kind === 'stop') return prepared.result;
     if (prepared.kind === 'rejected') return { status: 'failed', reason: `policies rejected: ${firstError(prepared.diagnostics)}` };
     this.policies = prepared.policies;
+    this.mpol?.reload(prepared.docs ?? this.policyDocs);
     return undefined;
   }
 
@@ -188,6 +216,10 @@ class Replay {
     this.objects.set(key, stored);
     // The background controller sees the persisted object (the UpdateRequest carries the admission request).
     this.runBackground({ ...request, object: stored });
+    // A MutatingPolicy's UpdateRequest carries the request its mutating webhook received (before the admission
+    // mutations of the replay's policies). Requests denied here create none (in a cluster the webhook may have
+    // created one before another webhook denied the request).
+    if (this.mpol) for (const e of this.mpol.admitted(request)) this.notes.push(`background: ${e}`);
   }
 
   /** Stored objects of an apiVersion and (plural) resource, in a namespace ('' for all). */
@@ -240,7 +272,9 @@ class Replay {
       this.objects.delete(key);
       // A delete triggers mutate-existing rules too (match.operations may name DELETE); Kyverno then reads
       // request.oldObject wherever request.object is written (mutate-existing.ts).
-      this.runBackground({ ...this.store.requestFor(existing), object: null, oldObject: existing, operation: 'DELETE' });
+      const deletion: AdmissionRequest = { ...this.store.requestFor(existing), object: null, oldObject: existing, operation: 'DELETE' };
+      this.runBackground(deletion);
+      if (this.mpol) for (const e of this.mpol.admitted(deletion)) this.notes.push(`background: ${e}`);
       return;
     }
     const before = this.policyDocs.length;

@@ -1,8 +1,13 @@
 /**
- * The runner for Kyverno mutate-existing cases (CLI `mode: mutate-existing`, kyverno-test.yaml suites with
- * `targetResources`): every trigger runs the policies' `mutate.targets` rules over the supplied targets (a
- * target mutated by one trigger is what the next trigger sees, as in a cluster), then each expected object is
- * compared with the mutated target of the same kind, namespace and name.
+ * The runner for mutate-existing cases (CLI `mode: mutate-existing`, kyverno-test.yaml suites with
+ * `targetResources`), as the Kyverno CLI runs them:
+ * - Kyverno policies: every trigger runs the policies' `mutate.targets` rules over the supplied targets (a
+ *   target mutated by one trigger is what the next trigger sees, as in a cluster), then each expected object is
+ *   compared with the mutated target of the same kind, namespace and name;
+ * - MutatingPolicy (`evaluation.mutateExisting`): kyverno-mpol/mutate-existing.ts `cliTestTargets`, each trigger
+ *   over the supplied targets, and every pass response of a target must carry the expected object.
+ * `--via kyverno-mpol` runs a Kyverno case's policies translated into MutatingPolicies
+ * (kyverno-mpol/generate-existing.ts); `--via map` is refused: a MutatingAdmissionPolicy runs only at admission.
  */
 import { hasMutateExistingRules, mutateExisting } from '../../dialects/kyverno/mutate-existing.js';
 import { registerJmesEngine } from '../../engines/jmes.js';
@@ -10,9 +15,12 @@ import { registerSmpEngine } from '../../engines/smp.js';
 import { isJsonObject, jsonEqual, type JsonObject, type JsonValue } from '../../ir/json.js';
 import type { AdmissionRequest } from '../../k8s/request.js';
 import { compareObjects, describeDifference } from '../compare.js';
-import { firstError, missingDialect } from '../policies.js';
+import { firstError, MAP_CANNOT_MUTATE_EXISTING, missingDialect, translateMutateExisting } from '../policies.js';
 import { kyvernoRequest, withDefaultNamespace } from '../../dialects/kyverno/test-suite/request.js';
 import type { AdmissionCase, CaseResult, Expectation, RuleExpectation } from '../types.js';
+import type { SourceDoc } from '../../io/source.js';
+import { objectsProvider } from '../../dialects/kyverno-mpol/mutate-existing.js';
+import { cliTestTargets, cliTrigger, targetIdentity } from '../../dialects/kyverno-mpol/mutate-existing-cli.js';
 import { runAdmissionCase } from './admission.js';
 import type { RunContext } from './context.js';
 
@@ -30,9 +38,19 @@ export function runSuiteCase(c: AdmissionCase, ctx: RunContext): CaseResult {
 export function runMutateExistingCase(c: AdmissionCase, ctx: RunContext): CaseResult {
   const missing = missingDialect(c.dialect, ctx.via);
   if (missing) return missing;
-  if (ctx.via) return { status: 'unsupported', reason: 'mutate-existing cases run in the Kyverno dialect only (no translation)' };
   if (!c.mutateExisting || !c.request) return { status: 'error', reason: 'TM7003: the case has no trigger or targets' };
   if (c.expect.kind === 'unchecked') return { status: 'unsupported', reason: c.expect.reason };
+  if (ctx.via === 'map') return { status: 'unsupported', class: 'cannot', reason: `translation to map: ${MAP_CANNOT_MUTATE_EXISTING}` };
+  if (c.dialect === 'kyverno-mpol') {
+    if (ctx.via) return { status: 'unsupported', class: 'yet', reason: `translation to ${ctx.via}: a MutatingPolicy with evaluation.mutateExisting is not written back yet` };
+    return runMpolCase(c, c.policyDocs);
+  }
+  if (ctx.via === 'kyverno-mpol') {
+    const translated = translateMutateExisting(c.policyDocs, c.id);
+    if (translated.kind === 'stop') return translated.result;
+    return runMpolCase(c, translated.docs);
+  }
+  if (ctx.via) return { status: 'unsupported', reason: `mutate-existing cases run in the Kyverno dialect or translated to kyverno-mpol, not through ${ctx.via}` };
   if (!c.policyDocs.some(hasMutateExistingRules)) {
     return { status: 'unsupported', reason: 'mutate-existing: no Kyverno policy with mutate.targets rules (MutatingPolicy targets are not implemented)' };
   }
@@ -96,6 +114,80 @@ export function runMutateExistingCase(c: AdmissionCase, ctx: RunContext): CaseRe
     if (s.expect.kind !== 'object') return { status: 'unsupported', reason: `mutate-existing: expectation ${s.expect.kind} is not checked on targets` };
     const d = compareObjects(s.expect.profile, s.expect.object, actual);
     if (d) return { status: 'failed', reason: `${s.label}: ${describeDifference(d)}` };
+  }
+  return { status: 'passed' };
+}
+
+/**
+ * A MutatingPolicy mutate-existing case as `kyverno test` checks it (commands/test/output.go): each trigger's run
+ * gives each target it reaches one response per policy; a pass response carries the patched target, which must
+ * be the expected object; a target no pass response carries is "not found", a failure.
+ */
+function runMpolCase(c: AdmissionCase, policyDocs: readonly SourceDoc[]): CaseResult {
+  const me = c.mutateExisting!;
+  const hintsValues = isJsonObject(c.hints.values) ? c.hints.values : undefined;
+  const triggers: { object: JsonObject; request: AdmissionRequest }[] = [];
+  if (me.triggers) {
+    for (const d of me.triggers) {
+      if (!isJsonObject(d.value)) continue;
+      const object = withDefaultNamespace(d.value);
+      const r = kyvernoRequest(object, { values: hintsValues, policy: c.ruleResults?.[0]?.policy });
+      if (typeof r === 'string') return { status: 'error', reason: `TM7003: trigger: ${r}` };
+      triggers.push({ object, request: r });
+    }
+  } else if (isJsonObject(c.request!.object)) triggers.push({ object: c.request!.object, request: c.request! });
+  const targets = me.targets.map((d) => d.value).filter(isJsonObject).map((o) => withDefaultNamespace(o));
+  const cluster = c.siblingDocs.map((d) => d.value).filter(isJsonObject);
+  const responses = cliTestTargets(policyDocs, triggers, targets, cluster);
+  if (typeof responses === 'string') return { status: 'failed', reason: responses };
+
+  const subjects: { label: string; target: JsonValue | undefined; expect: Expectation; ruleResults: readonly RuleExpectation[] }[] = me.triggers
+    ? [{ label: identity(c.request!.object), target: c.request!.object ?? undefined, expect: c.expect, ruleResults: c.ruleResults ?? [] }, ...(c.extraSubjects ?? []).map((s) => ({ label: s.label, target: s.request.object ?? undefined, expect: s.expect, ruleResults: s.ruleResults ?? [] }))]
+    : [{ label: 'expected', target: c.expect.kind === 'object' ? c.expect.object : undefined, expect: c.expect, ruleResults: c.ruleResults ?? [] }];
+  for (const s of subjects) {
+    if (!isJsonObject(s.target)) return { status: 'error', reason: `TM7003: ${s.label} is not an object` };
+    const list = responses.get(targetIdentity(withDefaultNamespace(s.target)));
+    const wantsError = s.ruleResults.some((r) => r.result === 'error') || s.expect.kind === 'error';
+    if (!list) {
+      // A trigger: the CLI's admission of it (every MutatingPolicy, targets or not), the policy's response.
+      const trigger = triggers.find((t) => identity(t.object) === identity(s.target));
+      if (!trigger) return { status: 'error', reason: `TM7003: ${s.label} is neither a trigger nor a target of the case` };
+      const admitted = cliTrigger(policyDocs, trigger.request, objectsProvider([...triggers.map((t) => t.object), ...targets, ...cluster]));
+      if (typeof admitted === 'string') return { status: 'failed', reason: admitted };
+      const policy = s.ruleResults[0]?.policy;
+      const response = admitted.responses.find((r) => policy === undefined || r.policy === policy || r.policy.endsWith(`/${policy}`));
+      // No response: the CLI reports the resource as excluded, a pass whatever the entry expects.
+      if (!response) continue;
+      if (wantsError) {
+        if (response.status !== 'error') return { status: 'failed', reason: `${s.label}: expected an error, got ${response.status}` };
+        continue;
+      }
+      for (const r of s.ruleResults) {
+        if (r.result !== response.status) return { status: 'failed', reason: `${s.label}: policy ${r.policy}: expected result ${r.result}, got ${response.status}${response.reason ? ` (${response.reason})` : ''}` };
+      }
+      if (s.expect.kind !== 'object') continue;
+      const d = compareObjects(s.expect.profile, s.expect.object, admitted.object ?? undefined);
+      if (d) return { status: 'failed', reason: `${s.label} (the trigger as the CLI admits it): ${describeDifference(d)}` };
+      continue;
+    }
+    const carried = list.filter((r) => r.patched !== undefined);
+    const errors = list.filter((r) => r.status === 'error');
+    if (wantsError) {
+      if (errors.length === 0) return { status: 'failed', reason: `${s.label}: expected an error, but none was reported` };
+      continue;
+    }
+    if (carried.length === 0) {
+      const why = errors[0]?.reason ?? list[0]?.reason;
+      return { status: 'failed', reason: `${s.label}: no policy response carries the target (kyverno test: not found)${why ? `: ${why}` : ''}` };
+    }
+    for (const r of s.ruleResults) {
+      if (r.result !== 'pass') return { status: 'failed', reason: `${s.label}: policy ${r.policy}: expected result ${r.result}, got pass` };
+    }
+    if (s.expect.kind !== 'object') return { status: 'unsupported', reason: `mutate-existing: expectation ${s.expect.kind} is not checked on targets` };
+    for (const r of carried) {
+      const d = compareObjects(s.expect.profile, s.expect.object, r.patched!);
+      if (d) return { status: 'failed', reason: `${s.label} (policy ${r.policy}, trigger ${identity(r.trigger)}): ${describeDifference(d)}` };
+    }
   }
   return { status: 'passed' };
 }

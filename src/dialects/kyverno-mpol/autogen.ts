@@ -44,15 +44,18 @@ function canAutogen(m: MatchResources): boolean {
 export function convertPodToTemplateExpression(expression: string, config: string): string {
   const spec = config === 'cronjobs' ? 'spec.jobTemplate.spec.template.spec' : 'spec.template.spec';
   const meta = config === 'cronjobs' ? 'spec.jobTemplate.spec.template.metadata' : 'spec.template.metadata';
-  let e = expression.replaceAll('object.spec', `object.${spec}`).replaceAll('Object.spec', `Object.${spec}`);
-  for (const field of ['labels', 'annotations']) {
-    e = e.replaceAll(`object.metadata.${field}`, `object.${meta}.${field}`).replaceAll(`Object.metadata.${field}`, `Object.${meta}.${field}`);
-  }
+  // autogen.go specRe, metadataLabelsRe, metadataAnnotationsRe: whole identifiers only (`\b`).
+  const e = expression
+    .replace(/\b(object|oldObject|Object)\.spec/g, `$1.${spec}`)
+    .replace(/\b(object|oldObject|Object)\.metadata\.labels/g, `$1.${meta}.labels`)
+    .replace(/\b(object|oldObject|Object)\.metadata\.annotations/g, `$1.${meta}.annotations`);
   const trimmed = e.trim();
-  if (!trimmed.startsWith('Object{')) return e;
-  // The outermost Object{...} is wrapped into the template's path; braces are counted as upstream does
-  // (no regard for strings), so the rewrite is exactly as faithful as Kyverno's.
-  const content = trimmed.slice('Object{'.length);
+  if (!trimmed.startsWith('Object')) return e;
+  // The outermost Object{...} (whitespace allowed before the brace) is wrapped into the template's path;
+  // braces are counted as upstream does (no regard for strings), so the rewrite is exactly as faithful as Kyverno's.
+  const afterName = trimmed.slice('Object'.length).replace(/^[ \t\r\n]+/, '');
+  if (!afterName.startsWith('{')) return e;
+  const content = afterName.slice(1);
   let depth = 1;
   let end = -1;
   for (let i = 0; i < content.length; i++) {

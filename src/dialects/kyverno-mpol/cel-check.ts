@@ -34,6 +34,10 @@ export function checkMpolCel(policy: MpolPolicy): Diagnostic[] {
     declared.add(v.name);
   }
   for (const c of policy.matchConditions) check(c, 'bool', declared, out);
+  for (const c of policy.targetMatchConditions) check(c, 'bool', declared, out);
+  // compiler.go also requires the expression's type to be map(string, any); the map is checked when it runs.
+  const expression = policy.targetMatchConstraints?.expression;
+  if (expression) check(expression, 'any', declared, out);
   for (const m of policy.mutations) check(m.expression, m.patchType === 'ApplyConfiguration' ? 'Object' : 'JSONPatchList', declared, out);
   return out;
 }

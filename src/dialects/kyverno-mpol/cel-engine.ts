@@ -14,7 +14,7 @@ import { registerCelEngine, requestValue, resultToJson, RESERVED_VAR_PREFIX } fr
 import type { CompiledExpr, ExprScope, ExpressionEngine } from '../../interpreter/engines.js';
 import { expressionEngine, registerExpressionEngine } from '../../interpreter/engines.js';
 import { EvalFailure } from '../../interpreter/failure.js';
-import type { JsonValue } from '../../ir/json.js';
+import { hasOwn, type JsonValue } from '../../ir/json.js';
 import type { ExprSource } from '../../ir/nodes.js';
 import type { AdmissionRequest } from '../../k8s/request.js';
 import { DIALECT } from './model.js';
@@ -35,11 +35,24 @@ export function setKyvernoData(request: AdmissionRequest, provider: KyvernoDataP
 
 /**
  * Kyverno's `request`: the whole admission request (its RequestType), so MAP's request value plus the user's
- * roles and cluster roles and the object and old object.
+ * roles and cluster roles and the object and old object. The object is the admission request's
+ * (mpol/compiler/eval.go prepareData reads it from the request once): mutations before this expression change
+ * `object`, never `request.object`.
  */
-function mpolRequestValue(req: AdmissionRequest, object: JsonValue | null): Record<string, unknown> {
+export function mpolRequestValue(req: AdmissionRequest): Record<string, unknown> {
   const u = req.userInfo ?? {};
-  return { ...requestValue(req), roles: u.roles ?? [], clusterRoles: u.clusterRoles ?? [], object, oldObject: req.oldObject ?? null };
+  return { ...requestValue(req), roles: u.roles ?? [], clusterRoles: u.clusterRoles ?? [], object: req.object ?? null, oldObject: req.oldObject ?? null };
+}
+
+/**
+ * The reserved variable holding the `request` of a mutate-existing evaluation: the trigger's admission request
+ * (or the background controller's synthetic one), while `object` is the target (kyverno-mpol/mutate-existing.ts).
+ */
+export const MPOL_REQUEST_VAR = `${RESERVED_VAR_PREFIX}mpol-request`;
+
+function requestOf(scope: ExprScope): unknown {
+  const bound = scope.lookup ? scope.lookup(MPOL_REQUEST_VAR) : hasOwn(scope.vars, MPOL_REQUEST_VAR) ? { value: scope.vars[MPOL_REQUEST_VAR]! } : undefined;
+  return bound ? bound.value : mpolRequestValue(scope.request);
 }
 
 /** `variables`: lazy reads of the policy's bindings (an error surfaces where the variable is read). */
@@ -74,7 +87,7 @@ function compileMpol(expr: ExprSource): ReturnType<ExpressionEngine['compile']> 
       object: scope.object ?? null,
       oldObject: scope.oldObject ?? null,
       namespaceObject: scope.namespaceObject ?? null,
-      request: mpolRequestValue(scope.request, scope.object ?? null),
+      request: requestOf(scope),
       variables: readsVariables ? variablesValue(scope) : {},
     };
     const out = withKyvernoData(providers.get(scope.request), () => program.eval(activation, { costLimit: COST_LIMIT }));
@@ -104,4 +117,61 @@ export function installMpolCelEngine(): void {
     compile: (expr) => (expr.origin.dialect === DIALECT ? compileMpol(expr) : base.compile(expr)),
   };
   registerExpressionEngine('cel', engine);
+}
+
+/** An expression of a policy document with its origin (for diagnostics). */
+export interface MpolExpr {
+  text: string;
+  origin: ExprSource['origin'];
+}
+
+/**
+ * Evaluates one MutatingPolicy expression outside a mutation (the target selector expression of
+ * `targetMatchConstraints`), with `variables` bound lazily as compiler/policy.go appendVariables binds them:
+ * each variable is evaluated on first read against the same activation, its error surfacing where it is read.
+ * Activation entries left undefined are unbound (the Kyverno CLI binds only `object` and `variables` there).
+ */
+export function evaluateMpolExpression(
+  expr: MpolExpr,
+  variables: readonly { name: string; expr: MpolExpr }[],
+  activation: { object?: unknown; oldObject?: unknown; request?: unknown; namespaceObject?: unknown },
+  provider?: KyvernoDataProvider,
+): { ok: true; value: JsonValue } | { ok: false; message: string } {
+  const compiled = new Map<string, CelProgram | string>();
+  const programOf = (x: MpolExpr): CelProgram | string => {
+    const r = compile(x.text, { variables: MPOL_VARIABLES, extraLibraries: ['kyverno'] }, () => spanOfOrigin(x.origin));
+    return r.ok ? r.value : (r.diagnostics[0]?.message ?? 'does not compile');
+  };
+  const bound: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(activation)) if (v !== undefined) bound[k] = v;
+  const vars: Record<string, unknown> = {};
+  const memo = new Map<string, unknown>();
+  for (const v of variables) {
+    Object.defineProperty(vars, v.name, {
+      enumerable: true,
+      get: () => {
+        if (memo.has(v.name)) return memo.get(v.name);
+        let p = compiled.get(v.name);
+        if (p === undefined) compiled.set(v.name, (p = programOf(v.expr)));
+        if (typeof p === 'string') throw new CelError(`composited variable "${v.name}" fails to evaluate: ${p}`);
+        const out = p.eval(bound, { costLimit: COST_LIMIT });
+        if (!out.ok) throw new CelError(`composited variable "${v.name}" fails to evaluate: ${out.error}`);
+        memo.set(v.name, out.value);
+        return out.value;
+      },
+    });
+  }
+  bound.variables = vars;
+  const program = programOf(expr);
+  if (typeof program === 'string') return { ok: false, message: program };
+  return withKyvernoData(provider, () => {
+    const out = program.eval(bound, { costLimit: COST_LIMIT });
+    if (!out.ok) return { ok: false, message: out.error };
+    try {
+      return { ok: true, value: resultToJson(out.value) };
+    } catch (e) {
+      if (!(e instanceof CelError)) throw e;
+      return { ok: false, message: e.message };
+    }
+  });
 }

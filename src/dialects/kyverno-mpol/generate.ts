@@ -9,6 +9,8 @@
  *   autogen variants), so a MutatingPolicy read back keeps its own `autogen.podControllers` setting with its
  *   variants folded into it, and any other Pod policy is written with `controllers: []` so that Kyverno adds
  *   nothing the source did not do.
+ * Kyverno mutate-existing rules (`mutate.targets`) are not in the IR: generate-existing.ts writes them from
+ * the source documents (`translateMutateExistingRules`).
  */
 import { layoutCel } from '../../cel/layout.js';
 import type { JsonObject, JsonValue } from '../../ir/json.js';
@@ -114,6 +116,6 @@ export function generateMpol(policies: readonly Policy[], opts: GenerateOptions 
     const controllers = autogenEligible(e) ? (fromMpol ? POD_CONTROLLERS.filter((c) => fromMpol.has(c)) : []) : undefined;
     docs.push(document(e, apiVersion, namespaces.get(e.source.id), controllers));
   }
-  report.finish(docs.length, policies[0]?.origin);
+  report.finish(docs.length, policies.length, policies[0]?.origin);
   return { documents: docs, text: docs.length > 0 ? toYamlDocuments(docs) : '', diagnostics: report.diagnostics };
 }

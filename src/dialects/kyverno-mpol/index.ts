@@ -23,3 +23,6 @@ registerSsaEngine();
 
 export { setKyvernoData } from './cel-engine.js';
 export { readMpolDocuments, lowerMpol } from './parse.js';
+// Mutate existing: running it (as the Kyverno CLI and as the background controller do), and writing Kyverno
+// mutate.targets rules as MutatingPolicies (read from the documents: the admission IR does not hold them).
+export { generateMutateExistingMpol, translateMutateExistingRules, MAP_CANNOT_MUTATE_EXISTING } from './generate-existing.js';

@@ -4,7 +4,7 @@
  * bindings or params, plus Kyverno's evaluation modes, autogen and CEL PolicyExceptions.
  */
 import type { SourceDoc, YamlPath } from '../../io/source.js';
-import type { MatchResources, Mutation, Named } from '../map/model.js';
+import type { Expression, MatchResources, Mutation, Named } from '../map/model.js';
 
 export const DIALECT = 'kyverno-mpol';
 export const GROUP = 'policies.kyverno.io';
@@ -32,8 +32,17 @@ export interface MpolPolicy {
   /** spec.evaluation: admission (default on) and mutate-existing (default off). */
   admission: boolean;
   mutateExisting: boolean;
-  /** `spec.targetMatchConstraints` is set: the mutations apply to other objects than the trigger. */
+  /**
+   * `spec.targetMatchConstraints` selects targets (resource rules or an expression): the policy never mutates
+   * the admission request itself (webhooks/resource/mpol NoTargetMatchConstraintPolicy), only targets.
+   */
   hasTargets: boolean;
+  /** spec.targetMatchConstraints as written (resource rules, selectors, and the CEL `expression`). */
+  targetMatchConstraints?: MatchResources & { expression?: Expression };
+  /** spec.targetMatchConditions: tested on each resolved target (`object` is the target). */
+  targetMatchConditions: Named[];
+  /** spec.evaluation.skipBackgroundRequests (default true): requests of the background controller are ignored. */
+  skipBackgroundRequests: boolean;
   /** spec.autogen.podControllers.controllers; undefined when unset (every controller). */
   autogenControllers?: string[];
 }

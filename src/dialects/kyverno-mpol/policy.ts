@@ -26,6 +26,16 @@ function readAutogen(r: MpolReader): string[] | undefined {
   return controllers.filter((c) => POD_CONTROLLERS.includes(c));
 }
 
+/** spec.targetMatchConstraints: a MatchResources (every operation allowed) plus the CEL `expression`. */
+function readTargetMatchConstraints(r: MpolReader): MpolPolicy['targetMatchConstraints'] {
+  const path = ['spec', 'targetMatchConstraints'];
+  if (!r.obj(path)) return undefined;
+  const m: NonNullable<MpolPolicy['targetMatchConstraints']> = readMatchResources(r, path, false, MPOL_OPERATIONS);
+  const text = r.str([...path, 'expression']);
+  if (text !== undefined && text !== '') m.expression = { text, doc: r.doc, path: [...path, 'expression'] };
+  return m;
+}
+
 export function readMpolPolicy(doc: SourceDoc, diagnostics: Diagnostic[]): MpolPolicy | undefined {
   const r = new MpolReader(doc, diagnostics);
   const before = diagnostics.length;
@@ -54,8 +64,17 @@ export function readMpolPolicy(doc: SourceDoc, diagnostics: Diagnostic[]): MpolP
     reinvocationPolicy: r.oneOf(['spec', 'reinvocationPolicy'], ['Never', 'IfNeeded'], 'Never'),
     admission: r.bool([...ev, 'admission', 'enabled'], true),
     mutateExisting: r.bool([...ev, 'mutateExisting', 'enabled'], false),
-    hasTargets: r.obj(['spec', 'targetMatchConstraints']) !== undefined,
+    hasTargets: false,
+    targetMatchConditions: readNamed(r, ['spec', 'targetMatchConditions']),
+    skipBackgroundRequests: r.bool([...ev, 'skipBackgroundRequests'], true),
   };
+  validateMatchConditions(r, policy.targetMatchConditions, ['spec', 'targetMatchConditions']);
+  const targets = readTargetMatchConstraints(r);
+  if (targets) {
+    policy.targetMatchConstraints = targets;
+    // predicate.go NoTargetMatchConstraintPolicy: targets exist when resource rules or an expression are set.
+    policy.hasTargets = targets.resourceRules.length > 0 || targets.expression !== undefined;
+  }
   if (kind === 'NamespacedMutatingPolicy') policy.namespace = r.str(['metadata', 'namespace']) ?? '';
   const controllers = readAutogen(r);
   if (controllers) policy.autogenControllers = controllers;

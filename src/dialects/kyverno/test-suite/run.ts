@@ -22,7 +22,11 @@ import { dialectFor } from '../../registry.js';
 import { checkPatched, findPatched } from './compare.js';
 import { readSuiteDocs } from './files.js';
 import { apiCallValues } from './api-calls.js';
-import { checkMutateExisting, runMutateExistingRule } from './mutate-existing.js';
+import { checkMpolMutateExisting, checkMpolTrigger, checkMutateExisting, runMutateExistingRule } from './mutate-existing.js';
+import { objectsProvider } from '../../kyverno-mpol/mutate-existing.js';
+import { cliTestTargets, cliTrigger, targetIdentity } from '../../kyverno-mpol/mutate-existing-cli.js';
+import { mutatesExisting } from '../../kyverno-mpol/recognize.js';
+import type { AdmissionRequest } from '../../../k8s/request.js';
 import type { RowStatus, SuiteResult, SuiteRow, TestSuite } from './model.js';
 import { findResource, kindOf, metadataOf, policyChain, resourceLabel, splitRef } from './select.js';
 
@@ -62,6 +66,7 @@ class SuiteRun {
     // Without `resources`, every resource of the entry's kind is checked (none at all is a failure).
     const refs = entry.resources.length > 0 ? entry.resources : this.resources.filter((o) => entry.kind === '' || kindOf(o) === entry.kind).map(refOf);
     if (refs.length === 0) return [row(entry.kind, 'failed', `the result names no resource and the test has no ${entry.kind || 'resource'}`)];
+    if (this.mpolMutatesExisting(entry)) return this.mpolExistingRows(entry, row);
     const prepared = this.prepare(entry.policy);
     if (!prepared.ok) return refs.map((r) => row(resourceLabel(entry.kind, r, entry.namespace), 'failed', prepared.reason));
     if (hasTargets(prepared.doc, rule)) return this.mutateExistingRows(entry, refs, row);
@@ -74,6 +79,72 @@ class SuiteRun {
       const label = resourceLabel(entry.kind, ref, entry.namespace);
       const checked = this.check(entry, prepared, names, ref);
       return row(label, checked.status, checked.reason, checked.diff);
+    });
+  }
+
+  /** Whether the entry's policy is a MutatingPolicy that mutates existing resources, in a test with targets. */
+  private mpolMutatesExisting(entry: SuiteResult): boolean {
+    if (this.targets.length === 0) return false;
+    const doc = policyChain(this.suite.policies, entry.policy)?.filter((d) => !kindOf(d.value).endsWith('Binding')).pop();
+    return doc !== undefined && mutatesExisting(doc);
+  }
+
+  /**
+   * Rows of a mutate-existing MutatingPolicy, as the CLI runs it (kyverno-mpol/mutate-existing.ts): each
+   * resource of the test is admitted by every MutatingPolicy (`cliTrigger`) and then runs them on the targets
+   * (`cliTestTargets`). A target is checked on its responses, a resource on its admission; without
+   * `resources`, every resource and every target a response carries is checked.
+   */
+  private mpolExistingRows(entry: SuiteResult, row: (resource: string, status: RowStatus, reason: string, diff?: string) => SuiteRow): SuiteRow[] {
+    const triggers: { object: JsonObject; request: AdmissionRequest }[] = [];
+    const fail = (reason: string): SuiteRow[] => [row(resourceLabel(entry.kind, entry.resources.join(', '), entry.namespace), 'failed', reason)];
+    for (const object of this.resources) {
+      const request = kyvernoRequest(object, { values: this.values, userInfo: this.suite.userInfo, policy: entry.policy });
+      if (typeof request === 'string') return fail(request);
+      triggers.push({ object, request });
+    }
+    const docs = [...this.suite.policies, ...this.suite.exceptions];
+    const cluster = objects([...this.suite.clusterResources, ...this.suite.paramResources]);
+    const responses = cliTestTargets(docs, triggers, this.targets, cluster);
+    if (typeof responses === 'string') return fail(responses);
+    let patched: { name: string; docs: SourceDoc[] } | undefined;
+    if (entry.patchedResources) {
+      const read = readSuiteDocs({ dir: this.suite.dir, display: dirOf(this.suite.file) }, entry.patchedResources);
+      if (!read.ok) return fail(`patched resource: ${firstError(read.diagnostics)}`);
+      patched = { name: entry.patchedResources, docs: read.value };
+    }
+    const provider = objectsProvider([...this.resources, ...this.targets, ...cluster]);
+    const triggerCheck = (trigger: { object: JsonObject; request: AdmissionRequest }) => checkMpolTrigger(cliTrigger(docs, trigger.request, provider), entry.policy, entry.result, patched);
+    if (entry.resources.length === 0) {
+      // Every resource, each standing also for the targets its run reached (the CLI checks those too).
+      return this.resources
+        .filter((o) => entry.kind === '' || kindOf(o) === entry.kind)
+        .map((object) => {
+          const label = resourceLabel(entry.kind, refOf(object));
+          const trigger = triggers.find((t) => t.object === object)!;
+          const own = triggerCheck(trigger);
+          if (own.status === 'failed') return row(label, own.status, own.reason, own.diff);
+          for (const target of this.targets) {
+            const reached = (responses.get(targetIdentity(target)) ?? []).filter((r) => r.trigger === object);
+            if (!reached.some((r) => r.patched !== undefined)) continue;
+            const c = checkMpolMutateExisting(reached, entry.result, patched);
+            if (c.status === 'failed') return row(label, c.status, `target ${resourceLabel(kindOf(target), refOf(target))}: ${c.reason}`, c.diff);
+          }
+          return row(label, own.status, own.reason, own.diff);
+        });
+    }
+    return entry.resources.map((ref) => {
+      const label = resourceLabel(entry.kind, ref, entry.namespace);
+      const target = findResource(this.targets, entry.kind, ref, entry.namespace);
+      if (target) {
+        const c = checkMpolMutateExisting(responses.get(targetIdentity(target)) ?? [], entry.result, patched);
+        return row(label, c.status, c.reason, c.diff);
+      }
+      const object = findResource(this.resources, entry.kind, ref, entry.namespace);
+      const trigger = triggers.find((t) => t.object === object);
+      if (!trigger) return row(label, 'failed', `resource not found: no ${entry.kind || 'resource'} ${ref} among the test's resources or targetResources`);
+      const c = triggerCheck(trigger);
+      return row(label, c.status, c.reason, c.diff);
     });
   }
 
