@@ -13,6 +13,7 @@ import type { SourceDoc } from '../io/source.js';
 import type { CaseResult } from './types.js';
 import { kindOf } from './kinds.js';
 import { loadYamlText } from '../io/yaml-load.js';
+import { MAP_CANNOT_MUTATE_EXISTING, translateMutateExistingRules } from '../dialects/kyverno-mpol/generate-existing.js';
 
 /**
  * Parse options with the case data a dialect may need and the request cannot carry (Gatekeeper `flags`,
@@ -24,7 +25,8 @@ export interface ConformanceParseOptions extends ParseOptions {
 }
 
 export type Prepared =
-  | { kind: 'ready'; policies: Policy[]; diagnostics: Diagnostic[] }
+  /** `docs`: with `--via`, the translated documents the policies were read from. */
+  | { kind: 'ready'; policies: Policy[]; diagnostics: Diagnostic[]; docs?: SourceDoc[] }
   /** The case's own dialect refused the policies (what a validation case may expect). */
   | { kind: 'rejected'; diagnostics: Diagnostic[] }
   /** No dialect, nothing it reads, or a translation that is unsupported or broken: the case ends here. */
@@ -53,24 +55,53 @@ export function preparePolicies(input: PolicyInput, via?: string): Prepared {
   if (parsed.kind !== 'ready' || via === undefined) return parsed;
 
   const target = dialectByName(via)!;
+  // Kyverno mutate-existing rules are not in the admission IR: they are translated from the documents.
+  const existing = existingRulesTranslation(input.policyDocs, via);
+  if (existing.kind === 'stop') return existing;
   let lowered = parsed.policies;
   for (const lower of target.lowerings) lowered = lower(lowered);
   const generated = target.generate(lowered, { unsupported: 'error' });
   const unsupported = generated.diagnostics.find((d) => d.code === 'TM4001');
   if (unsupported) return stop('unsupported', `translation to ${via}: ${renderDiagnosticLine(unsupported)}`, unsupported.unsupported ?? 'yet');
   if (hasErrors(generated.diagnostics)) return stop('failed', `translation to ${via} failed: ${firstError(generated.diagnostics)}`);
-  const docs = loadYamlText(`${input.id} (as ${via})`, generated.text);
+  const text = [generated.text, existing.text].filter((t) => t !== '').join('---\n');
+  const docs = loadYamlText(`${input.id} (as ${via})`, text);
   if (!docs.ok) return stop('failed', `generated ${via} YAML does not load: ${firstError(docs.diagnostics)}`);
   if (!docs.value.some((d) => target.recognizes(d))) {
     // Nothing written, and the generator said why (the source policies never apply or write nothing, TM4003):
     // the translation is no policy. A generator that writes nothing silently fails the case.
-    const saidWhy = generated.documents.length === 0 && generated.diagnostics.some((d) => d.code === 'TM4003');
-    if (parsed.policies.length === 0 || saidWhy) return { kind: 'ready', policies: [], diagnostics: generated.diagnostics };
+    const saidWhy = generated.documents.length === 0 && generated.diagnostics.some((d) => d.code === 'TM4003' || (d.code === 'TM4005' && d.severity === 'warning'));
+    if (parsed.policies.length === 0 || saidWhy) return { kind: 'ready', policies: [], diagnostics: generated.diagnostics, docs: [] };
     return stop('failed', `translation to ${via} produced no ${via} policy document`);
   }
   const reparsed = parseWith(via, docs.value, input.siblingDocs, input.hints);
   if (reparsed.kind === 'rejected') return stop('failed', `generated ${via} does not parse: ${firstError(reparsed.diagnostics)}`);
-  return reparsed;
+  return reparsed.kind === 'ready' ? { ...reparsed, docs: docs.value } : reparsed;
+}
+
+export { MAP_CANNOT_MUTATE_EXISTING };
+
+/**
+ * The Kyverno mutate-existing rules among `docs` translated into `via` (kyverno-mpol/generate-existing.ts):
+ * MutatingPolicies for kyverno-mpol, a `cannot` for MAP and Gatekeeper (admission only), a `yet` for the others.
+ */
+function existingRulesTranslation(docs: readonly SourceDoc[], via: string): { kind: 'ready'; text: string } | Stopped {
+  const g = translateMutateExistingRules(docs, via, { unsupported: 'error' });
+  if (g.rules === 0) return { kind: 'ready', text: '' };
+  const unsupported = g.diagnostics.find((d) => d.code === 'TM4001');
+  if (unsupported) return halt('unsupported', `translation to ${via}: ${renderDiagnosticLine(unsupported)}`, unsupported.unsupported ?? 'yet');
+  if (hasErrors(g.diagnostics)) return halt('failed', `translation to ${via} failed: ${firstError(g.diagnostics)}`);
+  return { kind: 'ready', text: g.text };
+}
+
+/** A mutate-existing case's Kyverno policies as MutatingPolicies (its mutate-existing rules), read back. */
+export function translateMutateExisting(docs: readonly SourceDoc[], id: string): { kind: 'ready'; docs: SourceDoc[] } | Stopped {
+  const t = existingRulesTranslation(docs, 'kyverno-mpol');
+  if (t.kind === 'stop') return t;
+  if (t.text === '') return halt('unsupported', 'translation to kyverno-mpol: the case has no Kyverno mutate-existing rule', 'yet');
+  const loaded = loadYamlText(`${id} (as kyverno-mpol)`, t.text);
+  if (!loaded.ok) return halt('failed', `generated kyverno-mpol YAML does not load: ${firstError(loaded.diagnostics)}`);
+  return { kind: 'ready', docs: loaded.value };
 }
 
 function parseWith(name: string, policyDocs: readonly SourceDoc[], siblingDocs: readonly SourceDoc[], hints: JsonObject | undefined): Prepared {
@@ -90,6 +121,12 @@ function parseWith(name: string, policyDocs: readonly SourceDoc[], siblingDocs: 
 export function firstError(diagnostics: readonly Diagnostic[]): string {
   const d = diagnostics.find((x) => x.severity === 'error') ?? diagnostics[0];
   return d ? renderDiagnosticLine(d) : 'no diagnostic';
+}
+
+type Stopped = Extract<Prepared, { kind: 'stop' }>;
+
+function halt(status: CaseResult['status'], reason: string, cls?: CaseResult['class']): Stopped {
+  return { kind: 'stop', result: { status, reason, ...(cls ? { class: cls } : {}) } };
 }
 
 function stop(status: CaseResult['status'], reason: string, cls?: CaseResult['class']): Prepared {

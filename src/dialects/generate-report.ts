@@ -89,13 +89,17 @@ export class GenerationReport {
   }
 
   /**
-   * Closes the report for an output of `emitted` documents: an output that refusals left empty is an error
-   * (TM4005) whatever the level.
+   * Closes the report for an output of `emitted` documents translated from `inputs` policies. An empty output
+   * is never silent: refusals that left it empty make it an error (TM4005), and an empty output without any
+   * refusal (the policies write nothing the target needs) is a warning, unless a diagnostic already says why.
    */
-  finish(emitted: number, origin?: Origin): void {
-    if (emitted === 0 && this.refusals > 0) {
-      const n = this.refusals;
+  finish(emitted: number, inputs: number, origin?: Origin): void {
+    if (emitted > 0 || inputs === 0) return;
+    const n = this.refusals;
+    if (n > 0) {
       this.push('TM4005', `nothing could be translated to ${this.target} (${n} construct${n === 1 ? '' : 's'} left out); no output`, origin);
+      return;
     }
+    if (!this.diagnostics.some((d) => d.code === 'TM4003')) this.push('TM4005', `the policies write nothing ${this.target} needs; no output`, origin, 'warning');
   }
 }

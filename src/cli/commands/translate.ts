@@ -30,7 +30,8 @@ Options:
   -o, --output FILE          write there (atomically) instead of stdout
       --unsupported LEVEL    error (default): refuse to emit anything if any construct cannot be translated;
                              warn: emit every rule that can be translated, report each one left out;
-                             ignore: the same without the reports. An output left empty is always an error.
+                             ignore: the same without the reports. An output that refusals left empty is
+                             an error (TM4005); one the policies leave empty is a warning.
       --diagnostics FORMAT   text (default) | json
   -h, --help                 show this help
 

@@ -480,6 +480,6 @@ export function generateGatekeeper(policies: readonly Policy[], opts: GenerateOp
   // Written in the order Gatekeeper runs them.
   kept.sort((a, b) => compareMutators({ kind: a.mutator.kind, name: a.name }, { kind: b.mutator.kind, name: b.name }));
   const documents = kept.map(documentOf);
-  report.finish(documents.length, policies[0]?.origin);
+  report.finish(documents.length, policies.length, policies[0]?.origin);
   return { documents, text: documents.length > 0 ? toYamlDocuments(documents) : '', diagnostics: report.diagnostics };
 }

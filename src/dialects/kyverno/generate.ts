@@ -857,6 +857,6 @@ export function generateKyverno(policiesIn: readonly Policy[], opts: GenerateOpt
     const doc = sequentialPolicy(p, report, unique, taken);
     if (doc) documents.push(doc);
   });
-  report.finish(documents.length, policies[0]?.origin);
+  report.finish(documents.length, policies.length, policies[0]?.origin);
   return { documents, text: documents.length > 0 ? toYamlDocuments(documents) : '', diagnostics: report.diagnostics };
 }

@@ -40,6 +40,6 @@ export function generateMap(policies: readonly Policy[], opts: GenerateOptions =
   // A policy written for an older API version must compile with that release's CEL libraries.
   const target = { ...MAP_TARGET, k8sVersion: SINCE[version] ?? SINCE.v1 };
   const docs = emitCelPolicies(policies, target, report).flatMap((e) => documents(e, `${GROUP}/${version}`));
-  report.finish(docs.length, policies[0]?.origin);
+  report.finish(docs.length, policies.length, policies[0]?.origin);
   return { documents: docs, text: docs.length > 0 ? toYamlDocuments(docs) : '', diagnostics: report.diagnostics };
 }
