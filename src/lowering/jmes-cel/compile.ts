@@ -3,12 +3,14 @@ import { parseJmes } from '../../jmespath/parse.js';
 import type { JmesNode } from '../../jmespath/ast.js';
 import { newCx, type Cx, type JmesCelScope } from './context.js';
 import { value } from './expr.js';
-import type { Frag } from './frag.js';
+import { tyOf, type Frag } from './frag.js';
+import { prettyNames } from './inline.js';
 import { cannot, Refused } from './refuse.js';
 import { ROOT } from './scope.js';
 import { capsOf, type CelTarget } from './target.js';
+import type { Ty } from './types.js';
 
-export type Outcome = { ok: true; cel: string; notes: string[] } | { ok: false; why: string; class: 'cannot' | 'yet' };
+export type Outcome = { ok: true; cel: string; notes: string[]; type: Ty } | { ok: false; why: string; class: 'cannot' | 'yet' };
 
 /** Runs `build` with a fresh context, turning refusals into results. */
 export function run(scope: JmesCelScope, target: CelTarget, build: (cx: Cx) => Frag): Outcome {
@@ -17,7 +19,7 @@ export function run(scope: JmesCelScope, target: CelTarget, build: (cx: Cx) => F
   const cx = newCx(scope, caps);
   try {
     const f = build(cx);
-    return { ok: true, cel: f.cel, notes: [...cx.notes] };
+    return { ok: true, cel: prettyNames(f.cel), notes: [...cx.notes], type: tyOf(f) };
   } catch (e) {
     if (e instanceof Refused) return { ok: false, why: e.why, class: e.cls };
     throw e;

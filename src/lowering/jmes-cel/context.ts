@@ -1,8 +1,15 @@
 /** The state one compilation threads through: scope, target capabilities, fresh names and notes. */
 import { Names } from './frag.js';
 import type { Caps } from './target.js';
+import type { Ty } from './types.js';
 
-export type Binding = { cel: string } | { fields: Record<string, Binding>; cel?: string };
+/**
+ * What a Kyverno context name means in CEL: a CEL text (`{ cel: 'object' }`), or a map resolved field by field
+ * at compile time (`request` → its `fields`), or both. `type` is the JSON type the caller guarantees the value
+ * has, Kyverno's value and the CEL's alike (types.ts; dyn when absent): it lets the compiler drop checks the
+ * type makes useless. A wrong type gives wrong CEL, so only what is guaranteed belongs there.
+ */
+export type Binding = { cel: string; type?: Ty } | { fields: Record<string, Binding>; cel?: string; type?: Ty };
 
 export interface JmesCelScope {
   /** What a JMESPath root identifier (first field of the expression) means in CEL; undefined = not available in the target. */

@@ -9,13 +9,17 @@
 import type { JmesNode } from '../../jmespath/ast.js';
 import { chain, unlessNull, type Mode, type Step } from './access.js';
 import type { Cx } from './context.js';
-import { bind, bindAll, cond, dyn, frag, NULL, op, typeIs, type Frag } from './frag.js';
+import { bind, cond, frag, tfrag, tyOf, type Frag } from './frag.js';
 import { compileCall } from './functions.js';
 import { homogeneous, literal } from './literal.js';
 import { cannot, yet } from './refuse.js';
 import { asValue, fieldOf, isStatic, valueCur, type Cur } from './scope.js';
 import { slice } from './slice.js';
 import { truthy } from './truthy.js';
+import { negate } from './inline.js';
+import { comparison, orExpression } from './logic.js';
+import { filterProjection, flatten, projection, valueProjection, type NodeCompiler } from './projection.js';
+import { join, T } from './types.js';
 import { celString } from './frag.js';
 
 /** `a.b[0].c` as steps, when the node is nothing but fields and indexes. */
@@ -25,6 +29,9 @@ function steps(node: JmesNode): Step[] | undefined {
       return [{ kind: 'field', name: node.name }];
     case 'Index':
       return [{ kind: 'index', index: node.value }];
+    case 'Current':
+    case 'Identity':
+      return [];
     case 'Subexpression':
     case 'IndexExpression': {
       const l = steps(node.children[0]);
@@ -37,7 +44,7 @@ function steps(node: JmesNode): Step[] | undefined {
 }
 
 /** Nodes that yield null, without failing, when their current node is null. */
-function nullSafe(node: JmesNode): boolean {
+export function nullSafe(node: JmesNode): boolean {
   switch (node.type) {
     case 'Field':
     case 'Index':
@@ -117,6 +124,13 @@ function swallowingOperand(node: JmesNode, cur: Cur, cx: Cx, construct: string):
   return errorFree(f, construct);
 }
 
+/** What the projections (projection.ts) compile their operands with. */
+const COMPILER: NodeCompiler = {
+  value: (node, cur, mode, cx) => value(node, cur, mode, cx),
+  swallowing: (node, cur, cx, construct) => swallowingOperand(node, cur, cx, construct),
+  nullSafe,
+};
+
 /** The fork's flatten, filter and value projections turn *every* error of their left side into null. */
 function errorFree(f: Frag, construct: string): Frag {
   if (f.err) cannot(`${construct} turns any error of its operand into null in Kyverno (go-jmespath returns nil, nil), and CEL cannot catch errors; the operand here may fail`);
@@ -132,20 +146,18 @@ function compileValue(node: JmesNode, cur: Cur, mode: Mode, cx: Cx): Frag {
     case 'Slice':
       return slice(asValue(cur, cx), node.children, cx);
     case 'Projection':
-      return projection(node, cur, cx);
-    case 'Flatten': {
-      if (!cx.caps.listsExt) cannot(`flatten (\`[]\`) needs ext.Lists flatten(), which Kubernetes CEL has from 1.34 (target 1.${cx.caps.minor})`);
-      const l = swallowingOperand(node.children[0], cur, cx, 'Flatten (`[]`)');
-      return bind(l, cx.names, (v) => (v.t === 'list' ? frag(`${v.cel}.flatten()`, 'list', { atom: true }) : cond(typeIs.list(v), frag(`${v.cel}.flatten()`, 'list', { atom: true }), NULL)));
-    }
+      return projection(node, cur, cx, COMPILER);
+    case 'Flatten':
+      return flatten(node, cur, cx, COMPILER);
     case 'ValueProjection':
-      return valueProjection(node, cur, cx);
+      return valueProjection(node, cur, cx, COMPILER);
     case 'FilterProjection':
-      return filterProjection(node, cur, cx);
+      return filterProjection(node, cur, cx, COMPILER);
     case 'OrExpression': {
-      const a = value(node.children[0], cur, 'lenient', cx);
-      const b = value(node.children[1], cur, 'lenient', cx);
-      return bind(a, cx.names, (x) => cond(truthy(x, cx).cel, x, b));
+      // (a || b) || c is a || (b || c): the first truthy of a, b, c, evaluated in the same order.
+      const [l, r] = node.children;
+      if (l.type === 'OrExpression') return compileValue({ ...l, children: [l.children[0], { ...node, children: [l.children[1], r] }] }, cur, mode, cx);
+      return orExpression(value(l, cur, 'lenient', cx), value(r, cur, 'lenient', cx), cx);
     }
     case 'AndExpression': {
       // interpreter.go ASTAndExpression: the left side swallows NotFound, the right side propagates it.
@@ -156,14 +168,17 @@ function compileValue(node: JmesNode, cur: Cur, mode: Mode, cx: Cx): Frag {
     case 'NotExpression': {
       const a = value(node.children[0], cur, 'lenient', cx);
       const t = truthy(a, cx);
-      return frag(`!${t.atom ? t.cel : `(${t.cel})`}`, 'bool', { err: t.err, atom: true });
+      return frag(negate(t.cel), 'bool', { err: t.err });
     }
     case 'Comparator':
-      return comparator(node, cur, cx);
+      return comparison(node.name, value(node.children[0], cur, 'lenient', cx), value(node.children[1], cur, 'lenient', cx), cx);
     case 'MultiSelectList':
       return multiselect(cur, cx, (c) => {
         const items = node.children.map((n) => value(n, c, 'lenient', cx));
-        return frag(`[${homogeneous(items).join(', ')}]`, 'list', { atom: true, err: items.some((f) => f.err) });
+        const list = (xs: Frag[]): Frag => tfrag(`[${homogeneous(xs).join(', ')}]`, T.list(xs.map(tyOf).reduce(join, xs.length === 0 ? T.dyn : tyOf(xs[0]!))), { atom: true, err: xs.some((f) => f.err) });
+        // Where a function refuses a null item, items that fail where they would be null do as well.
+        const strict = items.map((f) => f.orFail ?? f);
+        return { ...list(items), itemsOrFail: list(strict) };
       });
     case 'MultiSelectHash':
       return multiselect(cur, cx, (c) => {
@@ -187,79 +202,3 @@ function multiselect(cur: Cur, cx: Cx, build: (c: Cur) => Frag): Frag {
   return bind(asValue(cur, cx), cx.names, (v) => unlessNull(v, build(valueCur(v))));
 }
 
-function comparator(node: Extract<JmesNode, { type: 'Comparator' }>, cur: Cur, cx: Cx): Frag {
-  const l = value(node.children[0], cur, 'lenient', cx);
-  const r = value(node.children[1], cur, 'lenient', cx);
-  if (node.name === 'EQ' || node.name === 'NE') {
-    // CEL == is JSON deep equality here: heterogeneous values are unequal, 1 == 1.0, lists and maps deep.
-    const opText = node.name === 'EQ' ? '==' : '!=';
-    const same = l.t === r.t && l.t !== 'dyn' && l.t !== 'null' && l.t !== 'list' && l.t !== 'map';
-    return frag(`${same ? op(l) : dyn(l)} ${opText} ${same ? op(r) : dyn(r)}`, 'bool', { err: l.err || r.err });
-  }
-  const opText = { LT: '<', LTE: '<=', GT: '>', GTE: '>=' }[node.name];
-  // go-jmespath orders numbers only; anything else compares to null. Both sides are evaluated first.
-  return bindAll([l, r], cx.names, ([a, b]) => {
-    const numeric = (f: Frag): boolean | undefined => (f.t === 'int' || f.t === 'double' ? true : f.t === 'dyn' ? undefined : false);
-    const na = numeric(a!);
-    const nb = numeric(b!);
-    if (na === false || nb === false) return NULL;
-    const cmp = frag(`${a!.atom ? a!.cel : `(${a!.cel})`} ${opText} ${b!.atom ? b!.cel : `(${b!.cel})`}`, 'bool');
-    const tests = [na ? '' : typeIs.number(a!), nb ? '' : typeIs.number(b!)].filter((t) => t !== '');
-    return tests.length === 0 ? cmp : cond(tests.join(' && '), cmp, NULL);
-  });
-}
-
-function projectItems(list: Frag, right: JmesNode, cx: Cx): Frag {
-  const x = cx.names.fresh('x');
-  const y = cx.names.fresh('y');
-  if (right.type === 'Identity' || right.type === 'Current') return frag(`${list.cel}.filter(${y}, type(${y}) != null_type)`, 'list', { atom: true });
-  const r = value(right, valueCur(frag(x, 'dyn', { simple: true, atom: true })), 'lenient', cx);
-  return frag(`${list.cel}.map(${x}, ${r.cel}).filter(${y}, type(${y}) != null_type)`, 'list', { atom: true, err: r.err });
-}
-
-function projection(node: Extract<JmesNode, { type: 'Projection' }>, cur: Cur, cx: Cx): Frag {
-  const [leftNode, rightNode] = node.children;
-  // interpreter.go ASTProjection: `s[a:b]` on a string is the sliced string itself.
-  const allowString = leftNode.type === 'IndexExpression' && leftNode.children[1].type === 'Slice';
-  const l = value(leftNode, cur, 'lenient', cx);
-  return bind(l, cx.names, (v) => {
-    if (v.t === 'list') return projectItems(v, rightNode, cx);
-    const other = allowString ? (v.t === 'string' ? v : v.t === 'dyn' ? cond(typeIs.string(v), v, NULL) : NULL) : NULL;
-    if (v.t !== 'dyn') return other;
-    return cond(typeIs.list(v), projectItems(v, rightNode, cx), other);
-  });
-}
-
-function valueProjection(node: Extract<JmesNode, { type: 'ValueProjection' }>, cur: Cur, cx: Cx): Frag {
-  const [leftNode, rightNode] = node.children;
-  // interpreter.go ASTValueProjection collects len(map) nils before the values and projects them too:
-  // exact only when the right side maps null to null.
-  if (!nullSafe(rightNode)) yet('a value projection (`*`) whose right side may turn null into a value: Kyverno projects len(map) extra nulls through it');
-  cx.notes.add('`*` and values() list map values in an unspecified order in Kyverno (Go map iteration is random); the CEL lists them in the map\'s iteration order');
-  const l = swallowingOperand(leftNode, cur, cx, 'A value projection (`*`)');
-  return bind(l, cx.names, (v) => {
-    const k = cx.names.fresh('k');
-    const x = cx.names.fresh('x');
-    const y = cx.names.fresh('y');
-    const r = rightNode.type === 'Identity' ? frag(x, 'dyn', { simple: true, atom: true }) : value(rightNode, valueCur(frag(x, 'dyn', { simple: true, atom: true })), 'lenient', cx);
-    const items = frag(`${v.cel}.transformList(${k}, ${x}, ${r.cel}).filter(${y}, type(${y}) != null_type)`, 'list', { atom: true, err: r.err });
-    if (v.t === 'map') return items;
-    if (v.t !== 'dyn') return NULL;
-    return cond(typeIs.map(v), items, NULL);
-  });
-}
-
-function filterProjection(node: Extract<JmesNode, { type: 'FilterProjection' }>, cur: Cur, cx: Cx): Frag {
-  const [leftNode, rightNode, condNode] = node.children;
-  const l = swallowingOperand(leftNode, cur, cx, 'A filter projection (`[?...]`)');
-  return bind(l, cx.names, (v) => {
-    const x = cx.names.fresh('x');
-    const c = truthy(value(condNode, valueCur(frag(x, 'dyn', { simple: true, atom: true })), 'lenient', cx), cx);
-    const kept = frag(`${v.cel}.filter(${x}, ${c.cel})`, 'list', { atom: true, err: c.err });
-    const items = projectItems(kept, rightNode, cx);
-    const out = { ...items, err: items.err || kept.err };
-    if (v.t === 'list') return out;
-    if (v.t !== 'dyn') return NULL;
-    return cond(typeIs.list(v), out, NULL);
-  });
-}

@@ -5,7 +5,7 @@
  * way back to that string (and durations print as "3600s"), so such operands make the CEL fail, with a note.
  */
 import type { Cx } from './context.js';
-import { cond, fail, frag, type Frag } from './frag.js';
+import { cond, fail, frag, isNumeric, type Frag } from './frag.js';
 import { assume, both, yet, type FnDef } from './table.js';
 import { cannot } from './refuse.js';
 
@@ -13,7 +13,7 @@ const QD_NOTE =
   'Kyverno arithmetic (add, subtract, multiply, divide, modulo, sum) also takes Kubernetes quantities and Go durations as strings; the CEL computes numbers only and fails on those';
 
 function isNum(v: Frag): string | boolean {
-  if (v.t === 'int' || v.t === 'double') return true;
+  if (isNumeric(v.t)) return true;
   if (v.t !== 'dyn') return false;
   return `(type(${v.cel}) == int || type(${v.cel}) == double)`;
 }

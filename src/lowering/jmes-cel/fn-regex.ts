@@ -8,7 +8,7 @@
  *   against the groups of a literal pattern.
  */
 import type { Cx } from './context.js';
-import { celString, cond, fail, frag, litString, op, type Frag } from './frag.js';
+import { celString, cond, fail, frag, isNumeric, litString, op, type Frag } from './frag.js';
 import { Refused } from './refuse.js';
 import { assume, both, cannot, exact, type FnDef } from './table.js';
 import { wildcardMatch } from './wildcard.js';
@@ -22,7 +22,7 @@ export function subjectText(v: Frag, cx: Cx, fn: string): Frag {
   const x = v.cel;
   const asInt = `${x} >= -${FLOAT32_EXACT} && ${x} <= ${FLOAT32_EXACT} && (type(${x}) == int || ${x} == double(int(${x})))`;
   const num = cond(asInt, frag(`string(int(${x}))`, 'string', { atom: true }), fail(`${fn}(): a number that is not an integer up to 2^24 is formatted as float32 by Kyverno`));
-  if (v.t === 'int' || v.t === 'double') return num;
+  if (isNumeric(v.t)) return num;
   return cond(`type(${x}) == string`, v, num);
 }
 
@@ -140,6 +140,7 @@ const NO_REGEX_REPLACE = cannot('the Kubernetes CEL environment has no regex rep
 export const REGEX: FnDef[] = [
   {
     name: 'regex_replace_all',
+    nullFails: true,
     map: NO_REGEX_REPLACE,
     mpol: assume(
       'ext.Regex regex.replace (RE2 on both sides) with the Go template translated to `\\N` groups',
@@ -149,12 +150,14 @@ export const REGEX: FnDef[] = [
   },
   {
     name: 'regex_replace_all_literal',
+    nullFails: true,
     map: NO_REGEX_REPLACE,
     mpol: assume('ext.Regex regex.replace with every `\\` of the replacement doubled', 'a number subject or replacement is an integer up to 2^24'),
     emit: regexReplace(true),
   },
   {
     name: 'regex_match',
+    nullFails: true,
     ...both(assume('matches() (RE2, unanchored, as regexp.MatchString)', 'a number subject is an integer up to 2^24 (Kyverno prints others as float32)')),
     emit: ([re, src], { cx }) => {
       const s = subjectText(src!, cx, 'regex_match');

@@ -2,7 +2,8 @@
  * The JMESPath built-ins as go-jmespath implements them (functions.go), in CEL. Arguments arrive bound and
  * type-checked (signature.ts), so each emitter only has to produce the value.
  */
-import { cond, dyn, frag, NULL, op, type Frag } from './frag.js';
+import { cond, dyn, frag, isNumeric, NULL, op, tfrag, tyOf, type Frag } from './frag.js';
+import { mayBeNull, stypeOf, T, type Ty } from './types.js';
 import { spliceText } from './json-text.js';
 import { both, exact, assume, yet, type FnDef } from './table.js';
 
@@ -71,39 +72,48 @@ export const STANDARD: FnDef[] = [
   { name: 'floor', ...both(exact('int(x) truncation adjusted by one; integral doubles and ints unchanged')), emit: ([v]) => floorCeil(v!, false) },
   {
     name: 'contains',
+    // On a list, `x in l` and exists() fail on a null list; on a string the test may not read it.
+    nullFails: ([s]) => s!.t === 'list',
     ...both(exact('string contains() for a string subject, exists() with deep equality for a list')),
     emit: ([s, x], { cx }) => {
       const e = cx.names.fresh('e');
       const inString = x!.t === 'string' ? frag(`${op(s!)}.contains(${x!.cel})`, 'bool') : x!.t === 'dyn' ? frag(`type(${x!.cel}) == string ? ${op(s!)}.contains(${x!.cel}) : false`, 'bool') : frag('false', 'bool');
-      const inList = frag(`${op(s!)}.exists(${e}, dyn(${e}) == ${dyn(x!)})`, 'bool', { atom: true });
+      // `x in l` where the item type is x's own scalar type (kube-apiserver type-checks both sides).
+      const item = tyOf(s!).k === 'list' ? (tyOf(s!) as { of: Ty }).of : T.dyn;
+      const scalar = ['string', 'bool', 'int'].includes(x!.t) && item.k === x!.t;
+      const inList = scalar ? frag(`${op(x!)} in ${op(s!)}`, 'bool') : frag(`${op(s!)}.exists(${e}, dyn(${e}) == ${dyn(x!)})`, 'bool', { atom: true });
       if (s!.t === 'string') return inString;
       if (s!.t === 'list') return inList;
       return cond(`type(${s!.cel}) == string`, inString, inList);
     },
   },
-  { name: 'ends_with', ...both(exact('endsWith()')), emit: ([s, x]) => frag(`${op(s!)}.endsWith(${x!.cel})`, 'bool', { atom: true }) },
-  { name: 'starts_with', ...both(exact('startsWith()')), emit: ([s, x]) => frag(`${op(s!)}.startsWith(${x!.cel})`, 'bool', { atom: true }) },
-  { name: 'join', ...both(exact('strings ext join()')), emit: ([sep, l]) => frag(`${op(l!)}.join(${sep!.cel})`, 'string', { atom: true }) },
+  { name: 'ends_with', nullFails: true, ...both(exact('endsWith()')), emit: ([s, x]) => frag(`${op(s!)}.endsWith(${x!.cel})`, 'bool', { atom: true }) },
+  { name: 'starts_with', nullFails: true, ...both(exact('startsWith()')), emit: ([s, x]) => frag(`${op(s!)}.startsWith(${x!.cel})`, 'bool', { atom: true }) },
+  { name: 'join', nullFails: true, ...both(exact('strings ext join()')), emit: ([sep, l]) => frag(`${op(l!)}.join(${sep!.cel})`, 'string', { atom: true }) },
   {
     name: 'keys',
+    nullFails: true,
     ...both(assume('map comprehension over the keys', 'Kyverno lists keys in random order (Go map iteration); the CEL keeps the map order')),
     emit: ([m], { cx }) => {
       cx.notes.add(ORDER_NOTE);
       const k = cx.names.fresh('k');
-      return frag(`${op(m!)}.map(${k}, ${k})`, 'list', { atom: true });
+      return tfrag(`${op(m!)}.map(${k}, ${k})`, T.list(T.string), { atom: true });
     },
   },
   {
     name: 'values',
+    nullFails: true,
     ...both(assume('transformList over the entries', 'Kyverno lists values in random order (Go map iteration); the CEL keeps the map order')),
     emit: ([m], { cx }) => {
       cx.notes.add(ORDER_NOTE);
       const k = cx.names.fresh('k');
       const v = cx.names.fresh('v');
-      return frag(`${op(m!)}.transformList(${k}, ${v}, ${v})`, 'list', { atom: true });
+      const mt = tyOf(m!);
+      const values = mt.k === 'map' && Object.keys(mt.fields).length === 0 ? mt.rest : T.dyn;
+      return tfrag(`${op(m!)}.transformList(${k}, ${v}, ${v})`, T.list(values), { atom: true });
     },
   },
-  { name: 'length', ...both(exact('size(): code points of a string, items of a list or map')), emit: ([v]) => frag(`size(${v!.cel})`, 'int', { atom: true }) },
+  { name: 'length', nullFails: true, ...both(exact('size(): code points of a string, items of a list or map')), emit: ([v]) => tfrag(`size(${v!.cel})`, T.smallInt, { atom: true }) },
   {
     name: 'map',
     ...both(exact('map() comprehension; nulls are kept')),
@@ -115,11 +125,13 @@ export const STANDARD: FnDef[] = [
   },
   {
     name: 'max',
+    nullFails: true,
     ...both(exact('Kubernetes lists max() (numbers as doubles); null for an empty list')),
     emit: ([l], { cx }) => extremum(l!, 'max', cx.names),
   },
   {
     name: 'min',
+    nullFails: true,
     ...both(exact('Kubernetes lists min() (numbers as doubles); null for an empty list')),
     emit: ([l], { cx }) => extremum(l!, 'min', cx.names),
   },
@@ -148,7 +160,14 @@ export const STANDARD: FnDef[] = [
     ...both(exact('the first non-null argument (every argument is evaluated first, as in go-jmespath)')),
     emit: (args) => {
       let out: Frag = NULL;
-      for (let i = args.length - 1; i >= 0; i--) out = cond(`type(${args[i]!.cel}) != null_type`, args[i]!, out);
+      for (let i = args.length - 1; i >= 0; i--) {
+        const a = args[i]!;
+        const o = a.optional;
+        // A value never null ends the search; an optional path (null only where missing) falls back with orValue().
+        if (!mayBeNull(tyOf(a))) out = a;
+        else if (o && !mayBeNull(o.ty) && !out.err && (out.t === stypeOf(o.ty) || out.t === 'null')) out = tfrag(`${o.cel}.orValue(${out.cel})`, out.t === 'null' ? T.nullable(o.ty) : o.ty, { atom: true });
+        else out = cond(`type(${a.cel}) != null_type`, a, out);
+      }
       return out;
     },
   },
@@ -199,7 +218,7 @@ export const STANDARD: FnDef[] = [
     ),
     emit: ([v], { cx }) => {
       const x = v!.cel;
-      if (v!.t === 'int' || v!.t === 'double') return v!;
+      if (isNumeric(v!.t)) return v!;
       cx.notes.add('to_number() of a decimal string beyond the float64 range is null in Kyverno; the CEL fails');
       const fromString = cond(`${op(v!)}.matches(${JSON.stringify(GO_FLOAT)})`, frag(`double(${x})`, 'double', { atom: true }), NULL);
       if (v!.t === 'string') return fromString;
@@ -212,7 +231,7 @@ export const STANDARD: FnDef[] = [
     ...both(exact('type() tests mapped to JMESPath type names')),
     emit: ([v]) => {
       const x = v!.cel;
-      const names: Record<string, string> = { string: 'string', int: 'number', double: 'number', bool: 'boolean', null: 'null', list: 'array', map: 'object' };
+      const names: Record<string, string> = { string: 'string', int: 'number', double: 'number', number: 'number', bool: 'boolean', null: 'null', list: 'array', map: 'object' };
       if (v!.t !== 'dyn') return frag(JSON.stringify(names[v!.t]), 'string', { simple: true, atom: true });
       return frag(
         `type(${x}) == string ? "string" : type(${x}) == int || type(${x}) == double ? "number" : type(${x}) == bool ? "boolean" : type(${x}) == list ? "array" : type(${x}) == map ? "object" : "null"`,

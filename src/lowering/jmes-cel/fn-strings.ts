@@ -4,7 +4,8 @@
  * UTF-8 (all a JSON string can hold).
  */
 import type { Cx } from './context.js';
-import { celString, cond, fail, frag, litString, op, type Frag } from './frag.js';
+import { celString, cond, fail, frag, litString, op, tfrag, type Frag } from './frag.js';
+import { T } from './types.js';
 import { assume, both, cannot, exact, yet, type FnDef } from './table.js';
 
 const ASCII = celString('^[\\x00-\\x7f]*$');
@@ -68,11 +69,13 @@ export const STRINGS: FnDef[] = [
   },
   {
     name: 'replace_all',
+    nullFails: true,
     ...both(exact('strings ext replace(old, new) (strings.Replace with n = -1)')),
     emit: ([s, old, repl], { cx }) => goReplace(s!, old!, repl!, undefined, cx),
   },
   {
     name: 'to_upper',
+    nullFails: true,
     ...both(assume('upperAscii()', 'the text is ASCII (Go maps every Unicode letter; the CEL fails on non-ASCII text)')),
     emit: ([s], { cx }) => {
       cx.notes.add('to_upper()/to_lower() use upperAscii()/lowerAscii(): the CEL fails on non-ASCII text, where Go maps every Unicode letter');
@@ -81,6 +84,7 @@ export const STRINGS: FnDef[] = [
   },
   {
     name: 'to_lower',
+    nullFails: true,
     ...both(assume('lowerAscii()', 'the text is ASCII (Go maps every Unicode letter; the CEL fails on non-ASCII text)')),
     emit: ([s], { cx }) => {
       cx.notes.add('to_upper()/to_lower() use upperAscii()/lowerAscii(): the CEL fails on non-ASCII text, where Go maps every Unicode letter');
@@ -94,10 +98,22 @@ export const STRINGS: FnDef[] = [
   },
   {
     name: 'trim_prefix',
+    nullFails: true,
     ...both(exact('startsWith() then substring()')),
     emit: ([s, p]) => frag(`${op(s!)}.startsWith(${p!.cel}) ? ${op(s!)}.substring(size(${p!.cel})) : ${s!.cel}`, 'string'),
   },
-  { name: 'split', ...both(exact('strings ext split() (strings.Split; an empty separator splits into runes)')), emit: ([s, sep]) => frag(`${op(s!)}.split(${sep!.cel})`, 'list', { atom: true }) },
+  {
+    name: 'split',
+    nullFails: true,
+    ...both(exact('strings ext split() (strings.Split; an empty separator splits into runes)')),
+    emit: ([s, sep]) => {
+      // strings.Split with a separator that is not "" returns at least one string.
+      const sepText = litString(sep!);
+      // Splitting a path again costs little: pure, so it can be read twice (`l[size(l) - 1]`).
+      const pure = (s!.simple || s!.pure === true) && (sep!.simple || sep!.pure === true);
+      return tfrag(`${op(s!)}.split(${sep!.cel})`, T.list(T.string, sepText !== undefined && sepText !== ''), { atom: true, pure, err: s!.err || sep!.err });
+    },
+  },
   {
     name: 'truncate',
     ...both(exact('substring(0, n) when longer than n code points (n truncated, negative as 0)')),

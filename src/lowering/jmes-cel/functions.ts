@@ -9,7 +9,8 @@
 import type { JmesNode } from '../../jmespath/ast.js';
 import { KYVERNO_FUNCTIONS } from '../../jmespath/index.js';
 import type { Cx } from './context.js';
-import { bindAll, cond, fail, NULL, type Frag } from './frag.js';
+import { bindAll, cond, fail, NULL, tyOf, withTy, type Frag } from './frag.js';
+import { nonNull } from './types.js';
 import { ARITHMETIC } from './fn-arith.js';
 import { DATA } from './fn-data.js';
 import { OTHER } from './fn-other.js';
@@ -48,13 +49,33 @@ export function compileCall(node: Extract<JmesNode, { type: 'Function' }>, cur: 
   const { name } = node;
   const spec = KYVERNO_FUNCTIONS.get(name);
   const args: Arg[] = node.children.map((n, i) => (n.type === 'ExpressionReference' ? { kind: 'ref', index: i } : { kind: 'value', f: c.value(n, cur) }));
+  const def = BY_NAME.get(name);
+  if (spec !== undefined && !soft) {
+    const refusesNull = new Set<number>();
+    args.forEach((a, i) => {
+      if (a.kind !== 'value') return;
+      const declared = spec.args.length === 0 ? undefined : spec.args[Math.min(i, spec.args.length - 1)];
+      const checked = declared !== undefined && (i < spec.args.length || !spec.variadic || spec.checkVariadic);
+      if (!checked || declared.includes('any')) return;
+      refusesNull.add(i);
+      // The signature refuses null, so Kyverno fails where the argument is null: a form that fails there too
+      // (the plain path of an optional one) is as exact; and where the emitted CEL itself fails on null
+      // (def.nullFails), the argument's null needs no test either.
+      const arrayOf = declared.some((t) => t === 'array[string]' || t === 'array[number]');
+      const f = (arrayOf ? a.f.itemsOrFail : undefined) ?? a.f.orFail ?? a.f;
+      args[i] = { kind: 'value', f };
+    });
+    const stripped = args.map((a, i) => (a.kind === 'value' && refusesNull.has(i) && tyOf(a.f).k === 'nullable' ? withTy(a.f, nonNull(tyOf(a.f))) : undefined));
+    const values = args.map((a, i) => (a.kind === 'value' ? (stripped[i] ?? a.f) : NULL));
+    const fails = typeof def?.nullFails === 'function' ? def.nullFails(values) : def?.nullFails === true;
+    if (fails) stripped.forEach((f, i) => f && (args[i] = { kind: 'value', f }));
+  }
   const values = args.flatMap((a) => (a.kind === 'value' ? [a.f] : []));
   if (spec === undefined) {
     // Kyverno fails every evaluation of an unknown function (after evaluating its arguments).
     cx.notes.add(`unknown function ${name}(): Kyverno fails on every evaluation, and so does the CEL`);
     return bindAll(values, cx.names, () => fail(`Unknown function: ${name}`));
   }
-  const def = BY_NAME.get(name);
   if (def === undefined) yet(`the function ${name}() has no entry in the JMESPath-to-CEL table`);
   const status = statusIn(def, cx);
   if (status.kind === 'cannot') cannot(`${name}(): ${status.why}`);

@@ -14,11 +14,33 @@ import { compileConditions } from './conditions.js';
 import { compileTemplate } from './template.js';
 import type { JmesCelScope } from './context.js';
 import type { CelTarget } from './target.js';
+import type { Ty } from './types.js';
 
 export type { CelTarget } from './target.js';
 export type { Binding, JmesCelScope } from './context.js';
 export type Refusal = { ok: false; why: string; class: 'cannot' | 'yet' };
-export type Compiled = { ok: true; cel: string; notes: string[] };
+/** `type`: the JSON type of the value when the CEL yields one (dyn when nothing is known); see Types below. */
+export type Compiled = { ok: true; cel: string; notes: string[]; type: Ty };
+
+/*
+ * Types. A binding may carry the JSON type its value is guaranteed to have (`{ cel, type }`, types.ts); the
+ * compiler then writes the CEL a person would (`object.spec.containers`, `size(object.spec.containers)`,
+ * `request.operation in ["CREATE", "UPDATE"]`) where the type makes that exact, and stays defensive where
+ * it does not (test/lowering/jmes-cel/readability.test.ts shows both). Where the types come from:
+ * - the request's fields: the compiler applies what Kyverno and the API server guarantee (REQUEST_TYPE,
+ *   request-type.ts) to a request field bound without a type. A binding's own `type` wins: bind
+ *   `operation` as `{ cel, type: T.dyn }` where an evaluation may have no operation (a background scan);
+ * - `object` / `oldObject`: objectTypeOf(kinds) for the kinds the rule matches (schema-type.ts; a KindRef is
+ *   a GVK whose group and version may be absent or `*`), bound as `{ cel: 'object', type: objectTypeOf(kinds) }`;
+ *   a value that may be null (oldObject on CREATE, object on DELETE) as T.nullable(objectTypeOf(kinds));
+ * - a foreach `element`: itemType(compiled.type) of the compilation of the foreach `list`, bound as
+ *   `{ cel: 'e1', type: itemType(list.type) }`; `elementIndex` as `{ cel: 'i1', type: T.smallInt }`.
+ * A type is a promise: on a value that breaks it the CEL may differ from Kyverno, so give only guarantees.
+ */
+export { T, itemType, fieldType, join as joinTypes, typeText } from './types.js';
+export type { Ty } from './types.js';
+export { objectTypeOf, type KindRef } from './schema-type.js';
+export { REQUEST_TYPE } from './request-type.js';
 
 /** One JMESPath expression (a `{{ }}` body, a foreach `list`, a context variable's `jmesPath`) as CEL. */
 export function jmesToCel(expression: string, scope: JmesCelScope, target: CelTarget): Compiled | Refusal {

@@ -8,7 +8,8 @@
  *   anything nested deeper fails at runtime. Both limits come with a note.
  */
 import type { Cx } from './context.js';
-import { bind, celString, fail, frag, type Frag } from './frag.js';
+import { bind, celString, fail, frag, isNumeric, tfrag, tyOf, type Frag } from './frag.js';
+import { T } from './types.js';
 import { numberText } from './numbers.js';
 
 const ESCAPES: [string, string][] = [
@@ -73,10 +74,10 @@ function valueJson(v: Frag, cx: Cx): string {
  */
 export function spliceText(v: Frag, cx: Cx): Frag {
   if (v.t === 'string') return v;
-  if (v.t === 'null') return frag('"null"', 'string', { simple: true, atom: true });
-  if (v.t === 'bool') return frag(`string(${v.cel})`, 'string', { atom: true, err: v.err });
+  if (v.t === 'null') return tfrag('"null"', T.plainString, { simple: true, atom: true });
+  if (v.t === 'bool') return tfrag(`string(${v.cel})`, T.plainString, { atom: true, err: v.err });
   return bind(v, cx.names, (x) => {
-    if (x.t === 'int' || x.t === 'double') return frag(numberText(x, cx), 'string', { err: x.err });
+    if (isNumeric(x.t)) return tfrag(numberText(x, cx), T.plainString, { err: x.err, atom: tyOf(x).k === 'int' && (tyOf(x) as { small?: boolean }).small === true });
     cx.notes.add(NOTE);
     const text = `type(${x.cel}) == string ? ${x.cel} : ${valueJson(x, cx)}`;
     return frag(text, 'string', { err: true });

@@ -6,7 +6,7 @@
  * digits, so the 'g' text is re-spelled: mantissa digits and exponent placed as 'f' form would.
  */
 import type { Cx } from './context.js';
-import { bind, frag, type Frag } from './frag.js';
+import { bind, frag, tyOf, type Frag } from './frag.js';
 
 const ZEROS = '"' + '0'.repeat(24) + '"';
 /** Integers up to 2^53 are exact in float64, so CEL's string(int) is Go's 'f' text of them. */
@@ -44,6 +44,8 @@ function doubleText(d: string, cx: Cx, style: NumberStyle): string {
 /** The text of a JMESPath number held in a simple fragment (int or double at runtime). */
 export function numberText(v: Frag, cx: Cx, style: NumberStyle = 'json'): string {
   if (v.t === 'double') return doubleText(v.cel, cx, style);
+  const ty = tyOf(v);
+  if (ty.k === 'int' && ty.small) return `string(${v.cel})`;
   // Beyond 2^53 an int is first rounded to float64, as Kyverno's JSON decoding rounds it.
   const asDouble = bind(frag(v.t === 'int' ? `double(${v.cel})` : `(type(${v.cel}) == int ? double(${v.cel}) : ${v.cel})`, 'double', { atom: true }), cx.names, (d) =>
     frag(doubleText(d.cel, cx, style), 'string'),

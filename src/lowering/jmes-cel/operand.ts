@@ -14,7 +14,9 @@ import { parseQuantity } from '../../jmespath/functions/quantity.js';
 import { wildcardMatch as goWildcard } from '../../jmespath/index.js';
 import { jsonEqual } from '../../ir/json.js';
 import { celNumber, literal } from './literal.js';
-import { celString, type Frag, type SType } from './frag.js';
+import { celString, tyOf, type Frag, type SType } from './frag.js';
+import { isPlainString } from './types.js';
+import { negate } from './inline.js';
 import { wildcardRegex, dynamicWildcardRegex } from './wildcard.js';
 
 /** A boolean known statically, or a CEL bool expression. */
@@ -24,18 +26,40 @@ export type N = number | string;
 
 export function and(...bs: B[]): B {
   if (bs.some((b) => b === false)) return false;
-  const dyn = bs.filter((b): b is string => typeof b === 'string');
-  return dyn.length === 0 ? true : dyn.length === 1 ? dyn[0]! : dyn.map((b) => `(${b})`).join(' && ');
+  const dyn = [...new Set(bs.filter((b): b is string => typeof b === 'string'))];
+  return dyn.length === 0 ? true : dyn.length === 1 ? dyn[0]! : dyn.map((b) => (topLevel(b, ['||', '?']) ? `(${b})` : b)).join(' && ');
 }
 
 export function or(...bs: B[]): B {
   if (bs.some((b) => b === true)) return true;
-  const dyn = bs.filter((b): b is string => typeof b === 'string');
-  return dyn.length === 0 ? false : dyn.length === 1 ? dyn[0]! : dyn.map((b) => `(${b})`).join(' || ');
+  const dyn = [...new Set(bs.filter((b): b is string => typeof b === 'string'))];
+  // `&&` inside `||` is parenthesised although it binds tighter: for the reader.
+  return dyn.length === 0 ? false : dyn.length === 1 ? dyn[0]! : dyn.map((b) => (topLevel(b, ['&&', '?']) ? `(${b})` : b)).join(' || ');
+}
+
+/** Whether CEL text has one of the operators outside parentheses, brackets and string literals. */
+export function topLevel(cel: string, ops: readonly ('&&' | '||' | '?')[]): boolean {
+  let depth = 0;
+  for (let i = 0; i < cel.length; i++) {
+    const c = cel[i]!;
+    if (c === '"' || c === "'") {
+      for (i++; i < cel.length && cel[i] !== c; i++) if (cel[i] === '\\') i++;
+      continue;
+    }
+    if (c === '(' || c === '[' || c === '{') depth++;
+    else if (c === ')' || c === ']' || c === '}') depth--;
+    else if (depth === 0) {
+      const two = cel.slice(i, i + 2);
+      if ((two === '&&' || two === '||') && ops.includes(two)) return true;
+      // A `?` of a ternary (not `.?f` nor `[?`).
+      if (c === '?' && ops.includes('?') && cel[i - 1] === ' ') return true;
+    }
+  }
+  return false;
 }
 
 export function not(b: B): B {
-  return typeof b === 'boolean' ? !b : `!(${b})`;
+  return typeof b === 'boolean' ? !b : negate(b);
 }
 
 /** `c ? a : b` over numbers. */
@@ -70,7 +94,9 @@ export function compare(op: Cmp, a: N, b: N): B {
         return a >= b;
     }
   }
-  return `${num(a)} ${op} ${num(b)}`;
+  // Kubernetes CEL compares ints and doubles across types: an integral constant reads as an int.
+  const side = (n: N): string => (typeof n === 'number' && Number.isSafeInteger(n) ? String(n) : num(n));
+  return `${side(a)} ${op} ${side(b)}`;
 }
 
 /** strconv.ParseFloat's accepted forms as operators.ts parseFloatGo takes them. */
@@ -124,7 +150,7 @@ export class Operand {
     return this.typeTest((v) => typeof v === 'string', ['string'], `type(${this.cel}) == string`);
   }
   isNum(): B {
-    return this.typeTest((v) => typeof v === 'number', ['int', 'double'], `(type(${this.cel}) == int || type(${this.cel}) == double)`);
+    return this.typeTest((v) => typeof v === 'number', ['int', 'double', 'number'], `(type(${this.cel}) == int || type(${this.cel}) == double)`);
   }
   isBool(): B {
     return this.typeTest((v) => typeof v === 'boolean', ['bool'], `type(${this.cel}) == bool`);
@@ -139,9 +165,13 @@ export class Operand {
     return this.typeTest((v) => v !== null && typeof v === 'object' && !Array.isArray(v), ['map'], `type(${this.cel}) == map`);
   }
 
-  /** The value as a double (only meaningful when it is a number). */
+  /**
+   * The value as a number (only meaningful when it is one). Kubernetes CEL compares ints and doubles across
+   * types, so a value known to be a number is compared as it is.
+   */
   number(): N {
-    return this.stat && typeof this.stat.value === 'number' ? this.stat.value : `double(${this.cel})`;
+    if (this.stat && typeof this.stat.value === 'number') return this.stat.value;
+    return this.f.t === 'int' || this.f.t === 'double' || this.f.t === 'number' ? this.cel : `double(${this.cel})`;
   }
 
   /** A Go duration string, and its float seconds (time.Duration.Seconds()). */
@@ -190,11 +220,23 @@ export class Operand {
   stringValue(): string | undefined {
     return this.stat && typeof this.stat.value === 'string' ? this.stat.value : undefined;
   }
+
+  /** A string known to hold none of `* ? { } \` (no wildcard). */
+  plain(): boolean {
+    return isPlainString(tyOf(this.f));
+  }
 }
 
 /** CEL/JSON deep equality of two operands. */
 export function deepEqual(a: Operand, b: Operand): B {
   if (a.stat && b.stat) return jsonEqual(a.stat.value, b.stat.value);
+  // Two values of one scalar type compare plainly; a bool with a literal is itself or its negation.
+  if (a.f.t === b.f.t && (a.f.t === 'string' || a.f.t === 'bool' || a.f.t === 'int')) {
+    const lit = b.stat ?? a.stat;
+    const other = b.stat ? a : b;
+    if (a.f.t === 'bool' && lit) return lit.value === true ? other.cel : negate(other.cel);
+    return `${a.cel} == ${b.cel}`;
+  }
   return `dyn(${a.cel}) == dyn(${b.cel})`;
 }
 
@@ -208,5 +250,7 @@ export function wildcard(pattern: Operand, subject: Operand): B {
     if (!p.includes('*') && !p.includes('?')) return `${subject.cel} == ${celString(p)}`;
     return `${subject.cel}.matches(${celString(wildcardRegex(p))})`;
   }
+  // A pattern known to hold no `*` or `?` matches only itself.
+  if (pattern.plain()) return `${subject.cel} == ${pattern.cel}`;
   return `${subject.cel}.matches(${dynamicWildcardRegex(pattern.f)})`;
 }

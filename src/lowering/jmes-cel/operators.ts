@@ -10,7 +10,9 @@
  * - a duration beyond Go's int64 nanoseconds, a float string beyond float64 (Kyverno treats them as non-numbers).
  */
 import type { Cx } from './context.js';
-import { fail, frag } from './frag.js';
+import { celString, fail, frag, tfrag, tyOf } from './frag.js';
+import { inlineInto } from './inline.js';
+import { T } from './types.js';
 import { numberText } from './numbers.js';
 import { and, compare, deepEqual, not, Operand, or, pick, wildcard, type B, type Cmp } from './operand.js';
 import { parseQuantity } from '../../jmespath/functions/quantity.js';
@@ -39,7 +41,10 @@ function stringEquals(key: Operand, value: Operand): B {
   const vs = value.isStr();
   const v = value.stringValue();
   // A literal value without wildcards matches only itself; if it is not a quantity, neither is a key equal to it.
-  const wild = v !== undefined && !v.includes('*') && !v.includes('?') && parseQuantity(v) === undefined ? wildcard(value, key) : and(not(and(qk, vs)), vs, wildcard(value, key));
+  // Nor is a key matching a pattern whose literal characters include one no quantity holds (`*:latest`).
+  const literalOnly = v !== undefined && !v.includes('*') && !v.includes('?') && parseQuantity(v) === undefined;
+  const neverQuantity = v !== undefined && /[^0-9.+\-eEKMGTPinumk*?]/.test(v);
+  const wild = literalOnly || neverQuantity ? wildcard(value, key) : and(not(and(qk, vs)), vs, wildcard(value, key));
   return or(
     and(dp.ok, compare('==', dp.k, dp.v)),
     and(not(dp.ok), qk, vs, value.quantity(), quantityCompare(key, value, '==')),
@@ -101,10 +106,13 @@ function sprint(o: Operand, cx: Cx): Operand {
 /** Runs `body` on the fmt.Sprint text of `o`, computed once (bound) when it is only known at runtime. */
 function withSprint(o: Operand, cx: Cx, body: (s: Operand) => B): B {
   if (o.stat) return body(Operand.literal(staticSprint(o.stat.value)));
+  // A string prints as itself.
+  if (o.f.t === 'string') return body(o);
   const s = sprint(o, cx);
   const name = cx.names.fresh('s');
   const b = body(Operand.of(frag(name, 'string', { simple: true, atom: true })));
-  return typeof b === 'boolean' ? b : `[${s.cel}].map(${name}, ${b})[0]`;
+  if (typeof b === 'boolean') return b;
+  return inlineInto(b, name, s.cel, s.f.atom, false) ?? `[${s.cel}].map(${name}, ${b})[0]`;
 }
 
 function staticSprint(v: unknown): string {
@@ -204,16 +212,46 @@ function overList(list: Operand, cx: Cx, fn: 'exists' | 'all', body: (x: Operand
     return fn === 'exists' ? or(...items) : and(...items);
   }
   const name = cx.names.fresh('x');
-  const b = body(Operand.of(frag(name, 'dyn', { simple: true, atom: true })));
+  const lt = tyOf(list.f);
+  const b = body(Operand.of(tfrag(name, lt.k === 'list' ? lt.of : T.dyn, { simple: true, atom: true })));
   if (typeof b === 'boolean') return fn === 'exists' ? (b ? `size(${list.cel}) > 0` : false) : b ? true : `size(${list.cel}) == 0`;
   return `${list.cel}.${fn}(${name}, ${b})`;
 }
 
 const either = (a: Operand, b: Operand): B => or(wildcard(a, b), wildcard(b, a));
 
+/** The strings of a literal list value, when it is one. */
+function literalStrings(value: Operand): string[] | undefined {
+  const v = value.stat?.value;
+  return Array.isArray(v) && v.every((x) => typeof x === 'string') ? (v as string[]) : undefined;
+}
+
+/**
+ * A string key (a runtime string, its fmt.Sprint text) found in a literal list of strings: `wildcard(v, key)
+ * || wildcard(key, v)` for each v, or `wildcard(key, v)` only (`keyIsPattern`, AllIn of a scalar key). A key
+ * that cannot hold `*` or `?` is a pattern matching only itself, so values without wildcards are one `in`.
+ */
+function inLiteralStrings(key: Operand, values: string[], keyIsPattern: boolean, cx: Cx): B {
+  if (key.stat) return or(...values.map((v) => (keyIsPattern ? wildcard(key, Operand.literal(v)) : either(Operand.literal(v), key))));
+  const plainValues = values.filter((v) => !v.includes('*') && !v.includes('?'));
+  const wild = values.filter((v) => v.includes('*') || v.includes('?'));
+  const list = `[${plainValues.map(celString).join(', ')}]`;
+  const member = plainValues.length === 0 ? false : plainValues.length === 1 ? `${key.cel} == ${celString(plainValues[0]!)}` : `${key.cel} in ${list}`;
+  let byKey: B = false;
+  if (plainValues.length > 0 && !key.plain()) {
+    // The key as a wildcard pattern over the values (a key holding `*` or `?`).
+    const s = cx.names.fresh('s');
+    byKey = plainValues.length === 1 ? wildcard(key, Operand.literal(plainValues[0])) : `${list}.exists(${s}, ${wildcard(key, Operand.of(frag(s, 'string', { simple: true, atom: true })))})`;
+  }
+  const byWild = wild.map((w) => (keyIsPattern ? wildcard(key, Operand.literal(w)) : either(Operand.literal(w), key)));
+  return keyIsPattern ? or(key.plain() ? member : byKey, ...byWild) : or(member, byKey, ...byWild);
+}
+
 /** scalarKey: the key (already stringified) against the value. */
 function scalarKey(mode: SetMode, key: Operand, value: Operand, cx: Cx): B {
   const flip = (found: B): B => (positive(mode) ? found : not(found));
+  const strings = literalStrings(value);
+  if (strings) return flip(inLiteralStrings(key, strings, mode === 'allIn', cx));
   const byList = overList(value, cx, 'exists', (v) => withSprint(v, cx, (sv) => (mode === 'allIn' ? wildcard(key, sv) : either(sv, key))));
   const w = wildcard(value, key);
   const s = value.stringValue();
@@ -244,7 +282,10 @@ function listKey(mode: SetMode, key: Operand, value: Operand, cx: Cx): B {
         return not(overList(key, cx, 'exists', (k) => withSprint(k, cx, hit)));
     }
   };
-  const byList = combine((k) => overList(value, cx, 'exists', (v) => withSprint(v, cx, (sv) => either(k, sv))));
+  const strings = literalStrings(value);
+  const byList = strings
+    ? combine((k) => inLiteralStrings(k, strings, false, cx))
+    : combine((k) => overList(value, cx, 'exists', (v) => withSprint(v, cx, (sv) => either(k, sv))));
   const byNumber = combine((k) => withSprint(value, cx, (sv) => either(k, sv)));
   const s = value.stringValue();
   let byString: B;
@@ -290,8 +331,11 @@ function rangeCount(mode: SetMode, key: Operand, range: { lo: string; hi: string
 /** anyin.go / allin.go / anynotin.go / allnotin.go. */
 export function setOperator(mode: SetMode, key: Operand, value: Operand, cx: Cx): B {
   const scalar = or(key.isStr(), key.isNum(), mode === 'allIn' ? false : key.isBool());
-  const result = or(and(key.isList(), listKey(mode, key, value, cx)), and(scalar, withSprint(key, cx, (k) => scalarKey(mode, k, value, cx))));
-  return guardRuntimeValue(value, result, cx);
+  // Branches known dead are not built (their notes would not apply).
+  const isList = key.isList();
+  const byList = isList === false ? false : and(isList, listKey(mode, key, value, cx));
+  const byScalar = scalar === false ? false : and(scalar, withSprint(key, cx, (k) => scalarKey(mode, k, value, cx)));
+  return guardRuntimeValue(value, or(byList, byScalar), cx);
 }
 
 // ------------------------------------------------------------------------------------------ In / NotIn
@@ -334,7 +378,7 @@ function numberAgainst(key: Operand, value: Operand, op: Cmp): B {
 
 /** numeric.go NumericOperatorHandler (GreaterThan, GreaterThanOrEquals, LessThan, LessThanOrEquals). */
 export function numeric(key: Operand, value: Operand, op: Cmp, cx: Cx): B {
-  cx.notes.add(RANGE_NOTE);
+  if (key.isStr() !== false || value.isStr() !== false) cx.notes.add(RANGE_NOTE);
   const dp = durationPair(key, value);
   const qBoth = and(key.quantity(), value.isStr(), value.quantity());
   const kf = key.float();

@@ -8,6 +8,7 @@ import { chain, type Mode } from './access.js';
 import type { Binding, Cx } from './context.js';
 import { external, type Frag } from './frag.js';
 import { cannot, yet } from './refuse.js';
+import { requestPathType } from './request-type.js';
 
 export type Cur = { kind: 'root' } | { kind: 'binding'; b: Binding; path: string } | { kind: 'value'; f: Frag };
 
@@ -29,12 +30,6 @@ function rootRefusal(name: string, cx: Cx): never {
   cannot(`the Kyverno context variable \`${name}\` is not available in the ${env} CEL environment`);
 }
 
-/**
- * Context values whose JSON type Kyverno guarantees (the AdmissionRequest's string fields): knowing it spares
- * the CEL a type dispatch (a spliced string needs no JSON encoding).
- */
-const KNOWN_STRINGS = new Set(['request.operation', 'request.namespace', 'request.name', 'request.userInfo.username', 'request.userInfo.uid', 'request.uid', 'request.subResource']);
-
 /** The CEL value of a node; the whole context and bindings without CEL text have none. */
 export function asValue(cur: Cur, cx: Cx): Frag {
   switch (cur.kind) {
@@ -43,10 +38,8 @@ export function asValue(cur: Cur, cx: Cx): Frag {
     case 'root':
       return cannot('the whole Kyverno context (`@` at the top of an expression, `*`, or a function of it) has no CEL value');
     case 'binding':
-      if (cur.b.cel !== undefined) {
-        const f = external(cur.b.cel);
-        return KNOWN_STRINGS.has(cur.path) ? { ...f, t: 'string' } : f;
-      }
+      // The caller's type, else the one Kyverno guarantees for a request field (request-type.ts).
+      if (cur.b.cel !== undefined) return external(cur.b.cel, cur.b.type ?? requestPathType(cur.path));
       return cannot(`\`${cur.path}\` as a whole has no CEL value in the ${cx.caps.env === 'map' ? 'MutatingAdmissionPolicy' : 'Kyverno MutatingPolicy'} environment (only some of its fields are bound)`);
   }
 }

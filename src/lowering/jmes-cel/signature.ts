@@ -5,7 +5,8 @@
  * (type() never fails, so the tests can be combined with `&&` safely).
  */
 import type { ArgType, FunctionSpec } from '../../jmespath/index.js';
-import type { Frag } from './frag.js';
+import { isNumeric, tyOf, type Frag } from './frag.js';
+import { stypeOf } from './types.js';
 
 /** An argument as the call sees it: a value, or an expression reference (`&expr`). */
 export type Arg = { kind: 'value'; f: Frag } | { kind: 'ref'; index: number };
@@ -26,7 +27,7 @@ function test(t: ArgType, a: Arg): Verdict {
   const v = f.cel;
   switch (t) {
     case 'number':
-      return known ? f.t === 'int' || f.t === 'double' : isNum(v);
+      return known ? isNumeric(f.t) : isNum(v);
     case 'string':
       return known ? f.t === 'string' : `type(${v}) == string`;
     case 'array':
@@ -36,6 +37,10 @@ function test(t: ArgType, a: Arg): Verdict {
     case 'array[number]':
     case 'array[string]': {
       if (known && f.t !== 'list') return false;
+      // A list whose item type is known needs no test of each item.
+      const lt = tyOf(f);
+      const item = lt.k === 'list' ? stypeOf(lt.of) : undefined;
+      if (item !== undefined && (t === 'array[number]' ? isNumeric(item) : item === 'string')) return true;
       const x = '_t';
       const each = t === 'array[number]' ? isNum(x) : `type(${x}) == string`;
       return `${known ? '' : `type(${v}) == list && `}${v}.all(${x}, ${each})`;

@@ -32,6 +32,11 @@ export interface FnDef {
    * JMESPath signature. Absent when every environment refuses.
    */
   emit?: (args: Frag[], site: CallSite) => Frag;
+  /**
+   * The emitted CEL fails when an argument the signature checks is null (`size(null)`, `null.join(",")`), as
+   * Kyverno does: a possibly-null argument of the right type then needs no runtime type test.
+   */
+  nullFails?: boolean | ((args: Frag[]) => boolean);
 }
 
 export const exact = (how: string): Status => ({ kind: 'exact', how });

@@ -13,10 +13,11 @@
  */
 import { expressionFrag, run, type Outcome } from './compile.js';
 import type { Cx, JmesCelScope } from './context.js';
-import { bind, cond, fail, frag, litString, strFrag, type Frag } from './frag.js';
+import { bindAll, cond, fail, isNumeric, litString, op, strFrag, tfrag, tyOf, type Frag } from './frag.js';
 import { spliceText } from './json-text.js';
 import { yet } from './refuse.js';
 import type { CelTarget } from './target.js';
+import { isPlainString, T, type Ty } from './types.js';
 
 // vars.go RegexVariables / RegexEscpVariables.
 const VARIABLES = /(^|[^\\])(\{\{(?:\{[^{}]*\}|[^{}])*\}\})/g;
@@ -74,40 +75,67 @@ export function templateFrag(text: string, cx: Cx): Frag {
     if (PLACEHOLDER.test(m)) yet('an escaped `\\{{ }}` around a substituted value');
     return m.slice(1);
   });
-  const parts: Frag[] = [];
+  type Piece = { text: string } | { value: Value };
+  const pieces: Piece[] = [];
   let literal = '';
   for (const ch of s) {
     if (!PLACEHOLDER.test(ch)) {
       literal += ch;
       continue;
     }
-    if (literal !== '') parts.push(strFrag(literal));
+    if (literal !== '') pieces.push({ text: literal });
     literal = '';
-    parts.push(spliced(values[ch.charCodeAt(0) - BASE]!, cx));
+    pieces.push({ value: values[ch.charCodeAt(0) - BASE]! });
   }
-  if (literal !== '' || parts.length === 0) parts.push(strFrag(literal));
-  if (parts.length === 1) return parts[0]!;
-  return frag(parts.map((p) => (p.atom ? p.cel : `(${p.cel})`)).join(' + '), 'string', { err: parts.some((p) => p.err) });
+  if (literal !== '' || pieces.length === 0) pieces.push({ text: literal });
+  if (pieces.length === 1 && 'text' in pieces[0]!) return strFrag(pieces[0].text);
+  // Without a `{` in the text around the values and with no two values side by side, a new hole can only
+  // come from a `{{` inside one value: that is all a value then needs checking for.
+  const around = pieces.map((p) => ('text' in p ? p.text : '')).join('');
+  const adjacent = pieces.some((p, i) => 'value' in p && i > 0 && 'value' in pieces[i - 1]!);
+  const onlyOpening = !around.includes('{') && !adjacent;
+  // Every path of the CEL below either evaluates every value (the concatenation) or fails: a pure value (a
+  // field path) can be read in place, its error surfacing either way.
+  const texts = pieces.map((p) => ('text' in p ? strFrag(p.text) : splicedText(p.value, cx))).map((f) => (f.pure ? { ...f, simple: true } : f));
+  return bindAll(texts, cx.names, (bound) => {
+    const bad: string[] = [];
+    pieces.forEach((p, i) => {
+      if ('value' in p && needsGuard(p.value, bound[i]!)) bad.push(...badText(bound[i]!, p.value.beforeLaterHole, onlyOpening));
+    });
+    const concat = tfrag(bound.map((p) => (p.atom ? p.cel : `(${p.cel})`)).join(' + '), joinedType(bound), { err: bound.some((p) => p.err) });
+    if (bad.length === 0) return concat;
+    cx.notes.add(SPLICE_NOTE);
+    return cond(bad.join(' || '), fail('a spliced value holds "{{", "}}" or a trailing backslash'), concat, true);
+  });
 }
 
-/** A value as Kyverno splices it, guarded where the runtime text would change Kyverno's scan. */
-function spliced(v: Value, cx: Cx): Frag {
+/** The text Kyverno splices for a value; a literal one that Kyverno would scan again is not compiled. */
+function splicedText(v: Value, cx: Cx): Frag {
   const text = spliceText(v.frag, cx);
   const known = litString(text);
-  if (known !== undefined) {
-    if (known.includes('{{') || known.includes('}}') || (v.beforeLaterHole && known.endsWith('\\'))) {
-      yet('a literal spliced into a `{{ }}` string that Kyverno would scan for holes again');
-    }
-    return text;
+  if (known !== undefined && (known.includes('{{') || known.includes('}}') || (v.beforeLaterHole && known.endsWith('\\')))) {
+    yet('a literal spliced into a `{{ }}` string that Kyverno would scan for holes again');
   }
-  // Numbers, booleans and null print without braces or backslashes: no guard needed.
-  if (v.frag.t === 'int' || v.frag.t === 'double' || v.frag.t === 'bool' || v.frag.t === 'null') return text;
-  cx.notes.add(SPLICE_NOTE);
-  return bind(text, cx.names, (t) => {
-    const bad = [`${t.cel}.contains("{{")`, `${t.cel}.contains("}}")`];
-    if (v.beforeLaterHole) bad.push(`${t.cel}.endsWith("\\\\")`);
-    return cond(bad.join(' || '), fail('a spliced value holds "{{", "}}" or a trailing backslash'), t, true);
-  });
+  return text;
+}
+
+/** Whether the runtime text of a value could change Kyverno's scan: numbers, booleans, null and plain strings cannot. */
+function needsGuard(v: Value, text: Frag): boolean {
+  if (litString(text) !== undefined) return false;
+  const t = tyOf(v.frag);
+  return !(isNumeric(v.frag.t) || v.frag.t === 'bool' || v.frag.t === 'null' || isPlainString(t));
+}
+
+/** The conditions under which a spliced value would be scanned again (or escape a later hole). */
+function badText(t: Frag, beforeLaterHole: boolean, onlyOpening: boolean): string[] {
+  const bad = onlyOpening ? [`${op(t)}.contains("{{")`] : [`${op(t)}.contains("{{")`, `${op(t)}.contains("}}")`];
+  if (beforeLaterHole) bad.push(`${op(t)}.endsWith("\\\\")`);
+  return bad;
+}
+
+/** A concatenation of strings: plain when every part is. */
+function joinedType(parts: Frag[]): Ty {
+  return parts.every((p) => isPlainString(tyOf(p))) ? T.plainString : T.string;
 }
 
 export function compileTemplate(text: string, scope: JmesCelScope, target: CelTarget): Outcome {

@@ -2,7 +2,8 @@
  * Kyverno wildcards (go-wildcard v1.0.3, kyverno.md §1.4: `*` any run, `?` exactly one rune, everything
  * else literal, whole-string match) as RE2 for CEL's matches(). `(?s)` lets `.` match a newline too.
  */
-import { celString, frag, litString, op, type Frag } from './frag.js';
+import { celString, frag, litString, op, tyOf, type Frag } from './frag.js';
+import { isPlainString } from './types.js';
 
 const RE2_META = new Set(['\\', '.', '+', '*', '?', '(', ')', '|', '[', ']', '{', '}', '^', '$']);
 
@@ -16,12 +17,14 @@ export function wildcardRegex(pattern: string): string {
   return `^(?s:${out})$`;
 }
 
-/** The RE2 text of a pattern known only at runtime: metacharacters escaped, then `*` and `?` translated. */
+/**
+ * The RE2 text of a pattern known only at runtime: the pattern quoted (`\Q...\E`, a literal `\E` in it
+ * spelled out), with every `*` and `?` closing the quote for `.*` or `.`.
+ */
 export function dynamicWildcardRegex(p: Frag): string {
-  let s = op(p);
-  for (const m of ['\\', '.', '+', '(', ')', '|', '[', ']', '{', '}', '^', '$']) s += `.replace(${celString(m)}, ${celString('\\' + m)})`;
-  s += `.replace("*", ".*").replace("?", ".")`;
-  return `"^(?s:" + ${s} + ")$"`;
+  const r = (from: string, to: string): string => `.replace(${celString(from)}, ${celString(to)})`;
+  const quoted = `${op(p)}${r('\\E', '\\E\\\\E\\Q')}${r('*', '\\E.*\\Q')}${r('?', '\\E.\\Q')}`;
+  return `${celString('^(?s:\\Q')} + ${quoted} + ${celString('\\E)$')}`;
 }
 
 /** A CEL bool: `subject` (a string) matches the wildcard `pattern`. */
@@ -32,5 +35,7 @@ export function wildcardMatch(pattern: Frag, subject: Frag): Frag {
     if (text === '*') return frag('true', 'bool', { simple: true, atom: true });
     return frag(`${op(subject)}.matches(${celString(wildcardRegex(text))})`, 'bool', { atom: true });
   }
+  // A pattern without `*` or `?` matches only itself.
+  if (isPlainString(tyOf(pattern))) return frag(`${op(subject)} == ${op(pattern)}`, 'bool');
   return frag(`${op(subject)}.matches(${dynamicWildcardRegex(pattern)})`, 'bool', { atom: true });
 }

@@ -1,12 +1,12 @@
 /** The public API's shapes: results, refusals, notes, targets. */
 import { describe, expect, it } from 'vitest';
-import { conditionsToCel, jmesToCel, templateToCel, type JmesCelScope } from '../../../src/lowering/jmes-cel/index.js';
+import { conditionsToCel, jmesToCel, T, templateToCel, type JmesCelScope } from '../../../src/lowering/jmes-cel/index.js';
 import { SCOPE } from './harness.js';
 
 describe('jmes-cel API', () => {
   it('compiles to { ok, cel, notes }', () => {
-    expect(jmesToCel('request.operation', SCOPE, { env: 'map' })).toEqual({ ok: true, cel: 'request.operation', notes: [] });
-    expect(jmesToCel('foo', SCOPE, { env: 'kyverno-mpol' })).toEqual({ ok: true, cel: 'variables.foo', notes: [] });
+    expect(jmesToCel('request.operation', SCOPE, { env: 'map' })).toEqual({ ok: true, cel: 'request.operation', notes: [], type: T.oneOf('CREATE', 'UPDATE', 'DELETE', 'CONNECT') });
+    expect(jmesToCel('foo', SCOPE, { env: 'kyverno-mpol' })).toEqual({ ok: true, cel: 'variables.foo', notes: [], type: T.dyn });
   });
 
   it('refuses with a reason naming the construct and a class', () => {
@@ -36,13 +36,13 @@ describe('jmes-cel API', () => {
 
   it('uses the scope only for the first field', () => {
     const scope: JmesCelScope = { root: (n) => (n === 'x' ? { fields: { y: { cel: 'object.spec' } } } : undefined) };
-    expect(jmesToCel('x.y', scope, { env: 'map' })).toEqual({ ok: true, cel: 'object.spec', notes: [] });
+    expect(jmesToCel('x.y', scope, { env: 'map' })).toMatchObject({ ok: true, cel: 'object.spec', notes: [] });
     expect(jmesToCel('x.z', scope, { env: 'map' })).toMatchObject({ ok: false, class: 'cannot' });
     expect(jmesToCel('x', scope, { env: 'map' })).toMatchObject({ ok: false, class: 'cannot' });
   });
 
   it('compiles a literal-only conditions block to a constant', () => {
-    expect(conditionsToCel({ all: [{ key: 'a', operator: 'Equals', value: 'a' }] }, SCOPE, { env: 'map' })).toEqual({ ok: true, cel: 'true', notes: [] });
-    expect(conditionsToCel({ any: [] }, SCOPE, { env: 'map' })).toEqual({ ok: true, cel: 'false', notes: [] });
+    expect(conditionsToCel({ all: [{ key: 'a', operator: 'Equals', value: 'a' }] }, SCOPE, { env: 'map' })).toMatchObject({ ok: true, cel: 'true', notes: [] });
+    expect(conditionsToCel({ any: [] }, SCOPE, { env: 'map' })).toMatchObject({ ok: true, cel: 'false', notes: [] });
   });
 });

@@ -5,6 +5,8 @@
  */
 import type { Doc } from './harness.js';
 
+export type { Doc };
+
 const POD = {
   apiVersion: 'v1',
   kind: 'Pod',
@@ -103,4 +105,63 @@ export const DOCS: Doc[] = [
     foo: true,
   },
   { name: 'empty object', object: {}, element: [], foo: '' },
+];
+
+/**
+ * Documents that respect the typed scope (harness.ts TYPED_SCOPE): the object is a Pod as the API server
+ * writes it (apiVersion, kind, metadata, spec and status present; strings where the schema says string;
+ * lists possibly null), the element a container (its `resources` present). Fields the Pod schema does not
+ * declare (spec.replicas, spec.words...) are dyn and hold anything.
+ */
+const TYPED_POD = {
+  ...POD,
+  spec: { ...POD.spec, containers: POD.spec.containers.map((c) => ({ resources: {}, ...c })) },
+  status: {},
+};
+
+export const TYPED_DOCS: Doc[] = [
+  { name: 'pod', object: TYPED_POD, element: TYPED_POD.spec.containers[0], foo: 'bar' },
+  { name: 'minimal', object: { apiVersion: 'v1', kind: 'Pod', metadata: {}, spec: {}, status: {} }, element: { resources: {} }, foo: null },
+  {
+    name: 'empties',
+    object: {
+      apiVersion: 'v1',
+      kind: 'Pod',
+      metadata: { name: '', namespace: '', labels: {}, annotations: {} },
+      spec: { containers: [], initContainers: [], words: [], nums: [], obj: {}, text: '', replicas: 0, flag: false, upper: '', csv: '', empty: '' },
+      status: {},
+    },
+    element: { name: '', image: '', ports: [], args: [], env: [], resources: {} },
+    foo: '',
+  },
+  {
+    name: 'null lists',
+    object: {
+      apiVersion: 'v1',
+      kind: 'Pod',
+      metadata: { name: 'n', labels: { app: '' }, finalizers: null },
+      spec: { containers: null, initContainers: null, replicas: null, words: null },
+      status: {},
+    },
+    element: { name: 'c', ports: null, args: null, env: null, resources: {} },
+    foo: [1, 2],
+  },
+  {
+    name: 'special strings',
+    object: {
+      apiVersion: 'v1',
+      kind: 'Pod',
+      metadata: { name: 'a*b', namespace: 'ns?', labels: { app: '{{request.operation}}', tier: 'x\\', team: '*' }, annotations: { note: 'ÄÖ', 'x/y': '}}' } },
+      spec: {
+        containers: [
+          { name: '{{x}}', image: 'i*', resources: {}, ports: [{ containerPort: 8080, protocol: 'UDP' }] },
+          { name: 'c?', image: '\\', resources: {}, env: [{ name: 'A', value: '{{' }] },
+        ],
+        initContainers: [{ name: 'init', image: 'busybox', resources: {} }],
+      },
+      status: {},
+    },
+    element: { name: '*', image: '{{request.namespace}}', resources: {}, args: ['*', '?'] },
+    foo: { k: '*' },
+  },
 ];

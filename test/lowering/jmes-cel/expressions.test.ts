@@ -6,8 +6,8 @@
  */
 import { describe, expect, it } from 'vitest';
 import { jmesToCel } from '../../../src/lowering/jmes-cel/index.js';
-import { DOCS } from './docs.js';
-import { TALLY, celActivation, compileCel, disagreement, jmesContext, runCel, runJmes, SCOPE, TARGETS } from './harness.js';
+import { DOCS, TYPED_DOCS } from './docs.js';
+import { differential, TALLY, SCOPE, TARGETS, TYPED_SCOPE } from './harness.js';
 
 const o = 'request.object';
 
@@ -293,6 +293,42 @@ export const EXPRESSIONS: string[] = [
   `keys(${o}.metadata.labels)[?@ != 'app']`,
   `values(${o}.spec.obj)[]`,
   `length(${o}.spec.containers)[]`,
+  // shapes the typed scope compiles differently (optional paths, nullable lists, typed items)
+  `${o}.metadata.labels.app || ${o}.metadata.labels.team || 'none'`,
+  `${o}.metadata.name == ''`,
+  `${o}.metadata.name != ''`,
+  `${o}.metadata.finalizers || \`[]\``,
+  `${o}.metadata.finalizers[0]`,
+  `${o}.metadata.labels.*`,
+  `${o}.spec.containers[*].ports[0].containerPort`,
+  `${o}.spec.containers[-1].name`,
+  `${o}.spec.containers[?image == 'i*'].name | [0]`,
+  `${o}.spec.initContainers[?name == 'init'] | [0].image`,
+  `length(${o}.spec.initContainers || \`[]\`) > \`0\``,
+  `not_null(${o}.metadata.labels.app, 'x')`,
+  `to_string(${o}.metadata.labels)`,
+  `element.ports[0].containerPort`,
+  `element.ports[0].containerPort == \`80\``,
+  `element.ports[?containerPort > \`100\`].containerPort`,
+  `element.ports[*].protocol`,
+  `element.args[-1]`,
+  `element.args || \`[]\``,
+  `join(',', element.args || \`[]\`)`,
+  `element.env[?name=='A'].value | [0]`,
+  `element.resources.limits.memory || ''`,
+  `element.securityContext.runAsUser > \`0\``,
+  `contains(element.args, '*')`,
+  `element.name && element.image`,
+  `!element.securityContext.privileged`,
+  `[element.name, element.image]`,
+  `{n: element.name, i: element.image}`,
+  `starts_with(element.name, request.namespace)`,
+  `regex_match('^[a-z]+$', element.name)`,
+  `pattern_match('c?', element.name)`,
+  `split(element.image, ':')[-1]`,
+  `split(element.image, '')[0]`,
+  `length(request.userInfo.groups)`,
+  `request.kind.group || 'core'`,
   // errors Kyverno raises for every input
   'length(`1`, `2`)',
   'no_such_function(`1`)',
@@ -305,7 +341,6 @@ export const REFUSED: Record<string, Partial<Record<'map 1.36' | 'map 1.32' | 'k
   [`${o}.spec.nested[]`]: { 'map 1.32': 'cannot' },
   [`${o}.spec.nested[][]`]: { 'map 1.32': 'cannot' },
   [`values(${o}.spec.obj)[]`]: { 'map 1.32': 'cannot' },
-  [`length(${o}.spec.containers)[]`]: { 'map 1.32': 'cannot' },
   [`regex_replace_all('([a-z]+)-([0-9]+)', ${o}.metadata.name, '$2-$1')`]: { 'map 1.36': 'cannot', 'map 1.32': 'cannot' },
   [`regex_replace_all_literal('[0-9]', ${o}.metadata.name, '$1')`]: { 'map 1.36': 'cannot', 'map 1.32': 'cannot' },
   [`regex_replace_all('^(?P<repo>[^:]+):(.*)$', ${o}.spec.containers[0].image, '\${repo}@$2')`]: { 'map 1.36': 'cannot', 'map 1.32': 'cannot' },
@@ -351,21 +386,13 @@ describe('JMESPath → CEL: differential against Kyverno JMESPath', () => {
       for (const expr of EXPRESSIONS) {
         const expected = REFUSED[expr]?.[targetName as 'map 1.36'];
         it(expr, () => {
-          const c = jmesToCel(expr, SCOPE, target);
           if (expected !== undefined) {
+            const c = jmesToCel(expr, SCOPE, target);
             expect(c.ok, c.ok ? c.cel : '').toBe(false);
             if (!c.ok) expect(c.class, c.why).toBe(expected);
             return;
           }
-          if (!c.ok) throw new Error(`refused (${c.class}): ${c.why}`);
-          const compiled = compileCel(c.cel, target);
-          if (!compiled.ok) throw new Error(`CEL does not compile: ${compiled.diagnostics[0]!.message}\n${c.cel}`);
-          for (const d of DOCS) {
-            const k = runJmes(expr, jmesContext(d));
-            const v = runCel(c.cel, target, celActivation(d));
-            const why = disagreement(k, v, c);
-            if (why !== undefined) throw new Error(`document "${d.name}": ${why}\nCEL: ${c.cel}`);
-          }
+          differential(expr, SCOPE, target, DOCS);
         });
       }
       for (const [expr, cls] of REFUSED_EVERYWHERE) {
@@ -380,6 +407,18 @@ describe('JMESPath → CEL: differential against Kyverno JMESPath', () => {
       }
     });
   }
+
+  // The same expressions with the object typed as a Pod and the element as a container, on documents that
+  // respect those types: typed CEL must agree with Kyverno wherever the types hold.
+  describe('typed', () => {
+    for (const { name: targetName, target } of TARGETS) {
+      describe(targetName, () => {
+        for (const expr of EXPRESSIONS) {
+          if (REFUSED[expr]?.[targetName as 'map 1.36'] === undefined) it(expr, () => differential(expr, TYPED_SCOPE, target, TYPED_DOCS));
+        }
+      });
+    }
+  });
 
   it('has at least 150 expressions', () => {
     expect(EXPRESSIONS.length).toBeGreaterThanOrEqual(150);

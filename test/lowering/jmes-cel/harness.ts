@@ -5,10 +5,13 @@
  * only when the compilation returned notes (the declared assumption it guards).
  */
 import { compile, toJson } from '../../../src/cel/index.js';
+import { evaluateConditions } from '../../../src/dialects/kyverno/preconditions.js';
+import { substituteString } from '../../../src/dialects/kyverno/variables.js';
+import type { JsonValue } from '../../../src/ir/json.js';
 import { MPOL_VARIABLES } from '../../../src/dialects/kyverno-mpol/cel-engine.js';
 import { compileJmes } from '../../../src/jmespath/index.js';
 import { GUARD_MARKER } from '../../../src/lowering/jmes-cel/frag.js';
-import type { Binding, CelTarget, Compiled, JmesCelScope, Refusal } from '../../../src/lowering/jmes-cel/index.js';
+import { conditionsToCel, fieldType, itemType, jmesToCel, objectTypeOf, T, templateToCel, type Binding, type CelTarget, type Compiled, type JmesCelScope, type Refusal, type Ty } from '../../../src/lowering/jmes-cel/index.js';
 
 export const MAP_ENV_VARIABLES = ['object', 'oldObject', 'request', 'params', 'namespaceObject', 'variables', 'authorizer'];
 /** The foreach loop variables the test scope binds element/elementIndex to. */
@@ -168,4 +171,66 @@ export function substitutionEnv(ctx: unknown): { isDelete: boolean; query(e: str
       return r.ok ? { ok: true, value: r.value } : { ok: false, message: r.error.message, notFound: r.error.kind === 'NotFound' };
     },
   };
+}
+
+// ------------------------------------------------------------------------------------------ typed scope
+
+/** `object` typed as a Pod from the built-in schema, `element` as one of its containers, `elementIndex` a small int. */
+export const POD_TYPE: Ty = objectTypeOf([{ group: '', version: 'v1', kind: 'Pod' }]);
+export const CONTAINER_TYPE: Ty = itemType(fieldTypeOf(fieldTypeOf(POD_TYPE, 'spec'), 'containers'));
+
+function fieldTypeOf(t: Ty, name: string): Ty {
+  return t.k === 'map' ? fieldType(t, name).ty : T.dyn;
+}
+
+const TYPED_REQUEST: Binding = { fields: { ...(REQUEST as { fields: Record<string, Binding> }).fields, object: { cel: 'object', type: POD_TYPE } } };
+
+/** The scope a MAP caller passes with the types it knows: the matched kind's object, the foreach element. */
+export const TYPED_SCOPE: JmesCelScope = {
+  root(name: string): Binding | undefined {
+    switch (name) {
+      case 'request':
+        return TYPED_REQUEST;
+      case 'element':
+        return { cel: 'e', type: CONTAINER_TYPE };
+      case 'elementIndex':
+        return { cel: 'i', type: T.smallInt };
+      default:
+        return SCOPE.root(name);
+    }
+  },
+};
+
+// ------------------------------------------------------------------------------------------ differential runs
+
+/** Runs compiled CEL against Kyverno's own outcome on every document; throws on the first disagreement. */
+function agree(c: Compiled | Refusal, target: CelTarget, docs: readonly Doc[], kyverno: (ctx: unknown) => Outcome): void {
+  if (!c.ok) throw new Error(`refused (${c.class}): ${c.why}`);
+  const compiled = compileCel(c.cel, target);
+  if (!compiled.ok) throw new Error(`CEL does not compile: ${compiled.diagnostics[0]!.message}\n${c.cel}`);
+  for (const d of docs) {
+    const why = disagreement(kyverno(jmesContext(d)), runCel(c.cel, target, celActivation(d)), c);
+    if (why !== undefined) throw new Error(`document "${d.name}": ${why}\nCEL: ${c.cel}`);
+  }
+}
+
+/** A JMESPath expression against Kyverno's JMESPath. */
+export function differential(expr: string, scope: JmesCelScope, target: CelTarget, docs: readonly Doc[]): void {
+  agree(jmesToCel(expr, scope, target), target, docs, (ctx) => runJmes(expr, ctx));
+}
+
+/** A `{{ }}` string against Kyverno's substitution (src/dialects/kyverno/variables.ts). */
+export function templateDifferential(text: string, scope: JmesCelScope, target: CelTarget, docs: readonly Doc[]): void {
+  agree(templateToCel(text, scope, target), target, docs, (ctx) => {
+    const r = substituteString(text, substitutionEnv(ctx));
+    return r.ok ? { ok: true, json: canonical(r.value) } : { ok: false, message: r.message };
+  });
+}
+
+/** A conditions block against Kyverno's evaluation (src/dialects/kyverno/preconditions.ts). */
+export function conditionsDifferential(block: unknown, scope: JmesCelScope, target: CelTarget, docs: readonly Doc[]): void {
+  agree(conditionsToCel(block, scope, target), target, docs, (ctx) => {
+    const r = evaluateConditions(block as JsonValue, substitutionEnv(ctx));
+    return r.ok ? { ok: true, json: canonical(r.value) } : { ok: false, message: r.message };
+  });
 }

@@ -3,10 +3,9 @@
  * (src/dialects/kyverno/variables.ts substituteString) on every document.
  */
 import { describe, expect, it } from 'vitest';
-import { substituteString } from '../../../src/dialects/kyverno/variables.js';
 import { templateToCel } from '../../../src/lowering/jmes-cel/index.js';
-import { DOCS } from './docs.js';
-import { TALLY, canonical, celActivation, compileCel, disagreement, jmesContext, runCel, SCOPE, substitutionEnv, TARGETS, type Outcome } from './harness.js';
+import { DOCS, TYPED_DOCS } from './docs.js';
+import { TALLY, celActivation, runCel, SCOPE, TARGETS, templateDifferential, TYPED_SCOPE } from './harness.js';
 
 const o = 'request.object';
 
@@ -51,6 +50,19 @@ export const TEMPLATES: string[] = [
   `{{${o}.spec.quoted}}!`,
   `{{ 'a{b}c' }}-{{ ${o}.metadata.name }}`,
   `{x} {{ ${o}.metadata.name }} {y}`,
+  `{{ element.name }}{{ element.image }}`,
+  `{{ element.name }}-{{ element.image }}`,
+  `{ {{ element.name }}`,
+  `{{ element.image }}\\{{ request.namespace }}`,
+  `{{ element.image }}\\-{{ request.namespace }}`,
+  `{{ element.name }}:{{ elementIndex }}`,
+  `{{ split(element.image, ':')[0] }}:stable`,
+  `{{ request.operation }}-{{ request.kind.kind }}`,
+  `{{ element.ports[0].containerPort || \`0\` }}`,
+  `port-{{ element.ports[0].containerPort }}`,
+  `{{ ${o}.metadata.labels || \`{}\` }}`,
+  `{{ ${o}.metadata.annotations."x/y" }}-x`,
+  `x-{{ element.image }}-{{ element.name }}`,
 ];
 
 export const TEMPLATES_REFUSED: [string, 'cannot' | 'yet'][] = [
@@ -61,25 +73,11 @@ export const TEMPLATES_REFUSED: [string, 'cannot' | 'yet'][] = [
   [`{{ a. }}-x`, 'cannot'],
 ];
 
-function kyverno(text: string, ctx: unknown): Outcome {
-  const r = substituteString(text, substitutionEnv(ctx));
-  return r.ok ? { ok: true, json: canonical(r.value) } : { ok: false, message: r.message };
-}
-
 describe('templates → CEL: differential against Kyverno substitution', () => {
   for (const { name: targetName, target } of TARGETS) {
     describe(targetName, () => {
       for (const text of TEMPLATES) {
-        it(JSON.stringify(text), () => {
-          const c = templateToCel(text, SCOPE, target);
-          if (!c.ok) throw new Error(`refused (${c.class}): ${c.why}`);
-          const compiled = compileCel(c.cel, target);
-          if (!compiled.ok) throw new Error(`CEL does not compile: ${compiled.diagnostics[0]!.message}\n${c.cel}`);
-          for (const d of DOCS) {
-            const why = disagreement(kyverno(text, jmesContext(d)), runCel(c.cel, target, celActivation(d)), c);
-            if (why !== undefined) throw new Error(`document "${d.name}": ${why}\nCEL: ${c.cel}`);
-          }
-        });
+        it(JSON.stringify(text), () => templateDifferential(text, SCOPE, target, DOCS));
       }
       for (const [text, cls] of TEMPLATES_REFUSED) {
         it(`refuses ${JSON.stringify(text)} (${cls})`, () => {
@@ -91,8 +89,16 @@ describe('templates → CEL: differential against Kyverno substitution', () => {
     });
   }
 
+  describe('typed', () => {
+    for (const { name: targetName, target } of TARGETS) {
+      describe(targetName, () => {
+        for (const text of TEMPLATES) it(JSON.stringify(text), () => templateDifferential(text, TYPED_SCOPE, target, TYPED_DOCS));
+      });
+    }
+  });
+
   it('a string without holes is a CEL string literal', () => {
-    expect(templateToCel('a "b" \\{{c}}', SCOPE, { env: 'map' })).toEqual({ ok: true, cel: '"a \\"b\\" {{c}}"', notes: [] });
+    expect(templateToCel('a "b" \\{{c}}', SCOPE, { env: 'map' })).toMatchObject({ ok: true, cel: '"a \\"b\\" {{c}}"', notes: [] });
   });
 
   it('one whole hole keeps the JSON type', () => {
