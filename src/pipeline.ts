@@ -6,11 +6,13 @@ import { diagnostic, hasErrors, type Diagnostic } from './diagnostics/diagnostic
 import type { SourceRegistry } from './diagnostics/render.js';
 import type { GenerateResult } from './dialects/dialect.js';
 import { dialectByName, dialectFor, dialects } from './dialects/registry.js';
-import { isJsonObject } from './ir/json.js';
+import { isJsonObject, type JsonObject } from './ir/json.js';
 import type { Policy } from './ir/nodes.js';
 import { loadInputs } from './io/inputs.js';
 import type { SourceDoc } from './io/source.js';
 import { optimize } from './optimizer/index.js';
+import { translateMutateExistingRules } from './dialects/kyverno-mpol/generate-existing.js';
+import { toYamlDocuments } from './io/yaml-dump.js';
 
 export interface Loaded {
   docs: SourceDoc[];
@@ -63,11 +65,11 @@ export function parsePolicyDocs(docs: readonly SourceDoc[]): { policies: Policy[
   return { policies, diagnostics };
 }
 
-export function loadPolicies(paths: string[], stdin?: () => string): { policies: Policy[]; diagnostics: Diagnostic[]; sources?: SourceRegistry } {
+export function loadPolicies(paths: string[], stdin?: () => string): { policies: Policy[]; diagnostics: Diagnostic[]; sources?: SourceRegistry; docs?: SourceDoc[] } {
   const loaded = readInputs(paths, stdin);
   if (!loaded.docs) return { policies: [], diagnostics: loaded.diagnostics };
   const parsed = parsePolicyDocs(loaded.docs);
-  return { policies: parsed.policies, diagnostics: [...loaded.diagnostics, ...parsed.diagnostics], sources: loaded.sources };
+  return { policies: parsed.policies, diagnostics: [...loaded.diagnostics, ...parsed.diagnostics], sources: loaded.sources, docs: loaded.docs };
 }
 
 /** Translates policies into a dialect: optimize, the target's lowerings, then its generator. */
@@ -83,6 +85,21 @@ export function translate(policies: readonly Policy[], to: string, unsupported: 
   let lowered = optimize(policies);
   for (const lower of target.lowerings) lowered = lower(lowered);
   return target.generate(lowered, { unsupported, ...(apiVersion ? { apiVersion } : {}) });
+}
+
+/**
+ * `translate` of the documents' policies, plus their Kyverno mutate-existing rules, which the admission IR does
+ * not hold (they run in Kyverno's background controller): MutatingPolicies with mutate-existing evaluation for
+ * kyverno-mpol, a refusal for the targets that mutate only admission requests.
+ */
+export function translateDocuments(docs: readonly SourceDoc[], policies: readonly Policy[], to: string, unsupported: 'ignore' | 'warn' | 'error' = 'error', apiVersion?: string): GenerateResult {
+  const admission = translate(policies, to, unsupported, apiVersion);
+  const existing = translateMutateExistingRules(docs, to, { unsupported, ...(apiVersion ? { apiVersion } : {}) });
+  if (existing.rules === 0) return admission;
+  const documents = [...admission.documents, ...existing.documents];
+  // The admission part's "nothing to write" no longer holds when the mutate-existing rules wrote something.
+  const diagnostics = [...admission.diagnostics.filter((d) => !(d.code === 'TM4005' && existing.documents.length > 0 && d.severity !== 'error')), ...existing.diagnostics];
+  return { documents, text: documents.length > 0 ? toYamlDocuments(documents as JsonObject[]) : '', diagnostics };
 }
 
 export { hasErrors };

@@ -155,7 +155,8 @@ export function rewriteSuite(library: Library, file: LibraryFile, outcomes: Read
     if (!source || outcome?.status !== 'translated') return;
     const rule = typeof entry.rule === 'string' ? entry.rule : undefined;
     const kind = ruleKindOf(source, rule);
-    if (kind !== 'mutate' && kind !== 'absent') {
+    // A mutate-existing rule migrated to a MutatingPolicy is tested as that policy too.
+    if (kind !== 'mutate' && kind !== 'absent' && !(kind === 'mutate-existing' && outcome.flag === 'isMutatingPolicy')) {
       links.push({ entry: i, key: source.key, role: 'left' });
       return;
     }

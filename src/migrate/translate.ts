@@ -10,8 +10,7 @@
 import type { Diagnostic } from '../diagnostics/diagnostic.js';
 import type { Span } from '../diagnostics/span.js';
 import { isJsonObject, type JsonObject } from '../ir/json.js';
-import { parsePolicyDocs, translate } from '../pipeline.js';
-import { generateMutateExistingMpol } from '../dialects/kyverno-mpol/generate-existing.js';
+import { parsePolicyDocs, translate, translateDocuments } from '../pipeline.js';
 import { mutates } from './discover.js';
 import type { Library, MigrateTarget, Outcome, Refusal, SourcePolicy } from './model.js';
 
@@ -95,18 +94,18 @@ function translateUnit(unit: readonly SourcePolicy[], to: MigrateTarget, apiVers
   for (const d of parsed.diagnostics) record(d, 'invalid');
   let documents: JsonObject[] = [];
   if (!parsed.diagnostics.some((d) => d.severity === 'error')) {
-    const result = translate(parsed.policies, to, 'error', apiVersion);
+    // kyverno-mpol writes mutate-existing rules too; for MAP they are refused above (mutateExistingRefusals).
+    const result =
+      to === 'kyverno-mpol' ? translateDocuments(unit.map((p) => p.doc), parsed.policies, to, 'error', apiVersion) : translate(parsed.policies, to, 'error', apiVersion);
     const refusedSomething = result.diagnostics.some((d) => d.code === 'TM4001');
+    const mutatesExisting = unit.some((p) => p.rules.some((r) => r.kind === 'mutate-existing'));
     for (const d of result.diagnostics) {
       if (d.code === 'TM4005' && refusedSomething) continue; // "nothing could be translated" repeats the refusals
+      // The admission pipeline's "writes nothing" when the mutate rules all mutate existing resources.
+      if (d.code === 'TM4005' && d.severity === 'warning' && mutatesExisting) continue;
       record(d, 'yet');
     }
     documents = result.documents.filter(isJsonObject);
-    if (to === 'kyverno-mpol') {
-      const existing = generateMutateExistingMpol(unit.map((p) => p.doc), { unsupported: 'error', ...(apiVersion ? { apiVersion } : {}) });
-      for (const d of existing.diagnostics) record(d, 'yet');
-      documents.push(...existing.documents);
-    }
   }
 
   const out = new Map<string, Outcome>();

@@ -1,7 +1,7 @@
 import { diagnostic } from '../../diagnostics/diagnostic.js';
 import { dialectByName, dialects } from '../../dialects/registry.js';
 import { writeFileAtomic } from '../../io/write.js';
-import { hasErrors, loadPolicies, translate } from '../../pipeline.js';
+import { hasErrors, loadPolicies, translateDocuments } from '../../pipeline.js';
 import { many, parse } from '../args.js';
 import { EXIT, type CliIO } from '../io.js';
 import { diagnosticsFormat, reportDiagnostics } from '../report.js';
@@ -91,7 +91,7 @@ export async function runTranslate(argv: string[], io: CliIO): Promise<number> {
     reportDiagnostics(io, loaded.diagnostics, format, loaded.sources);
     return EXIT.badInput;
   }
-  const result = translate(loaded.policies, f.to, level, apiVersion);
+  const result = translateDocuments(loaded.docs ?? [], loaded.policies, f.to, level, apiVersion);
   const diags = [...loaded.diagnostics, ...result.diagnostics];
   reportDiagnostics(io, diags, format, loaded.sources);
   if (result.diagnostics.some((d) => d.code === 'TM4004')) return EXIT.badInput;

@@ -346,7 +346,8 @@ function emitGroup(original: readonly Policy[], target: CelTarget, report: Gener
     }
   }
   if (body.mutations.length === 0) {
-    if (report.refusals === 0) report.push('TM4003', `${head.id} writes nothing; no policy emitted`, head.origin, 'warning');
+    // A policy without admission rules (only mutate-existing ones, say) has nothing to say here.
+    if (report.refusals === 0 && group.some((p) => p.rules.length > 0)) report.push('TM4003', `${head.id} writes nothing; no policy emitted`, head.origin, 'warning');
     return undefined;
   }
   // matchConditions is a list keyed by name: conditions of the same kind get numbered.

@@ -14,7 +14,7 @@
  * Wildcards in a selector's matchLabels (Kyverno expands them against the labels) are refused.
  */
 import type { GvkPattern, LabelSelector, MatchClause, MatchSpec, UserMatch } from '../../ir/match.js';
-import { notYet, type Refusal } from '../generate-report.js';
+import { cannot, notYet, type Refusal } from '../generate-report.js';
 import { celString } from './emit-cel.js';
 import { and, not, or, paren, type Cel } from './kyverno/cel-patch.js';
 import { wildcardCel } from './kyverno/pattern.js';
@@ -66,11 +66,8 @@ function selectorTest(sel: LabelSelector, labels: Cel, what: string): R<Cel> {
 
 function userTest(u: UserMatch, exclude: boolean, target: 'map' | 'kyverno-mpol'): R<Cel> {
   const parts: Cel[] = [];
-  if (u.roles?.length || u.clusterRoles?.length) {
-    if (target === 'map') return notYet('a match on roles or cluster roles (kube-apiserver\'s request carries no roles)');
-    if (u.roles?.length) parts.push(`request.roles.exists(r, r in [${u.roles.map(celString).join(', ')}])`);
-    if (u.clusterRoles?.length) parts.push(`request.clusterRoles.exists(r, r in [${u.clusterRoles.map(celString).join(', ')}])`);
-  }
+  // Kyverno computes a user's roles from RoleBindings; neither CEL environment's request carries them.
+  if (u.roles?.length || u.clusterRoles?.length) return cannot(`a match on roles or cluster roles (the ${target === 'map' ? 'MutatingAdmissionPolicy' : 'MutatingPolicy'} request carries no roles; Kyverno computes them from the cluster's RoleBindings)`);
   const subjects: Cel[] = [];
   if (u.usernames?.length) subjects.push(anyGlob('request.userInfo.?username.orValue("")', u.usernames));
   if (u.groups?.length) subjects.push(`request.userInfo.?groups.orValue([]).exists(g, ${anyGlob('g', u.groups)})`);

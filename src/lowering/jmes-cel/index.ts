@@ -37,7 +37,7 @@ export type Compiled = { ok: true; cel: string; notes: string[]; type: Ty };
  *   `{ cel: 'e1', type: itemType(list.type) }`; `elementIndex` as `{ cel: 'i1', type: T.smallInt }`.
  * A type is a promise: on a value that breaks it the CEL may differ from Kyverno, so give only guarantees.
  */
-export { T, itemType, fieldType, join as joinTypes, typeText } from './types.js';
+export { T, itemType, fieldType, join as joinTypes, literalType, nonNull, typeText } from './types.js';
 export type { Ty } from './types.js';
 export { objectTypeOf, type KindRef } from './schema-type.js';
 export { REQUEST_TYPE } from './request-type.js';

@@ -16,6 +16,7 @@ import { isJsonObject, type JsonObject, type JsonValue } from '../../../ir/json.
 import type { ForEachOp, Op } from '../../../ir/nodes.js';
 import { parseAnchor } from '../../../../grammars/kyverno-anchor.js';
 import { notYet, type Refusal } from '../../generate-report.js';
+import { itemType, T, type Ty } from '../../../lowering/jmes-cel/index.js';
 import { and, concat, cond, fieldPlace, indexPlace, NONE, paren, patch, ROOT, staticIndexPlace, type Cel, type Place } from './cel-patch.js';
 import { kyvernoJsonPatches, patchPaths } from './json-patch.js';
 import type { RuleScope } from './scope.js';
@@ -50,15 +51,15 @@ function elementBody(op: ForEachOp): R<{ lets: (Op & { kind: 'let' })[]; pre: Op
 }
 
 /** The foreach list as CEL and the object path it names (`request.object.<fields>`). */
-function listOf(rc: RuleCompiler, op: ForEachOp, scope: RuleScope): R<{ cel: Cel; path: string[] }> {
+function listOf(rc: RuleCompiler, op: ForEachOp, scope: RuleScope): R<{ cel: Cel; type: Ty; path: string[] }> {
   if (!('kind' in op.list) || op.list.kind !== 'jmes') return notYet('a foreach over something other than a JMESPath list');
   const text = op.list.expr.text.trim();
   const m = LIST.exec(text);
   if (!m) return notYet(`the foreach list ${text} (only lists of the object are translated)`);
-  const q = rc.query(text, scope);
+  const q = rc.queryTyped(text, scope);
   if (refused(q)) return q;
   const path = [...m[1]!.matchAll(/\.([A-Za-z_][A-Za-z0-9_]*)|\[(\d+)\]/g)].map((x) => x[1] ?? x[2]!);
-  return { cel: q, path };
+  return { cel: q.cel, type: q.type, path };
 }
 
 /** The place of an object path (numeric segments are list indices). */
@@ -77,7 +78,7 @@ export function forEachPatches(rc: RuleCompiler, op: ForEachOp, scope: RuleScope
   if (refused(list)) return list;
   const e = rc.fresh.next('e');
   const i = rc.fresh.next('i');
-  let inner = scope.with('element', e).with('elementIndex', i);
+  let inner = scope.with('element', e, itemType(list.type)).with('elementIndex', i, T.smallInt);
   if (body.lets.length > 0) {
     // Context loaded per element (and element0 / elementIndex0 aliases): only aliases are translated.
     for (const l of body.lets) {
@@ -109,9 +110,9 @@ export function forEachPatches(rc: RuleCompiler, op: ForEachOp, scope: RuleScope
 
 /** A loop over one literal: its body once, with the element bound to that literal and its index to 0. */
 function onceWith(rc: RuleCompiler, list: string, body: { lets: (Op & { kind: 'let' })[]; pre: Op[]; work: Op[] }, scope: RuleScope): R<Cel> {
-  const element = rc.query(`${list}[0]`, scope);
+  const element = rc.queryTyped(`${list}[0]`, scope);
   if (refused(element)) return element;
-  let inner = scope.with('element', element).with('elementIndex', '0');
+  let inner = scope.with('element', element.cel, element.type).with('elementIndex', '0', T.smallInt);
   const saved = rc.scope;
   rc.scope = inner;
   try {
@@ -148,7 +149,7 @@ function elementLocal(paths: readonly string[], path: readonly string[]): 'eleme
   return removes ? 'removes-element' : 'element';
 }
 
-function jsonPatchLoop(rc: RuleCompiler, op: ForEachOp, list: { cel: Cel; path: string[] }, e: string, i: string, scope: RuleScope, guards: readonly Cel[], text: (Op & { kind: 'let' }) | undefined, json: Op & { kind: 'jsonPatch' }): R<Cel> {
+function jsonPatchLoop(rc: RuleCompiler, op: ForEachOp, list: { cel: Cel; type: Ty; path: string[] }, e: string, i: string, scope: RuleScope, guards: readonly Cel[], text: (Op & { kind: 'let' }) | undefined, json: Op & { kind: 'jsonPatch' }): R<Cel> {
   const paths = text && text.value.kind === 'templated' && typeof text.value.json === 'string' ? patchPaths(text.value.json) : json.steps.map((s) => s.path);
   if (refused(paths)) return paths;
   const local = elementLocal(paths, list.path);
@@ -168,7 +169,7 @@ function jsonPatchLoop(rc: RuleCompiler, op: ForEachOp, list: { cel: Cel; path: 
   return op.order === 'desc' ? `${comprehension}.reverse().flatten()` : `${comprehension}.flatten()`;
 }
 
-function mergeLoop(rc: RuleCompiler, op: ForEachOp, list: { cel: Cel; path: string[] }, e: string, i: string, scope: RuleScope, guards: readonly Cel[], merge: Op & { kind: 'merge' }): R<Cel> {
+function mergeLoop(rc: RuleCompiler, op: ForEachOp, list: { cel: Cel; type: Ty; path: string[] }, e: string, i: string, scope: RuleScope, guards: readonly Cel[], merge: Op & { kind: 'merge' }): R<Cel> {
   if (merge.strategy !== 'smp' || merge.path.segments.length > 0 || (merge.value.kind !== 'literal' && merge.value.kind !== 'templated')) return notYet('this foreach merge');
   // The patch must be the iterated list and nothing else.
   let node: JsonValue = merge.value.json;
@@ -208,7 +209,7 @@ function mergeLoop(rc: RuleCompiler, op: ForEachOp, list: { cel: Cel; path: stri
   const order = op.order === 'desc' ? P : `${P}.reverse()`;
   const from = op.order === 'desc' ? j : `${j} + ${k}`;
   const moves = `${order}.transformList(${k}, ${j}, ${op.order === 'desc' ? `${k} != ${j}` : 'true'}, ${patch('move', [...listPlace.ptr, '/', { cel: `string(${k})` }], undefined, [...listPlace.ptr, '/', { cel: `string(${from})` }])})`;
-  const elementScope = scope.with('element', `${L}[${j}]`).with('elementIndex', j);
+  const elementScope = scope.with('element', `${L}[${j}]`, itemType(list.type)).with('elementIndex', j, T.smallInt);
   const at = indexPlace(listPlace, k, `${L}[${j}]`);
   const patches = smpElementPatches(rest, at, [...list.path, '[]'], { match: rc.env.match, template: (t) => rc.template(t, elementScope), fresh: (b) => rc.fresh.next(b) });
   if (refused(patches)) return patches;

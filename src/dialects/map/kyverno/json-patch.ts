@@ -104,9 +104,15 @@ function valueCel(rc: RuleCompiler, v: JsonValue, holes: readonly string[], scop
   }
   if (typeof v === 'string') {
     const whole = /^__transmute_hole_(\d+)__$/.exec(v);
-    // A hole alone in a plain YAML scalar is re-read by YAML after substitution: a string that looks like a
-    // number or a boolean would change type. Maps, lists and numbers come back as they were.
-    if (whole) return notYet('a variable standing alone as a JSON patch value (YAML re-reads the text it substitutes to)');
+    if (whole) {
+      // A hole alone in a plain YAML scalar is re-read by YAML after substitution: a map or a list comes back
+      // as it was (Kyverno splices its JSON, which YAML reads alike), so do numbers and booleans; a string
+      // that looks like a number or a boolean would change type.
+      const t = rc.templateTyped(restore(v, holes), scope);
+      if (refused(t)) return t;
+      if (!['map', 'list', 'int', 'double', 'number', 'bool'].includes(t.type.k)) return notYet('a variable standing alone as a JSON patch value that may be a string (YAML re-reads the text it substitutes to)');
+      return t.cel;
+    }
     return rc.template(restore(v, holes), scope);
   }
   if (Array.isArray(v)) {

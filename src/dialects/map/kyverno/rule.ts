@@ -12,7 +12,7 @@
  */
 import { isJsonObject, type JsonObject, type JsonValue } from '../../../ir/json.js';
 import type { Guard, MatchSpec, Op, Rule, Value } from '../../../ir/nodes.js';
-import { conditionsToCel, jmesToCel, templateToCel, type CelTarget as JmesTarget } from '../../../lowering/jmes-cel/index.js';
+import { conditionsToCel, jmesToCel, joinTypes, literalType, nonNull, objectTypeOf, T, templateToCel, type CelTarget as JmesTarget, type Ty } from '../../../lowering/jmes-cel/index.js';
 import { readOpaque } from '../../kyverno/opaque.js';
 import { cannot, notYet, type Refusal } from '../../generate-report.js';
 import type { CelTarget } from '../cel-target.js';
@@ -84,7 +84,9 @@ export class RuleCompiler {
   scope: RuleScope;
 
   constructor(readonly env: RuleEnv) {
-    this.scope = new RuleScope(env.target.dialect, new Map(), env.mutateExisting === true);
+    const kinds = [...(env.match.any ?? []), ...(env.match.all ?? [])].flatMap((c) => c.kinds ?? []);
+    const objectType = kinds.length > 0 && !kinds.some((k) => k.subresource) ? objectTypeOf(kinds) : T.dyn;
+    this.scope = new RuleScope(env.target.dialect, new Map(), env.mutateExisting === true, objectType);
   }
 
   get jmes(): JmesTarget {
@@ -92,17 +94,29 @@ export class RuleCompiler {
   }
 
   template(text: string, scope: RuleScope = this.scope): R<Cel> {
+    const r = this.templateTyped(text, scope);
+    return refused(r) ? r : r.cel;
+  }
+
+  /** A `{{ }}` string and the type of what it substitutes to. */
+  templateTyped(text: string, scope: RuleScope = this.scope): R<{ cel: Cel; type: Ty }> {
     const r = templateToCel(text, scope, this.jmes);
     if (!r.ok) return { why: r.why, class: r.class };
     for (const n of r.notes) this.notes.add(n);
-    return r.cel;
+    return { cel: r.cel, type: r.type };
   }
 
   query(text: string, scope: RuleScope = this.scope): R<Cel> {
+    const r = this.queryTyped(text, scope);
+    return refused(r) ? r : r.cel;
+  }
+
+  /** A query and the type of what it yields (a foreach list's elements are typed by it). */
+  queryTyped(text: string, scope: RuleScope = this.scope): R<{ cel: Cel; type: Ty }> {
     const r = jmesToCel(text, scope, this.jmes);
     if (!r.ok) return { why: r.why, class: r.class };
     for (const n of r.notes) this.notes.add(n);
-    return r.cel;
+    return { cel: r.cel, type: r.type };
   }
 
   conditions(block: JsonValue, scope: RuleScope = this.scope): R<Cel> {
@@ -149,12 +163,15 @@ export class RuleCompiler {
   }
 }
 
+/** A CEL expression and the type of what it yields. */
+type Typed = { cel: Cel; type: Ty };
+
 /**
  * A context `variable` entry (loaders/variable.go, src/dialects/kyverno/context.ts loadContextEntry): `value`
  * substituted; or `jmesPath` queried on the context, falling back to `default` when the query fails or
  * yields null; a null result without a default is an error ("evaluated to nil").
  */
-function contextVariable(rc: RuleCompiler, entry: JsonObject): R<Cel> {
+function contextVariable(rc: RuleCompiler, entry: JsonObject): R<Typed> {
   const name = String(entry.name);
   if (typeof entry.unresolved === 'string') return cannot(`the context entry ${name}, which reads the cluster (configMap, apiCall, globalReference or imageRegistry): the CEL policy has no such data${rc.env.target.dialect === 'kyverno-mpol' ? ' yet' : ''}`);
   const v = isJsonObject(entry.variable) ? entry.variable : {};
@@ -165,38 +182,52 @@ function contextVariable(rc: RuleCompiler, entry: JsonObject): R<Cel> {
   if (path?.includes('{{')) return notYet(`the variable inside the jmesPath of the context entry ${name}`);
   if (hasValue) {
     if (path !== undefined) return notYet(`the context entry ${name}, which narrows a value with a jmesPath`);
-    const c = rc.tree(v.value!);
-    if (refused(c)) return c;
-    return typeof v.value === 'string' && v.value.includes('{{') ? nil(c) : c;
+    const value = v.value!;
+    if (typeof value === 'string' && value.includes('{{')) {
+      // A whole-string `{{ }}` substitutes the query's own value, so the variable keeps its type.
+      const whole = /^\s*\{\{[^]*\}\}\s*$/.test(value) && value.indexOf('{{', 2) < 0;
+      const t = whole ? rc.templateTyped(value) : undefined;
+      if (t !== undefined && !refused(t)) return { cel: nil(t.cel), type: nonNull(t.type) };
+      const c = rc.tree(value);
+      return refused(c) ? c : { cel: nil(c), type: T.dyn };
+    }
+    const c = rc.tree(value);
+    return refused(c) ? c : { cel: c, type: literalType(value) };
   }
-  if (path === undefined) return hasDefault ? rc.tree(v.default!) : notYet(`the context entry ${name} without value or jmesPath`);
+  if (path === undefined) {
+    if (!hasDefault) return notYet(`the context entry ${name} without value or jmesPath`);
+    const d = rc.tree(v.default!);
+    return refused(d) ? d : { cel: d, type: literalType(v.default) };
+  }
   if (!hasDefault) {
-    const q = rc.query(path);
+    const q = rc.queryTyped(path);
     if (refused(q)) return q;
-    return nil(q);
+    return { cel: nil(q.cel), type: nonNull(q.type) };
   }
   // A failing query (a missing key) or a null result keeps the default: not_null() turns a missing key into null.
-  const q = rc.query(`not_null(${path})`);
+  const q = rc.queryTyped(`not_null(${path})`);
   if (refused(q)) return q;
   const d = rc.tree(v.default!);
   if (refused(d)) return d;
-  return `${paren(q)} != null ? ${paren(q)} : ${paren(d)}`;
+  return { cel: `${paren(q.cel)} != null ? ${paren(q.cel)} : ${paren(d)}`, type: joinTypes(nonNull(q.type), literalType(v.default)) };
 }
 
 /** A rule's lets (context entries) bound in order; each becomes a policy variable. */
 export function bindLets(rc: RuleCompiler, lets: readonly (Op & { kind: 'let' })[]): R<void> {
   for (const l of lets) {
-    let cel: Cel | Refusal;
-    if (l.value.kind === 'literal') cel = rc.tree(l.value.json);
-    else if (l.value.kind === 'jmes') {
+    let cel: Typed | Refusal;
+    if (l.value.kind === 'literal') {
+      const c = rc.tree(l.value.json);
+      cel = refused(c) ? c : { cel: c, type: literalType(l.value.json) };
+    } else if (l.value.kind === 'jmes') {
       const opaque = readOpaque(l.value.expr.text);
       if (!opaque || opaque.kind !== 'context' || !isJsonObject(opaque.json)) return notYet(`the binding ${l.name}`);
       cel = contextVariable(rc, opaque.json);
     } else return notYet(`the binding ${l.name} of a ${l.value.kind} value`);
     if (refused(cel)) return cel;
     const name = rc.variableName(l.name);
-    rc.variables.push({ name, expression: cel });
-    rc.scope = rc.scope.with(l.name, `variables.${name}`);
+    rc.variables.push({ name, expression: cel.cel });
+    rc.scope = rc.scope.with(l.name, `variables.${name}`, cel.type);
   }
   return undefined;
 }

@@ -2,20 +2,21 @@
  * What Kyverno's JMESPath context roots mean in a CEL policy: `request.object` is `object`, the other request
  * fields Kyverno reads from the admission request are `request.<field>`, context entries are the policy's
  * `variables`, foreach elements are comprehension variables. The MutatingPolicy environment's request also
- * carries the user's roles and cluster roles (mpol/compiler); kube-apiserver's does not.
+ * carries the object and old object too (pkg/cel/compiler/request.go), not the user's roles.
  */
-import type { Binding, JmesCelScope } from '../../../lowering/jmes-cel/index.js';
+import { T, type Binding, type JmesCelScope, type Ty } from '../../../lowering/jmes-cel/index.js';
 
 /**
  * `existing`: a mutate-existing rule, run by Kyverno's background controller on each target. Its patch lands
  * on the target, which is the MutatingPolicy's `object`; `request.object` still names the trigger, which
  * Kyverno's CEL request carries.
  */
-function requestBinding(target: 'map' | 'kyverno-mpol', existing: boolean): Binding {
+function requestBinding(target: 'map' | 'kyverno-mpol', existing: boolean, objectType: Ty): Binding {
   const fields: Record<string, Binding> = {
-    object: { cel: existing ? 'request.object' : 'object' },
-    oldObject: { cel: existing ? 'request.oldObject' : 'oldObject' },
-    operation: { cel: 'request.operation' },
+    object: { cel: existing ? 'request.object' : 'object', type: objectType },
+    oldObject: { cel: existing ? 'request.oldObject' : 'oldObject', type: T.nullable(objectType) },
+    // The four operations are guaranteed at admission only; a background request may carry none.
+    operation: existing ? { cel: 'request.operation', type: T.dyn } : { cel: 'request.operation' },
     namespace: { cel: 'request.namespace' },
     name: { cel: 'request.name' },
     kind: { cel: 'request.kind' },
@@ -25,10 +26,6 @@ function requestBinding(target: 'map' | 'kyverno-mpol', existing: boolean): Bind
     uid: { cel: 'request.uid' },
     dryRun: { cel: 'request.dryRun' },
   };
-  if (target === 'kyverno-mpol') {
-    fields.roles = { cel: 'request.roles' };
-    fields.clusterRoles = { cel: 'request.clusterRoles' };
-  }
   return { fields };
 }
 
@@ -36,24 +33,29 @@ function requestBinding(target: 'map' | 'kyverno-mpol', existing: boolean): Bind
 export class RuleScope implements JmesCelScope {
   private readonly names: Map<string, Binding>;
 
+  /**
+   * @param objectType the type of the request's object, from the schemas of the kinds the rule matches (a rule
+   *   on `Pod` in any group is typed as the built-in Pod, as Kyverno's rules are written for it)
+   */
   constructor(
     readonly target: 'map' | 'kyverno-mpol',
     names: ReadonlyMap<string, Binding> = new Map(),
     readonly existing = false,
+    readonly objectType: Ty = T.dyn,
   ) {
     this.names = new Map(names);
-    if (existing && !this.names.has('target')) this.names.set('target', { cel: 'object' });
+    if (existing && !this.names.has('target')) this.names.set('target', { cel: 'object', type: T.dyn });
   }
 
   root(name: string): Binding | undefined {
-    if (name === 'request') return requestBinding(this.target, this.existing);
+    if (name === 'request') return requestBinding(this.target, this.existing, this.objectType);
     return this.names.get(name);
   }
 
   /** A new scope with `name` bound (a later binding of the same name hides the earlier one). */
-  with(name: string, cel: string): RuleScope {
+  with(name: string, cel: string, type?: Ty): RuleScope {
     const names = new Map(this.names);
-    names.set(name, { cel });
-    return new RuleScope(this.target, names, this.existing);
+    names.set(name, type === undefined ? { cel } : { cel, type });
+    return new RuleScope(this.target, names, this.existing, this.objectType);
   }
 }
