@@ -156,6 +156,7 @@ export function or(parts: readonly Cel[]): Cel {
 export function not(x: Cel): Cel {
   if (x === 'true') return 'false';
   if (x === 'false') return 'true';
+  if (x.startsWith('!') && !needsParens(x.slice(1))) return x.slice(1);
   return `!${paren(x)}`;
 }
 

@@ -22,6 +22,8 @@ import { kyvernoJsonPatches, patchPaths } from './json-patch.js';
 import type { RuleScope } from './scope.js';
 import { bindLets, bodyPatches, guardToCel, leadingLets, refused, type RuleCompiler } from './rule.js';
 import { elementLive, smpElementPatches } from './smp.js';
+import { listStrategies, objectKindTest } from './list-strategy.js';
+import { writeThroughElement, writeThroughPatches, writeThroughReplaced, type WriteThroughElement } from './write-through.js';
 
 type R<T> = T | Refusal;
 
@@ -179,6 +181,8 @@ function mergeLoop(rc: RuleCompiler, op: ForEachOp, list: { cel: Cel; type: Ty; 
   }
   if (!Array.isArray(node) || node.length !== 1 || !isJsonObject(node[0])) return notYet('a foreach strategic merge whose list holds other than one element');
   const element: JsonObject = node[0];
+  const through = writeThroughElement(element);
+  if (through !== undefined) return writeThroughLoop(rc, list, e, scope, guards, through);
   // The element is selected by the iterated element's own key.
   let selector: string | undefined;
   const rest: JsonObject = {};
@@ -217,4 +221,34 @@ function mergeLoop(rc: RuleCompiler, op: ForEachOp, list: { cel: Cel; type: Ty; 
   return cond(patches.condition, concat([moves, edits]));
 }
 
+/**
+ * A foreach whose element is a write-through condition (write-through.ts): every iteration merges the same
+ * element (its name is overwritten), so the result depends only on how many iterations run.
+ */
+function writeThroughLoop(rc: RuleCompiler, list: { cel: Cel; type: Ty; path: string[] }, e: string, scope: RuleScope, guards: readonly Cel[], through: WriteThroughElement | Refusal): R<Cel> {
+  if (refused(through)) return through;
+  if (guards.length > 1) return notYet('preconditions in a foreach whose element writes through a condition anchor');
+  const s = listStrategies(rc.env.match, list.path);
+  const where = list.path.join('.');
+  if (s.mixed) return notYet(`the list at ${where}, which kyaml merges differently for the kinds this rule matches`);
+  if (s.known && s.known.kind !== 'replace' && !(s.known.kind === 'keyed' && s.known.key === 'name')) return notYet(`condition anchors in the list at ${where}, which kyaml does not merge by name`);
+  const L = paren(list.cel);
+  const iterations = `${L}.filter(${e}, ${e} != null).size()`;
+  let nameSubstitutes: Cel | undefined;
+  if (through.name?.includes('{{')) {
+    const t = rc.template(through.name, scope.with('element', e, itemType(list.type)));
+    if (refused(t)) return t;
+    nameSubstitutes = `${L}.all(${e}, ${e} == null || [${t}].size() == 1)`;
+  }
+  const env = { fresh: (b: string) => rc.fresh.next(b), ...(nameSubstitutes ? { nameSubstitutes } : {}) };
+  const at = placeOf(list.path);
+  const keyed = s.known?.kind === 'keyed' ? writeThroughPatches(at, through, env, iterations) : undefined;
+  if (refused(keyed)) return keyed;
+  const replaced = !s.known || s.known.kind === 'replace' || s.others ? writeThroughReplaced(at, through, env, iterations) : undefined;
+  if (refused(replaced)) return replaced;
+  if (keyed !== undefined && replaced !== undefined) return cond(objectKindTest(s.knownKinds), keyed, replaced);
+  return (keyed ?? replaced)!;
+}
+
 export type { Body };
+

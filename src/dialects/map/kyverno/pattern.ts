@@ -97,6 +97,29 @@ export function anchorConditionCel(v: Cel, pattern: JsonValue): Cel | Refusal {
   return or([scalar, list]);
 }
 
+/**
+ * A pattern Kyverno compares as a quantity (pattern.go validateString: compareDuration, then compareQuantity):
+ * one Go's ParseQuantity reads that is no duration, operator, range or alternative.
+ */
+function isQuantityPattern(p: string): boolean {
+  return p.trim() === p && !/[|&*?]/.test(p) && !/^(>=|<=|>|<|!)/.test(p) && !/\d-|!-/.test(p) && !parseDuration(p).ok && parseQuantity(p) !== undefined;
+}
+
+/**
+ * A value below a condition anchor against a quantity pattern: equal text (validateStringPatterns), or both
+ * read as quantities and equal (compareQuantity; convertNumberToString turns null into "0" and numbers into
+ * their text, which Go prints for doubles with six decimals: doubles beyond that precision may differ), or,
+ * for values that are no quantity, the wildcard-free text match compareString makes (equal strings only).
+ */
+function quantityMatch(v: Cel, pattern: string): Cel {
+  const q = `quantity(${celString(pattern)})`;
+  return or([
+    `(type(${v}) == string && (${v} == ${celString(pattern)} || (isQuantity(${v}) && quantity(${v}).compareTo(${q}) == 0)))`,
+    `(type(${v}) in [int, uint, double] && isQuantity(string(${v})) && quantity(string(${v})).compareTo(${q}) == 0)`,
+    ...(parseQuantity(pattern)!.unscaled === 0n ? [`type(${v}) == null_type`] : []),
+  ]);
+}
+
 /** A map pattern: the value is a map and every plain key matches (validate.go validateMap, handleDefault). */
 function mapPatternCel(v: Cel, pattern: Record<string, JsonValue>): Cel | Refusal {
   const at: Place = { cel: v, ptr: [] };
@@ -116,6 +139,10 @@ function mapPatternCel(v: Cel, pattern: Record<string, JsonValue>): Cel | Refusa
     }
     if (typeof p === 'boolean') {
       parts.push(and([has(at, k), `${child} == ${p}`])!);
+      continue;
+    }
+    if (typeof p === 'string' && isQuantityPattern(p)) {
+      parts.push(and([has(at, k), quantityMatch(child, p)])!);
       continue;
     }
     if (typeof p === 'string') {

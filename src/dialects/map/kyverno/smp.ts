@@ -30,6 +30,7 @@ import { select } from '../emit-cel.js';
 import { listStrategies, objectKindTest, type SchemaStep } from './list-strategy.js';
 import { writeProblem } from './rule.js';
 import { anchorConditionCel, isPlainPattern } from './pattern.js';
+import { writeThroughElement, writeThroughPatches, writeThroughReplaced } from './write-through.js';
 
 export interface SmpEnv {
   /** The rule's match: the kinds whose schemas decide how lists merge. */
@@ -382,6 +383,20 @@ function keyedList(at: Place, key: string, list: readonly JsonValue[], mergeKey:
 function anchoredElement(at: Place, key: string, e: JsonObject, mergeKey: string, steps: readonly SchemaStep[], w: Walk, replace = false): R<Cel> {
   const where = steps.filter((x) => x !== '[]').join('.');
   const listPlace = fieldPlace(at, key);
+  const through = writeThroughElement(e);
+  if (through !== undefined) {
+    if (refused(through)) return through;
+    if (!replace && mergeKey !== 'name') return notYet(`condition anchors in the list at ${where}, which is merged by ${mergeKey}: Kyverno re-emits the matched elements by name`);
+    let nameSubstitutes: Cel | undefined;
+    if (through.name?.includes('{{')) {
+      const t = w.env.template(through.name);
+      if (refused(t)) return t;
+      nameSubstitutes = `[${t}].size() == 1`;
+    }
+    const env = { fresh: w.env.fresh, ...(nameSubstitutes ? { nameSubstitutes } : {}) };
+    const r = replace ? writeThroughReplaced(listPlace, through, env, '1') : writeThroughPatches(listPlace, through, env, '1');
+    return refused(r) ? r : cond(has(at, key), r);
+  }
   const L = listPlace.cel;
   const c = w.env.fresh('c');
   const item: Place = { cel: c, ptr: [] };
