@@ -14,6 +14,12 @@
  *   the preconditions under which Kyverno's JSON patch does what kube-apiserver's does (emit-map-json-patch.ts),
  *   and where kube-apiserver fails a mutation a rule fails too (failurePolicy Fail), so the request is denied
  *   as kube-apiserver denies it. A mutation is applied whole or not at all, as kube-apiserver applies it.
+ * - MutatingPolicies take the same path with Kyverno's CEL environment (cel-kyverno/env.ts): their variables
+ *   are inlined like MAP's, their PolicyExceptions are compiled as conditions, and the policy's one IR rule
+ *   (every mutation, abandoned whole where one fails) is written like one MAP mutation. A
+ *   NamespacedMutatingPolicy becomes a namespaced Policy; the autogen variants of a MutatingPolicy become the
+ *   controller rules of its ClusterPolicy (`autogen-<name>`, `autogen-cronjob-<name>`, Kyverno's own names),
+ *   whose autogen is then off.
  * What Kyverno cannot state exactly is TM4001 at the IR node's origin and left out; a known difference that
  * is still emitted is TM4002/TM4003. Nothing is written approximately without a diagnostic.
  */
@@ -31,7 +37,7 @@ import { emitMatch } from './emit-match.js';
 import { emitPathOp, type ComputedValue } from './emit-path-op.js';
 import { jsonPatchText } from './emit-json-patch.js';
 import { planMapJsonPatch } from './emit-map-json-patch.js';
-import { and, compileCondition, compileValue, failingMutate, FALSE, guardCond, mapScope, not, objectSelectorGuard, or, overlaps, render, TRUE, type Cond, type MapScope, type Read } from './emit-map.js';
+import { and, celScope, compileCondition, compileGuardTree, compileValue, failingMutate, FALSE, guardCond, holdsCel, not, objectSelectorGuard, or, overlaps, render, TRUE, type Cond, type MapScope, type Read } from './emit-map.js';
 import { applyConfigurationAlwaysFails, applyConfigurationReason, closedFailure, mapJsonPatchSteps } from './map-cel.js';
 import { checkFixpoint } from './lower-fixpoint.js';
 import { DIALECT } from './reader.js';
@@ -42,6 +48,8 @@ import { exprText } from '../../lowering/cel-kyverno/closed.js';
 import { readsParams } from '../../lowering/cel-kyverno/inline.js';
 import { shapeAt } from '../../lowering/cel-kyverno/schema-path.js';
 import { cannot, isRefusal, notYet, type Refusal } from '../generate-report.js';
+import { celEnvOf, MPOL_ENV } from '../../lowering/cel-kyverno/env.js';
+import { compileCelText, isTerm } from '../../lowering/cel-kyverno/compile.js';
 import { jmesLiteral } from './emit-text.js';
 
 const MAX_NAME = 63;
@@ -116,8 +124,8 @@ function policyGuards(p: Policy, report: Reporter, scope?: MapScope): { carried:
       report.cannot('a match on generated (expansion) objects: Kyverno sees only admission requests', g.origin);
       return undefined;
     }
-    if (g.kind === 'cel' && scope) {
-      const c = compileCondition(g.expr.text, g.origin, scope);
+    if (scope && holdsCel(g)) {
+      const c = compileGuardTree(g, scope);
       if (isRefusal(c)) {
         report.refuse(c, g.origin);
         return undefined;
@@ -150,7 +158,7 @@ function ruleMatch(p: Policy, rule: Rule, policyMatch: boolean, report: Reporter
   const specs: MatchSpec[] = [];
   const extra: JsonObject[] = [];
   if (policyMatch && !isEmptyMatch(p.match)) {
-    const split = p.origin.dialect === 'map' ? nameExclusions(p.match) : { spec: p.match, names: [] };
+    const split = celEnvOf(p.origin.dialect) ? nameExclusions(p.match) : { spec: p.match, names: [] };
     specs.push(split.spec);
     for (const names of split.names) extra.push({ key: `{{ !contains(${jmesLiteral(names)}, request.name || '') }}`, operator: 'Equals', value: true });
   }
@@ -320,10 +328,35 @@ function objectSelectors(p: Policy, scope: MapScope): { policy: Policy; guards: 
   return { policy: { ...p, match: { ...p.match, all: stripped } }, guards };
 }
 
-/** `policy P (binding B)` for a MAP invocation's id `P/B[/param]`. */
+/** The engine and invocation failing: `kube-apiserver (policy P, binding B)` for a MAP invocation's id `P/B[/param]`, `Kyverno (MutatingPolicy P)`. */
 function mapInvocation(p: Policy): string {
+  if (p.origin.dialect === 'kyverno-mpol') {
+    const colon = p.id.indexOf(':');
+    return colon < 0 ? `Kyverno (MutatingPolicy ${p.id})` : `Kyverno (NamespacedMutatingPolicy ${p.id.slice(colon + 1)} in ${p.id.slice(0, colon)})`;
+  }
   const [policy, binding, ...param] = p.id.split('/');
   return `kube-apiserver (policy ${policy}, binding ${binding}${param.length ? `, param ${param.join('/')}` : ''})`;
+}
+
+/** What one IR rule of a CEL policy is: one MAP mutation, or every mutation of a MutatingPolicy. */
+function unitOf(p: Policy): string {
+  return p.origin.dialect === 'kyverno-mpol' ? 'MutatingPolicy' : 'MAP mutation';
+}
+
+/** Why reading an earlier write of the same unit is refused. */
+function beforeIt(p: Policy): string {
+  return p.origin.dialect === 'kyverno-mpol' ? '' : ' (kube-apiserver computes the mutation on the object before it)';
+}
+
+/** Whether a MutatingPolicy's guards hold its PolicyExceptions (kyverno-mpol/lower.ts: a `not` at the policy's own position). */
+function exemptedByExceptions(p: Policy): boolean {
+  return p.origin.dialect === 'kyverno-mpol' && p.guards.some((g) => g.kind === 'not' && g.origin.line === p.origin.line && g.origin.col === p.origin.col);
+}
+
+/** What fails, for the failing rule's message: `mutation N` of a MAP, the mutations of a MutatingPolicy. */
+function failingPart(rule: Rule): string {
+  const m = /^mutations\[(\d+)\]$/.exec(rule.name);
+  return m ? `mutation ${Number(m[1]) + 1}` : 'its mutations';
 }
 
 /** A rule of a MAP policy that fails where `fails` holds (after the policy's carried guards), or undefined when refused. */
@@ -367,7 +400,9 @@ function jsonPatchBranches(text: string, origin: Origin, scope: MapScope, partne
   if (isRefusal(c)) return c;
   const holds = and(...c.holds.map((x) => guardCond(x, scope) ?? FALSE));
   const negated = and(...c.negated.map((x) => guardCond(x, scope) ?? FALSE));
+  // Exclusive both ways: whichever branch's rules come first, the other's must not start to hold after them.
   for (const x of c.negated) partners.set(x, c.holds);
+  for (const x of c.holds) partners.set(x, c.negated);
   const out: PatchBranch[] = [];
   for (const [arg, guards, cond] of [
     [e.args[1]!, c.holds, holds],
@@ -410,7 +445,7 @@ interface Planned {
  * that fails then (failurePolicy Fail), or carry the negation (Ignore). Values and conditions of the mutation
  * are computed on the object before it, so nothing its rules read may be written by an earlier rule of it.
  */
-function emitRule(p: Policy, rule: Rule, base: string, policyMatch: boolean, report: Reporter, carried: readonly Guard[], written: Map<Guard, Write[]>, scope?: MapScope): JsonObject[] {
+function emitRule(p: Policy, rule: Rule, base: string, policyMatch: boolean, report: Reporter, carried: readonly Guard[], written: Map<Guard, Write[]>, scope?: MapScope, reverseBranches = false): JsonObject[] {
   const m = ruleMatch(p, rule, policyMatch, report);
   if (!m) return [];
   const head = (name: string): JsonObject => ({ name, match: m.match, ...(m.exclude ? { exclude: m.exclude } : {}) });
@@ -442,12 +477,20 @@ function emitRule(p: Policy, rule: Rule, base: string, policyMatch: boolean, rep
   // MAP: where the mutation fails (each part with what it reads and the item it belongs to), what its rules
   // read, what they wrote so far.
   const failures: Failure[] = [];
-  const fail = (cond: Cond, reads: readonly Read[], item?: number, covered = false): void => {
-    if (cond.k === 'const' && !cond.v) return;
-    failures.push({ cond, reads: [...reads], ...(item !== undefined ? { item } : {}), covered });
-  };
   const mutationReads: Read[] = [];
   const mutationWrites: string[][] = [];
+  // The writes of the ops before the current one. Every failure is stated on the object before the rule's
+  // first write (the failing rule comes first; under Ignore every rule skips where another part fails): a
+  // failure that reads what an earlier op writes (a later mutation of a MutatingPolicy, computed on the
+  // object the earlier ones leave) is not stated.
+  let opStart = 0;
+  let failureAfterWrite: Origin | undefined;
+  const fail = (cond: Cond, reads: readonly Read[], item?: number, covered = false): void => {
+    if (cond.k === 'const' && !cond.v) return;
+    if (reads.some((r) => mutationWrites.slice(0, opStart).some((w) => overlaps(r, w)))) failureAfterWrite ??= currentOrigin;
+    failures.push({ cond, reads: [...reads], ...(item !== undefined ? { item } : {}), covered });
+  };
+  let currentOrigin: Origin = rule.origin;
   // The failure of the `when` conditions around the current op, given to the op's first rule.
   let pendingWhen: { failure: Failure; at: number } | undefined;
   const attachWhen = (): void => {
@@ -462,6 +505,8 @@ function emitRule(p: Policy, rule: Rule, base: string, policyMatch: boolean, rep
   for (const g of ops) {
     const { op, guards } = g;
     if (guards.some((x) => x.kind === 'const' && !x.value)) continue;
+    opStart = mutationWrites.length;
+    currentOrigin = op.origin;
     if (scope) {
       // A `when` condition that fails: the conditions of the op's rules exclude it (a part of every other
       // rule's failure); when the op has no rule, it belongs to none.
@@ -470,13 +515,13 @@ function emitRule(p: Policy, rule: Rule, base: string, policyMatch: boolean, rep
       if (whenFailure && whenFailure.cond === g.fails) pendingWhen = { failure: whenFailure, at: planned.length };
       mutationReads.push(...g.reads);
       if (readsWritten(g.reads)) {
-        report.unsupported('a condition on what an earlier part of the same MAP mutation writes (kube-apiserver computes the mutation on the object before it)', op.origin);
+        report.unsupported(`a condition on what an earlier part of the same ${unitOf(p)} writes${beforeIt(p)}`, op.origin);
         return [];
       }
     }
     // A MAP mutation kube-apiserver rejects on every object it reaches: it fails wherever its conditions hold.
     if (scope && op.kind === 'merge' && op.strategy === 'ssa' && op.value.kind === 'cel') {
-      const why = applyConfigurationAlwaysFails(op.value.expr.text, op.origin, scope.kinds);
+      const why = applyConfigurationAlwaysFails(op.value.expr.text, op.origin, scope.kinds, scope.cel);
       if (why === undefined) {
         report.unsupported(`the apply configuration ${op.value.expr.text.trim()} (${applyConfigurationReason(op.value.expr.text, op.origin, scope.kinds)})`, op.origin);
         return [];
@@ -491,12 +536,12 @@ function emitRule(p: Policy, rule: Rule, base: string, policyMatch: boolean, rep
         report.refuse({ ...branches, why: `the JSON patch computed by ${text.trim()}: ${branches.why}` }, op.origin);
         return [];
       }
-      for (const b of branches) {
+      for (const b of reverseBranches ? [...branches].reverse() : branches) {
         const chain = and(g.chain, b.chain);
         fail(and(g.chain, b.fails), b.reads, planned.length, true);
         mutationReads.push(...b.reads);
         if (readsWritten(b.reads)) {
-          report.unsupported('a condition on what an earlier part of the same MAP mutation writes (kube-apiserver computes the mutation on the object before it)', op.origin);
+          report.unsupported(`a condition on what an earlier part of the same ${unitOf(p)} writes${beforeIt(p)}`, op.origin);
           return [];
         }
         const steps = mapJsonPatchSteps(b.text, op.origin, scope.env);
@@ -510,8 +555,9 @@ function emitRule(p: Policy, rule: Rule, base: string, policyMatch: boolean, rep
         }
         for (const s of steps.steps) if (s.value?.kind === 'computed') {
           mutationReads.push(...s.value.term.reads);
+          scope.reads.push(...s.value.term.reads);
           if (readsWritten(s.value.term.reads)) {
-            report.unsupported('a value computed from what an earlier part of the same MAP mutation writes', op.origin);
+            report.unsupported(`a value computed from what an earlier part of the same ${unitOf(p)} writes`, op.origin);
             return [];
           }
         }
@@ -525,19 +571,24 @@ function emitRule(p: Policy, rule: Rule, base: string, policyMatch: boolean, rep
         if (plan.undeclared) {
           // kube-apiserver's strict decode fails every successful application, whatever the failure policy.
           if (scope.failurePolicy === 'ignore') {
-            report.cannot('a JSON patch whose result kube-apiserver rejects (fields the kind does not declare) under failurePolicy Ignore: Kyverno would ignore the failure', op.origin);
+            report.cannot(`a JSON patch whose result ${scope.cel.engine} rejects (fields the kind does not declare) under failurePolicy Ignore: Kyverno would ignore the failure`, op.origin);
             return [];
           }
           fail(and(chain, plan.ok), [...g.reads, ...b.reads, ...plan.reads]);
           continue;
         }
+        // An empty patch (`c ? [...] : []`) changes nothing: no rule.
+        if (plan.steps.length === 0) continue;
         const pre = condEntries(plan.ok);
         const writes = plan.writes.map((t): Write => ({ path: { root: 'object', segments: t.map((name) => ({ kind: 'field' as const, name })) } }));
         for (const t of plan.writes) mutationWrites.push(t);
+        scope.writes.push(...plan.writes);
         const branchOp: GuardedOp = { ...g, guards: [...g.guards, ...b.guards], chain };
         attachWhen();
         planned.push({ g: branchOp, index: ops.indexOf(g), emitted: [{ suffix: branches.length > 1 ? `-${branches.indexOf(b) + 1}` : '', ...(pre.all.length ? { preconditions: { all: pre.all } } : {}), mutate: { patchesJson6902: jsonPatchText(plan.steps) } }], writes });
       }
+      // The `when` failure of an op without rules belongs to no rule.
+      if (pendingWhen?.at === planned.length) pendingWhen = undefined;
       continue;
     }
     if (op.kind !== 'set' && op.kind !== 'setMembers' && op.kind !== 'image') {
@@ -552,7 +603,7 @@ function emitRule(p: Policy, rule: Rule, base: string, policyMatch: boolean, rep
       continue;
     }
     let computed: ComputedValue | undefined;
-    if (scope && op.kind === 'set' && op.value.kind === 'cel' && closedFailure(op.value.expr.text, op.origin) !== undefined) {
+    if (scope && op.kind === 'set' && op.value.kind === 'cel' && closedFailure(op.value.expr.text, op.origin, scope.cel) !== undefined) {
       // A value that reads nothing from the request and fails: the mutation fails wherever it runs.
       fail(g.chain, g.reads);
       continue;
@@ -574,7 +625,7 @@ function emitRule(p: Policy, rule: Rule, base: string, policyMatch: boolean, rep
         return [];
       }
       if (readsWritten(t.reads)) {
-        report.unsupported('a value computed from what an earlier part of the same MAP mutation writes (kube-apiserver computes the mutation on the object before it)', op.origin);
+        report.unsupported(`a value computed from what an earlier part of the same ${unitOf(p)} writes${beforeIt(p)}`, op.origin);
         return [];
       }
       mutationReads.push(...t.reads);
@@ -589,11 +640,18 @@ function emitRule(p: Policy, rule: Rule, base: string, policyMatch: boolean, rep
       continue;
     }
     const own = writeOf(op);
-    if (own && scope) mutationWrites.push(writeFields(own.path));
+    if (own && scope) {
+      mutationWrites.push(writeFields(own.path));
+      scope.writes.push(writeFields(own.path));
+    }
     attachWhen();
     planned.push({ g, index: ops.indexOf(g), emitted, writes: own ? [own] : [], ...(own ? { own } : {}) });
   }
 
+  if (failureAfterWrite) {
+    report.unsupported(`a failure of a ${unitOf(p)} that depends on what an earlier part of it writes (Kyverno states it before the first write)`, failureAfterWrite);
+    return [];
+  }
   const mutationFails = or(...failures.map((f) => f.cond));
   if (scope && mutationFails.k === 'const' && mutationFails.v && scope.failurePolicy === 'ignore') return [];
   // MAP, failurePolicy Ignore: where the mutation fails, kube-apiserver applies none of it. Each rule skips
@@ -614,7 +672,7 @@ function emitRule(p: Policy, rule: Rule, base: string, policyMatch: boolean, rep
       const earlierWrites = planned.slice(0, k).filter((_, j) => !exclusiveItems(j, k)).flatMap((x) => x.writes.map((w) => writeFields(w.path)));
       const cross = relevant.filter((f) => f.item !== k).flatMap((f) => f.reads);
       if (cross.some((r) => earlierWrites.some((w) => overlaps(r, w)))) {
-        report.unsupported('a MAP mutation whose failure depends on what it writes, under failurePolicy Ignore', rule.origin);
+        report.unsupported(`a ${unitOf(p)} whose failure depends on what it writes, under failurePolicy Ignore`, rule.origin);
         return [];
       }
     }
@@ -627,7 +685,7 @@ function emitRule(p: Policy, rule: Rule, base: string, policyMatch: boolean, rep
       report.unsupported('a condition that an earlier write of the same policy may change (Kyverno tests it again before each rule)', unstable.origin);
       return [];
     }
-    const failing = failRule(p, ruleName(base, '-fail'), policyMatch, report, carried, mutationFails, scope, `${mapInvocation(p)} fails ${rule.name.replace(/^mutations\[(\d+)\]$/, (_, i: string) => `mutation ${Number(i) + 1}`)}`);
+    const failing = failRule(p, ruleName(base, '-fail'), policyMatch, report, carried, mutationFails, scope, `${mapInvocation(p)} fails ${failingPart(rule)}`);
     if (!failing) return [];
     rules.push(failing);
     if (mutationFails.k === 'const' && mutationFails.v) return rules;
@@ -687,6 +745,38 @@ function emitRule(p: Policy, rule: Rule, base: string, policyMatch: boolean, rep
   return rules;
 }
 
+/**
+ * emitRule, and where it refuses a rule whose JSONPatch branches (`c ? A : B`) Kyverno would test again after
+ * an earlier branch wrote, emitRule with the branches in the other order: the rules of `c ? [add /x] : (!has(x.y)
+ * ? [add /x/y] : [])` written else-branches first leave each earlier branch's condition as it was (a write
+ * below a presence test keeps it), so no later branch starts to hold. The first attempt's diagnostics stay
+ * when the second refuses too.
+ */
+function emitRuleInSomeOrder(p: Policy, rule: Rule, base: string, policyMatch: boolean, report: Reporter, carried: readonly Guard[], written: Map<Guard, Write[]>, scope?: MapScope): JsonObject[] {
+  const mark = { diagnostics: report.diagnostics.length, refusals: report.refusals, written: new Map(written), reads: scope?.reads.length ?? 0, writes: scope?.writes.length ?? 0 };
+  const restore = (): void => {
+    report.diagnostics.length = mark.diagnostics;
+    report.refusals = mark.refusals;
+    written.clear();
+    for (const [k, v] of mark.written) written.set(k, v);
+    if (scope) {
+      scope.reads.length = mark.reads;
+      scope.writes.length = mark.writes;
+    }
+  };
+  const first = emitRule(p, rule, base, policyMatch, report, carried, written, scope);
+  const branching = rule.body.some((op) => op.kind === 'jsonPatch' && op.stepsFrom?.kind === 'cel' && /\?/.test(op.stepsFrom.expr.text));
+  if (!scope || report.refusals === mark.refusals || !branching) return first;
+  const firstReport = { diagnostics: report.diagnostics.slice(mark.diagnostics), refusals: report.refusals };
+  restore();
+  const second = emitRule(p, rule, base, policyMatch, report, carried, written, scope, true);
+  if (report.refusals === mark.refusals) return second;
+  restore();
+  report.diagnostics.push(...firstReport.diagnostics);
+  report.refusals = firstReport.refusals;
+  return first;
+}
+
 function sameGuards(a: readonly Guard[], b: readonly Guard[]): boolean {
   return a.length === b.length && a.every((g, i) => g === b[i]);
 }
@@ -730,40 +820,82 @@ function claimName(name: string, taken: Set<string>): string {
   return out;
 }
 
-function sequentialPolicy(p: Policy, report: Reporter, unique: (name: string) => boolean, taken: Set<string>): JsonObject | undefined {
+/** What one sequential IR policy becomes: its rules, where they go, and what they read and write. */
+interface Emitted {
+  /** The policy name (and namespace, for a namespaced Policy). */
+  name: string;
+  namespace?: string;
+  rules: JsonObject[];
+  policy: Policy;
+  scope?: MapScope;
+}
+
+/** The namespace of a NamespacedMutatingPolicy, and its IR policy without the namespace clause its reader adds (kyverno-mpol/lower.ts). */
+function mpolNamespaced(p: Policy): { namespace: string; name: string; policy: Policy } | undefined {
+  if (p.origin.dialect !== 'kyverno-mpol') return undefined;
+  const colon = p.id.indexOf(':');
+  if (colon < 0) return undefined;
+  const namespace = p.id.slice(0, colon);
+  const all = p.match.all ?? [];
+  // A Kyverno Policy applies to the namespaced resources of its namespace only: the clause says that.
+  const i = all.findIndex((c) => c.scope === 'Namespaced' && c.namespaces?.length === 1 && c.namespaces[0] === namespace && Object.keys(c).length === 2);
+  if (i < 0) return undefined;
+  return { namespace, name: p.id.slice(colon + 1), policy: { ...p, match: { ...p.match, all: all.filter((_, j) => j !== i) } } };
+}
+
+/** The autogen configuration of a MutatingPolicy's variant (`defaults`, `cronjobs`; kyverno-mpol/parse.ts lowerMpol), or undefined. */
+function autogenConfig(p: Policy): string | undefined {
+  if (p.origin.dialect !== 'kyverno-mpol' || p.rules.length !== 1) return undefined;
+  return /^mutations \(autogen ([a-z]+)\)$/.exec(p.rules[0]!.name)?.[1];
+}
+
+/**
+ * The Kyverno rules of one sequential IR policy. `variantOf` is the name of the ClusterPolicy an autogen
+ * variant of a MutatingPolicy joins (its rules are named as Kyverno names the controller rules it generates).
+ */
+function sequentialPolicy(pIn: Policy, report: Reporter, unique: (name: string) => boolean, taken: Set<string>, variantOf?: string): Emitted | undefined {
+  let p = pIn;
   if (p.semantics.order === 'ordered' && p.semantics.reinvocation === 'ifNeeded') {
     report.push('TM4002', `${p.id} is reinvoked when a later policy changes the object; Kyverno runs each rule once`, p.origin, 'warning');
   }
-  const scope = p.origin.dialect === 'map' ? mapScope(p) : undefined;
+  const nmpol = mpolNamespaced(p);
+  if (nmpol) p = nmpol.policy;
+  const scope = celScope(p);
   let selectors: Guard[] = [];
   if (scope) ({ policy: p, guards: selectors } = objectSelectors(p, scope));
   const guards = policyGuards(p, report, scope);
   if (guards === undefined) return undefined;
-  const ns = namespacedPolicy(p);
-  const name = ns ? slug(ns.name).slice(0, MAX_NAME) : claimName(policyName(p, unique), taken);
-  if (guards === false) return policyDocument(name, [], p, ns?.namespace);
+  const ns = nmpol ?? namespacedPolicy(p);
+  // A namespaced Kyverno Policy holds its rules' match; a NamespacedMutatingPolicy's rules carry the policy's.
+  const policyMatch = nmpol !== undefined || !ns;
+  const name = variantOf ?? (ns ? slug(ns.name).slice(0, MAX_NAME) : claimName(policyName(p, unique), taken));
+  const config = autogenConfig(p);
+  const ruleBase = config === undefined ? name : ruleName(`autogen-${config === 'cronjobs' ? 'cronjob-' : ''}${name}`, '');
+  const emitted = (rules: JsonObject[]): Emitted => ({ name, ...(ns ? { namespace: ns.namespace } : {}), rules, policy: p, ...(scope ? { scope } : {}) });
+  if (guards === false) return emitted([]);
   const carried = [...selectors, ...guards.carried];
   const rules: JsonObject[] = [];
   const seen = new Set<string>();
   const written = new Map<Guard, Write[]>();
   if (scope && !(guards.fails.k === 'const' && !guards.fails.v)) {
-    // matchConditions that fail (and none is false): kube-apiserver fails the invocation before any mutation.
+    // matchConditions that fail (and none is false): the engine fails the invocation before any mutation.
     const always = guards.fails.k === 'const';
     if (scope.failurePolicy === 'fail') {
-      const failing = failRule(p, ruleName(name, '-conditions-fail'), !ns, report, selectors, guards.fails, scope, `${mapInvocation(p)} fails its matchConditions`);
+      const failing = failRule(p, ruleName(ruleBase, '-conditions-fail'), policyMatch, report, selectors, guards.fails, scope, `${mapInvocation(p)} fails its matchConditions${exemptedByExceptions(p) ? ' or a PolicyException' : ''}`);
       if (!failing) return undefined;
       rules.push(failing);
     }
-    if (always) return policyDocument(name, rules, p, ns?.namespace);
+    if (always) return emitted(rules);
   }
+  const fromCel = celEnvOf(p.origin.dialect) !== undefined;
   p.rules.forEach((rule, i) => {
-    // A MAP mutation has no name of its own: the rules take the policy's, numbered when there are several.
-    let base = p.origin.dialect === 'map' ? (p.rules.length > 1 ? ruleName(name, `-${i + 1}`) : name) : rule.name !== '' ? rule.name.slice(0, MAX_NAME) : `rule-${rules.length + 1}`;
+    // A MAP mutation (a MutatingPolicy's mutations) has no name of its own: the rules take the policy's, numbered when there are several.
+    let base = fromCel ? (p.rules.length > 1 ? ruleName(ruleBase, `-${i + 1}`) : ruleBase) : rule.name !== '' ? rule.name.slice(0, MAX_NAME) : `rule-${rules.length + 1}`;
     if (seen.has(base)) base = ruleName(base, `-${rules.length + 1}`);
     seen.add(base);
-    rules.push(...emitRule(p, rule, base, !ns, report, carried, written, scope));
+    rules.push(...emitRuleInSomeOrder(p, rule, base, policyMatch, report, carried, written, scope));
   });
-  return policyDocument(name, rules, p, ns?.namespace);
+  return emitted(rules);
 }
 
 /** Gatekeeper mutators (fix-point policies, in Gatekeeper's order) as one ClusterPolicy. */
@@ -824,8 +956,21 @@ export function generateKyverno(policiesIn: readonly Policy[], opts: GenerateOpt
   const unique = (name: string): boolean => mapNames.filter((n) => n === name).length === 1;
   const taken = new Set<string>();
   let fixpointDone = false;
+  // The ClusterPolicy (or Policy) of each MutatingPolicy, which its autogen variants join.
+  const mpolDocs = new Map<string, JsonObject>();
+  // What the policies emitted so far write (undefined: not known), for reads of a MutatingPolicy's request.object.
+  const earlier: { policy: Policy; writes: string[][] | undefined }[] = [];
   policies.forEach((p, i) => {
     const let0 = p.lets?.[0];
+    if (let0 && p.origin.dialect === 'kyverno-mpol') {
+      // A MutatingPolicy's variables are inlined where they are read (cel-kyverno/inline.ts); one left is read
+      // where it cannot be (by has(), as a whole, or in an expression that does not parse). Where the variable
+      // itself cannot be compiled, that is the reason to give.
+      const own = let0.value.kind === 'cel' ? compileCelText(let0.value.expr.text, { cel: MPOL_ENV }) : undefined;
+      if (own && !isTerm(own)) report.refuse({ ...own, why: `the MutatingPolicy variable ${let0.name}: ${own.why}` }, let0.origin);
+      else report.unsupported(`the MutatingPolicy variable ${let0.name} where it is not inlined (read by has() or as a whole)`, let0.origin);
+      return;
+    }
     if (let0) {
       // A MAP invocation's param object: Kyverno has no parameter resources for mutate rules. The cel-kyverno
       // lowering writes a literal param object into the CEL; the translation then no longer follows it.
@@ -840,7 +985,9 @@ export function generateKyverno(policiesIn: readonly Policy[], opts: GenerateOpt
     }
     // kube-apiserver runs an IfNeeded MAP invocation again when a later one changed the object (map.md §3.5);
     // Kyverno runs each rule once. Within this set, that happens whenever a later policy mutates.
-    if (p.semantics.order === 'ordered' && p.semantics.reinvocation === 'ifNeeded' && policies.slice(i + 1).some((q) => q.rules.length > 0)) {
+    // The autogen variants of a MutatingPolicy match other kinds than it: they never run on its requests.
+    const sibling = (q: Policy): boolean => q.origin.dialect === 'kyverno-mpol' && p.origin.dialect === 'kyverno-mpol' && q.id === p.id && q.origin.file === p.origin.file;
+    if (p.semantics.order === 'ordered' && p.semantics.reinvocation === 'ifNeeded' && policies.slice(i + 1).some((q) => q.rules.length > 0 && !sibling(q))) {
       report.cannot(`the reinvocation of ${p.id} (reinvocationPolicy IfNeeded) after the later policies of this set change the object: Kyverno runs each rule once`, p.origin);
       return;
     }
@@ -852,11 +999,43 @@ export function generateKyverno(policiesIn: readonly Policy[], opts: GenerateOpt
         report.push('TM4002', 'sequential policies between Gatekeeper mutators run after all of them in Kyverno', p.origin, 'warning');
       }
       documents.push(fixpointPolicy(fixpoint, report));
+      for (const q of fixpoint) earlier.push({ policy: q, writes: undefined });
       return;
     }
-    const doc = sequentialPolicy(p, report, unique, taken);
-    if (doc) documents.push(doc);
+    const mpolKey = p.origin.dialect === 'kyverno-mpol' ? `${p.origin.file}\0${p.id}` : undefined;
+    const config = autogenConfig(p);
+    const joins = config !== undefined && mpolKey !== undefined ? mpolDocs.get(mpolKey) : undefined;
+    const out = sequentialPolicy(p, report, unique, taken, joins ? String((joins.metadata as JsonObject).name) : undefined);
+    if (!out) return;
+    // A MutatingPolicy's request.object is the object the admission request brought (kyverno-mpol/cel-engine.ts),
+    // Kyverno's the object as the rules before left it: no earlier policy may have written what it reads.
+    const admissionReads = (out.scope?.reads ?? []).filter((r) => r.admission === true && r.root === 'object');
+    const clash = admissionReads.length === 0 ? undefined : earlier.find((e) => !sibling(e.policy) && (e.writes === undefined || admissionReads.some((r) => e.writes!.some((w) => overlaps(r, w)))));
+    if (clash) {
+      report.unsupported(`request.object of ${p.id} (the object the admission request brought) after ${clash.policy.id}, which ${clash.writes === undefined ? 'may write' : 'writes'} what it reads: Kyverno's request.object is the object as the policies before left it`, p.origin);
+      return;
+    }
+    earlier.push({ policy: p, writes: out.scope ? out.scope.writes : out.rules.length === 0 ? [] : undefined });
+    if (joins) {
+      (joins.spec as JsonObject).rules = [...((joins.spec as JsonObject).rules as JsonObject[]), ...out.rules];
+      return;
+    }
+    const doc = policyDocument(out.name, out.rules, out.policy, out.namespace);
+    // The first document of a MutatingPolicy (its own, or a variant's when its own was refused) takes the others.
+    if (mpolKey !== undefined && !mpolDocs.has(mpolKey)) mpolDocs.set(mpolKey, doc);
+    documents.push(doc);
   });
+  // A MutatingPolicy's autogen variants (and a MAP mutation's failing rule) say the same thing at the same place once.
+  const seenDiagnostics = new Set<string>();
+  const distinct = report.diagnostics.filter((d) => {
+    const key = JSON.stringify([d.code, d.severity, d.message, d.span]);
+    if (seenDiagnostics.has(key)) return false;
+    seenDiagnostics.add(key);
+    return true;
+  });
+  const refusals = (ds: readonly { code: string }[]): number => ds.filter((d) => d.code === 'TM4001').length;
+  report.refusals -= refusals(report.diagnostics) - refusals(distinct);
+  report.diagnostics.splice(0, report.diagnostics.length, ...distinct);
   report.finish(documents.length, policies.length, policies[0]?.origin);
   return { documents, text: documents.length > 0 ? toYamlDocuments(documents) : '', diagnostics: report.diagnostics };
 }

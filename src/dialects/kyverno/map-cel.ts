@@ -1,47 +1,53 @@
 /**
- * What the Kyverno generator needs to know about a MutatingAdmissionPolicy's CEL before writing it:
+ * What the Kyverno generator needs to know about the CEL of a MutatingAdmissionPolicy or a MutatingPolicy
+ * before writing it (the policy's CEL environment, cel-kyverno/env.ts, says which):
  * - the value of a closed expression (closed.ts), computed the way the interpreter's CEL engine computes
- *   it (kube-apiserver's environment, cost limit, JSON conversion with the `Object` type-name check and the
- *   `JSONPatch` step building), or the error it always raises;
+ *   it (kube-apiserver's or Kyverno's environment, cost limit, JSON conversion with the `Object` type-name
+ *   check and the `JSONPatch` step building), or the error it always raises;
  * - the steps of a JSONPatch expression written as a list of `JSONPatch{...}` literals, each value either
  *   closed (evaluated) or compiled to JMESPath (cel-kyverno/compile.ts);
  * - whether an ApplyConfiguration always fails (a typing error of a literal patch, a wrong `Object.*`
  *   type name, a closed expression that errors): kube-apiserver then fails the mutation on every request.
  */
 import type { Expr } from '../../cel/ast.js';
-import { parse } from '../../cel/index.js';
-import { createCelEngine } from '../../engines/cel.js';
+import { compile, parse } from '../../cel/index.js';
+import { CelError } from '../../cel/values.js';
+import { PER_CALL_COST_LIMIT, resultToJson } from '../../engines/cel.js';
 import type { KindSchema } from '../../engines/ssa.js';
-import type { ExpressionEngine } from '../../interpreter/engines.js';
 import { isJsonObject, type JsonValue } from '../../ir/json.js';
 import type { Origin } from '../../ir/nodes.js';
-import type { AdmissionRequest } from '../../k8s/request.js';
 import { applyConfigurationFailure, applyConfigurationOps, objectTree, objectTreeWithComputed } from '../../lowering/apply-configuration.js';
-import { exprText, isClosed } from '../../lowering/cel-kyverno/closed.js';
+import { closedActivation, exprText, isClosed } from '../../lowering/cel-kyverno/closed.js';
 import { CelToJmes, isTerm, type CompileEnv } from '../../lowering/cel-kyverno/compile.js';
+import { MAP_ENV, type CelEnv } from '../../lowering/cel-kyverno/env.js';
 import { notYet, type Refusal } from '../generate-report.js';
 import type { MapStep } from './emit-map-json-patch.js';
 
-let engine: ExpressionEngine | undefined;
-
-const NO_REQUEST: AdmissionRequest = { object: null, oldObject: null, operation: 'CREATE' };
-
 export type Closed = { ok: true; value: JsonValue | undefined } | { ok: false; error: string };
 
-/** The JSON value of a closed expression as the interpreter's CEL engine gives it, or its error. */
-export function evaluateClosedJson(text: string, origin: Origin): Closed {
-  engine ??= createCelEngine();
-  const compiled = engine.compile({ text, origin });
-  if (!compiled.ok) return { ok: false, error: compiled.diagnostics[0]?.message ?? 'does not compile' };
-  const r = compiled.fn({ object: null, oldObject: null, request: NO_REQUEST, params: null, namespaceObject: null, vars: {} });
-  return r.ok ? { ok: true, value: r.value } : { ok: false, error: r.diagnostic.message };
+/**
+ * The JSON value of a closed expression as the interpreter's CEL engine for `env` gives it (engines/cel.ts,
+ * kyverno-mpol/cel-engine.ts: compiled in the environment, evaluated under the per-call cost limit, the result
+ * converted by resultToJson), or its error.
+ */
+export function evaluateClosedJson(text: string, _origin: Origin, env: CelEnv): Closed {
+  const program = compile(text, { variables: env.variables, extraLibraries: [...env.extraLibraries] });
+  if (!program.ok) return { ok: false, error: program.diagnostics[0]?.message ?? 'does not compile' };
+  const r = program.value.eval(closedActivation(env), { costLimit: PER_CALL_COST_LIMIT });
+  if (!r.ok) return { ok: false, error: r.error };
+  try {
+    return { ok: true, value: resultToJson(r.value) };
+  } catch (e) {
+    if (!(e instanceof CelError)) throw e;
+    return { ok: false, error: e.message };
+  }
 }
 
 /** The error a closed expression always raises, or undefined (not closed, or it succeeds). */
-export function closedFailure(text: string, origin: Origin): string | undefined {
+export function closedFailure(text: string, origin: Origin, env: CelEnv): string | undefined {
   const parsed = parse(text);
-  if (!parsed.ok || !isClosed(parsed.value)) return undefined;
-  const v = evaluateClosedJson(text, origin);
+  if (!parsed.ok || !isClosed(parsed.value, new Set(), env)) return undefined;
+  const v = evaluateClosedJson(text, origin, env);
   return v.ok ? undefined : v.error;
 }
 
@@ -61,9 +67,9 @@ function stepsOfJson(list: JsonValue | undefined): MapStep[] | Refusal {
 }
 
 /** A closed string field of a JSONPatch literal. */
-function closedString(e: Expr, text: string, origin: Origin): string | { alwaysFails: string } | Refusal {
-  if (!isClosed(e)) return notYet('a JSON patch op, path or from computed from the request');
-  const v = evaluateClosedJson(exprText(text, e), origin);
+function closedString(e: Expr, text: string, origin: Origin, env: CelEnv): string | { alwaysFails: string } | Refusal {
+  if (!isClosed(e, new Set(), env)) return notYet('a JSON patch op, path or from computed from the request');
+  const v = evaluateClosedJson(exprText(text, e), origin, env);
   if (!v.ok) return { alwaysFails: v.error };
   return typeof v.value === 'string' ? v.value : notYet('a JSON patch op, path or from that is not a string');
 }
@@ -73,11 +79,12 @@ function closedString(e: Expr, text: string, origin: Origin): string | { alwaysF
  * literals whose op, path and from are closed and whose values are closed or compile to JMESPath.
  */
 export function mapJsonPatchSteps(text: string, origin: Origin, env: CompileEnv): Steps {
+  const cel = env.cel ?? MAP_ENV;
   const parsed = parse(text);
   if (!parsed.ok) return notYet('a JSON patch expression that does not parse');
   const e = parsed.value;
-  if (isClosed(e)) {
-    const v = evaluateClosedJson(text, origin);
+  if (isClosed(e, new Set(), cel)) {
+    const v = evaluateClosedJson(text, origin, cel);
     if (!v.ok) return { alwaysFails: v.error };
     const steps = stepsOfJson(v.value);
     return Array.isArray(steps) ? { steps } : steps;
@@ -91,13 +98,13 @@ export function mapJsonPatchSteps(text: string, origin: Origin, env: CompileEnv)
     for (const f of el.fields) {
       if (f.optional) return notYet('an optional JSONPatch field');
       if (f.name === 'op' || f.name === 'path' || f.name === 'from') {
-        const s = closedString(f.value, text, origin);
+        const s = closedString(f.value, text, origin, cel);
         if (typeof s !== 'string') return s;
         step[f.name] = s;
       } else if (f.name === 'value') {
-        if (isClosed(f.value)) {
+        if (isClosed(f.value, new Set(), cel)) {
           // Converted as kube-apiserver converts it: through a one-step list, type-name check included.
-          const v = evaluateClosedJson(`[JSONPatch{op: "add", path: "/", value: ${exprText(text, f.value)}}]`, origin);
+          const v = evaluateClosedJson(`[JSONPatch{op: "add", path: "/", value: ${exprText(text, f.value)}}]`, origin, cel);
           if (!v.ok) return { alwaysFails: v.error };
           const first = Array.isArray(v.value) ? v.value[0] : undefined;
           if (!isJsonObject(first) || !Object.prototype.hasOwnProperty.call(first, 'value')) return notYet('a JSONPatch value that converts to nothing');
@@ -122,12 +129,12 @@ export function mapJsonPatchSteps(text: string, origin: Origin, env: CompileEnv)
  * Why an ApplyConfiguration fails on every request, or undefined when it may succeed. `kinds` are the
  * schemas of every kind the policy can mutate (undefined: not known).
  */
-export function applyConfigurationAlwaysFails(text: string, origin: Origin, kinds: readonly KindSchema[] | undefined): string | undefined {
+export function applyConfigurationAlwaysFails(text: string, origin: Origin, kinds: readonly KindSchema[] | undefined, env: CelEnv): string | undefined {
   const parsed = parse(text);
   if (!parsed.ok) return undefined;
   const e = parsed.value;
-  if (isClosed(e)) {
-    const v = evaluateClosedJson(text, origin);
+  if (isClosed(e, new Set(), env)) {
+    const v = evaluateClosedJson(text, origin, env);
     if (!v.ok) return v.error;
   }
   const tree = objectTree(e);

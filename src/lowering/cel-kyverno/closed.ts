@@ -1,14 +1,17 @@
 /**
  * Closed CEL expressions: those that read none of a MutatingAdmissionPolicy's request-dependent variables
- * (object, oldObject, request, namespaceObject, authorizer, and params / variables until they are inlined).
- * A closed expression has one value (or one error) on every request, since CEL is pure: it can be evaluated
- * once, at translation time, with kube-apiserver's environment and cost limit, and replaced by that value
- * (referential transparency), or, when it errors, stands for a mutation that always fails.
+ * (object, oldObject, request, namespaceObject, authorizer, and params / variables until they are inlined),
+ * nor call a function of the environment that reads the cluster or the network (a MutatingPolicy's
+ * resource.Get, http.Get...; env.ts). A closed expression has one value (or one error) on every request, since
+ * the rest of CEL is pure: it can be evaluated once, at translation time, with the policy's environment
+ * (kube-apiserver's or Kyverno's) and cost limit, and replaced by that value (referential transparency), or,
+ * when it errors, stands for a mutation that always fails.
  */
 import type { Expr } from '../../cel/ast.js';
 import { compile, MAP_VARIABLES } from '../../cel/index.js';
 import { CelDouble, CelObject, CelOptional, CelUint } from '../../cel/values.js';
 import { PER_CALL_COST_LIMIT } from '../../engines/cel.js';
+import { isImpureCall, MAP_ENV, type CelEnv } from './env.js';
 
 /** The MAP variables whose value depends on the request (or on bindings not inlined). */
 export const REQUEST_VARIABLES: ReadonlySet<string> = new Set(MAP_VARIABLES);
@@ -59,22 +62,81 @@ export function freeIdents(e: Expr, bound: ReadonlySet<string> = new Set()): Set
   return out;
 }
 
-/** Whether `e` reads nothing that depends on the request; `outer` are comprehension variables bound around it. */
-export function isClosed(e: Expr, outer: ReadonlySet<string> = new Set()): boolean {
+/** Whether `e` calls a function of `env` that reads the cluster or the network (resource.Get, http.Get...). */
+export function callsImpure(e: Expr, env: CelEnv): boolean {
+  if (env.impureNamespaces.size === 0 && env.impureFunctions.size === 0) return false;
+  let found = false;
+  const visit = (x: Expr, b: ReadonlySet<string>): void => {
+    if (found) return;
+    switch (x.kind) {
+      case 'literal':
+      case 'ident':
+        return;
+      case 'select':
+        return visit(x.operand, b);
+      case 'index':
+        visit(x.operand, b);
+        return visit(x.index, b);
+      case 'call':
+        if (isImpureCall(x, env, b)) {
+          found = true;
+          return;
+        }
+        if (x.target) visit(x.target, b);
+        for (const a of x.args) visit(a, b);
+        return;
+      case 'list':
+        for (const el of x.elements) visit(el, b);
+        return;
+      case 'map':
+        for (const m of x.entries) {
+          visit(m.key, b);
+          visit(m.value, b);
+        }
+        return;
+      case 'struct':
+        for (const f of x.fields) visit(f.value, b);
+        return;
+      case 'comprehension': {
+        visit(x.range, b);
+        const inner = new Set(b);
+        inner.add(x.iterVar);
+        if (x.iterVar2 !== undefined) inner.add(x.iterVar2);
+        for (const a of x.args) visit(a, inner);
+        return;
+      }
+    }
+  };
+  visit(e, new Set());
+  return found;
+}
+
+/**
+ * Whether `e` reads nothing that depends on the request (nor on the cluster: `env`'s impure functions);
+ * `outer` are comprehension variables bound around it.
+ */
+export function isClosed(e: Expr, outer: ReadonlySet<string> = new Set(), env: CelEnv = MAP_ENV): boolean {
   for (const name of freeIdents(e)) if (REQUEST_VARIABLES.has(name) || outer.has(name)) return false;
-  return true;
+  return !callsImpure(e, env);
 }
 
 export type ClosedValue = { ok: true; value: unknown; cost: number } | { ok: false; error: string };
 
-/** Evaluates a closed expression as kube-apiserver would (MAP environment, per-call cost limit). */
-export function evaluateClosed(text: string): ClosedValue {
-  const program = compile(text, { variables: MAP_VARIABLES });
+/** The activation of a closed expression: every variable of the environment bound to nothing it could read. */
+export function closedActivation(env: CelEnv): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const v of env.variables) out[v] = v === 'request' ? {} : v === 'variables' ? {} : null;
+  return out;
+}
+
+/**
+ * Evaluates a closed expression as its engine would (kube-apiserver's MAP environment, or Kyverno's
+ * MutatingPolicy one; both with kube-apiserver's per-call cost limit).
+ */
+export function evaluateClosed(text: string, env: CelEnv = MAP_ENV): ClosedValue {
+  const program = compile(text, { variables: env.variables, extraLibraries: [...env.extraLibraries] });
   if (!program.ok) return { ok: false, error: program.diagnostics[0]?.message ?? 'does not compile' };
-  const r = program.value.eval(
-    { object: null, oldObject: null, params: null, request: {}, namespaceObject: null, variables: {}, authorizer: null },
-    { costLimit: PER_CALL_COST_LIMIT },
-  );
+  const r = program.value.eval(closedActivation(env), { costLimit: PER_CALL_COST_LIMIT });
   return r.ok ? { ok: true, value: r.value, cost: r.cost } : { ok: false, error: r.error };
 }
 

@@ -1,8 +1,9 @@
 /**
- * A MutatingAdmissionPolicy CEL expression as a Kyverno JMESPath expression with the same value, plus the
- * exact condition under which the CEL fails: a Kyverno rule states the value in a `{{ }}` hole and the
- * failure in its preconditions (a rule that fails under that condition, where the policy's failurePolicy
- * is Fail). Only the forms below are compiled; anything else is refused, never approximated.
+ * A MutatingAdmissionPolicy or MutatingPolicy CEL expression (env.ts: the environment it was written for) as a
+ * Kyverno JMESPath expression with the same value, plus the exact condition under which the CEL fails: a
+ * Kyverno rule states the value in a `{{ }}` hole and the failure in its preconditions (a rule that fails under
+ * that condition, where the policy's failurePolicy is Fail). Only the forms below are compiled; anything else is
+ * refused, never approximated.
  *
  * Every compiled term has
  * - `j`: JMESPath evaluated only where the CEL does not fail, with the CEL's value there. It never raises an
@@ -27,6 +28,11 @@
  *   `int(string)`: to_number where the string is an optional sign and decimal digits, a failure otherwise;
  * - `x in [literals]`: contains; `s.startsWith/endsWith/contains(t)`: starts_with/ends_with/contains;
  *   `size(x)`: length (Unicode code points of a string in both, items of a list, keys of a map).
+ * A MutatingPolicy's `request` also carries the admission request's `object` and `oldObject` (the object as
+ * the request brought it, before any policy of the webhook call mutated it: reads through it are marked
+ * `admission`, and the generator checks that nothing written before the read changes them) and the user's
+ * `roles` and `clusterRoles` (lists, empty where Kyverno's context holds null or nothing). Calls of Kyverno's
+ * CEL libraries are refused, each with the class its Kyverno counterpart gives (kyvernoLibraryRefusal).
  * Operand types come from the literal, the operation, or the kind's schema (kube-apiserver hands MAP objects
  * decoded into their Go types, so a field holds its schema type; built-in kinds have no floating-point
  * fields); an operand of unknown type is refused. CEL's cost limit is not reproduced: these forms have no
@@ -43,6 +49,8 @@ import type { Atom, MapType, TypeRef } from '../../merge/ssa/schema.js';
 import { isEmptyTypeRef } from '../../merge/ssa/schema.js';
 import { ALWAYS, keyOf, type Facts } from '../cel-guard.js';
 import { and, atom, equals, FALSE, not, or, render, TRUE, type Cond } from './cond.js';
+import { cannot } from '../../dialects/generate-report.js';
+import { MAP_ENV, qualifiedName, type CelEnv } from './env.js';
 
 export type Ty = 'string' | 'int' | 'double' | 'bool' | 'null' | 'list' | 'map' | 'dyn';
 
@@ -56,6 +64,11 @@ export interface Read {
   root: Root;
   fields: string[];
   presence?: boolean;
+  /**
+   * Read through a MutatingPolicy's `request.object` / `request.oldObject`: the object as the admission request
+   * brought it, which Kyverno's `request.object` is only until a rule (of this or an earlier policy) writes.
+   */
+  admission?: boolean;
 }
 
 export interface Term {
@@ -65,7 +78,7 @@ export interface Term {
   /** The boolean value as a condition, for bool terms. */
   cond?: Cond;
   /** A chain of reads from a root, when the term is one (optional from `optionalFrom` on). */
-  path?: { root: Root; fields: string[]; optionalFrom?: number };
+  path?: { root: Root; fields: string[]; optionalFrom?: number; admission?: boolean };
   /** For optional terms: when the value is present (`j` is then the value). */
   present?: Cond;
   /** For strings: holds no character a YAML double-quoted scalar would need escaped. */
@@ -82,6 +95,8 @@ export interface CompileEnv {
   facts?: Facts;
   /** The kinds the policy mutates, for field types. */
   kinds?: readonly KindSchema[];
+  /** The CEL environment of the expressions (default: kube-apiserver's MAP environment). */
+  cel?: CelEnv;
 }
 
 class Refuse {
@@ -91,6 +106,36 @@ class Refuse {
 const yet = (why: string): never => {
   throw new Refuse(notYet(why));
 };
+
+const impossible = (why: string): never => {
+  throw new Refuse(cannot(why));
+};
+
+/**
+ * Kyverno's CEL libraries (pkg/cel/libs) and what Kyverno's rules have in their place: a counterpart that is
+ * not written yet (`yet`), or none (`cannot`). Keyed by namespace, or by global function name.
+ */
+const KYVERNO_LIBRARIES: Readonly<Record<string, { cls: 'yet' | 'cannot'; why: string }>> = {
+  resource: { cls: 'yet', why: "Kyverno's resource library (an apiCall context entry reads the cluster's objects)" },
+  http: { cls: 'yet', why: "Kyverno's http library (an apiCall context entry with a service calls it)" },
+  globalContext: { cls: 'yet', why: "Kyverno's globalContext library (a globalReference context entry reads it)" },
+  imagedata: { cls: 'yet', why: "Kyverno's imagedata library (an imageRegistry context entry reads the registry)" },
+  image: { cls: 'yet', why: "Kyverno's image library: image() parses a reference as go-containerregistry does (index.docker.io, library/), which neither Kyverno's `images` context (docker.io, no library/) nor image_normalize() states; a regular-expression translation is not written yet" },
+  parseImageReference: { cls: 'yet', why: "Kyverno's image library (see image())" },
+  isImage: { cls: 'yet', why: "Kyverno's image library (see image())" },
+  regex: { cls: 'yet', why: "cel-go's regex library (regex_replace_all() expands `$1` where regex.replace() expands `\\1`)" },
+  base64: { cls: 'yet', why: "Kyverno's base64 library (base64_encode()/base64_decode() work on strings where CEL's work on bytes)" },
+  gzip: { cls: 'cannot', why: "Kyverno's gzip library (JMESPath has no gzip function)" },
+};
+
+/** Why a call of Kyverno's CEL libraries is not translated, with the class of its counterpart. */
+function kyvernoLibraryRefusal(e: Extract<Expr, { kind: 'call' }>): never {
+  const name = qualifiedName(e) ?? e.fn;
+  // image.GetMetadata() reads the registry, as imagedata.Get() does.
+  const ns = name === 'image.GetMetadata' ? 'imagedata' : e.target?.kind === 'ident' ? e.target.name : e.fn;
+  const entry = KYVERNO_LIBRARIES[ns] ?? { cls: 'yet', why: "a function of Kyverno's CEL libraries" };
+  return entry.cls === 'cannot' ? impossible(`${name}(): ${entry.why}`) : yet(`${name}(): ${entry.why}`);
+}
 
 const ROOT_JMES: Record<Root, string> = { object: 'request.object', oldObject: 'request.oldObject', request: 'request' };
 
@@ -107,6 +152,23 @@ const REQUEST_FIELDS: { readonly [k: string]: FieldTree } = {
   userInfo: { username: 'string', uid: 'string', groups: 'list' },
   dryRun: 'bool',
 };
+
+/**
+ * Request fields admission/v1 and authentication/v1 leave out of the JSON when empty (`omitempty`), which
+ * Kyverno's context then does not hold, with the value the CEL `request` has there (it always has them).
+ */
+const REQUEST_OMITEMPTY: ReadonlyMap<string, string> = new Map([
+  ['name', "''"],
+  ['namespace', "''"],
+  ['subResource', "''"],
+  ['dryRun', '`false`'],
+  ['userInfo.username', "''"],
+  ['userInfo.uid', "''"],
+  ['userInfo.groups', '`[]`'],
+]);
+
+/** MutatingPolicy: Kyverno's RequestType also holds the user's roles and cluster roles (string lists). */
+const MPOL_REQUEST_LISTS = new Set(['roles', 'clusterRoles']);
 
 /** Request fields always present (no `omitempty` in admission/v1: kind, resource, operation, userInfo). */
 const REQUEST_PRESENT = new Set(['kind', 'resource', 'operation', 'userInfo', 'kind.group', 'kind.version', 'kind.kind', 'resource.group', 'resource.version', 'resource.resource']);
@@ -182,9 +244,11 @@ function schemaTy(kinds: readonly KindSchema[] | undefined, fields: readonly str
 
 export class CelToJmes {
   private readonly facts: Facts;
+  private readonly cel: CelEnv;
 
   constructor(private readonly env: CompileEnv = {}) {
     this.facts = env.facts ?? ALWAYS;
+    this.cel = env.cel ?? MAP_ENV;
   }
 
   /** The compiled expression, or why it cannot be compiled exactly. */
@@ -239,32 +303,61 @@ export class CelToJmes {
     return t === undefined ? 'dyn' : t === 'struct' ? 'map' : t;
   }
 
-  private pathTerm(root: Root, fields: string[], optionalFrom?: number): Term {
+  private pathTerm(root: Root, fields: string[], optionalFrom?: number, admission = false): Term {
     if (root === 'request' && fields.length > 0) {
       let t: FieldTree | undefined = REQUEST_FIELDS;
       for (const f of fields) t = typeof t === 'object' ? t[f] : undefined;
-      if (t === undefined) yet(`request.${fields.join('.')} (not in Kyverno's request context as MAP reads it)`);
+      if (t === undefined) yet(`request.${fields.join('.')} (not in Kyverno's request context as ${this.cel.name === 'map' ? 'MAP' : 'the MutatingPolicy'} reads it)`);
     }
     const ty = this.fieldTy(root, fields);
     const j = pathJmes(root, fields);
-    const reads: Read[] = [{ root, fields }];
+    const omitted = root === 'request' ? REQUEST_OMITEMPTY.get(fields.join('.')) : undefined;
+    if (omitted !== undefined) {
+      // Always there in CEL; where Kyverno's context leaves it out, its empty value.
+      const t: Term = { j: `(${j} || ${omitted})`, ty, err: FALSE, reads: [{ root, fields }] };
+      if (optionalFrom !== undefined) t.present = TRUE;
+      if (ty === 'bool') t.cond = equals(t.j, '`true`');
+      if (ty === 'string') t.plain = false;
+      return t;
+    }
+    const mark = admission ? { admission: true } : {};
+    const reads: Read[] = [{ root, fields, ...mark }];
     if (optionalFrom === undefined) {
-      const t: Term = { j, ty, err: not(this.present(root, fields)), path: { root, fields }, reads };
+      const t: Term = { j, ty, err: not(this.present(root, fields)), path: { root, fields, ...mark }, reads };
       if (ty === 'bool') t.cond = equals(j, '`true`');
       return t;
     }
     // Before the first `?` the chain must be there; from it on a missing key is an absent optional.
-    return { j, ty, err: not(this.present(root, fields.slice(0, optionalFrom))), path: { root, fields, optionalFrom }, present: this.present(root, fields), reads: [{ root, fields, presence: true }] };
+    return {
+      j,
+      ty,
+      err: not(this.present(root, fields.slice(0, optionalFrom))),
+      path: { root, fields, optionalFrom, ...mark },
+      present: this.present(root, fields),
+      reads: [{ root, fields, presence: true, ...mark }],
+    };
   }
 
   /** A selection (or string-key index) on `operand`. */
   private select(operand: Expr, field: string, optional: boolean): Term {
     const base = this.term(operand);
     if (!base.path) return yet('a field read on a computed value');
-    const { root, fields, optionalFrom } = base.path;
+    const { root, fields, optionalFrom, admission } = base.path;
+    if (root === 'request' && fields.length === 0 && this.cel.requestCarriesObjects) {
+      // Kyverno's RequestType: the admission request's objects, and the user's roles.
+      if (field === 'object' || field === 'oldObject') {
+        if (optional) return yet(`request.?${field}`);
+        return this.pathTerm(field, [], undefined, true);
+      }
+      if (MPOL_REQUEST_LISTS.has(field)) {
+        if (optional) return yet(`request.?${field}`);
+        // Always a list in CEL; Kyverno's context holds null (no roles) or nothing (no user info) there.
+        return { j: `(request.${field} || \`[]\`)`, ty: 'list', err: FALSE, reads: [{ root: 'request', fields: [field] }] };
+      }
+    }
     const next = [...fields, field];
     const from = optionalFrom ?? (optional ? fields.length : undefined);
-    return this.pathTerm(root, next, from);
+    return this.pathTerm(root, next, from, admission === true);
   }
 
   // ------------------------------------------------------------------------------------ terms
@@ -276,7 +369,7 @@ export class CelToJmes {
       case 'ident':
         if (e.name === 'object' || e.name === 'oldObject' || e.name === 'request') return this.pathTerm(e.name, []);
         if (e.name === 'params') return yet('a parameter object that is not a literal');
-        if (e.name === 'variables') return yet('MAP variables read as a whole');
+        if (e.name === 'variables') return yet(`${this.cel.name === 'map' ? 'MAP' : 'MutatingPolicy'} variables read as a whole`);
         if (e.name === 'namespaceObject') return yet('namespaceObject (the Namespace would need an apiCall context entry)');
         if (e.name === 'authorizer') return yet('an authorizer check (a SubjectAccessReview through an apiCall context entry)');
         return yet(`the identifier ${e.name}`);
@@ -324,12 +417,21 @@ export class CelToJmes {
   private has(operand: Expr, field: string): Term {
     const base = this.term(operand);
     if (!base.path || base.path.optionalFrom !== undefined) return yet('has() on a computed value');
-    const { root, fields } = base.path;
+    const { root, fields, admission } = base.path;
+    if (root === 'request' && fields.length === 0 && this.cel.requestCarriesObjects && (field === 'object' || field === 'oldObject' || MPOL_REQUEST_LISTS.has(field))) {
+      // Kyverno's RequestType always has them (null objects included).
+      return { j: '`true`', ty: 'bool', cond: TRUE, err: base.err, reads: [] };
+    }
+    if (root === 'request' && REQUEST_OMITEMPTY.has([...fields, field].join('.'))) return { j: '`true`', ty: 'bool', cond: TRUE, err: base.err, reads: [] };
     const cond = this.present(root, [...fields, field]);
-    return { j: render(cond), ty: 'bool', cond, err: base.err, reads: [{ root, fields: [...fields, field], presence: true }] };
+    return { j: render(cond), ty: 'bool', cond, err: base.err, reads: [{ root, fields: [...fields, field], presence: true, ...(admission ? { admission: true } : {}) }] };
   }
 
   private call(e: Extract<Expr, { kind: 'call' }>): Term {
+    if (this.cel.extraLibraries.includes('kyverno')) {
+      const ns = e.target?.kind === 'ident' && !this.cel.variables.includes(e.target.name) ? e.target.name : e.target === undefined ? e.fn : undefined;
+      if (ns !== undefined && Object.prototype.hasOwnProperty.call(KYVERNO_LIBRARIES, ns)) return kyvernoLibraryRefusal(e);
+    }
     if (e.target === undefined) {
       switch (e.fn) {
         case OP.eq:
@@ -515,7 +617,7 @@ export class CelToJmes {
       const m = this.term(b);
       if (!m.path || m.path.optionalFrom !== undefined || m.ty !== 'map') return yet('"k" in a value not known to be a map');
       const cond = this.present(m.path.root, [...m.path.fields, key.literal.json]);
-      return { j: render(cond), ty: 'bool', cond, err: m.err, reads: [{ root: m.path.root, fields: [...m.path.fields, key.literal.json], presence: true }] };
+      return { j: render(cond), ty: 'bool', cond, err: m.err, reads: [{ root: m.path.root, fields: [...m.path.fields, key.literal.json], presence: true, ...(m.path.admission ? { admission: true } : {}) }] };
     }
     const list = this.term(b);
     if (!list.literal || !Array.isArray(list.literal.json) || key.present) return yet('`in` on a list that is not a literal');

@@ -1,15 +1,20 @@
 /**
- * Lowering for targets without MAP's bindings: a MutatingAdmissionPolicy invocation's CEL is rewritten so it
- * reads only the request.
+ * Lowering for targets without MAP's bindings or Kyverno's CEL variables: the CEL of a MutatingAdmissionPolicy
+ * invocation or of a MutatingPolicy is rewritten so it reads only the request.
  * - `params` becomes the literal param object of the invocation (the IR keeps one policy per policy ×
  *   binding × param, with the object in `let $params`); the `let` stays, so the generator can tell what was
  *   inlined and say so (the translation no longer follows changes of the param object);
  * - `variables.<name>` becomes the variable's own expression, in parentheses. MAP variables are lazy and
  *   evaluated per expression (composition.go), so reading one is evaluating its expression there and then:
- *   the value, and any error, are the same;
- * - every closed sub-expression (closed.ts) that is not already a literal is evaluated with kube-apiserver's
- *   environment and replaced by its value when that value has a literal form; one that errors is left as is.
- * The rewritten text has the same value as the original on every request. MAP variables that nothing reads
+ *   the value, and any error, are the same. A MutatingPolicy's variables (policy-level lazy lets, read by the
+ *   matchConditions and every mutation) are evaluated once, at their first read, and kept for the rest of the
+ *   policy: the inlined expression has that value wherever nothing the policy wrote before the read changes
+ *   what it reads, which the Kyverno generator checks for every read it compiles (a read of what an earlier
+ *   part of the policy wrote is refused there);
+ * - every closed sub-expression (closed.ts) that is not already a literal is evaluated with the policy's
+ *   environment (kube-apiserver's, or Kyverno's for a MutatingPolicy) and replaced by its value when that
+ *   value has a literal form; one that errors is left as is.
+ * The rewritten text has the same value as the original on every request. Variables that nothing reads
  * any more are dropped (a lazy variable never read is never evaluated).
  */
 import type { Expr } from '../../cel/ast.js';
@@ -19,6 +24,7 @@ import { isJsonObject, type JsonValue } from '../../ir/json.js';
 import type { ExprSource, Guard, LetOp, Op, Policy, Rule, Value } from '../../ir/nodes.js';
 import { transformOps, transformGuard } from '../../ir/visit.js';
 import { celLiteral, evaluateClosed, exprSpan, isClosed } from './closed.js';
+import { celEnvOf, MAP_ENV, type CelEnv } from './env.js';
 
 /** A fold costs nothing at run time; a closed part this expensive is left alone (see header of compile.ts). */
 const MAX_FOLD_COST = 10_000;
@@ -92,13 +98,13 @@ function children(e: Expr, bound: ReadonlySet<string>): [Expr, ReadonlySet<strin
 }
 
 /** Edits replacing the maximal closed, non-literal sub-expressions by their values. */
-function foldEdits(text: string, e: Expr, bound: ReadonlySet<string>, out: Edit[]): void {
+function foldEdits(text: string, e: Expr, bound: ReadonlySet<string>, out: Edit[], env: CelEnv): void {
   // A struct or a map literal is folded member by member, so the rest of the tooling reads its shape.
-  if (e.kind !== 'struct' && e.kind !== 'map' && e.kind !== 'list' && !isLiteralTree(e) && isClosed(e, bound)) {
+  if (e.kind !== 'struct' && e.kind !== 'map' && e.kind !== 'list' && !isLiteralTree(e) && isClosed(e, bound, env)) {
     // A bare namespace or type identifier (`optional`, `Object`) has no value of its own.
     if (e.kind !== 'ident') {
       const span = exprSpan(text, e);
-      const v = evaluateClosed(text.slice(span.start, span.end));
+      const v = evaluateClosed(text.slice(span.start, span.end), env);
       if (v.ok && v.cost <= MAX_FOLD_COST) {
         const lit = celLiteral(v.value);
         if (lit !== undefined) {
@@ -110,7 +116,7 @@ function foldEdits(text: string, e: Expr, bound: ReadonlySet<string>, out: Edit[
       if (!v.ok) return;
     }
   }
-  for (const [c, b] of children(e, bound)) foldEdits(text, c, b, out);
+  for (const [c, b] of children(e, bound)) foldEdits(text, c, b, out, env);
 }
 
 /** Edits for `params` and `variables.<name>` (those in `vars`), outside comprehensions that shadow them. */
@@ -130,7 +136,7 @@ function inlineEdits(e: Expr, bound: ReadonlySet<string>, params: string | undef
 }
 
 /** The expression with params and variables inlined and closed parts folded; the text itself when nothing changes. */
-export function rewriteCel(text: string, params: string | undefined, vars: ReadonlyMap<string, string>): string {
+export function rewriteCel(text: string, params: string | undefined, vars: ReadonlyMap<string, string>, env: CelEnv = MAP_ENV): string {
   const parsed = parse(text);
   if (!parsed.ok) return text;
   const edits: Edit[] = [];
@@ -139,26 +145,26 @@ export function rewriteCel(text: string, params: string | undefined, vars: Reado
   const reparsed = edits.length === 0 ? parsed : parse(inlined);
   if (!reparsed.ok) return text;
   const folds: Edit[] = [];
-  foldEdits(inlined, reparsed.value, new Set(), folds);
+  foldEdits(inlined, reparsed.value, new Set(), folds, env);
   return folds.length === 0 ? inlined : applyEdits(inlined, folds);
 }
 
-function rewriteSource(expr: ExprSource, params: string | undefined, vars: ReadonlyMap<string, string>): ExprSource {
-  const text = rewriteCel(expr.text, params, vars);
+function rewriteSource(expr: ExprSource, params: string | undefined, vars: ReadonlyMap<string, string>, env: CelEnv): ExprSource {
+  const text = rewriteCel(expr.text, params, vars, env);
   return text === expr.text ? expr : { text, origin: expr.origin };
 }
 
-function rewriteValue(v: Value, params: string | undefined, vars: ReadonlyMap<string, string>): Value {
+function rewriteValue(v: Value, params: string | undefined, vars: ReadonlyMap<string, string>, env: CelEnv): Value {
   if (v.kind !== 'cel') return v;
-  const expr = rewriteSource(v.expr, params, vars);
+  const expr = rewriteSource(v.expr, params, vars, env);
   return expr === v.expr ? v : { ...v, expr };
 }
 
-function rewriteGuard(g: Guard, params: string | undefined, vars: ReadonlyMap<string, string>): Guard {
+function rewriteGuard(g: Guard, params: string | undefined, vars: ReadonlyMap<string, string>, env: CelEnv): Guard {
   return transformGuard(g, {
     guard: (x) => {
       if (x.kind !== 'cel') return x;
-      const expr = rewriteSource(x.expr, params, vars);
+      const expr = rewriteSource(x.expr, params, vars, env);
       return expr === x.expr ? x : { ...x, expr };
     },
   });
@@ -199,33 +205,48 @@ function celTexts(ops: readonly Op[], guards: readonly Guard[]): string[] {
   return out;
 }
 
-function rewriteRule(rule: Rule, params: string | undefined): Rule {
-  const vars = new Map<string, string>();
-  const lazy: LetOp[] = [];
-  for (const op of rule.body) {
-    if (op.kind !== 'let' || !op.lazy) break;
-    if (op.value.kind !== 'cel') break;
-    lazy.push(op);
+/** The leading lazy CEL lets of a list of bindings (MAP variables of a rule, MutatingPolicy variables of a policy). */
+function lazyCelLets(ops: readonly Op[]): LetOp[] {
+  const out: LetOp[] = [];
+  for (const op of ops) {
+    if (op.kind !== 'let' || !op.lazy || op.value.kind !== 'cel') break;
+    out.push(op);
   }
-  const body: Op[] = [];
-  for (const op of lazy) {
-    const value = rewriteValue(op.value, params, vars);
+  return out;
+}
+
+/** The lets rewritten in order (each may read the earlier ones), adding each to `vars`. */
+function rewriteLets(lazy: readonly LetOp[], params: string | undefined, vars: Map<string, string>, env: CelEnv): LetOp[] {
+  return lazy.map((op) => {
+    const value = rewriteValue(op.value, params, vars, env);
     vars.set(op.name, value.kind === 'cel' ? value.expr.text : op.value.kind === 'cel' ? op.value.expr.text : '');
-    body.push(value === op.value ? op : { ...op, value });
-  }
-  const rest = transformOps(rule.body.slice(lazy.length), {
-    guard: (g) => rewriteGuard(g, params, vars),
-    value: (v) => rewriteValue(v, params, vars),
+    return value === op.value ? op : { ...op, value };
   });
-  const guards = rule.guards.map((g) => rewriteGuard(g, params, vars));
-  // Variables still read (directly, or through a variable still read) are kept, in order.
-  const names = lazy.map((l) => l.name);
-  const used = readsVariables(celTexts(rest, guards).join('\n;\n'), names);
-  for (let i = body.length - 1; i >= 0; i--) {
-    const l = body[i] as LetOp;
+}
+
+/** The lets still read by `texts` (directly, or through a let still read), in order. */
+function keptLets(lets: readonly LetOp[], texts: readonly string[]): LetOp[] {
+  const names = lets.map((l) => l.name);
+  const used = new Set<string>();
+  for (const t of texts) for (const n of readsVariables(t, names)) used.add(n);
+  for (let i = lets.length - 1; i >= 0; i--) {
+    const l = lets[i]!;
     if (used.has(l.name) && l.value.kind === 'cel') for (const n of readsVariables(l.value.expr.text, names)) used.add(n);
   }
-  const kept = body.filter((l) => used.has((l as LetOp).name));
+  return lets.filter((l) => used.has(l.name));
+}
+
+function rewriteRule(rule: Rule, params: string | undefined, outer: ReadonlyMap<string, string>, env: CelEnv): Rule {
+  const vars = new Map(outer);
+  const lazy = lazyCelLets(rule.body);
+  const body = rewriteLets(lazy, params, vars, env);
+  const rest = transformOps(rule.body.slice(lazy.length), {
+    guard: (g) => rewriteGuard(g, params, vars, env),
+    value: (v) => rewriteValue(v, params, vars, env),
+  });
+  const guards = rule.guards.map((g) => rewriteGuard(g, params, vars, env));
+  // Variables still read (directly, or through a variable still read) are kept, in order.
+  const kept = keptLets(body, celTexts(rest, guards));
   const out = [...kept, ...rest];
   if (guards.every((g, i) => g === rule.guards[i]) && out.length === rule.body.length && out.every((o, i) => o === rule.body[i])) return rule;
   return { ...rule, guards, body: out };
@@ -241,11 +262,24 @@ function paramsText(p: Policy): string | undefined {
 
 export function inlineCelConstants(policies: Policy[]): Policy[] {
   return policies.map((p) => {
+    const env = celEnvOf(p.origin.dialect) ?? MAP_ENV;
     const params = paramsText(p);
-    const guards = p.guards.map((g) => rewriteGuard(g, params, new Map()));
-    const rules = p.rules.map((r) => rewriteRule(r, params));
-    if (guards.every((g, i) => g === p.guards[i]) && rules.every((r, i) => r === p.rules[i])) return p;
-    return { ...p, guards, rules };
+    // A MutatingPolicy's variables: policy-level lazy lets, visible to the guards and every rule.
+    const lets = p.lets ?? [];
+    const lazy = lazyCelLets(lets);
+    const vars = new Map<string, string>();
+    const rewritten = rewriteLets(lazy, params, vars, env);
+    const guards = p.guards.map((g) => rewriteGuard(g, params, vars, env));
+    const rules = p.rules.map((r) => rewriteRule(r, params, vars, env));
+    const rest = lets.slice(lazy.length);
+    const kept = lazy.length === 0 ? [] : keptLets(rewritten, [...celTexts([], guards), ...rules.flatMap((r) => celTexts(r.body, r.guards)), ...celTexts(rest, [])]);
+    const outLets = [...kept, ...rest];
+    const letsSame = outLets.length === lets.length && outLets.every((l, i) => l === lets[i]);
+    if (letsSame && guards.every((g, i) => g === p.guards[i]) && rules.every((r, i) => r === p.rules[i])) return p;
+    const out: Policy = { ...p, guards, rules };
+    if (outLets.length > 0) out.lets = outLets;
+    else delete out.lets;
+    return out;
   });
 }
 
