@@ -12,6 +12,7 @@ import { loadInputs } from './io/inputs.js';
 import type { SourceDoc } from './io/source.js';
 import { optimize } from './optimizer/index.js';
 import { translateMutateExistingRules } from './dialects/kyverno-mpol/generate-existing.js';
+import { withoutRewritten } from './dialects/kyverno-mpol/existing-passthrough.js';
 import { toYamlDocuments } from './io/yaml-dump.js';
 
 export interface Loaded {
@@ -88,15 +89,17 @@ export function translate(policies: readonly Policy[], to: string, unsupported: 
 }
 
 /**
- * `translate` of the documents' policies, plus their Kyverno mutate-existing rules, which the admission IR does
- * not hold (they run in Kyverno's background controller): MutatingPolicies with mutate-existing evaluation for
- * kyverno-mpol, a refusal for the targets that mutate only admission requests.
+ * `translate` of the documents' policies, plus their Kyverno mutate-existing rules and MutatingPolicies with
+ * evaluation.mutateExisting, which the admission IR does not hold (they run in Kyverno's background
+ * controller): MutatingPolicies that mutate existing resources for kyverno-mpol, a refusal for the targets
+ * that mutate only admission requests.
  */
 export function translateDocuments(docs: readonly SourceDoc[], policies: readonly Policy[], to: string, unsupported: 'ignore' | 'warn' | 'error' = 'error', apiVersion?: string): GenerateResult {
   const admission = translate(policies, to, unsupported, apiVersion);
   const existing = translateMutateExistingRules(docs, to, { unsupported, ...(apiVersion ? { apiVersion } : {}) });
   if (existing.rules === 0) return admission;
-  const documents = [...admission.documents, ...existing.documents];
+  // A MutatingPolicy that mutates existing resources is written whole; its admission part is not repeated.
+  const documents = [...withoutRewritten(admission.documents, existing.documents), ...existing.documents];
   // The admission part's "nothing to write" no longer holds when the mutate-existing rules wrote something.
   const diagnostics = [...admission.diagnostics.filter((d) => !(d.code === 'TM4005' && existing.documents.length > 0 && d.severity !== 'error')), ...existing.diagnostics];
   return { documents, text: documents.length > 0 ? toYamlDocuments(documents as JsonObject[]) : '', diagnostics };

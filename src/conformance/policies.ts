@@ -7,13 +7,15 @@ import { hasErrors, type Diagnostic } from '../diagnostics/diagnostic.js';
 import { renderDiagnosticLine } from '../diagnostics/render.js';
 import type { ParseOptions } from '../dialects/dialect.js';
 import { dialectByName } from '../dialects/registry.js';
-import type { JsonObject } from '../ir/json.js';
+import type { JsonObject, JsonValue } from '../ir/json.js';
 import type { Policy } from '../ir/nodes.js';
 import type { SourceDoc } from '../io/source.js';
 import type { CaseResult } from './types.js';
 import { kindOf } from './kinds.js';
 import { loadYamlText } from '../io/yaml-load.js';
 import { MAP_CANNOT_MUTATE_EXISTING, translateMutateExistingRules } from '../dialects/kyverno-mpol/generate-existing.js';
+import { withoutRewritten } from '../dialects/kyverno-mpol/existing-passthrough.js';
+import { toYamlDocuments } from '../io/yaml-dump.js';
 
 /**
  * Parse options with the case data a dialect may need and the request cannot carry (Gatekeeper `flags`,
@@ -64,7 +66,9 @@ export function preparePolicies(input: PolicyInput, via?: string): Prepared {
   const unsupported = generated.diagnostics.find((d) => d.code === 'TM4001');
   if (unsupported) return stop('unsupported', `translation to ${via}: ${renderDiagnosticLine(unsupported)}`, unsupported.unsupported ?? 'yet');
   if (hasErrors(generated.diagnostics)) return stop('failed', `translation to ${via} failed: ${firstError(generated.diagnostics)}`);
-  const text = [generated.text, existing.text].filter((t) => t !== '').join('---\n');
+  // A MutatingPolicy that mutates existing resources is written whole; its admission part is not repeated.
+  const kept = withoutRewritten(generated.documents, existing.documents);
+  const text = kept.length === generated.documents.length ? [generated.text, existing.text].filter((t) => t !== '').join('---\n') : toYamlDocuments([...kept, ...existing.documents] as JsonObject[]);
   const docs = loadYamlText(`${input.id} (as ${via})`, text);
   if (!docs.ok) return stop('failed', `generated ${via} YAML does not load: ${firstError(docs.diagnostics)}`);
   if (!docs.value.some((d) => target.recognizes(d))) {
@@ -85,13 +89,13 @@ export { MAP_CANNOT_MUTATE_EXISTING };
  * The Kyverno mutate-existing rules among `docs` translated into `via` (kyverno-mpol/generate-existing.ts):
  * MutatingPolicies for kyverno-mpol, a `cannot` for MAP and Gatekeeper (admission only), a `yet` for the others.
  */
-function existingRulesTranslation(docs: readonly SourceDoc[], via: string): { kind: 'ready'; text: string } | Stopped {
+function existingRulesTranslation(docs: readonly SourceDoc[], via: string): { kind: 'ready'; text: string; documents: JsonValue[] } | Stopped {
   const g = translateMutateExistingRules(docs, via, { unsupported: 'error' });
-  if (g.rules === 0) return { kind: 'ready', text: '' };
+  if (g.rules === 0) return { kind: 'ready', text: '', documents: [] };
   const unsupported = g.diagnostics.find((d) => d.code === 'TM4001');
   if (unsupported) return halt('unsupported', `translation to ${via}: ${renderDiagnosticLine(unsupported)}`, unsupported.unsupported ?? 'yet');
   if (hasErrors(g.diagnostics)) return halt('failed', `translation to ${via} failed: ${firstError(g.diagnostics)}`);
-  return { kind: 'ready', text: g.text };
+  return { kind: 'ready', text: g.text, documents: g.documents };
 }
 
 /** A mutate-existing case's Kyverno policies as MutatingPolicies (its mutate-existing rules), read back. */

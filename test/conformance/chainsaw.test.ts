@@ -208,13 +208,21 @@ describe('chainsaw replay of MutatingPolicy mutate existing', () => {
     expect(await statusOf(dir)).toMatchObject({ status: 'passed' });
   });
 
-  it('is not translated (--via): yet for kyverno-mpol, cannot for MAP', async () => {
-    const dir = chainsawCase('mpol-via', ['mpol:mutateExisting'], [
-      { op: 'policy', file: 'policy.yaml', docs: [mpol({ targetMatchConstraints: targetConfigMaps })] },
-      { op: 'assert', file: 'assert.yaml', docs: [cm('a')] },
-    ], MPOL);
-    expect((await runConformance([dir], { via: 'kyverno-mpol' })).outcomes[0]).toMatchObject({ status: 'unsupported', class: 'yet' });
-    expect((await runConformance([dir], { via: 'map' })).outcomes[0]).toMatchObject({ status: 'unsupported', class: 'cannot' });
+  it('is written back whole with --via kyverno-mpol (the same outcome as the direct run); cannot for MAP', async () => {
+    const steps = (expectMutated: boolean) => [
+      { op: 'create', file: 'ns.yaml', docs: [ns] },
+      { op: 'create', file: 'cm.yaml', docs: [cm('a')] },
+      { op: 'policy', file: 'policy.yaml', docs: [mpol({ targetMatchConstraints: targetConfigMaps, targetMatchConditions: [{ name: 'from-admission', expression: 'has(request.requestKind)' }] })] },
+      { op: 'apply', file: 'secret.yaml', docs: [secret] },
+      { op: expectMutated ? 'assert' : 'error', file: 'check.yaml', docs: [cm('a', 'ns', { mutated: 'done' })] },
+    ];
+    const right = chainsawCase('mpol-via', ['mpol:mutateExisting'], steps(true), MPOL);
+    const wrong = chainsawCase('mpol-via-wrong', ['mpol:mutateExisting'], steps(false), MPOL);
+    expect(await statusOf(right)).toMatchObject({ status: 'passed' });
+    expect((await runConformance([right], { via: 'kyverno-mpol' })).outcomes[0]).toMatchObject({ status: 'passed' });
+    expect((await runConformance([wrong], { via: 'kyverno-mpol' })).outcomes[0]).toMatchObject({ status: 'failed' });
+    expect((await runConformance([right], { via: 'map' })).outcomes[0]).toMatchObject({ status: 'unsupported', class: 'cannot' });
+    expect((await runConformance([right], { via: 'gatekeeper' })).outcomes[0]).toMatchObject({ status: 'unsupported', class: 'cannot' });
   });
 });
 

@@ -48,11 +48,11 @@ export function runChainsawCase(c: ChainsawCase, ctx: RunContext): CaseResult {
   const mpolExisting = c.dialect === 'kyverno-mpol' && policyDocs.some(mutatesExisting);
   if (kyvernoExisting && ctx.via === 'map') return { status: 'unsupported', class: 'cannot', reason: `translation to map: ${MAP_CANNOT_MUTATE_EXISTING}` };
   if (kyvernoExisting && ctx.via !== undefined && ctx.via !== 'kyverno-mpol') return { status: 'unsupported', class: 'yet', reason: `translation to ${ctx.via}: Kyverno mutate-existing rules are not translated to ${ctx.via} yet` };
-  if (mpolExisting && ctx.via !== undefined) {
+  if (mpolExisting && ctx.via !== undefined && ctx.via !== 'kyverno-mpol') {
     const existing = policyDocs.find(mutatesExisting)!;
     return ctx.via === 'map'
       ? { status: 'unsupported', class: 'cannot', reason: `translation to map: ${describe(existing.value as JsonObject)}: MutatingAdmissionPolicy cannot mutate existing resources (it runs only at admission)` }
-      : { status: 'unsupported', class: 'yet', reason: `translation to ${ctx.via}: ${describe(existing.value as JsonObject)}: a MutatingPolicy with evaluation.mutateExisting is not written back yet` };
+      : { status: 'unsupported', class: ctx.via === 'gatekeeper' ? 'cannot' : 'yet', reason: `translation to ${ctx.via}: ${describe(existing.value as JsonObject)}: ${ctx.via === 'gatekeeper' ? 'Gatekeeper mutates only the object of an admission request' : 'a MutatingPolicy that mutates existing resources is not translated to Kyverno yet'}` };
   }
   const background = c.features.find((f) => BACKGROUND_FEATURES.includes(f));
   if (background && !kyvernoExisting && !mpolExisting) {

@@ -22,6 +22,8 @@ import type { SourceDoc } from '../../io/source.js';
 import { objectsProvider } from '../../dialects/kyverno-mpol/mutate-existing.js';
 import { cliTestTargets, cliTrigger, targetIdentity } from '../../dialects/kyverno-mpol/mutate-existing-cli.js';
 import { runAdmissionCase } from './admission.js';
+import { existingMpolDocuments } from '../../dialects/kyverno-mpol/existing-passthrough.js';
+import { renderDiagnosticLine } from '../../diagnostics/render.js';
 import type { RunContext } from './context.js';
 
 const identity = (o: JsonValue | null | undefined): string => {
@@ -41,9 +43,10 @@ export function runMutateExistingCase(c: AdmissionCase, ctx: RunContext): CaseRe
   if (!c.mutateExisting || !c.request) return { status: 'error', reason: 'TM7003: the case has no trigger or targets' };
   if (c.expect.kind === 'unchecked') return { status: 'unsupported', reason: c.expect.reason };
   if (ctx.via === 'map') return { status: 'unsupported', class: 'cannot', reason: `translation to map: ${MAP_CANNOT_MUTATE_EXISTING}` };
-  if (c.dialect === 'kyverno-mpol') {
-    if (ctx.via) return { status: 'unsupported', class: 'yet', reason: `translation to ${ctx.via}: a MutatingPolicy with evaluation.mutateExisting is not written back yet` };
-    return runMpolCase(c, c.policyDocs);
+  if (c.dialect === 'kyverno-mpol' && ctx.via === undefined) return runMpolCase(c, c.policyDocs);
+  if (c.dialect === 'kyverno-mpol' && ctx.via !== 'kyverno-mpol') {
+    const refused = existingRefusal(c.policyDocs, ctx.via!);
+    if (refused) return refused;
   }
   if (ctx.via === 'kyverno-mpol') {
     const translated = translateMutateExisting(c.policyDocs, c.id);
@@ -191,3 +194,10 @@ function runMpolCase(c: AdmissionCase, policyDocs: readonly SourceDoc[]): CaseRe
   }
   return { status: 'passed' };
 }
+
+/** Why a MutatingPolicy that mutates existing resources has no translation to `via` (existing-passthrough.ts). */
+function existingRefusal(docs: readonly SourceDoc[], via: string): CaseResult | undefined {
+  const d = existingMpolDocuments(docs, via, { unsupported: 'error', apiVersion: 'v1' }).diagnostics.find((x) => x.code === 'TM4001');
+  return d ? { status: 'unsupported', class: d.unsupported ?? 'yet', reason: `translation to ${via}: ${renderDiagnosticLine(d)}` } : undefined;
+}
+

@@ -53,6 +53,7 @@ import { bindLets, bodyPatches, guardToCel, RuleCompiler, type Named } from '../
 import { kyvernoMatchCel } from '../map/match-cel.js';
 import { MPOL_API_VERSIONS } from './generate.js';
 import { DIALECT, GROUP } from './model.js';
+import { existingMpolDocuments } from './existing-passthrough.js';
 
 /** Why MutatingAdmissionPolicy has no translation of a mutate-existing rule. */
 export const MAP_CANNOT_MUTATE_EXISTING =
@@ -440,12 +441,21 @@ export function generateMutateExistingMpol(docs: readonly SourceDoc[], opts: Gen
 const TARGET_LABELS: Record<string, string> = { map: 'MutatingAdmissionPolicy', gatekeeper: 'Gatekeeper', kyverno: 'Kyverno', ir: 'the IR' };
 
 /**
- * The Kyverno mutate-existing rules among `docs` written in dialect `to`, for whoever translates documents
+ * The Kyverno mutate-existing rules among `docs` written in dialect `to` (and the MutatingPolicies that mutate
+ * existing resources, existing-passthrough.ts), for whoever translates documents
  * (translate, migrate, conformance `--via`): MutatingPolicies for `kyverno-mpol`; for MAP and Gatekeeper, which
  * mutate only the object of an admission request, a `cannot` refusal per rule; a `yet` for the others. Empty
  * when `docs` hold no such rule. The admission IR never holds these rules (src/dialects/kyverno/parse.ts).
  */
 export function translateMutateExistingRules(docs: readonly SourceDoc[], to: string, opts: GenerateOptions = {}): ExistingGeneration {
+  const own = existingMpolDocuments(docs, to, { ...(opts.unsupported ? { unsupported: opts.unsupported } : {}), apiVersion: opts.apiVersion ?? MPOL_API_VERSIONS[0]! });
+  const rules = translateKyvernoExistingRules(docs, to, opts);
+  if (own.policies === 0) return rules;
+  const documents = [...rules.documents, ...own.documents];
+  return { documents, text: documents.length > 0 ? toYamlDocuments(documents) : '', diagnostics: [...rules.diagnostics, ...own.diagnostics], rules: rules.rules + own.policies };
+}
+
+function translateKyvernoExistingRules(docs: readonly SourceDoc[], to: string, opts: GenerateOptions): ExistingGeneration {
   if (to === DIALECT) return generateMutateExistingMpol(docs, opts);
   const rules = mutateExistingRules(docs);
   const report = new GenerationReport(TARGET_LABELS[to] ?? to, to, opts.unsupported ?? 'error');
