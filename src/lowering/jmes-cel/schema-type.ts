@@ -3,9 +3,12 @@
  * ships (src/merge/ssa/builtin-schema.ts, the one MAP generation reads by kind in dialects/map/emit-schema.ts).
  *
  * What the admission request's object can hold is what encoding/json writes for the kind's Go type:
- * - a field the schema declares may be absent (omitempty), and holds its type when present; the kind's
- *   `apiVersion`, `kind` and every non-pointer struct field (the schema gives those the default `{}`:
- *   `metadata`, `spec`, a container's `resources`) are always written;
+ * - a field the schema declares may be absent (omitempty), and holds its type when present; only the kind's
+ *   `apiVersion`, `kind`, `metadata` and the structs its validation requires (a Pod's `spec`, a workload's
+ *   pod template) are taken as present. kube-apiserver also writes every other non-pointer struct field
+ *   (the schema gives those the default `{}`: a DaemonSet's `updateStrategy`, a container's `resources`),
+ *   but the manifests a policy is run on offline (CI, `kyverno test`, our own interpreter) are not
+ *   normalised that way, and the translation must hold on them too;
  * - a list may be null (a required slice left nil is written `null`, e.g. a ClusterRole's `rules`); its
  *   items are never null; maps, structs and scalars are not null when present (optional pointers and maps
  *   are omitempty by the API conventions);
@@ -24,10 +27,6 @@ export interface KindRef {
   group?: string;
   version?: string;
   kind: string;
-}
-
-function isEmptyObject(v: unknown): boolean {
-  return v !== null && typeof v === 'object' && !Array.isArray(v) && Object.keys(v).length === 0;
 }
 
 /** Untyped scalars of the schema whose JSON form Go's marshalling fixes. */
@@ -67,12 +66,8 @@ class Converter {
     if (a.map) {
       const rest = isEmptyTypeRef(a.map.elementType) ? T.dyn : this.ref(a.map.elementType);
       const fields: Record<string, Ty> = {};
-      const required: string[] = [];
-      for (const f of a.map.fields) {
-        fields[f.name] = this.ref(f.type);
-        if (isEmptyObject(f.default)) required.push(f.name);
-      }
-      return { k: 'map', fields: ownRecord(fields), required, rest };
+      for (const f of a.map.fields) fields[f.name] = this.ref(f.type);
+      return { k: 'map', fields: ownRecord(fields), required: [], rest };
     }
     switch (a.scalar) {
       case 'string':
@@ -87,13 +82,46 @@ class Converter {
   }
 }
 
-/** The type of one kind's object: its schema type, with `apiVersion` and `kind` always present and known. */
+/**
+ * The structs a kind's validation requires (a workload without its pod template, a Pod without containers
+ * is rejected), so that every manifest of the kind holds them, offline too: taken as present.
+ */
+const POD_TEMPLATE = ['spec', 'spec.template', 'spec.template.spec'];
+const REQUIRED_STRUCTS: Readonly<Record<string, readonly string[]>> = {
+  Pod: ['spec'],
+  PodTemplate: ['template', 'template.spec'],
+  Deployment: POD_TEMPLATE,
+  ReplicaSet: POD_TEMPLATE,
+  StatefulSet: POD_TEMPLATE,
+  DaemonSet: POD_TEMPLATE,
+  Job: POD_TEMPLATE,
+  ReplicationController: ['spec'],
+  CronJob: ['spec', 'spec.jobTemplate', 'spec.jobTemplate.spec', 'spec.jobTemplate.spec.template', 'spec.jobTemplate.spec.template.spec'],
+  HorizontalPodAutoscaler: ['spec', 'spec.scaleTargetRef'],
+  PersistentVolumeClaim: ['spec'],
+  PersistentVolume: ['spec'],
+};
+
+/** `t` with the map field at `path` (and so its parents) marked present. */
+function requirePath(t: Ty, path: readonly string[]): Ty {
+  if (t.k !== 'map' || path.length === 0 || !Object.hasOwn(t.fields, path[0]!)) return t;
+  const [head, ...rest] = path as [string, ...string[]];
+  const fields = ownRecord({ ...t.fields, [head]: requirePath(t.fields[head]!, rest) });
+  return { ...t, fields, required: [...new Set([...t.required, head])] };
+}
+
+/**
+ * The type of one kind's object: its schema type, with `apiVersion`, `kind`, `metadata` and the structs the
+ * kind's validation requires always present.
+ */
 function kindType(conv: Converter, group: string, version: string, kind: string, ref: TypeRef): Ty {
   const t = conv.ref(ref);
   if (t.k !== 'map') return T.dyn;
   const fields = ownRecord({ ...t.fields, apiVersion: T.oneOf(group === '' ? version : `${group}/${version}`), kind: T.oneOf(kind) });
-  const required = [...new Set([...t.required, 'apiVersion', 'kind'])];
-  return { ...t, fields, required };
+  const required = ['apiVersion', 'kind', ...(Object.hasOwn(t.fields, 'metadata') ? ['metadata'] : [])];
+  let out: Ty = { ...t, fields, required };
+  for (const path of REQUIRED_STRUCTS[kind] ?? []) out = requirePath(out, path.split('.'));
+  return out;
 }
 
 /**

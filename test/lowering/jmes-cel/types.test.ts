@@ -13,7 +13,7 @@ function required(t: Ty, ...path: string[]): boolean {
 }
 
 describe('objectTypeOf: the object of the matched kinds, from the built-in schema', () => {
-  it('types a Pod as encoding/json writes it', () => {
+  it('types a Pod as encoding/json writes it, taking only the structs validation requires as present', () => {
     expect(at(POD_TYPE, 'kind')).toEqual(T.oneOf('Pod'));
     expect(at(POD_TYPE, 'apiVersion')).toEqual(T.oneOf('v1'));
     expect(required(POD_TYPE, 'metadata')).toBe(true);
@@ -24,12 +24,22 @@ describe('objectTypeOf: the object of the matched kinds, from the built-in schem
     // A list may be null (a nil slice without omitempty); its items never are.
     expect(typeText(at(POD_TYPE, 'spec', 'containers'), 0)).toBe('list<{…}>?');
     expect(at(CONTAINER_TYPE, 'image')).toEqual(T.string);
-    expect(required(CONTAINER_TYPE, 'resources')).toBe(true);
+    // kube-apiserver writes a container's resources ({}), an offline manifest need not: it may be absent.
+    expect(required(CONTAINER_TYPE, 'resources')).toBe(false);
     // A quantity is a string, a time a string or null; int-or-strings are dyn; numerics are int or double.
     expect(at(CONTAINER_TYPE, 'resources', 'limits')).toEqual(T.map(T.string));
     expect(at(POD_TYPE, 'metadata', 'creationTimestamp')).toEqual(T.nullable(T.string));
     expect(at(CONTAINER_TYPE, 'livenessProbe', 'httpGet', 'port')).toEqual(T.dyn);
     expect(at(POD_TYPE, 'spec', 'terminationGracePeriodSeconds')).toEqual(T.number);
+  });
+
+  it('takes a workload\'s pod template as present, and no struct validation leaves optional', () => {
+    const daemonSet = objectTypeOf([{ group: 'apps', version: 'v1', kind: 'DaemonSet' }]);
+    expect(required(daemonSet, 'spec')).toBe(true);
+    expect(required(daemonSet, 'spec', 'template', 'spec')).toBe(true);
+    expect(required(daemonSet, 'spec', 'updateStrategy')).toBe(false);
+    const namespace = objectTypeOf([{ version: 'v1', kind: 'Namespace' }]);
+    expect(required(namespace, 'spec')).toBe(false);
   });
 
   it('keeps what several kinds agree on', () => {
