@@ -10,7 +10,8 @@ import { isJsonObject, type JsonValue } from '../ir/json.js';
  *   ir.txt                    the canonical IR in the text form
  *   resources/<name>.yaml     objects; <name>.expected.yaml the result, or <name>.error.txt the expected
  *                             diagnostics (one `CODE message` line each); <name>.request.yaml optional request
- *                             fields (operation, oldObject, userInfo, namespaceObject, params, externalData)
+ *                             fields (operation, oldObject, userInfo, namespaceObject, params, externalData,
+ *                             name, namespace)
  *   emit/<dialect>.yaml       what generate writes for each target
  *   diagnostics.txt           expected parse diagnostics, `file:line:col: severity CODE: message`
  *
@@ -103,7 +104,7 @@ export function readCase(dir: string): GoldenCase | { error: string } {
     }
   }
   const inputs = readdirSync(dir)
-    .map((f) => /^input\.([a-z]+)\.yaml$/.exec(f))
+    .map((f) => /^input\.([a-z]+(?:-[a-z]+)*)\.yaml$/.exec(f))
     .filter((m): m is RegExpExecArray => m !== null)
     .map((m) => ({ dialect: m[1]!, file: join(dir, m[0]) }))
     .sort((a, b) => a.dialect.localeCompare(b.dialect));
