@@ -11,6 +11,10 @@
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
+// The corpus plug-ins `transmute conformance` registers (external-data stubs, unit tables, Kyverno runners).
+import '../src/conformance/plugins/gatekeeper.js';
+import '../src/conformance/plugins/kyverno.js';
+import '../src/conformance/plugins/map.js';
 import { runConformance } from '../src/conformance/run.js';
 import type { CaseOutcome } from '../src/conformance/types.js';
 

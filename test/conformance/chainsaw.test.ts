@@ -140,13 +140,14 @@ describe('chainsaw replay of Kyverno mutate existing, translated into MutatingPo
     expect((await runConformance([notOnInstall], { via: 'kyverno-mpol' })).outcomes[0]).toMatchObject({ status: 'passed' });
   });
 
-  it('refuses mutateExistingOnPolicyUpdate (cannot), and any translation to MAP (cannot)', async () => {
+  it('refuses mutateExistingOnPolicyUpdate (cannot), and any translation to MAP or Gatekeeper (cannot)', async () => {
     const dir = chainsawCase('via-mpol-on-update', ['mutateExisting'], [
       { op: 'policy', file: 'policy.yaml', docs: [labelSecretPolicy(true)] },
       { op: 'assert', file: 'assert.yaml', docs: [secret] },
     ]);
     expect((await runConformance([dir], { via: 'kyverno-mpol' })).outcomes[0]).toMatchObject({ status: 'unsupported', class: 'cannot', reason: expect.stringContaining('mutateExistingOnPolicyUpdate') });
     expect((await runConformance([dir], { via: 'map' })).outcomes[0]).toMatchObject({ status: 'unsupported', class: 'cannot', reason: expect.stringContaining('runs only at admission') });
+    expect((await runConformance([dir], { via: 'gatekeeper' })).outcomes[0]).toMatchObject({ status: 'unsupported', class: 'cannot', reason: expect.stringContaining('only the object of an admission request') });
   });
 });
 

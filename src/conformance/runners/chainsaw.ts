@@ -47,6 +47,7 @@ export function runChainsawCase(c: ChainsawCase, ctx: RunContext): CaseResult {
   const kyvernoExisting = c.dialect === 'kyverno' && policyDocs.some(hasMutateExistingRules);
   const mpolExisting = c.dialect === 'kyverno-mpol' && policyDocs.some(mutatesExisting);
   if (kyvernoExisting && ctx.via === 'map') return { status: 'unsupported', class: 'cannot', reason: `translation to map: ${MAP_CANNOT_MUTATE_EXISTING}` };
+  if (kyvernoExisting && ctx.via === 'gatekeeper') return { status: 'unsupported', class: 'cannot', reason: 'translation to gatekeeper: Gatekeeper mutates only the object of an admission request; it cannot mutate existing resources (mutate.targets)' };
   if (kyvernoExisting && ctx.via !== undefined && ctx.via !== 'kyverno-mpol') return { status: 'unsupported', class: 'yet', reason: `translation to ${ctx.via}: Kyverno mutate-existing rules are not translated to ${ctx.via} yet` };
   if (mpolExisting && ctx.via !== undefined && ctx.via !== 'kyverno-mpol') {
     const existing = policyDocs.find(mutatesExisting)!;

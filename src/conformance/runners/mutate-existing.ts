@@ -53,7 +53,8 @@ export function runMutateExistingCase(c: AdmissionCase, ctx: RunContext): CaseRe
     if (translated.kind === 'stop') return translated.result;
     return runMpolCase(c, translated.docs);
   }
-  if (ctx.via) return { status: 'unsupported', reason: `mutate-existing cases run in the Kyverno dialect or translated to kyverno-mpol, not through ${ctx.via}` };
+  if (ctx.via === 'gatekeeper') return { status: 'unsupported', class: 'cannot', reason: 'translation to gatekeeper: Gatekeeper mutates only the object of an admission request; it cannot mutate existing resources (mutate.targets)' };
+  if (ctx.via) return { status: 'unsupported', class: 'yet', reason: `translation to ${ctx.via}: Kyverno mutate-existing rules are not written back to ${ctx.via} yet` };
   if (!c.policyDocs.some(hasMutateExistingRules)) {
     return { status: 'unsupported', reason: 'mutate-existing: no Kyverno policy with mutate.targets rules (MutatingPolicy targets are not implemented)' };
   }
