@@ -226,7 +226,8 @@ function runOne(t: RawTest): true | string {
   } catch (e) {
     return `harness: ${(e as Error).message}`;
   }
-  const p = compile(t.expr, t.container ? { container: t.container } : {});
+  // cel-spec tests plain CEL: aggregate literals may mix types there.
+  const p = compile(t.expr, { homogeneousAggregateLiterals: false, ...(t.container ? { container: t.container } : {}) });
   const wantsError = t.evalError !== undefined || t.anyEvalErrors !== undefined;
   if (!p.ok) {
     const d = p.diagnostics[0]!;

@@ -23,6 +23,11 @@ export interface CelEnvOptions {
   mutationTypes?: boolean;
   /** Extra libraries beyond the version's set. */
   extraLibraries?: LibraryName[];
+  /**
+   * cel-go's HomogeneousAggregateLiterals (homogeneous.ts), which kube-apiserver and Kyverno enable: default
+   * true; plain CEL (the cel-spec conformance suite) turns it off.
+   */
+  homogeneousAggregateLiterals?: boolean;
 }
 
 export const NEWEST_K8S_VERSION = '1.36';
@@ -47,6 +52,7 @@ export interface ResolvedEnv {
   container: string;
   expect: ResultExpectation;
   mutationTypes: boolean;
+  homogeneousAggregateLiterals: boolean;
 }
 
 export function parseK8sVersion(v: string | undefined): number | undefined {
@@ -70,6 +76,7 @@ export function resolveEnv(opts: CelEnvOptions): ResolvedEnv | string {
     container: opts.container ?? '',
     expect: opts.expect ?? 'any',
     mutationTypes,
+    homogeneousAggregateLiterals: opts.homogeneousAggregateLiterals ?? true,
   };
 }
 

@@ -3,6 +3,7 @@
  * Parse and compile errors are diagnostics (TM5001 syntax, TM5002 compile) with spans mapped through
  * the caller's `locate` (YAML positions) or a pseudo-file `<expr>`.
  */
+import { heterogeneousLiteral } from './homogeneous.js';
 import { parseCel } from '../../grammars/cel.js';
 import { diagnostic, fail, ok, LineIndex, type Diagnostic, type Result, type Span } from '../diagnostics/index.js';
 import type { Expr } from './ast.js';
@@ -53,6 +54,8 @@ export function compile(source: string, env: CelEnvOptions = {}, locate: Locate 
   const parsed = parse(source, locate, resolved.twoVarComprehensions);
   if (!parsed.ok) return parsed;
   const ast = parsed.value;
+  const mixed = resolved.homogeneousAggregateLiterals ? heterogeneousLiteral(ast) : undefined;
+  if (mixed) return fail(diagnostic('TM5002', { phase: 'parse', message: mixed.message, span: locate(mixed.start, mixed.end) }));
   const compiler = new Compiler(resolved, defaultRegistry());
   let root: Fn;
   let staticCost: number;

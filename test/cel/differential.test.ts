@@ -12,7 +12,8 @@ const SEED = 20240611;
 const COUNT = 600;
 
 function runOurs(expr: string): Outcome {
-  const p = compile(expr);
+  // The reference libraries evaluate plain CEL, where aggregate literals may mix types.
+  const p = compile(expr, { homogeneousAggregateLiterals: false });
   if (!p.ok) return { kind: 'error', message: p.diagnostics[0]!.message };
   const r = p.value.eval({});
   return r.ok ? { kind: 'value', text: showOurs(r.value) } : { kind: 'error', message: r.error };

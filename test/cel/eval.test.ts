@@ -3,8 +3,9 @@ import { compile, fromJson, jsonPatchOps, toJson, type CelEnvOptions } from '../
 import { authorizerValue, authorizers } from '../../src/cel/lib/k8s.js';
 import { CelDouble, CelObject, CelUint } from '../../src/cel/values.js';
 
+/** Evaluation semantics: aggregate literals may mix types unless a test asks for Kubernetes' check. */
 function run(src: string, act: Record<string, unknown> = {}, env: CelEnvOptions = {}, costLimit?: number) {
-  const p = compile(src, env);
+  const p = compile(src, { homogeneousAggregateLiterals: false, ...env });
   if (!p.ok) throw new Error(`${src}: ${p.diagnostics[0]!.message}`);
   return p.value.eval(act, costLimit === undefined ? {} : { costLimit });
 }

@@ -28,6 +28,7 @@
  * exactly (yet), and whatever the rule compiler refuses.
  */
 import { parse as parseCel } from '../../cel/index.js';
+import { homogenize } from '../../cel/homogeneous.js';
 import type { Diagnostic } from '../../diagnostics/diagnostic.js';
 import type { Origin } from '../../diagnostics/span.js';
 import { isJsonObject, type JsonObject, type JsonValue } from '../../ir/json.js';
@@ -331,7 +332,7 @@ function emitRule(er: ExistingRule, apiVersion: string, diagnostics: Diagnostic[
   for (const group of patchGroups(body)) {
     const p = bodyPatches(rc, group, rc.scope);
     if (isRefusal(p)) return refuse(p, [...at, 'mutate']);
-    if (p !== '[]') mutations.push({ patchType: 'JSONPatch', jsonPatch: { expression: `${ofTargetKind} ? ${paren(p)} : []` } });
+    if (p !== '[]') mutations.push({ patchType: 'JSONPatch', jsonPatch: { expression: homogenize(`${ofTargetKind} ? ${paren(p)} : []`) } });
   }
   if (mutations.length > 1 && rc.variables.some((v) => /\bobject\b/.test(v.expression.replaceAll('request.object', '')))) {
     return refuse(notYet('several foreach entries with context that reads the target (each entry sees what the one before wrote)'), [...at, 'mutate']);
@@ -359,10 +360,11 @@ function emitRule(er: ExistingRule, apiVersion: string, diagnostics: Diagnostic[
   const out: JsonObject = { mutateExisting: { enabled: true } };
   if (spec.skipBackgroundRequests === false) out.skipBackgroundRequests = false;
   const mpolSpec: JsonObject = { evaluation: out, matchConstraints };
-  if (matchConditions.length > 0) mpolSpec.matchConditions = matchConditions.map((c) => ({ ...c }));
-  if (rc.variables.length > 0) mpolSpec.variables = rc.variables.map((v) => ({ ...v }));
+  // Kyverno compiles with HomogeneousAggregateLiterals: mixed literal members are wrapped in dyn().
+  if (matchConditions.length > 0) mpolSpec.matchConditions = matchConditions.map((c) => ({ ...c, expression: homogenize(c.expression) }));
+  if (rc.variables.length > 0) mpolSpec.variables = rc.variables.map((v) => ({ ...v, expression: homogenize(v.expression) }));
   mpolSpec.targetMatchConstraints = targetMatchConstraints;
-  mpolSpec.targetMatchConditions = conditions.map((c) => ({ ...c }));
+  mpolSpec.targetMatchConditions = conditions.map((c) => ({ ...c, expression: homogenize(c.expression) }));
   mpolSpec.mutations = mutations;
   mpolSpec.failurePolicy = spec.failurePolicy === 'Ignore' ? 'Ignore' : 'Fail';
   // Kyverno would add Pod-controller variants to a policy matching exactly Pods; they would run on every target.

@@ -13,6 +13,7 @@
  * refused rule is left out and the policy's other rules are still emitted; the report's level decides what
  * that means for the output (generate-report.ts).
  */
+import { homogenize } from '../../cel/homogeneous.js';
 import { compile } from '../../cel/index.js';
 import type { Origin } from '../../diagnostics/span.js';
 import { PARAMS_VAR } from '../../engines/cel.js';
@@ -358,6 +359,10 @@ function emitGroup(original: readonly Policy[], target: CelTarget, report: Gener
     if (n > 1) c.name = `${c.name}-${n}`;
   }
   const name = group.length > 1 ? nameOf({ ...head, id: 'gatekeeper-mutators' }, used) : nameOf(head, used);
+  // kube-apiserver and Kyverno compile with HomogeneousAggregateLiterals: mixed literal members get dyn().
+  for (const m of body.mutations) m.expression = homogenize(m.expression);
+  for (const v of body.variables) v.expression = homogenize(v.expression);
+  for (const c of conditions) c.expression = homogenize(c.expression);
   const bad = checkCel(name, body, conditions, head.origin, target);
   if (bad) {
     report.refuse(bad, bad.origin, `policy ${head.id}`);

@@ -1,0 +1,145 @@
+/**
+ * cel-go's HomogeneousAggregateLiterals check, which kube-apiserver's base environment and Kyverno's CEL
+ * compiler both enable (k8s.io/apiserver/pkg/cel/environment/base.go; kyverno pkg/cel/compiler): the members
+ * of a list literal, and the keys and the values of a map literal, must share one type; `dyn(x)` unifies with
+ * anything. Our engine has no full type checker, so the check uses the static types it knows
+ * (mutation.ts staticResultType: literals, aggregates, comparisons, ...) and passes what it cannot type:
+ * every violation reported is one kube-apiserver reports too, as a compile error of the policy.
+ */
+import type { Expr } from './ast.js';
+import { parseCel } from '../../grammars/cel.js';
+import { staticResultType } from './mutation.js';
+
+export interface Heterogeneous {
+  message: string;
+  start: number;
+  end: number;
+}
+
+function known(e: Expr): string | undefined {
+  const t = staticResultType(e);
+  if (t === undefined || t === 'dyn') return undefined;
+  return t.startsWith('list') ? 'list' : t;
+}
+
+/**
+ * cel-go joins the members' types left to right: a dyn member makes the join dyn, which every later member
+ * is assignable to. A member this check cannot type may be dyn, so only the members before it are compared.
+ */
+function check(members: readonly Expr[]): Heterogeneous | undefined {
+  let first: string | undefined;
+  for (const m of members) {
+    const t = known(m);
+    if (t === undefined) return undefined;
+    if (first === undefined) first = t;
+    else if (t !== first) return { message: `type mismatch in an aggregate literal: expected type '${first}' but found '${t}' (kube-apiserver compiles with HomogeneousAggregateLiterals; wrap mixed members in dyn())`, start: m.start, end: m.end };
+  }
+  return undefined;
+}
+
+/** The first list or map literal of `e` whose members have different static types. */
+export function heterogeneousLiteral(e: Expr): Heterogeneous | undefined {
+  let found: Heterogeneous | undefined;
+  const visit = (x: Expr): void => {
+    if (found) return;
+    switch (x.kind) {
+      case 'literal':
+      case 'ident':
+        return;
+      case 'select':
+        return visit(x.operand);
+      case 'index':
+        visit(x.operand);
+        return visit(x.index);
+      case 'call':
+        if (x.target) visit(x.target);
+        return x.args.forEach(visit);
+      case 'list':
+        found = check(x.elements.filter((_, i) => !x.optional[i]));
+        return x.elements.forEach(visit);
+      case 'map':
+        found = check(x.entries.map((en) => en.key)) ?? check(x.entries.filter((en) => !en.optional).map((en) => en.value));
+        return x.entries.forEach((en) => {
+          visit(en.key);
+          visit(en.value);
+        });
+      case 'struct':
+        return x.fields.forEach((f) => visit(f.value));
+      case 'comprehension':
+        visit(x.range);
+        return x.args.forEach(visit);
+    }
+  };
+  visit(e);
+  return found;
+}
+
+/** The members `heterogeneousLiteral` compares, of every list and map literal of `e` that mixes known types. */
+function mixedMembers(e: Expr): Expr[] {
+  const out: Expr[] = [];
+  // The members of the most common type stay as they are; the others are wrapped (after a dyn member,
+  // cel-go's join is dyn and accepts every member).
+  const add = (members: readonly Expr[]): void => {
+    const types = members.map(known);
+    const counts = new Map<string, number>();
+    for (const t of types) if (t !== undefined) counts.set(t, (counts.get(t) ?? 0) + 1);
+    if (counts.size < 2) return;
+    const base = [...counts].reduce((a, b) => (b[1] > a[1] ? b : a))[0];
+    members.forEach((m, i) => {
+      if (types[i] !== undefined && types[i] !== base) out.push(m);
+    });
+  };
+  const visit = (x: Expr): void => {
+    switch (x.kind) {
+      case 'literal':
+      case 'ident':
+        return;
+      case 'select':
+        return visit(x.operand);
+      case 'index':
+        visit(x.operand);
+        return visit(x.index);
+      case 'call':
+        if (x.target) visit(x.target);
+        return x.args.forEach(visit);
+      case 'list':
+        add(x.elements.filter((_, i) => !x.optional[i]));
+        return x.elements.forEach(visit);
+      case 'map':
+        add(x.entries.map((en) => en.key));
+        add(x.entries.filter((en) => !en.optional).map((en) => en.value));
+        return x.entries.forEach((en) => {
+          visit(en.key);
+          visit(en.value);
+        });
+      case 'struct':
+        return x.fields.forEach((f) => visit(f.value));
+      case 'comprehension':
+        visit(x.range);
+        return x.args.forEach(visit);
+    }
+  };
+  visit(e);
+  return out;
+}
+
+/**
+ * `source` with every member of a mixed-type aggregate literal wrapped in dyn(), so that it compiles with
+ * HomogeneousAggregateLiterals (what generators write: `{"name": "sidecar", "ports": [...]}`); the same
+ * value. Unparseable text is returned as it is (its compilation reports it).
+ */
+export function homogenize(source: string): string {
+  const r = parseCel(source, { twoVarComprehensions: true });
+  if (!r.ok) return source;
+  const members = mixedMembers(r.expr);
+  if (members.length === 0) return source;
+  // Offsets are in UTF-16 code units of `source` (the lexer's); wrap from the end so earlier offsets hold.
+  const edits = members.flatMap((m) => [
+    { at: m.end, text: ')' },
+    { at: m.start, text: 'dyn(' },
+  ]);
+  edits.sort((a, b) => b.at - a.at || (a.text === ')' ? -1 : 1));
+  let out = source;
+  for (const e of edits) out = out.slice(0, e.at) + e.text + out.slice(e.at);
+  return out;
+}
