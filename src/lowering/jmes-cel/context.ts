@@ -1,5 +1,6 @@
 /** The state one compilation threads through: scope, target capabilities, fresh names and notes. */
-import { Names } from './frag.js';
+import type { Mode } from './access.js';
+import { Names, type Frag } from './frag.js';
 import type { Caps } from './target.js';
 import type { Ty } from './types.js';
 
@@ -9,7 +10,11 @@ import type { Ty } from './types.js';
  * has, Kyverno's value and the CEL's alike (types.ts; dyn when absent): it lets the compiler drop checks the
  * type makes useless. A wrong type gives wrong CEL, so only what is guaranteed belongs there.
  */
-export type Binding = { cel: string; type?: Ty } | { fields: Record<string, Binding>; cel?: string; type?: Ty };
+export type Binding =
+  | { cel: string; type?: Ty }
+  | { fields: Record<string, Binding>; cel?: string; type?: Ty }
+  /** A map with no CEL value of its own, looked up by key (`images.containers`): the value at one key. */
+  | { keyed: (key: Frag, mode: Mode, cx: Cx) => Frag; what: string };
 
 export interface JmesCelScope {
   /** What a JMESPath root identifier (first field of the expression) means in CEL; undefined = not available in the target. */
@@ -22,6 +27,11 @@ export interface Cx {
   names: Names;
   /** Assumptions under which the emitted CEL is exact; the caller turns them into warnings. */
   notes: Set<string>;
+  /**
+   * Field names that stand for the text of a value spliced in by an inner `{{ }}` hole (template.ts): the
+   * key is that text, known at runtime only.
+   */
+  dynamicKeys?: Map<string, Frag>;
 }
 
 export function newCx(scope: JmesCelScope, caps: Caps): Cx {

@@ -41,6 +41,7 @@ export { T, itemType, fieldType, join as joinTypes, literalType, nonNull, typeTe
 export type { Ty } from './types.js';
 export { objectTypeOf, type KindRef } from './schema-type.js';
 export { REQUEST_TYPE } from './request-type.js';
+export { imagesBinding, imagesVariable } from './images.js';
 
 /** One JMESPath expression (a `{{ }}` body, a foreach `list`, a context variable's `jmesPath`) as CEL. */
 export function jmesToCel(expression: string, scope: JmesCelScope, target: CelTarget): Compiled | Refusal {

@@ -6,7 +6,7 @@
  */
 import { chain, type Mode } from './access.js';
 import type { Binding, Cx } from './context.js';
-import { external, type Frag } from './frag.js';
+import { bindAll, cond, external, fail, frag, NULL, op, strFrag, type Frag } from './frag.js';
 import { cannot, yet } from './refuse.js';
 import { requestPathType } from './request-type.js';
 
@@ -38,6 +38,7 @@ export function asValue(cur: Cur, cx: Cx): Frag {
     case 'root':
       return cannot('the whole Kyverno context (`@` at the top of an expression, `*`, or a function of it) has no CEL value');
     case 'binding':
+      if ('keyed' in cur.b) return yet(`\`${cur.b.what}\` as a whole (only its entries, looked up by name, are compiled)`);
       // The caller's type, else the one Kyverno guarantees for a request field (request-type.ts).
       if (cur.b.cel !== undefined) return external(cur.b.cel, cur.b.type ?? requestPathType(cur.path));
       return cannot(`\`${cur.path}\` as a whole has no CEL value in the ${cx.caps.env === 'map' ? 'MutatingAdmissionPolicy' : 'Kyverno MutatingPolicy'} environment (only some of its fields are bound)`);
@@ -46,6 +47,12 @@ export function asValue(cur: Cur, cx: Cx): Frag {
 
 /** `cur.name`: static for the context and structured bindings, a guarded select otherwise. */
 export function fieldOf(cur: Cur, name: string, mode: Mode, cx: Cx): Cur {
+  const dynamic = cx.dynamicKeys?.get(name);
+  if (cur.kind === 'binding' && 'keyed' in cur.b) return valueCur(cur.b.keyed(dynamic ?? strFrag(name), mode, cx));
+  if (dynamic !== undefined) {
+    if (cur.kind !== 'value') yet('a field named by an inner `{{ }}` hole, other than a container name of `images`');
+    return valueCur(dynamicField(cur.f, dynamic, mode, cx));
+  }
   if (cur.kind === 'root') {
     const b = cx.scope.root(name);
     if (b === undefined) rootRefusal(name, cx);
@@ -63,5 +70,16 @@ export function fieldOf(cur: Cur, name: string, mode: Mode, cx: Cx): Cur {
 }
 
 export function isStatic(cur: Cur): boolean {
-  return cur.kind === 'root' || (cur.kind === 'binding' && 'fields' in cur.b);
+  return cur.kind === 'root' || (cur.kind === 'binding' && ('fields' in cur.b || 'keyed' in cur.b));
+}
+
+/**
+ * `v."<text>"`: the field named by a runtime text (an inner hole in a quoted identifier). A missing key (or a
+ * value that is no map) is Kyverno's NotFound: an error in strict mode, null in lenient mode.
+ */
+function dynamicField(v: Frag, key: Frag, mode: Mode, cx: Cx): Frag {
+  return bindAll([v, key], cx.names, ([m, k]) => {
+    const present = `type(${m!.cel}) == map && ${op(k!)} in ${m!.cel}`;
+    return cond(present, frag(`${m!.cel}[${k!.cel}]`, 'dyn', { atom: true }), mode === 'strict' ? fail('Unknown key named by an inner hole') : NULL);
+  });
 }

@@ -13,7 +13,7 @@
  */
 import { expressionFrag, run, type Outcome } from './compile.js';
 import type { Cx, JmesCelScope } from './context.js';
-import { bindAll, cond, fail, isNumeric, litString, op, strFrag, tfrag, tyOf, type Frag } from './frag.js';
+import { bindAll, celString, cond, fail, isNumeric, litString, op, strFrag, tfrag, tyOf, type Frag } from './frag.js';
 import { spliceText } from './json-text.js';
 import { yet } from './refuse.js';
 import type { CelTarget } from './target.js';
@@ -39,12 +39,48 @@ interface Value {
   beforeLaterHole: boolean;
 }
 
-function holeValue(body: string, cx: Cx): { frag: Frag; shallow: boolean } {
-  if (PLACEHOLDER.test(body)) yet('a `{{ }}` hole nested in another hole (the outer expression is built from a runtime value)');
+function holeValue(body: string, cx: Cx, values: readonly Value[]): { frag: Frag; shallow: boolean } {
   const shallow = body.startsWith('-');
   const expression = shallow ? body.slice(1).trim() : body;
   if (expression === '@') yet('`{{@}}` (the path of the current leaf) must be rewritten to an explicit path before compiling');
+  if (PLACEHOLDER.test(expression)) return { frag: nestedHole(expression, cx, values), shallow };
   return { frag: expressionFrag(expression, cx), shallow };
+}
+
+/** Characters of a spliced text that would change how Kyverno reads the quoted identifier it lands in. */
+const QUOTED_UNSAFE = ['"', '\\', '{', '}'];
+
+/**
+ * A hole whose text holds the value of an inner hole: Kyverno substitutes the inner one first and evaluates
+ * the text it makes. Compiled where each inner value is a whole quoted identifier (`images.containers."{{
+ * element.name }}".tag`): a field named by the value's text. A text holding `"`, `\`, `{` or `}` would make
+ * Kyverno read another expression (or none); the CEL fails on it.
+ */
+function nestedHole(expression: string, cx: Cx, values: readonly Value[]): Frag {
+  const keys = new Map<string, Frag>();
+  const rest = expression.replace(/"([\ue000-\uf8ff])"/g, (_m, ch: string) => {
+    const v = values[ch.charCodeAt(0) - BASE]!;
+    if (v.shallow) yet('a shallow `{{- }}` hole inside another hole');
+    keys.set(ch, spliceText(v.frag, cx));
+    return '';
+  });
+  if (PLACEHOLDER.test(rest)) yet('a `{{ }}` hole nested in another hole other than as a whole quoted identifier (`"{{ … }}"`)');
+  return bindAll([...keys.values()], cx.names, (texts) => {
+    const bound = new Map([...keys.keys()].map((ch, i) => [ch, texts[i]!]));
+    const inner: Cx = { ...cx, dynamicKeys: new Map([...(cx.dynamicKeys ?? []), ...bound]) };
+    const outer = expressionFrag(expression, inner);
+    const bad: string[] = [];
+    for (const t of texts) {
+      const known = litString(t);
+      if (known !== undefined) {
+        if (QUOTED_UNSAFE.some((c) => known.includes(c))) yet('an inner `{{ }}` value whose text Kyverno would not read as one quoted identifier');
+        continue;
+      }
+      bad.push(...QUOTED_UNSAFE.map((c) => `${op(t)}.contains(${celString(c)})`));
+    }
+    if (bad.length === 0) return outer;
+    return cond(bad.join(' || '), fail('an inner hole\'s text holds a quote, a backslash or a brace'), outer, true);
+  });
 }
 
 const SPLICE_NOTE =
@@ -60,10 +96,10 @@ export function templateFrag(text: string, cx: Cx): Frag {
     const first = VARIABLES.exec(s);
     if (!first) break;
     // The whole string is one hole: its value, with its type.
-    if (first.index === 0 && first[1] === '' && first[2]!.length === s.length) return holeValue(holeBody(s), cx).frag;
+    if (first.index === 0 && first[1] === '' && first[2]!.length === s.length) return holeValue(holeBody(s), cx, values).frag;
     VARIABLES.lastIndex = 0;
     s = s.replace(VARIABLES, (_m: string, prefix: string, hole: string) => {
-      const v = holeValue(holeBody(hole), cx);
+      const v = holeValue(holeBody(hole), cx, values);
       const before = prefix.length === 1 && PLACEHOLDER.test(prefix) ? values[prefix.charCodeAt(0) - BASE] : undefined;
       if (before) before.beforeLaterHole = true;
       values.push({ ...v, beforeLaterHole: false });

@@ -12,7 +12,7 @@
  */
 import { isJsonObject, type JsonObject, type JsonValue } from '../../../ir/json.js';
 import type { Guard, MatchSpec, Op, Rule, Value } from '../../../ir/nodes.js';
-import { conditionsToCel, jmesToCel, joinTypes, literalType, nonNull, objectTypeOf, T, templateToCel, type CelTarget as JmesTarget, type Ty } from '../../../lowering/jmes-cel/index.js';
+import { conditionsToCel, imagesBinding, imagesVariable, jmesToCel, joinTypes, literalType, nonNull, objectTypeOf, T, templateToCel, type CelTarget as JmesTarget, type Ty } from '../../../lowering/jmes-cel/index.js';
 import { readOpaque } from '../../kyverno/opaque.js';
 import { cannot, notYet, type Refusal } from '../../generate-report.js';
 import type { CelTarget } from '../cel-target.js';
@@ -87,6 +87,20 @@ export class RuleCompiler {
     const kinds = [...(env.match.any ?? []), ...(env.match.all ?? [])].flatMap((c) => c.kinds ?? []);
     const objectType = kinds.length > 0 && !kinds.some((k) => k.subresource) ? objectTypeOf(kinds) : T.dyn;
     this.scope = new RuleScope(env.target.dialect, new Map(), env.mutateExisting === true, objectType);
+    // Kyverno's `images` (the parsed images of the request's object): a policy variable, declared on first use.
+    if (env.mutateExisting !== true) this.scope = this.scope.withBinding('images', imagesBinding(() => this.imagesVariable()));
+  }
+
+  private imagesName: string | undefined;
+
+  /** The policy variable holding Kyverno's `images` entries, declared where it is first read. */
+  private imagesVariable(): string {
+    if (this.imagesName === undefined) {
+      this.imagesName = this.variableName('images');
+      // MAP's object is null on DELETE, where Kyverno reads the old object.
+      this.variables.push({ name: this.imagesName, expression: imagesVariable('(object != null ? object : oldObject)', this.scope.objectKind) });
+    }
+    return `variables.${this.imagesName}`;
   }
 
   get jmes(): JmesTarget {

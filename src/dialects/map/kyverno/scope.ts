@@ -52,6 +52,19 @@ export class RuleScope implements JmesCelScope {
     return this.names.get(name);
   }
 
+  /** The kind of the request's object, when the rule's kinds fix it. */
+  get objectKind(): string | undefined {
+    const kind = this.objectType.k === 'map' ? this.objectType.fields.kind : undefined;
+    return kind?.k === 'string' && kind.oneOf?.length === 1 ? kind.oneOf[0] : undefined;
+  }
+
+  /** A new scope with `name` bound to a structured binding. */
+  withBinding(name: string, binding: Binding): RuleScope {
+    const names = new Map(this.names);
+    names.set(name, binding);
+    return new RuleScope(this.target, names, this.existing, this.objectType);
+  }
+
   /** A new scope with `name` bound (a later binding of the same name hides the earlier one). */
   with(name: string, cel: string, type?: Ty): RuleScope {
     const names = new Map(this.names);

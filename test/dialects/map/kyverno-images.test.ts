@@ -1,0 +1,131 @@
+/**
+ * Kyverno's `images` context and `{{ }}` holes nested in quoted identifiers, translated to MAP and to a
+ * MutatingPolicy and re-executed: each translation must give what our Kyverno engine gives (the object, or a
+ * denial where Kyverno's rule fails) on Pods and Deployments whose images cover the parse's branches.
+ */
+import { describe, expect, it } from 'vitest';
+import { compile } from '../../../src/cel/index.js';
+import { kyvernoDialect } from '../../../src/dialects/kyverno/index.js';
+import { apply } from '../../../src/interpreter/index.js';
+import type { JsonObject, JsonValue } from '../../../src/ir/json.js';
+import type { Policy } from '../../../src/ir/nodes.js';
+import { parsePolicyDocs, translate } from '../../../src/pipeline.js';
+import { loadYamlText } from '../../../src/io/yaml-load.js';
+import { docs } from './support.js';
+
+function kyverno(kinds: string, mutate: string): Policy[] {
+  const text = `apiVersion: kyverno.io/v1
+kind: ClusterPolicy
+metadata:
+  name: images
+  annotations: {pod-policies.kyverno.io/autogen-controllers: none}
+spec:
+  rules:
+  - name: r
+    match:
+      any:
+      - resources:
+          kinds: [${kinds}]
+    mutate:
+${mutate}`;
+  const r = kyvernoDialect.parse(docs(text));
+  expect(r.diagnostics.filter((d) => d.severity === 'error')).toEqual([]);
+  return r.policies;
+}
+
+function translated(source: Policy[], to: 'map' | 'kyverno-mpol'): Policy[] {
+  const g = translate(source, to, 'error');
+  expect(g.diagnostics.filter((d) => d.severity === 'error').map((d) => d.message)).toEqual([]);
+  for (const doc of g.documents as JsonObject[]) {
+    const spec = doc.spec as JsonObject;
+    for (const v of (spec.variables as JsonObject[] | undefined) ?? []) expect(compile(String(v.expression), {}).ok, String(v.name)).toBe(true);
+  }
+  const loaded = loadYamlText('out.yaml', g.text);
+  if (!loaded.ok) throw new Error('generated YAML does not load');
+  const back = parsePolicyDocs(loaded.value);
+  expect(back.diagnostics.filter((d) => d.severity === 'error')).toEqual([]);
+  return back.policies;
+}
+
+function outcome(policies: Policy[], object: JsonValue): unknown {
+  const r = apply(policies, { object, operation: 'CREATE' });
+  return r.allowed !== false && 'object' in r && r.object !== undefined ? r.object : { denied: true };
+}
+
+const DIGEST = `sha256:${'a1'.repeat(32)}`;
+const IMAGES = [
+  'nginx',
+  'nginx:1.25',
+  `docker.io/library/nginx@${DIGEST}`,
+  `registry.example.com:8443/team/app:v2@${DIGEST}`,
+  'localhost:5000/app:v1',
+  'localhost/app',
+  'ghcr.io/org/team/app:2.0',
+  'my_reg.io/app:1',
+  'MyRepo/app',
+  'Nginx',
+  'example.com/UPPER:1',
+  '[::1]:5000/app',
+];
+
+const pod = (containers: JsonObject[], initContainers?: JsonObject[]): JsonObject => ({
+  apiVersion: 'v1',
+  kind: 'Pod',
+  metadata: { name: 'p', namespace: 'prod', labels: { app: 'web' } },
+  spec: { ...(initContainers ? { initContainers } : {}), containers },
+});
+
+const PODS: JsonObject[] = [
+  ...IMAGES.map((image) => pod([{ name: 'web', image }, { name: 'side-car', image: 'busybox:1.36' }])),
+  pod([{ name: 'web', image: 'nginx' }], [{ name: 'web', image: 'alpine:3' }]),
+  pod([{ name: 'web' } as JsonObject]),
+];
+
+const FOREACH = `      foreach:
+      - list: request.object.spec.containers
+        patchStrategicMerge:
+          spec:
+            containers:
+            - name: '{{ element.name }}'
+              image: 'mirror.io/{{ images.containers."{{ element.name }}".path }}:{{ images.containers."{{ element.name }}".tag || ''latest'' }}'`;
+
+const ANNOTATIONS = `      patchStrategicMerge:
+        metadata:
+          annotations:
+            registry: '{{ images.containers.web.registry || ''none'' }}'
+            reference: '{{ images.containers."{{ request.object.metadata.labels.app }}".reference }}'
+            init: '{{ images.initContainers.web.name || ''-'' }}'
+            digest: '{{ images.containers.web.digest || ''-'' }}'`;
+
+describe('Kyverno images and nested holes, to MAP and MutatingPolicy', () => {
+  for (const [what, mutate] of [
+    ['a foreach over containers rewriting each image from its own entry', FOREACH],
+    ['annotations from entries looked up by a literal and by a templated name', ANNOTATIONS],
+  ] as const) {
+    for (const to of ['map', 'kyverno-mpol'] as const) {
+      it(`${what} (${to}) gives Kyverno's result on every Pod`, () => {
+        const source = kyverno('Pod', mutate);
+        const target = translated(source, to);
+        let changed = 0;
+        for (const object of PODS) {
+          const want = outcome(source, object);
+          if (JSON.stringify(want) !== JSON.stringify(object)) changed++;
+          expect(outcome(target, object), JSON.stringify((object.spec as JsonObject).containers)).toEqual(want);
+        }
+        expect(changed, 'the policy changes most Pods').toBeGreaterThan(PODS.length / 2);
+      });
+    }
+  }
+
+  it('reads the pod template of a Deployment', () => {
+    const source = kyverno('apps/v1/Deployment', `      patchStrategicMerge:
+        metadata:
+          annotations:
+            tag: '{{ images.containers.web.tag }}'`);
+    const target = translated(source, 'map');
+    for (const image of IMAGES) {
+      const object = { apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'd', namespace: 'prod' }, spec: { selector: {}, template: { spec: { containers: [{ name: 'web', image }] } } } };
+      expect(outcome(target, object), image).toEqual(outcome(source, object));
+    }
+  });
+});
