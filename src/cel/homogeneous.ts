@@ -16,7 +16,11 @@ export interface Heterogeneous {
   end: number;
 }
 
+/** The identifiers that name CEL types: values of type `type`. */
+const TYPE_NAMES = new Set(['int', 'uint', 'double', 'bool', 'string', 'bytes', 'list', 'map', 'null_type', 'type']);
+
 function known(e: Expr): string | undefined {
+  if (e.kind === 'ident' && TYPE_NAMES.has(e.name)) return 'type';
   const t = staticResultType(e);
   if (t === undefined || t === 'dyn') return undefined;
   return t.startsWith('list') ? 'list' : t;
@@ -74,19 +78,22 @@ export function heterogeneousLiteral(e: Expr): Heterogeneous | undefined {
   return found;
 }
 
-/** The members `heterogeneousLiteral` compares, of every list and map literal of `e` that mixes known types. */
+/** The members to wrap in dyn(), of every list and map literal of `e` whose members may differ in type. */
 function mixedMembers(e: Expr): Expr[] {
   const out: Expr[] = [];
-  // The members of the most common type stay as they are; the others are wrapped (after a dyn member,
-  // cel-go's join is dyn and accepts every member).
+  // The members of the most common known type stay as they are; the others are wrapped, those this module
+  // cannot type included (a field of a typed object, `c.name`, has the schema's type in kube-apiserver).
+  // After a dyn member cel-go's join is dyn, which accepts every member.
   const add = (members: readonly Expr[]): void => {
+    if (members.length < 2) return;
+    const isDyn = (m: Expr): boolean => m.kind === 'call' && m.fn === 'dyn' && m.target === undefined;
     const types = members.map(known);
     const counts = new Map<string, number>();
     for (const t of types) if (t !== undefined) counts.set(t, (counts.get(t) ?? 0) + 1);
-    if (counts.size < 2) return;
-    const base = [...counts].reduce((a, b) => (b[1] > a[1] ? b : a))[0];
+    if (counts.size === 1 && types.every((t) => t !== undefined)) return;
+    const base = counts.size === 0 ? undefined : [...counts].reduce((a, b) => (b[1] > a[1] ? b : a))[0];
     members.forEach((m, i) => {
-      if (types[i] !== undefined && types[i] !== base) out.push(m);
+      if ((base === undefined || types[i] !== base) && !isDyn(m)) out.push(m);
     });
   };
   const visit = (x: Expr): void => {

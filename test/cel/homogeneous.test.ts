@@ -42,3 +42,14 @@ describe('homogenize', () => {
     expect(homogenize('[1, 2]')).toBe('[1, 2]');
   });
 });
+
+describe('homogenize, members it cannot type', () => {
+  it('wraps them where the literal may mix types (a typed field beside a map), and leaves one-type literals alone', async () => {
+    const { homogenize } = await import('../../src/cel/homogeneous.js');
+    expect(homogenize('{"name": c.name, "emptyDir": {"sizeLimit": "1Gi"}}')).toBe('{"name": dyn(c.name), "emptyDir": {"sizeLimit": "1Gi"}}');
+    expect(homogenize('{"name": c.name, "image": c.image}')).toBe('{"name": dyn(c.name), "image": dyn(c.image)}');
+    expect(homogenize('{"name": dyn(c.name), "n": 1}')).toBe('{"name": dyn(c.name), "n": 1}');
+    expect(homogenize('{"only": c.name}')).toBe('{"only": c.name}');
+    expect(homogenize('[JSONPatch{op: "add", path: "/a", value: 1}, JSONPatch{op: "remove", path: "/b"}]')).toBe('[JSONPatch{op: "add", path: "/a", value: 1}, JSONPatch{op: "remove", path: "/b"}]');
+  });
+});
