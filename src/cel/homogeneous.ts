@@ -41,11 +41,14 @@ function check(members: readonly Expr[]): Heterogeneous | undefined {
   return undefined;
 }
 
-/** The first list or map literal of `e` whose members have different static types. */
-export function heterogeneousLiteral(e: Expr): Heterogeneous | undefined {
-  let found: Heterogeneous | undefined;
+/**
+ * Calls `each` with the members the check compares, for every list and map literal of `e` (outer ones
+ * first): a list's elements, a map's keys, a map's values (optional entries left out), until it returns true.
+ */
+function eachAggregate(e: Expr, each: (members: readonly Expr[]) => boolean | void): void {
+  let stop = false;
   const visit = (x: Expr): void => {
-    if (found) return;
+    if (stop) return;
     switch (x.kind) {
       case 'literal':
       case 'ident':
@@ -59,10 +62,10 @@ export function heterogeneousLiteral(e: Expr): Heterogeneous | undefined {
         if (x.target) visit(x.target);
         return x.args.forEach(visit);
       case 'list':
-        found = check(x.elements.filter((_, i) => !x.optional[i]));
+        stop = each(x.elements.filter((_, i) => !x.optional[i])) === true;
         return x.elements.forEach(visit);
       case 'map':
-        found = check(x.entries.map((en) => en.key)) ?? check(x.entries.filter((en) => !en.optional).map((en) => en.value));
+        stop = each(x.entries.map((en) => en.key)) === true || each(x.entries.filter((en) => !en.optional).map((en) => en.value)) === true;
         return x.entries.forEach((en) => {
           visit(en.key);
           visit(en.value);
@@ -75,18 +78,24 @@ export function heterogeneousLiteral(e: Expr): Heterogeneous | undefined {
     }
   };
   visit(e);
+}
+
+/** The first list or map literal of `e` whose members have different static types. */
+export function heterogeneousLiteral(e: Expr): Heterogeneous | undefined {
+  let found: Heterogeneous | undefined;
+  eachAggregate(e, (members) => (found = check(members)) !== undefined);
   return found;
 }
 
 /** The members to wrap in dyn(), of every list and map literal of `e` whose members may differ in type. */
 function mixedMembers(e: Expr): Expr[] {
   const out: Expr[] = [];
+  const isDyn = (m: Expr): boolean => m.kind === 'call' && m.fn === 'dyn' && m.target === undefined;
   // The members of the most common known type stay as they are; the others are wrapped, those this module
   // cannot type included (a field of a typed object, `c.name`, has the schema's type in kube-apiserver).
   // After a dyn member cel-go's join is dyn, which accepts every member.
-  const add = (members: readonly Expr[]): void => {
+  eachAggregate(e, (members) => {
     if (members.length < 2) return;
-    const isDyn = (m: Expr): boolean => m.kind === 'call' && m.fn === 'dyn' && m.target === undefined;
     const types = members.map(known);
     const counts = new Map<string, number>();
     for (const t of types) if (t !== undefined) counts.set(t, (counts.get(t) ?? 0) + 1);
@@ -95,38 +104,7 @@ function mixedMembers(e: Expr): Expr[] {
     members.forEach((m, i) => {
       if ((base === undefined || types[i] !== base) && !isDyn(m)) out.push(m);
     });
-  };
-  const visit = (x: Expr): void => {
-    switch (x.kind) {
-      case 'literal':
-      case 'ident':
-        return;
-      case 'select':
-        return visit(x.operand);
-      case 'index':
-        visit(x.operand);
-        return visit(x.index);
-      case 'call':
-        if (x.target) visit(x.target);
-        return x.args.forEach(visit);
-      case 'list':
-        add(x.elements.filter((_, i) => !x.optional[i]));
-        return x.elements.forEach(visit);
-      case 'map':
-        add(x.entries.map((en) => en.key));
-        add(x.entries.filter((en) => !en.optional).map((en) => en.value));
-        return x.entries.forEach((en) => {
-          visit(en.key);
-          visit(en.value);
-        });
-      case 'struct':
-        return x.fields.forEach((f) => visit(f.value));
-      case 'comprehension':
-        visit(x.range);
-        return x.args.forEach(visit);
-    }
-  };
-  visit(e);
+  });
   return out;
 }
 

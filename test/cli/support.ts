@@ -1,8 +1,6 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { main } from '../../src/cli/main.js';
 import type { CliIO } from '../../src/cli/io.js';
+import { tempDir } from '../support/temp.js';
 
 export interface Run {
   code: number;
@@ -24,11 +22,9 @@ export async function run(argv: string[], stdin = ''): Promise<Run> {
   return { code, stdout, stderr };
 }
 
-/** A temporary folder with the given files. */
+/** A temporary folder with the given files, removed when the test file ends. */
 export function tempFiles(files: Record<string, string>): string {
-  const dir = mkdtempSync(join(tmpdir(), 'transmute-cli-'));
-  for (const [name, text] of Object.entries(files)) writeFileSync(join(dir, name), text);
-  return dir;
+  return tempDir('cli', files);
 }
 
 export const POD = `apiVersion: v1

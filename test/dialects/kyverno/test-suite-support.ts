@@ -1,15 +1,8 @@
-import { mkdtempSync, mkdirSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { tempDir } from '../../support/temp.js';
 
-/** A temporary folder with the given files (paths may contain folders). */
+/** A temporary folder with the given files (paths may contain folders), removed when the test file ends. */
 export function suiteDir(files: Record<string, string>): string {
-  const dir = mkdtempSync(join(tmpdir(), 'transmute-suite-'));
-  for (const [name, text] of Object.entries(files)) {
-    mkdirSync(dirname(join(dir, name)), { recursive: true });
-    writeFileSync(join(dir, name), text);
-  }
-  return dir;
+  return tempDir('suite', files);
 }
 
 export const POLICY = `apiVersion: kyverno.io/v1

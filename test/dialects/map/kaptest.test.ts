@@ -1,24 +1,17 @@
-import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { TEST_HELP } from '../../../src/cli/commands/test.js';
 import { findKaptestFiles, isKaptestFile, loadKaptest, runKaptest, type KaptestRow } from '../../../src/dialects/map/kaptest/index.js';
 import { run } from '../../cli/support.js';
 import { REPO_ROOT } from '../../support/shared.js';
+import { tempDir as tempFolder } from '../../support/temp.js';
 
 const FIXTURES = join(REPO_ROOT, 'test/fixtures/kaptest');
 const fixture = (name: string): string => readFileSync(join(FIXTURES, name), 'utf8');
 
-/** A temporary folder with the given files (paths may contain folders). */
-function tempDir(files: Record<string, string>): string {
-  const dir = mkdtempSync(join(tmpdir(), 'transmute-kaptest-'));
-  for (const [name, text] of Object.entries(files)) {
-    mkdirSync(dirname(join(dir, name)), { recursive: true });
-    writeFileSync(join(dir, name), text);
-  }
-  return dir;
-}
+/** A temporary folder with the given files, removed when the test file ends. */
+const tempDir = (files: Record<string, string>): string => tempFolder('kaptest', files);
 
 /** The labels fixture's policy and resources, with a manifest of the test's own. */
 function labelsSuite(manifest: string, extra: Record<string, string> = {}): string {

@@ -77,36 +77,11 @@ function operand(x: Cel): Cel {
   return /^\[[^]*\]$/.test(x) && balanced(x) ? x : `(${x})`;
 }
 
-/** Whether a bracketed expression closes only at its end (`[a] + [b]` is not one list literal). */
-function balanced(x: Cel): boolean {
-  let depth = 0;
-  let quote: string | undefined;
-  for (let i = 0; i < x.length; i++) {
-    const ch = x[i]!;
-    if (quote) {
-      if (ch === '\\') i++;
-      else if (ch === quote) quote = undefined;
-      continue;
-    }
-    if (ch === '"' || ch === "'") quote = ch;
-    else if (ch === '[' || ch === '(' || ch === '{') depth++;
-    else if (ch === ']' || ch === ')' || ch === '}') {
-      depth--;
-      if (depth === 0 && i < x.length - 1) return false;
-    }
-  }
-  return true;
-}
-
-/** The concatenation of patch lists, in order. */
-export function concat(parts: readonly Cel[]): Cel {
-  const kept = parts.filter((p) => !isNone(p));
-  if (kept.length === 0) return NONE;
-  if (kept.length === 1) return kept[0]!;
-  return kept.map(operand).join(' + ');
-}
-
-function needsParens(x: Cel): boolean {
+/**
+ * Walks the characters of `x` outside string literals, with the bracket depth after each one; stops and
+ * returns true when `stop` does.
+ */
+function scanOutsideStrings(x: Cel, stop: (ch: string, i: number, depth: number) => boolean): boolean {
   let depth = 0;
   let quote: string | undefined;
   for (let i = 0; i < x.length; i++) {
@@ -119,9 +94,29 @@ function needsParens(x: Cel): boolean {
     if (ch === '"' || ch === "'") quote = ch;
     else if (ch === '[' || ch === '(' || ch === '{') depth++;
     else if (ch === ']' || ch === ')' || ch === '}') depth--;
-    else if (depth === 0 && (ch === '?' || ch === ':' || (ch === '|' && x[i + 1] === '|') || (ch === '&' && x[i + 1] === '&') || ch === '+' || ch === '=' || ch === '!' || ch === '<' || ch === '>' || ch === ' ')) return true;
+    if (stop(ch, i, depth)) return true;
   }
   return false;
+}
+
+/** Whether a bracketed expression closes only at its end (`[a] + [b]` is not one list literal). */
+function balanced(x: Cel): boolean {
+  return !scanOutsideStrings(x, (ch, i, depth) => depth === 0 && (ch === ']' || ch === ')' || ch === '}') && i < x.length - 1);
+}
+
+/** The concatenation of patch lists, in order. */
+export function concat(parts: readonly Cel[]): Cel {
+  const kept = parts.filter((p) => !isNone(p));
+  if (kept.length === 0) return NONE;
+  if (kept.length === 1) return kept[0]!;
+  return kept.map(operand).join(' + ');
+}
+
+/** Whether `x` has an operator (or a space) outside brackets and strings. */
+function needsParens(x: Cel): boolean {
+  const operator = (ch: string, next: string | undefined): boolean =>
+    ch === '?' || ch === ':' || (ch === '|' && next === '|') || (ch === '&' && next === '&') || ch === '+' || ch === '=' || ch === '!' || ch === '<' || ch === '>' || ch === ' ';
+  return scanOutsideStrings(x, (ch, i, depth) => depth === 0 && !'[](){}'.includes(ch) && operator(ch, x[i + 1]));
 }
 
 /** `x` as an operand of a binary operator or a conditional. */

@@ -1,2 +1,0 @@
-import { tests } from '@bufbuild/cel-spec/testdata/conformance.js';
-(function walk(s, path){ for (const x of s.suites||[]) walk(x,[...path,x.name]); for (const t of s.tests||[]) { const o=t.original; if (path[0]===process.argv[2]) console.log(path.slice(1).join('/'), '|', o.name, '|', o.expr.slice(0,150).replace(/\n/g,'\\n'), '|', JSON.stringify(o.value ?? o.evalError ?? o.typedResult ?? '').slice(0,100), o.disableCheck?'NOCHECK':'', o.container?'C='+o.container:'', o.bindings? 'B':''); } })(tests,[]);
