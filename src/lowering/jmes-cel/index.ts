@@ -11,7 +11,8 @@
  */
 import { compileExpression } from './compile.js';
 import { compileConditions } from './conditions.js';
-import { compileTemplate } from './template.js';
+import { compileTemplate, type TemplateOptions } from './template.js';
+export type { TemplateOptions } from './template.js';
 import type { JmesCelScope } from './context.js';
 import type { CelTarget } from './target.js';
 import type { Ty } from './types.js';
@@ -53,8 +54,8 @@ export function jmesToCel(expression: string, scope: JmesCelScope, target: CelTa
  * shallow): exactly one hole keeps the JSON type; otherwise the string concatenation Kyverno builds (strings
  * as-is, other values JSON-encoded). A string with no hole compiles to a CEL string literal.
  */
-export function templateToCel(text: string, scope: JmesCelScope, target: CelTarget): Compiled | Refusal {
-  return compileTemplate(text, scope, target);
+export function templateToCel(text: string, scope: JmesCelScope, target: CelTarget, opts: TemplateOptions = {}): Compiled | Refusal {
+  return compileTemplate(text, scope, target, opts);
 }
 
 /**

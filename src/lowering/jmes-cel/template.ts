@@ -86,8 +86,19 @@ function nestedHole(expression: string, cx: Cx, values: readonly Value[]): Frag 
 const SPLICE_NOTE =
   'a value spliced into a `{{ }}` string must not hold "{{" or "}}" (Kyverno would scan it for holes again), nor end in "\\" right before another hole; the CEL fails on such values';
 
+/**
+ * How a template's result is used when it is text spliced into a larger text that is read again (a JSON
+ * patch's quoted YAML scalar): `text` makes a string that is one hole its spliced text, not its value;
+ * `forbid` names the characters (an RE2 class and the same class in JavaScript) a spliced value must not
+ * hold, as the reader would take them for syntax: the CEL fails on them.
+ */
+export interface TemplateOptions {
+  text?: boolean;
+  forbid?: { re2: string; js: RegExp; why: string };
+}
+
 /** The CEL for a Kyverno string that may hold holes. */
-export function templateFrag(text: string, cx: Cx): Frag {
+export function templateFrag(text: string, cx: Cx, opts: TemplateOptions = {}): Frag {
   if (text.includes(String.fromCharCode(BASE)) || PLACEHOLDER.test(text)) yet('a template holding Unicode private-use characters');
   let s = text;
   const values: Value[] = [];
@@ -96,7 +107,7 @@ export function templateFrag(text: string, cx: Cx): Frag {
     const first = VARIABLES.exec(s);
     if (!first) break;
     // The whole string is one hole: its value, with its type.
-    if (first.index === 0 && first[1] === '' && first[2]!.length === s.length) return holeValue(holeBody(s), cx, values).frag;
+    if (!opts.text && first.index === 0 && first[1] === '' && first[2]!.length === s.length) return holeValue(holeBody(s), cx, values).frag;
     VARIABLES.lastIndex = 0;
     s = s.replace(VARIABLES, (_m: string, prefix: string, hole: string) => {
       const v = holeValue(holeBody(hole), cx, values);
@@ -133,15 +144,27 @@ export function templateFrag(text: string, cx: Cx): Frag {
   // Every path of the CEL below either evaluates every value (the concatenation) or fails: a pure value (a
   // field path) can be read in place, its error surfacing either way.
   const texts = pieces.map((p) => ('text' in p ? strFrag(p.text) : splicedText(p.value, cx))).map((f) => (f.pure ? { ...f, simple: true } : f));
+  const forbid = opts.forbid;
+  if (forbid) {
+    pieces.forEach((p, i) => {
+      const known = 'value' in p ? litString(texts[i]!) : undefined;
+      if (known !== undefined && forbid.js.test(known)) yet(`a literal value spliced into a text that ${forbid.why}`);
+    });
+  }
   return bindAll(texts, cx.names, (bound) => {
     const bad: string[] = [];
+    const unreadable: string[] = [];
     pieces.forEach((p, i) => {
       if ('value' in p && needsGuard(p.value, bound[i]!)) bad.push(...badText(bound[i]!, p.value.beforeLaterHole, onlyOpening));
+      if ('value' in p && forbid && litString(bound[i]!) === undefined && !isNumeric(p.value.frag.t) && p.value.frag.t !== 'bool' && p.value.frag.t !== 'null') {
+        unreadable.push(`${op(bound[i]!)}.matches(${celString(forbid.re2)})`);
+      }
     });
     const concat = tfrag(bound.map((p) => (p.atom ? p.cel : `(${p.cel})`)).join(' + '), joinedType(bound), { err: bound.some((p) => p.err) });
-    if (bad.length === 0) return concat;
+    const read = unreadable.length === 0 ? concat : cond(unreadable.join(' || '), fail(`a spliced value holds characters that ${forbid!.why}`), concat, true);
+    if (bad.length === 0) return read;
     cx.notes.add(SPLICE_NOTE);
-    return cond(bad.join(' || '), fail('a spliced value holds "{{", "}}" or a trailing backslash'), concat, true);
+    return cond(bad.join(' || '), fail('a spliced value holds "{{", "}}" or a trailing backslash'), read, true);
   });
 }
 
@@ -174,6 +197,6 @@ function joinedType(parts: Frag[]): Ty {
   return parts.every((p) => isPlainString(tyOf(p))) ? T.plainString : T.string;
 }
 
-export function compileTemplate(text: string, scope: JmesCelScope, target: CelTarget): Outcome {
-  return run(scope, target, (cx) => templateFrag(text, cx));
+export function compileTemplate(text: string, scope: JmesCelScope, target: CelTarget, opts: TemplateOptions = {}): Outcome {
+  return run(scope, target, (cx) => templateFrag(text, cx, opts));
 }

@@ -18,7 +18,7 @@ import { parseAnchor } from '../../../../grammars/kyverno-anchor.js';
 import { notYet, type Refusal } from '../../generate-report.js';
 import { itemType, T, type Ty } from '../../../lowering/jmes-cel/index.js';
 import { and, concat, cond, fieldPlace, indexPlace, NONE, paren, patch, ROOT, staticIndexPlace, type Cel, type Place } from './cel-patch.js';
-import { kyvernoJsonPatches, patchPaths } from './json-patch.js';
+import { elementStackPatch, kyvernoJsonPatches, patchPaths } from './json-patch.js';
 import type { RuleScope } from './scope.js';
 import { bindLets, bodyPatches, guardToCel, leadingLets, refused, type RuleCompiler } from './rule.js';
 import { elementLive, smpElementPatches } from './smp.js';
@@ -137,7 +137,7 @@ function onceWith(rc: RuleCompiler, list: string, body: { lets: (Op & { kind: 'l
 }
 
 /** Whether every step of the element's JSON patch is below `/<list>/{{elementIndex}}` (or is the element). */
-function elementLocal(paths: readonly string[], path: readonly string[]): 'element' | 'removes-element' | undefined {
+function elementLocal(paths: readonly string[], path: readonly string[], only = false): 'element' | 'removes-element' | undefined {
   const prefix = `/${path.join('/')}/{{elementIndex}}`;
   if (paths.length === 0) return undefined;
   let removes = false;
@@ -146,7 +146,7 @@ function elementLocal(paths: readonly string[], path: readonly string[]): 'eleme
     if (!p.startsWith(prefix)) return undefined;
     const rest = p.slice(prefix.length);
     if (rest === '') removes = true;
-    else if (!rest.startsWith('/')) return undefined;
+    else if (!rest.startsWith('/') || only) return undefined;
   }
   return removes ? 'removes-element' : 'element';
 }
@@ -157,6 +157,17 @@ function jsonPatchLoop(rc: RuleCompiler, op: ForEachOp, list: { cel: Cel; type: 
   const local = elementLocal(paths, list.path);
   if (!local) return notYet('a foreach JSON patch with a path outside the iterated element (`/<list>/{{elementIndex}}/...`)');
   let filter = and(guards)!;
+  if (local === 'removes-element' && elementLocal(paths, list.path, true)) {
+    // Every step at the element itself: where they leave the list's length as it was, each iteration
+    // rewrites its own element only (json-patch.ts elementStackPatch), in any order.
+    const stack = elementStackPatch(rc, json, scope, text);
+    if (refused(stack)) return stack;
+    if (stack === 'unchanged') return NONE;
+    if (stack !== undefined) {
+      const at = indexPlace(placeOf(list.path), i);
+      return `${paren(list.cel)}.transformList(${i}, ${e}, ${filter}, [${patch('replace', at.ptr, stack.value)}]).flatten()`;
+    }
+  }
   if (local === 'removes-element' && op.order === 'asc') {
     // Removing in Ascending order with the loop's stale indices: after k removals, index i names what was
     // at i + k, and an index past the shortened list is ignored (AllowMissingPathOnRemove). Every element

@@ -14,13 +14,14 @@
  * object before the patch, so steps whose places overlap (one below or at another's) are refused, except
  * parents that an earlier `add` is known to have created.
  */
-import { parse as parseYaml } from 'yaml';
+import { parseDocument, visit } from 'yaml';
 import { isJsonObject, type JsonObject, type JsonValue } from '../../../ir/json.js';
 import type { JsonPatchOp, Op } from '../../../ir/nodes.js';
 import { notYet, type Refusal } from '../../generate-report.js';
 import { celLiteral } from '../emit-cel.js';
 import { concat, cond, has, NONE, one, patch, ROOT, type Cel, type Place } from './cel-patch.js';
 import type { RuleScope } from './scope.js';
+import type { TemplateOptions } from '../../../lowering/jmes-cel/index.js';
 import { refused, writeProblem, type RuleCompiler } from './rule.js';
 
 type R<T> = T | Refusal;
@@ -38,20 +39,57 @@ interface Step {
 
 const HOLE = /\{\{[\s\S]*?\}\}/g;
 
+/**
+ * How the scalar holding a hole is written, which decides how the text substituted into it is read back
+ * (convertPatchesToJSON: JSON when the text starts with `[`, else YAML): quoted or block scalars are
+ * strings whatever the text, a plain one is resolved by what the text looks like.
+ */
+type Style = 'double' | 'single' | 'block' | 'plain';
+
+/** The mark a string with a hole gets from its scalar's style (plain scalars keep none). */
+const STYLE_MARK = /^__transmute_(double|single|block)__/;
+
 /** The step list of a templated patch text: holes become placeholders while the text is read as YAML. */
-function templatedSteps(text: string): R<{ steps: JsonValue; holes: string[] }> {
+function templatedSteps(text: string): R<{ steps: JsonValue; holes: string[]; json: boolean }> {
   const holes: string[] = [];
   const marked = text.replace(HOLE, (h) => {
     holes.push(h);
     return `__transmute_hole_${holes.length - 1}__`;
   });
   if (/\{\{|\}\}/.test(marked)) return notYet('nested or unbalanced {{ }} in a JSON patch');
+  if (/__transmute_(double|single|block)__/.test(marked)) return notYet('a JSON patch holding transmute\'s own style marks');
+  const doc = parseDocument(marked);
+  if (doc.errors.length > 0) return notYet('a JSON patch whose text is not YAML once its variables are set aside');
+  visit(doc, {
+    Scalar(key, node) {
+      if (key === 'key' || typeof node.value !== 'string' || !/__transmute_hole_\d+__/.test(node.value)) return;
+      const style = node.type === 'QUOTE_DOUBLE' ? 'double' : node.type === 'QUOTE_SINGLE' ? 'single' : node.type === 'BLOCK_LITERAL' || node.type === 'BLOCK_FOLDED' ? 'block' : undefined;
+      if (style) node.value = `__transmute_${style}__${node.value}`;
+    },
+  });
   try {
-    return { steps: parseYaml(marked) as JsonValue, holes };
+    return { steps: doc.toJS() as JsonValue, holes, json: text.startsWith('[') };
   } catch {
     return notYet('a JSON patch whose text is not YAML once its variables are set aside');
   }
 }
+
+/** A string's style mark and the string without it. */
+function styleOf(s: string): { style: Style; text: string } {
+  const m = STYLE_MARK.exec(s);
+  return m ? { style: m[1] as Style, text: s.slice(m[0].length) } : { style: 'plain', text: s };
+}
+
+/**
+ * Characters a value substituted into a quoted or block scalar must not hold: the quote and escapes of
+ * its style, line breaks (folded), and what YAML (go-yaml is_printable) or JSON refuses in a text.
+ */
+const CONTROLS_RE2 = '\\x00-\\x1f\\x7f-\\x9f\\x{2028}\\x{2029}\\x{feff}\\x{fffe}\\x{ffff}';
+const CONTROLS_JS = '\\x00-\\x1f\\x7f-\\x9f\\u2028\\u2029\\ufeff\\ufffe\\uffff';
+const FORBID: Record<'double' | 'single', TemplateOptions['forbid']> = {
+  double: { re2: `["\\\\${CONTROLS_RE2}]`, js: new RegExp(`["\\\\${CONTROLS_JS}]`), why: 'the double-quoted scalar of the JSON patch text would read otherwise (a quote, a backslash, a line break or a control character)' },
+  single: { re2: `['${CONTROLS_RE2}]`, js: new RegExp(`['${CONTROLS_JS}]`), why: 'the single-quoted scalar of the JSON patch text would read otherwise (a quote, a line break or a control character)' },
+};
 
 const PLACEHOLDER = /__transmute_hole_(\d+)__/g;
 
@@ -65,7 +103,7 @@ export function patchPaths(text: string): R<string[]> {
 
 /** A string of the patch with its placeholders turned back into the template it was. */
 function restore(s: string, holes: readonly string[]): string {
-  return s.replace(PLACEHOLDER, (_, n: string) => holes[Number(n)]!);
+  return styleOf(s).text.replace(PLACEHOLDER, (_, n: string) => holes[Number(n)]!);
 }
 
 function hasPlaceholder(v: JsonValue): boolean {
@@ -96,13 +134,22 @@ function pathSegments(rc: RuleCompiler, path: string, scope: RuleScope): R<Seg[]
   return out;
 }
 
-function valueCel(rc: RuleCompiler, v: JsonValue, holes: readonly string[], scope: RuleScope): R<Cel> {
+function valueCel(rc: RuleCompiler, v: JsonValue, holes: readonly string[], scope: RuleScope, json: boolean): R<Cel> {
   if (!hasPlaceholder(v)) {
     if (v === null) return 'null';
     const lit = celLiteral(v);
     return lit ?? notYet(`the value ${JSON.stringify(v)} (out of CEL's exact range)`);
   }
   if (typeof v === 'string') {
+    const { style, text } = styleOf(v);
+    if (style !== 'plain') {
+      // A quoted or block scalar reads back as the text substituted into it (a hole alone included: Kyverno
+      // substitutes into the patch's text, so every value is spliced as text), unless the text holds what
+      // the scalar's syntax would read otherwise: the CEL fails there.
+      if (style === 'block') return notYet('a variable in a block scalar of a JSON patch (its text sets the indentation and folding)');
+      if (json && style !== 'double') return notYet(`a ${style}-quoted scalar in a JSON patch written as JSON`);
+      return rc.templateText(restore(text, holes), scope, { text: true, forbid: FORBID[style] });
+    }
     const whole = /^__transmute_hole_(\d+)__$/.exec(v);
     if (whole) {
       // A hole alone in a plain YAML scalar is re-read by YAML after substitution: a map or a list comes back
@@ -118,7 +165,7 @@ function valueCel(rc: RuleCompiler, v: JsonValue, holes: readonly string[], scop
   if (Array.isArray(v)) {
     const items: Cel[] = [];
     for (const x of v) {
-      const c = valueCel(rc, x, holes, scope);
+      const c = valueCel(rc, x, holes, scope, json);
       if (refused(c)) return c;
       items.push(c);
     }
@@ -128,7 +175,7 @@ function valueCel(rc: RuleCompiler, v: JsonValue, holes: readonly string[], scop
     const entries: string[] = [];
     for (const [k, x] of Object.entries(v)) {
       if (hasPlaceholder(k)) return notYet('a variable in a key of a JSON patch value');
-      const c = valueCel(rc, x, holes, scope);
+      const c = valueCel(rc, x, holes, scope, json);
       if (refused(c)) return c;
       entries.push(`${JSON.stringify(k)}: ${c}`);
     }
@@ -137,7 +184,7 @@ function valueCel(rc: RuleCompiler, v: JsonValue, holes: readonly string[], scop
   return notYet('this JSON patch value');
 }
 
-function readSteps(rc: RuleCompiler, list: JsonValue, holes: readonly string[], scope: RuleScope): R<Step[]> {
+function readSteps(rc: RuleCompiler, list: JsonValue, holes: readonly string[], scope: RuleScope, json = false): R<Step[]> {
   if (!Array.isArray(list)) return notYet('a JSON patch that is not a list');
   const out: Step[] = [];
   for (const s of list) {
@@ -150,7 +197,7 @@ function readSteps(rc: RuleCompiler, list: JsonValue, holes: readonly string[], 
     if (s.op !== 'remove') {
       if (!('value' in s)) return notYet(`a JSON patch ${s.op} without a value`);
       const raw = (s as JsonObject).value!;
-      const v = valueCel(rc, raw, holes, scope);
+      const v = valueCel(rc, raw, holes, scope, json);
       if (refused(v)) return v;
       step.value = v;
       if (!hasPlaceholder(raw)) step.json = raw;
@@ -300,28 +347,55 @@ export function stepsPatches(steps: readonly Step[]): R<Cel> {
   return concat(parts);
 }
 
-/** A rule's (or a foreach entry's) JSON patch: literal steps, or the templated text bound to `$patch`. */
-export function kyvernoJsonPatches(rc: RuleCompiler, op: JsonPatchOp, scope: RuleScope, text: (Op & { kind: 'let' }) | undefined): R<Cel> {
+/** The steps of a rule's (or a foreach entry's) JSON patch: literal steps, or the templated text bound to `$patch`. */
+function patchSteps(rc: RuleCompiler, op: JsonPatchOp, scope: RuleScope, text: (Op & { kind: 'let' }) | undefined): R<Step[]> {
   if (op.profile !== 'kyverno') return notYet(`a JSON patch with the ${op.profile} profile`);
-  let steps: Step[] | Refusal;
   if (text) {
     if (text.value.kind !== 'templated' || typeof text.value.json !== 'string') return notYet('a computed JSON patch');
     const read = templatedSteps(text.value.json);
     if (refused(read)) return read;
-    steps = readSteps(rc, read.steps, read.holes, scope);
-  } else {
-    if (op.stepsFrom) return notYet('a JSON patch computed by an expression');
-    const list: JsonValue[] = op.steps.map((s) => {
-      const o: JsonObject = { op: s.op, path: s.path };
-      if (s.from !== undefined) o.from = s.from;
-      if (s.value !== undefined) o.value = s.value.kind === 'literal' ? s.value.json : '__transmute_unsupported__';
-      return o;
-    });
-    if (JSON.stringify(list).includes('__transmute_unsupported__')) return notYet('a JSON patch value that is not a literal');
-    steps = readSteps(rc, list, [], scope);
+    return readSteps(rc, read.steps, read.holes, scope, read.json);
   }
+  if (op.stepsFrom) return notYet('a JSON patch computed by an expression');
+  const list: JsonValue[] = op.steps.map((s) => {
+    const o: JsonObject = { op: s.op, path: s.path };
+    if (s.from !== undefined) o.from = s.from;
+    if (s.value !== undefined) o.value = s.value.kind === 'literal' ? s.value.json : '__transmute_unsupported__';
+    return o;
+  });
+  if (JSON.stringify(list).includes('__transmute_unsupported__')) return notYet('a JSON patch value that is not a literal');
+  return readSteps(rc, list, [], scope);
+}
+
+/** A rule's (or a foreach entry's) JSON patch: literal steps, or the templated text bound to `$patch`. */
+export function kyvernoJsonPatches(rc: RuleCompiler, op: JsonPatchOp, scope: RuleScope, text: (Op & { kind: 'let' }) | undefined): R<Cel> {
+  const steps = patchSteps(rc, op, scope, text);
   if (refused(steps)) return steps;
   return stepsPatches(steps);
 }
+
+/**
+ * A foreach element's JSON patch whose every step is at the element's own place (`/<list>/{{elementIndex}}`),
+ * leaving the list as long as it found it. The steps act as a stack at that index: `add` inserts before what
+ * is there, `remove` takes the first, `replace` overwrites it; with as many removals as additions, every
+ * other element is back where it was once the steps are done. So each iteration changes only its own
+ * element, whatever the loop's order: to the value on top (`value`), or not at all (`unchanged`). A patch that
+ * changes the list's length, or removes past the element (reaching the next one), gives `undefined`.
+ */
+export function elementStackPatch(rc: RuleCompiler, op: JsonPatchOp, scope: RuleScope, text: (Op & { kind: 'let' }) | undefined): R<{ value: Cel } | 'unchanged' | undefined> {
+  const steps = patchSteps(rc, op, scope, text);
+  if (refused(steps)) return steps;
+  const stack: (Cel | typeof ORIGINAL)[] = [ORIGINAL];
+  for (const step of steps) {
+    if (step.op === 'add') stack.unshift(step.value!);
+    else if (stack.length === 0) return undefined;
+    else if (step.op === 'remove') stack.shift();
+    else stack[0] = step.value!;
+  }
+  if (stack.length !== 1) return undefined;
+  return stack[0] === ORIGINAL ? 'unchanged' : { value: stack[0]! };
+}
+
+const ORIGINAL = Symbol('the element as the loop found it');
 
 export { NONE };

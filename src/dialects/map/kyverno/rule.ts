@@ -12,7 +12,7 @@
  */
 import { isJsonObject, type JsonObject, type JsonValue } from '../../../ir/json.js';
 import type { Guard, MatchSpec, Op, Rule, Value } from '../../../ir/nodes.js';
-import { conditionsToCel, imagesBinding, imagesVariable, jmesToCel, joinTypes, literalType, nonNull, objectTypeOf, T, templateToCel, type CelTarget as JmesTarget, type Ty } from '../../../lowering/jmes-cel/index.js';
+import { conditionsToCel, imagesBinding, imagesVariable, jmesToCel, joinTypes, literalType, nonNull, objectTypeOf, T, templateToCel, type CelTarget as JmesTarget, type TemplateOptions, type Ty } from '../../../lowering/jmes-cel/index.js';
 import { readOpaque } from '../../kyverno/opaque.js';
 import { cannot, notYet, type Refusal } from '../../generate-report.js';
 import type { CelTarget } from '../cel-target.js';
@@ -118,6 +118,14 @@ export class RuleCompiler {
     if (!r.ok) return { why: r.why, class: r.class };
     for (const n of r.notes) this.notes.add(n);
     return { cel: r.cel, type: r.type };
+  }
+
+  /** A `{{ }}` string as the text Kyverno splices (a hole alone too), guarded as `opts` says. */
+  templateText(text: string, scope: RuleScope, opts: TemplateOptions): R<Cel> {
+    const r = templateToCel(text, scope, this.jmes, opts);
+    if (!r.ok) return { why: r.why, class: r.class };
+    for (const n of r.notes) this.notes.add(n);
+    return r.cel;
   }
 
   query(text: string, scope: RuleScope = this.scope): R<Cel> {

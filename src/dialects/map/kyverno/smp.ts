@@ -287,7 +287,7 @@ function templatedKey(at: Place, rawKey: string, v: JsonValue, steps: readonly S
 function mergeList(at: Place, key: string, list: readonly JsonValue[], steps: readonly SchemaStep[], w: Walk): R<Cel> {
   // A list of one element holding global anchors is a condition on the whole patch, whatever the list's strategy.
   const only = list.length === 1 && isJsonObject(list[0]) ? (list[0] as JsonObject) : undefined;
-  if (only && Object.keys(only).some((k) => parseAnchor(k)?.modifier === 'global')) return anchoredElement(at, key, only, 'name', steps, w);
+  if (only && hasGlobals(only)) return anchoredElement(at, key, only, 'name', steps, w);
   const s = listStrategies(w.env.match, steps);
   const where = steps.filter((x) => x !== '[]').join('.');
   if (s.mixed) return notYet(`the list at ${where}, which kyaml merges differently for the kinds this rule matches`);
@@ -400,43 +400,40 @@ function anchoredElement(at: Place, key: string, e: JsonObject, mergeKey: string
   const L = listPlace.cel;
   const c = w.env.fresh('c');
   const item: Place = { cel: c, ptr: [] };
-  const conds: Cel[] = [];
-  const globals: Cel[] = [];
-  const body: JsonObject = {};
-  for (const [rawKey, v] of Object.entries(e)) {
-    if (rawKey.includes('{{')) return notYet(`the variable in the key ${JSON.stringify(rawKey)}`);
-    const a = parseAnchor(rawKey);
-    if (!a || a.modifier === 'addIfNotPresent') {
-      if (hasConditions(v)) return notYet(`a condition below ${rawKey} in an element of the list at ${where}`);
-      body[rawKey] = v;
-      continue;
-    }
-    if (a.modifier !== 'condition' && a.modifier !== 'global') return notYet(`the anchor ${rawKey} in the list at ${where}`);
-    let test: Cel | Refusal;
-    if (typeof v === 'string' && v.includes('{{')) {
-      // A templated pattern (`(name): "{{ element.name }}"`) is compared as the text it substitutes to: exact
-      // for values without wildcard or operator characters that are not two spellings of one duration or
-      // quantity, which names of containers and volumes (DNS labels) never are.
-      const t = w.env.template(v);
-      if (refused(t)) return t;
-      test = `${paren(fieldPlace(item, a.key).cel)} == ${paren(t)}`;
-    } else test = anchorConditionCel(fieldPlace(item, a.key).cel, v);
-    if (refused(test)) return test;
-    if (!conditionWritesNothing(v)) return notYet(`the condition ${rawKey} whose map value Kyverno also merges into the object`);
-    (a.modifier === 'global' ? globals : conds).push(and([has(item, a.key), test])!);
-  }
-  if (globals.length > 0) {
-    if (Object.keys(body).length > 0) return notYet(`a global anchor beside other keys in an element of the list at ${where}`);
+  for (const rawKey of Object.keys(e)) if (rawKey.includes('{{')) return notYet(`the variable in the key ${JSON.stringify(rawKey)}`);
+  const v = elementVerdict(item, e, w.env, where, hasGlobals(e));
+  if (refused(v)) return v;
+  const nested = Object.entries(e).some(([k, x]) => !parseAnchor(k) && hasConditions(x));
+  if (hasGlobals(e)) {
+    const stray = Object.entries(e).find(([k, x]) => !isCondition(k) && !(isJsonObject(x) && hasConditions(x)) && containsList(x));
+    if (stray) return notYet(`the list below ${stray[0]} beside a global anchor in an element of the list at ${where}`);
     // processListOfMaps: the patch is skipped when no element passes every condition while one fails a
-    // global one; an absent list fails the global condition, an empty one is never tested.
-    const all = and([...globals, ...conds])!;
-    const failsGlobal = or(globals.map(not));
-    w.conditions.push(cond(has(at, key), or([`${L}.exists(${c}, ${all})`, `!${L}.exists(${c}, ${failsGlobal})`]), 'false'));
+    // global one (walkMap checks a map's global anchors, then its conditions, then its plain keys in order:
+    // the first failure decides the error); an absent list is walked as nothing, an empty one never is. The
+    // element itself, anchored, is deleted by the cleanup whatever it holds.
+    const absent = absentOutcome(e);
+    w.conditions.push(cond(has(at, key), or([`${L}.exists(${c}, ${v.ok})`, `!${L}.exists(${c}, ${v.global})`]), absent === 'global' ? 'false' : 'true'));
     return NONE;
   }
+  const body: JsonObject = {};
+  for (const [rawKey, x] of Object.entries(e)) {
+    const a = parseAnchor(rawKey);
+    if (a && (a.modifier === 'condition' || a.modifier === 'global')) continue;
+    if (a && hasConditions(x)) return notYet(`a condition below ${rawKey} in an element of the list at ${where}`);
+    // The shared copy's +() keys below the top are decided by the first element whose walk reaches them.
+    if (nested && containsAddIfNotPresent(x)) return notYet(`the +() anchor below ${rawKey} beside conditions below the top of an element of the list at ${where}`);
+    if (!a && hasConditions(x)) {
+      // The re-emitted copy loses the conditions (deleteAnchors): what is left of the map is merged.
+      const s = stripConditions(x as JsonObject, where);
+      if (refused(s)) return s;
+      if (s !== undefined) body[rawKey] = s;
+      continue;
+    }
+    body[rawKey] = x;
+  }
   if (mergeKey !== 'name') return notYet(`condition anchors in the list at ${where}, which is merged by ${mergeKey}: Kyverno re-emits the matched elements by name`);
-  const passes = and(conds) ?? 'true';
-  const selected = and([passes, has(item, 'name'), `${c}.name != null`])!;
+  const passes = v.top;
+  const selected = and([v.ok, has(item, 'name'), `${c}.name != null`])!;
   // The decisions of the shared copy: top-level +(k) by the first element, deeper ones by the first element
   // that passes the conditions (walkMap recurses into plain keys only after the conditions held).
   const decide = (k: string, rel: readonly string[]): Cel => {
@@ -472,6 +469,126 @@ function anchoredElement(at: Place, key: string, e: JsonObject, mergeKey: string
   const edits = perElement === NONE ? NONE : `${indices}.transformList(${k}, ${i}, true, ${perElement}).flatten()`;
   // No selected element: nothing is re-emitted (and the decisions, which read the first elements, are moot).
   return cond(and([has(at, key), `${L}.exists(${c}, ${selected})`, live]), concat([moves, edits]));
+}
+
+type Outcome = 'ok' | 'condition' | 'global';
+
+/** How one resource element fares against an anchored pattern element (walkMap): passes, or which error. */
+interface Verdict {
+  /** Every condition and global anchor holds, at every depth. */
+  ok: Cel;
+  /** The walk fails with a GlobalConditionError (the first failure met is a global anchor's). */
+  global: Cel;
+  /** The anchors at the element's top hold. */
+  top: Cel;
+}
+
+function isCondition(rawKey: string): boolean {
+  const m = parseAnchor(rawKey)?.modifier;
+  return m === 'condition' || m === 'global';
+}
+
+/** hasAnchors(…, anchor.IsGlobal): a global anchor anywhere in the value. */
+function hasGlobals(v: JsonValue): boolean {
+  if (Array.isArray(v)) return v.some(hasGlobals);
+  if (!isJsonObject(v)) return false;
+  return Object.entries(v).some(([k, x]) => parseAnchor(k)?.modifier === 'global' || hasGlobals(x));
+}
+
+function containsList(v: JsonValue): boolean {
+  return Array.isArray(v) || (isJsonObject(v) && Object.values(v).some(containsList));
+}
+
+function containsAddIfNotPresent(v: JsonValue): boolean {
+  if (Array.isArray(v)) return v.some(containsAddIfNotPresent);
+  if (!isJsonObject(v)) return false;
+  return Object.entries(v).some(([k, x]) => parseAnchor(k)?.modifier === 'addIfNotPresent' || containsAddIfNotPresent(x));
+}
+
+/** The walk of a pattern map against no resource value: its anchors fail, globals first, then its plain keys in order. */
+function absentOutcome(p: JsonObject): Outcome {
+  const mods = Object.keys(p).map((k) => parseAnchor(k)?.modifier);
+  if (mods.includes('global')) return 'global';
+  if (mods.includes('condition')) return 'condition';
+  for (const [k, x] of Object.entries(p)) {
+    if (parseAnchor(k) || !isJsonObject(x) || !hasConditions(x)) continue;
+    const o = absentOutcome(x);
+    if (o !== 'ok') return o;
+  }
+  return 'ok';
+}
+
+/** The test of one condition anchor `(key): v` of the map at `at`. */
+function conditionTest(at: Place, key: string, v: JsonValue, env: SmpEnv): R<Cel> {
+  if (typeof v === 'string' && v.includes('{{')) {
+    // A templated pattern (`(name): "{{ element.name }}"`) is compared as the text it substitutes to: exact
+    // for values without wildcard or operator characters that are not two spellings of one duration or
+    // quantity, which names of containers and volumes (DNS labels) never are.
+    const t = env.template(v);
+    if (refused(t)) return t;
+    return `${paren(fieldPlace(at, key).cel)} == ${paren(t)}`;
+  }
+  return anchorConditionCel(fieldPlace(at, key).cel, v);
+}
+
+/**
+ * The walk of the pattern map `p` against the resource map at `at` (strategicPreprocessing.go walkMap):
+ * global anchors, then conditions (validateConditions), then the plain keys holding conditions, in order,
+ * each against the resource's value or nothing. `+()` keys hold no conditions (the caller refuses them).
+ */
+function elementVerdict(at: Place, p: JsonObject, env: SmpEnv, where: string, deleted: boolean): R<Verdict> {
+  const globals: Cel[] = [];
+  const conds: Cel[] = [];
+  const kids: { ok: Cel; global: Cel }[] = [];
+  for (const [rawKey, x] of Object.entries(p)) {
+    const a = parseAnchor(rawKey);
+    if (a && (a.modifier === 'condition' || a.modifier === 'global')) {
+      const test = conditionTest(at, a.key, x, env);
+      if (refused(test)) return test;
+      // An element with a global anchor is deleted whole by the cleanup; another one is re-emitted stripped.
+      if (!deleted && !conditionWritesNothing(x)) return notYet(`the condition ${rawKey} whose map value Kyverno also merges into the object`);
+      (a.modifier === 'global' ? globals : conds).push(and([has(at, a.key), test])!);
+      continue;
+    }
+    if (a && a.modifier !== 'addIfNotPresent') return notYet(`the anchor ${rawKey} in the list at ${where}`);
+    if (!hasConditions(x)) continue;
+    if (a) return notYet(`a condition below ${rawKey} in an element of the list at ${where}`);
+    if (!isJsonObject(x) || containsList(x)) return notYet(`a list holding conditions below ${rawKey} in an element of the list at ${where}`);
+    const inner = elementVerdict(fieldPlace(at, rawKey), x, env, where, deleted);
+    if (refused(inner)) return inner;
+    const absent = absentOutcome(x);
+    kids.push({
+      ok: cond(has(at, rawKey), inner.ok, absent === 'ok' ? 'true' : 'false'),
+      global: cond(has(at, rawKey), inner.global, absent === 'global' ? 'true' : 'false'),
+    });
+  }
+  const top = and([...globals, ...conds]) ?? 'true';
+  const ok = and([top, ...kids.map((k) => k.ok)]) ?? 'true';
+  // The first plain key whose walk fails decides the error; a condition error stops the walk.
+  let rest = 'false';
+  for (const k of [...kids].reverse()) rest = or([k.global, and([k.ok, rest]) ?? 'true']);
+  const global = or([not(and(globals) ?? 'true'), and([and(conds) ?? 'true', rest]) ?? 'true']);
+  return { ok, global, top };
+}
+
+/**
+ * The copy Kyverno re-emits of a pattern map below an anchored element (deleteAnchors): conditions dropped
+ * (their values are checked to write nothing), maps left empty deleted; undefined when nothing is left.
+ */
+function stripConditions(p: JsonObject, where: string): R<JsonObject | undefined> {
+  const out: JsonObject = {};
+  for (const [rawKey, x] of Object.entries(p)) {
+    if (isCondition(rawKey)) continue;
+    if (isJsonObject(x)) {
+      const s = stripConditions(x, where);
+      if (refused(s)) return s;
+      if (s !== undefined) out[rawKey] = s;
+      continue;
+    }
+    if (Array.isArray(x) && hasAnchors(x)) return notYet(`a list holding anchors below ${rawKey} in an element of the list at ${where}`);
+    out[rawKey] = x;
+  }
+  return Object.keys(out).length === 0 ? undefined : out;
 }
 
 /** Whether the copy of an anchored element keeps anything once its +() keys are decided (deleteAnchors). */

@@ -1,0 +1,167 @@
+/**
+ * Variables in the quoted scalars of a Kyverno `patchesJson6902` text, translated to MAP and re-executed.
+ * Kyverno substitutes `{{ }}` into the patch's text and reads it again as YAML: a quoted scalar is a string
+ * whatever text lands in it (a hole alone too: a number comes back as its text), unless that text holds the
+ * scalar's own syntax (a quote, a backslash in double quotes, a line break or a control character), where the
+ * MAP fails instead of guessing. A hole alone in a plain scalar may come back as another type: still refused.
+ */
+import { describe, expect, it } from 'vitest';
+import { compile } from '../../../src/cel/index.js';
+import { generateMap } from '../../../src/dialects/map/generate.js';
+import { mapDialect } from '../../../src/dialects/map/index.js';
+import { kyvernoDialect } from '../../../src/dialects/kyverno/index.js';
+import { apply } from '../../../src/interpreter/index.js';
+import type { JsonObject, JsonValue } from '../../../src/ir/json.js';
+import type { Policy } from '../../../src/ir/nodes.js';
+import { docs } from './support.js';
+
+function kyverno(patch: string): Policy[] {
+  const text = `apiVersion: kyverno.io/v1
+kind: ClusterPolicy
+metadata:
+  name: quoted
+  annotations: {pod-policies.kyverno.io/autogen-controllers: none}
+spec:
+  rules:
+  - name: r
+    match:
+      any:
+      - resources:
+          kinds: [Pod]
+    mutate:
+      patchesJson6902: |-
+${patch.replace(/^/gm, '        ')}`;
+  const r = kyvernoDialect.parse(docs(text));
+  expect(r.diagnostics.filter((d) => d.severity === 'error')).toEqual([]);
+  return r.policies;
+}
+
+function toMap(policies: Policy[]): Policy[] {
+  const g = generateMap(policies);
+  expect(g.diagnostics.filter((d) => d.severity === 'error').map((d) => d.message)).toEqual([]);
+  for (const doc of g.documents as JsonObject[]) {
+    for (const m of ((doc.spec as JsonObject).mutations as JsonObject[] | undefined) ?? []) {
+      expect(compile(String((m.jsonPatch as JsonObject).expression), { expect: 'JSONPatchList' }).ok).toBe(true);
+    }
+  }
+  const back = mapDialect.parse(docs(g.text));
+  expect(back.diagnostics.filter((d) => d.severity === 'error')).toEqual([]);
+  return back.policies;
+}
+
+function refusal(policies: Policy[]): string {
+  return generateMap(policies)
+    .diagnostics.filter((d) => d.severity === 'error')
+    .map((d) => d.message)
+    .join('\n');
+}
+
+function outcome(policies: Policy[], object: JsonValue): unknown {
+  const r = apply(policies, { object, operation: 'CREATE' });
+  return r.allowed !== false && 'object' in r && r.object !== undefined ? r.object : { denied: true };
+}
+
+function pod(image: string, labels: JsonObject = { app: 'web' }, env?: JsonObject[]): JsonObject {
+  return {
+    apiVersion: 'v1',
+    kind: 'Pod',
+    metadata: { name: 'p', namespace: 'prod', labels },
+    spec: { containers: [{ name: 'c', image, ...(env ? { env } : {}) }] },
+  };
+}
+
+const READABLE: JsonObject[] = [
+  pod('nginx:1.25'),
+  pod('registry.example.com:5000/team/app@sha256:abc'),
+  pod('123'),
+  pod('true'),
+  pod('null'),
+  pod("it's"),
+  pod('a # b: c'),
+  pod('{x}'),
+  pod(' spaced '),
+  pod('nginx', { app: '1.0', tier: 'no' }, [{ name: 'A', value: 'b' }]),
+  pod('nginx', {}),
+];
+
+const PATCHES: [string, string][] = [
+  [
+    'a hole alone in a double-quoted scalar of a flow map',
+    `- op: add
+  path: "/spec/containers/0/env/-"
+  value: {"name":"IMAGE","value":"{{request.object.spec.containers[0].image}}"}`,
+  ],
+  [
+    'a hole alone in a double-quoted scalar',
+    `- op: add
+  path: /metadata/labels/image
+  value: "{{ request.object.spec.containers[0].image }}"`,
+  ],
+  [
+    'a number spliced into a double-quoted scalar comes back as its text',
+    `- op: add
+  path: /metadata/annotations
+  value:
+    count: "{{ length(request.object.spec.containers) }}"
+    tagged: "{{ contains(request.object.spec.containers[0].image, ':') }}"`,
+  ],
+  [
+    'a hole in a single-quoted scalar, with text around it',
+    `- op: add
+  path: /metadata/labels/copy
+  value: 'v-{{ request.object.metadata.labels.app || 'none' }}'`,
+  ],
+];
+
+describe('Kyverno JSON patch variables in quoted scalars, to MAP', () => {
+  for (const [what, patch] of PATCHES) {
+    it(`${what} gives Kyverno's result wherever the text reads back as it is`, () => {
+      const source = kyverno(patch);
+      const map = toMap(source);
+      for (const object of READABLE) {
+        const image = String(((object.spec as JsonObject).containers as JsonObject[])[0]!.image);
+        if (patch.includes("'v-") ? false : /["\\]/.test(image)) continue;
+        if (patch.includes("'v-") && image.includes("'")) continue;
+        expect(outcome(map, object), JSON.stringify(object)).toEqual(outcome(source, object));
+      }
+    });
+  }
+
+  it('a value is written as a string whatever it looks like', () => {
+    const map = toMap(kyverno(PATCHES[1]![1]));
+    for (const image of ['123', 'true', 'null', '{x}', 'a: b']) {
+      expect(((outcome(map, pod(image)) as JsonObject).metadata as JsonObject).labels).toEqual({ app: 'web', image });
+    }
+  });
+
+  it('fails where the substituted text would close or escape the quoted scalar', () => {
+    const double = toMap(kyverno(PATCHES[1]![1]));
+    expect(outcome(double, pod('a"b'))).toEqual({ denied: true });
+    expect(outcome(double, pod('a\\nb'))).toEqual({ denied: true });
+    expect(outcome(double, pod('a\nb'))).toEqual({ denied: true });
+    const single = toMap(kyverno(PATCHES[3]![1]));
+    expect(outcome(single, pod('x', { app: "it's" }))).toEqual({ denied: true });
+    expect(((outcome(single, pod('x', { app: 'a"b\\c' })) as JsonObject).metadata as JsonObject).labels).toEqual({ app: 'a"b\\c', copy: 'v-a"b\\c' });
+  });
+
+  it('keeps refusing a hole alone in a plain scalar that may be a string (YAML would resolve its text)', () => {
+    expect(
+      refusal(
+        kyverno(`- op: add
+  path: /metadata/labels/image
+  value: {{ request.object.spec.containers[0].image }}`),
+      ),
+    ).toMatch(/may be a string/);
+  });
+
+  it('refuses a hole in a block scalar (its text sets the indentation)', () => {
+    expect(
+      refusal(
+        kyverno(`- op: add
+  path: /metadata/annotations/note
+  value: |
+    {{ request.object.spec.containers[0].image }}`),
+      ),
+    ).toMatch(/block scalar/);
+  });
+});
