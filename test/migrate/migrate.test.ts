@@ -54,7 +54,7 @@ describe('transmute migrate on a library', () => {
     expect(policy(report, 'pull-policy')).toMatchObject({ status: 'proven', migrated: { name: 'assign-pull-policy' } });
     // The mutators of one file are one fix-point: one policy, proven together.
     for (const name of ['owner-label', 'tier-annotation']) {
-      expect(policy(report, name)).toMatchObject({ status: 'proven', migrated: { name: 'gatekeeper-mutators', group: ['AssignMetadata/owner-label', 'AssignMetadata/tier-annotation'] } });
+      expect(policy(report, name)).toMatchObject({ status: 'proven', migrated: { name: 'owner-label-and-1-more', group: ['AssignMetadata/owner-label', 'AssignMetadata/tier-annotation'] } });
     }
     // A mutate-existing rule becomes a MutatingPolicy with evaluation.mutateExisting; no suite row tests it.
     const refresh = policy(report, 'refresh-secrets');
@@ -101,7 +101,7 @@ describe('transmute migrate on a library', () => {
     expect(suite.results[2]).toEqual({ kind: 'ConfigMap', policy: 'add-team-label', resources: ['plain'], result: 'fail', rule: 'require-owner' });
     const gk = parse(readFileSync(join(out, 'gatekeeper/kyverno-test.yaml'), 'utf8'));
     expect(gk.results.map((r: { policy: string; rule?: string }) => [r.policy, r.rule])).toEqual([
-      ['gatekeeper-mutators', undefined],
+      ['owner-label-and-1-more', undefined],
       ['assign-pull-policy', undefined],
     ]);
     // The marker is the JSON report.

@@ -241,7 +241,9 @@ export function guardCond(g: Guard, scope: MapScope): Cond | undefined {
 
 /** The `mutate` block of a rule that always fails (see the header). */
 export function failingMutate(why: string): JsonObject {
-  return { patchesJson6902: jsonPatchText([{ op: 'test', path: '', value: { kind: 'literal', json: `${why} here, which its failurePolicy Fail turns into a denial` } }]) };
+  // Every object has metadata, and it is never a string: the test always fails. (Not the root path "",
+  // which Kyverno's webhook refuses: a JSON patch path must begin with a slash.)
+  return { patchesJson6902: jsonPatchText([{ op: 'test', path: '/metadata', value: { kind: 'literal', json: `${why} here, which its failurePolicy Fail turns into a denial` } }]) };
 }
 
 /**

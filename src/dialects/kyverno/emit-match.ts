@@ -44,7 +44,7 @@ function selectorJson(s: LabelSelector): JsonObject {
 const SA_PREFIX = 'system:serviceaccount:';
 
 /** One Kyverno resource filter, or why not. */
-function filterJson(c: MatchClause, gatekeeper: boolean): JsonObject | string {
+function filterJson(c: MatchClause, gatekeeper: boolean, role: 'match' | 'exclude' = 'match'): JsonObject | string {
   if (c.scope && c.scope !== '*') return `a match on the object's scope (${c.scope})`;
   if (c.resources?.length) return 'a match on resource rules (groups/versions/resources)';
   if (c.excludedNamespaces?.length) return 'excludedNamespaces inside one of several alternatives';
@@ -61,7 +61,10 @@ function filterJson(c: MatchClause, gatekeeper: boolean): JsonObject | string {
   if (c.labelSelector) resources.selector = selectorJson(c.labelSelector);
   if (c.namespaceSelector) resources.namespaceSelector = selectorJson(c.namespaceSelector);
   const out: JsonObject = {};
-  if (Object.keys(resources).length > 0 || !c.userInfo) out.resources = Object.keys(resources).length > 0 ? resources : { kinds: ['*'] };
+  // Kyverno's webhook requires kinds in every match resource block (`*` is its form for every kind); an
+  // exclusion without kinds is admitted and excludes any kind.
+  if (Object.keys(resources).length === 0 && !c.userInfo) out.resources = { kinds: ['*'] };
+  else if (Object.keys(resources).length > 0) out.resources = resources.kinds || role === 'exclude' ? resources : { kinds: ['*'], ...resources };
   const u = c.userInfo;
   if (u) {
     if (u.roles?.length) out.roles = [...u.roles];
@@ -292,7 +295,7 @@ export function emitMatch(specsIn: readonly MatchSpec[]): EmittedMatch | string 
     }
     if (spec.exclude) {
       for (const c of spec.exclude.any ?? []) {
-        const f = filterJson(c, gatekeeper);
+        const f = filterJson(c, gatekeeper, 'exclude');
         if (typeof f === 'string') return `an exclusion with ${f}`;
         excludes.push(f);
       }
@@ -300,7 +303,7 @@ export function emitMatch(specsIn: readonly MatchSpec[]): EmittedMatch | string 
         if (excludeAll) return 'two exclusions that each need every clause';
         excludeAll = [];
         for (const c of spec.exclude.all) {
-          const f = filterJson(c, gatekeeper);
+          const f = filterJson(c, gatekeeper, 'exclude');
           if (typeof f === 'string') return `an exclusion with ${f}`;
           excludeAll.push(f);
         }

@@ -291,10 +291,11 @@ export function emitPathOp(op: PathOp, computed?: ComputedValue): EmittedRule[] 
     if (terminalList) {
       // setListElementToValue: the first element with the key is replaced whole.
       const list = shape.lists[k - 1]!;
-      const before = `(${w.listExpr[k - 1]!})[:${indexVar(k - 1)}]`;
+      // No earlier element has the key. The index is compared inside a JSON literal, not sliced with
+      // (`[:{{elementIndex}}]`): Kyverno's webhook dry-runs variables as null, and `[:null]` does not parse.
+      const earlier = `items(${w.listExpr[k - 1]!}, 'index', 'value')[?index < \`${indexVar(k - 1)}\` && value.${jmesField(list.key)} == ${jmesLiteral(list.value!)}]`;
       steps.push({
-        // A pipe, not `[:n][?…]`: after a slice a filter would project over the elements.
-        conds: [`length(${before} | [?${jmesField(list.key)} == ${jmesLiteral(list.value!)}]) == \`0\``],
+        conds: [`length(${earlier}) == \`0\``],
         patch: [{ op: 'replace', path: w.listPointer[k - 1]! + `/${indexVar(k - 1)}`, value: plan.blind! }],
       });
     } else {

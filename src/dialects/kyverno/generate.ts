@@ -51,10 +51,8 @@ import { cannot, isRefusal, notYet, type Refusal } from '../generate-report.js';
 import { celEnvOf, MPOL_ENV } from '../../lowering/cel-kyverno/env.js';
 import { compileCelText, isTerm } from '../../lowering/cel-kyverno/compile.js';
 import { jmesLiteral } from './emit-text.js';
+import { clip, MAX_NAME, mutatorGroupName, slug, withSuffix } from '../naming.js';
 
-const MAX_NAME = 63;
-/** The name of the one ClusterPolicy a set of Gatekeeper mutators becomes. */
-export const FIXPOINT_POLICY_NAME = 'gatekeeper-mutators';
 
 /** Kyverno's report: `unsupported` is a construct not translated yet, unless its site says the target cannot. */
 class Reporter extends GenerationReport {
@@ -72,18 +70,8 @@ class Reporter extends GenerationReport {
   }
 }
 
-function slug(s: string): string {
-  return (
-    s
-      .toLowerCase()
-      .replace(/[^a-z0-9-]+/g, '-')
-      .replace(/^-+|-+$/g, '')
-      .replace(/-{2,}/g, '-') || 'rule'
-  );
-}
-
 function ruleName(base: string, suffix: string): string {
-  return `${base.slice(0, MAX_NAME - suffix.length).replace(/-+$/, '')}${suffix}`;
+  return withSuffix(base, suffix);
 }
 
 function isEmptyMatch(m: MatchSpec): boolean {
@@ -796,6 +784,10 @@ function policyDocument(name: string, rules: JsonObject[], p: Policy | undefined
   const spec: JsonObject = {};
   if (p?.semantics.failurePolicy === 'ignore') spec.failurePolicy = 'Ignore';
   if (p?.semantics.applyRules === 'one') spec.applyRules = 'One';
+  // What transmute writes mutates at admission only (mutate-existing rules become MutatingPolicies), and
+  // background mode changes nothing for such rules; but in background mode Kyverno's webhook refuses the
+  // wildcard kind and user variables (validate.go validateWildcard, background.go containsUserVariables).
+  spec.background = false;
   spec.rules = rules;
   const metadata: JsonObject = namespace === undefined ? { name } : { name, namespace };
   // Every rule the IR runs is written out (autogen rules included), so Kyverno must not add controller rules.
@@ -806,10 +798,10 @@ function policyDocument(name: string, rules: JsonObject[], p: Policy | undefined
 /** The Kyverno name of an IR policy: a MAP invocation `policy/binding` keeps its policy's name when unique. */
 function policyName(p: Policy, unique: (name: string) => boolean): string {
   if (p.origin.dialect === 'map') {
-    const own = slug(p.id.split('/')[0]!).slice(0, MAX_NAME);
+    const own = clip(slug(p.id.split('/')[0]!));
     if (unique(own)) return own;
   }
-  return slug(p.id).slice(0, MAX_NAME);
+  return clip(slug(p.id));
 }
 
 /** Claims a policy name, numbered when taken (two ids can share their first 63 characters). */
@@ -868,7 +860,7 @@ function sequentialPolicy(pIn: Policy, report: Reporter, unique: (name: string) 
   const ns = nmpol ?? namespacedPolicy(p);
   // A namespaced Kyverno Policy holds its rules' match; a NamespacedMutatingPolicy's rules carry the policy's.
   const policyMatch = nmpol !== undefined || !ns;
-  const name = variantOf ?? (ns ? slug(ns.name).slice(0, MAX_NAME) : claimName(policyName(p, unique), taken));
+  const name = variantOf ?? (ns ? clip(slug(ns.name)) : claimName(policyName(p, unique), taken));
   const config = autogenConfig(p);
   const ruleBase = config === undefined ? name : ruleName(`autogen-${config === 'cronjobs' ? 'cronjob-' : ''}${name}`, '');
   const emitted = (rules: JsonObject[]): Emitted => ({ name, ...(ns ? { namespace: ns.namespace } : {}), rules, policy: p, ...(scope ? { scope } : {}) });
@@ -890,7 +882,7 @@ function sequentialPolicy(pIn: Policy, report: Reporter, unique: (name: string) 
   const fromCel = celEnvOf(p.origin.dialect) !== undefined;
   p.rules.forEach((rule, i) => {
     // A MAP mutation (a MutatingPolicy's mutations) has no name of its own: the rules take the policy's, numbered when there are several.
-    let base = fromCel ? (p.rules.length > 1 ? ruleName(ruleBase, `-${i + 1}`) : ruleBase) : rule.name !== '' ? rule.name.slice(0, MAX_NAME) : `rule-${rules.length + 1}`;
+    let base = fromCel ? (p.rules.length > 1 ? ruleName(ruleBase, `-${i + 1}`) : ruleBase) : rule.name !== '' ? clip(rule.name) : `rule-${rules.length + 1}`;
     if (seen.has(base)) base = ruleName(base, `-${rules.length + 1}`);
     seen.add(base);
     rules.push(...emitRuleInSomeOrder(p, rule, base, policyMatch, report, carried, written, scope));
@@ -914,12 +906,12 @@ function fixpointPolicy(group: readonly Policy[], report: Reporter): JsonObject 
       report.unsupported('a condition on a Gatekeeper mutator', applies.carried[0]!.origin);
       continue;
     }
-    let base = slug(p.id).slice(0, MAX_NAME - 4);
+    let base = clip(slug(p.id, 'rule'), MAX_NAME - 4);
     while (seen.has(base)) base = `${base}-x`;
     seen.add(base);
-    for (const rule of p.rules) rules.push(...emitRule(p, rule, p.rules.length > 1 ? slug(`${base}-${rule.name}`) : base, true, report, [], new Map()));
+    for (const rule of p.rules) rules.push(...emitRule(p, rule, p.rules.length > 1 ? clip(slug(`${base}-${rule.name}`)) : base, true, report, [], new Map()));
   }
-  return policyDocument(FIXPOINT_POLICY_NAME, rules, undefined);
+  return policyDocument(mutatorGroupName(group.map((p) => p.id)), rules, undefined);
 }
 
 /**

@@ -34,8 +34,8 @@ import { forEachOps } from './emit-foreach.js';
 import { schemaProblem } from './emit-schema.js';
 import { emitGuard } from './emit-value.js';
 import { hoistRuleMatch, ruleKinds, stripOrigin } from './hoist-match.js';
+import { clip, mutatorGroupName, withSuffix } from '../naming.js';
 
-const MAX_NAME = 63;
 
 export interface Named {
   name: string;
@@ -73,15 +73,16 @@ function refused(r: Refusal | string, origin: Origin | undefined): Refused {
   return typeof r === 'string' ? { why: r, class: 'yet', origin } : { ...r, origin };
 }
 
+/** A MAP name from any text: DNS-1123, with dots kept (a MAP name is a subdomain). */
 export function slug(s: string): string {
   return (
-    s
-      .toLowerCase()
-      .replace(/[^a-z0-9.-]+/g, '-')
-      .replace(/^[-.]+|[-.]+$/g, '')
-      .replace(/-{2,}/g, '-')
-      .slice(0, MAX_NAME)
-      .replace(/[-.]+$/, '') || 'policy'
+    clip(
+      s
+        .toLowerCase()
+        .replace(/[^a-z0-9.-]+/g, '-')
+        .replace(/-{2,}/g, '-')
+        .replace(/^[-.]+|[-.]+$/g, ''),
+    ) || 'policy'
   );
 }
 
@@ -255,7 +256,7 @@ function checkCel(name: string, body: Body, conditions: readonly Named[], origin
 function nameOf(p: Policy, used: Set<string>): string {
   const fromMap = p.origin.dialect === 'map' ? p.id.split('/')[0]! : p.id;
   let name = slug(fromMap);
-  for (let n = 2; used.has(name); n++) name = slug(`${fromMap}-${n}`);
+  for (let n = 2; used.has(name); n++) name = withSuffix(slug(fromMap), `-${n}`);
   used.add(name);
   return name;
 }
@@ -358,7 +359,7 @@ function emitGroup(original: readonly Policy[], target: CelTarget, report: Gener
     seenNames.set(c.name, n);
     if (n > 1) c.name = `${c.name}-${n}`;
   }
-  const name = group.length > 1 ? nameOf({ ...head, id: 'gatekeeper-mutators' }, used) : nameOf(head, used);
+  const name = group.length > 1 ? nameOf({ ...head, id: mutatorGroupName(group.map((g) => g.id)) }, used) : nameOf(head, used);
   // kube-apiserver and Kyverno compile with HomogeneousAggregateLiterals: mixed literal members get dyn().
   for (const m of body.mutations) m.expression = homogenize(m.expression);
   for (const v of body.variables) v.expression = homogenize(v.expression);
