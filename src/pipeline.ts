@@ -14,6 +14,9 @@ import { optimize } from './optimizer/index.js';
 import { translateMutateExistingRules } from './dialects/kyverno-mpol/generate-existing.js';
 import { withoutRewritten } from './dialects/kyverno-mpol/existing-passthrough.js';
 import { toYamlDocuments } from './io/yaml-dump.js';
+import { admitDocs, type AdmitOptions } from './validate/admit.js';
+import { refusedGenerated } from './validate/generated.js';
+import { loadYamlText } from './io/yaml-load.js';
 
 export interface Loaded {
   docs: SourceDoc[];
@@ -35,8 +38,11 @@ function describeKind(doc: SourceDoc): string {
   return `${apiVersion}, Kind=${kind}`;
 }
 
-/** Parses policy documents with the dialects that recognize them; policies keep document order. */
-export function parsePolicyDocs(docs: readonly SourceDoc[]): { policies: Policy[]; diagnostics: Diagnostic[] } {
+/**
+ * Parses policy documents with the dialects that recognize them; policies keep document order. Each document
+ * is first admitted as a cluster would admit it (`validate`, strict by default).
+ */
+export function parsePolicyDocs(docs: readonly SourceDoc[], opts: AdmitOptions = {}): { policies: Policy[]; diagnostics: Diagnostic[] } {
   const diagnostics: Diagnostic[] = [];
   const byDialect = new Map<string, SourceDoc[]>();
   const order = new Map<SourceDoc, number>();
@@ -59,17 +65,21 @@ export function parsePolicyDocs(docs: readonly SourceDoc[]): { policies: Policy[
   // the document order decides, by each dialect's first document.
   const policies: Policy[] = [];
   for (const [name, group] of byDialect) {
-    const r = dialectByName(name)!.parse(group, { siblings: docs });
+    const dialect = dialectByName(name)!;
+    const { admitted, diagnostics: refusals } = admitDocs(dialect, group, opts);
+    diagnostics.push(...refusals);
+    if (admitted.length === 0) continue;
+    const r = dialect.parse(admitted, { siblings: docs });
     diagnostics.push(...r.diagnostics);
     policies.push(...r.policies);
   }
   return { policies, diagnostics };
 }
 
-export function loadPolicies(paths: string[], stdin?: () => string): { policies: Policy[]; diagnostics: Diagnostic[]; sources?: SourceRegistry; docs?: SourceDoc[] } {
+export function loadPolicies(paths: string[], stdin?: () => string, opts: AdmitOptions = {}): { policies: Policy[]; diagnostics: Diagnostic[]; sources?: SourceRegistry; docs?: SourceDoc[] } {
   const loaded = readInputs(paths, stdin);
   if (!loaded.docs) return { policies: [], diagnostics: loaded.diagnostics };
-  const parsed = parsePolicyDocs(loaded.docs);
+  const parsed = parsePolicyDocs(loaded.docs, opts);
   return { policies: parsed.policies, diagnostics: [...loaded.diagnostics, ...parsed.diagnostics], sources: loaded.sources, docs: loaded.docs };
 }
 
@@ -97,12 +107,25 @@ export function translate(policies: readonly Policy[], to: string, unsupported: 
 export function translateDocuments(docs: readonly SourceDoc[], policies: readonly Policy[], to: string, unsupported: 'ignore' | 'warn' | 'error' = 'error', apiVersion?: string): GenerateResult {
   const admission = translate(policies, to, unsupported, apiVersion);
   const existing = translateMutateExistingRules(docs, to, { unsupported, ...(apiVersion ? { apiVersion } : {}) });
-  if (existing.rules === 0) return admission;
+  if (existing.rules === 0) return admitted(admission, to);
   // A MutatingPolicy that mutates existing resources is written whole; its admission part is not repeated.
   const documents = [...withoutRewritten(admission.documents, existing.documents), ...existing.documents];
   // The admission part's "nothing to write" no longer holds when the mutate-existing rules wrote something.
   const diagnostics = [...admission.diagnostics.filter((d) => !(d.code === 'TM4005' && existing.documents.length > 0 && d.severity !== 'error')), ...existing.diagnostics];
-  return { documents, text: documents.length > 0 ? toYamlDocuments(documents as JsonObject[]) : '', diagnostics };
+  return admitted({ documents, text: documents.length > 0 ? toYamlDocuments(documents as JsonObject[]) : '', diagnostics }, to);
+}
+
+/**
+ * A translation checked as the cluster would admit it before anything is written: a generated document the
+ * cluster would refuse is a generator bug (TM4006), and then nothing is output.
+ */
+export function admitted(result: GenerateResult, to: string): GenerateResult {
+  const target = dialectByName(to);
+  if (!target || result.text === '') return result;
+  const loaded = loadYamlText(`<generated ${to}>`, result.text);
+  const refused = loaded.ok ? refusedGenerated(target, loaded.value) : loaded.diagnostics.filter((d) => d.severity === 'error');
+  if (refused.length === 0) return result;
+  return { documents: [], text: '', diagnostics: [...result.diagnostics, ...refused] };
 }
 
 export { hasErrors };

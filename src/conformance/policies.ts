@@ -16,6 +16,8 @@ import { loadYamlText } from '../io/yaml-load.js';
 import { MAP_CANNOT_MUTATE_EXISTING, translateMutateExistingRules } from '../dialects/kyverno-mpol/generate-existing.js';
 import { withoutRewritten } from '../dialects/kyverno-mpol/existing-passthrough.js';
 import { toYamlDocuments } from '../io/yaml-dump.js';
+import { admitDocs, type AdmitOptions } from '../validate/admit.js';
+import { refusedGenerated } from '../validate/generated.js';
 
 /**
  * Parse options with the case data a dialect may need and the request cannot carry (Gatekeeper `flags`,
@@ -40,6 +42,19 @@ export interface PolicyInput {
   policyDocs: readonly SourceDoc[];
   siblingDocs: readonly SourceDoc[];
   hints?: JsonObject;
+  /** How the case's upstream harness admitted its policies (engine checks only for unit-test harnesses). */
+  admission?: AdmitOptions;
+}
+
+/**
+ * How a case's upstream harness admitted its policies. Kyverno's engine unit tests hand a patch or a rule to
+ * the engine directly (no admission at all); Gatekeeper's Go tests hand mutators to Gatekeeper's own
+ * validation, never through an API server (only bats-e2e runs a cluster). Everything else was admitted whole.
+ */
+export function harnessAdmission(c: { format: string; source: string }): AdmitOptions | undefined {
+  if (c.format === 'kyverno-unit') return { mode: 'ignore' };
+  if (c.format === 'gatekeeper' && c.source !== 'bats-e2e') return { stages: 'engine' };
+  return undefined;
 }
 
 /** The dialects a run needs, checked before any case-specific work. */
@@ -53,7 +68,7 @@ export function preparePolicies(input: PolicyInput, via?: string): Prepared {
   const missing = missingDialect(input.dialect, via);
   if (missing) return { kind: 'stop', result: missing };
   const source = dialectByName(input.dialect)!;
-  const parsed = parseWith(source.name, input.policyDocs, input.siblingDocs, input.hints);
+  const parsed = parseWith(source.name, input.policyDocs, input.siblingDocs, input.hints, input.admission);
   if (parsed.kind !== 'ready' || via === undefined) return parsed;
 
   const target = dialectByName(via)!;
@@ -78,6 +93,9 @@ export function preparePolicies(input: PolicyInput, via?: string): Prepared {
     if (parsed.policies.length === 0 || saidWhy) return { kind: 'ready', policies: [], diagnostics: generated.diagnostics, docs: [] };
     return stop('failed', `translation to ${via} produced no ${via} policy document`);
   }
+  // The cluster must admit what transmute writes: a refusal is a generator bug, so the case fails.
+  const refused = refusedGenerated(target, docs.value);
+  if (refused.length > 0) return stop('failed', `generated ${via} would not be admitted: ${firstError(refused)}`);
   const reparsed = parseWith(via, docs.value, input.siblingDocs, input.hints);
   if (reparsed.kind === 'rejected') return stop('failed', `generated ${via} does not parse: ${firstError(reparsed.diagnostics)}`);
   return reparsed.kind === 'ready' ? { ...reparsed, docs: docs.value } : reparsed;
@@ -108,7 +126,7 @@ export function translateMutateExisting(docs: readonly SourceDoc[], id: string):
   return { kind: 'ready', docs: loaded.value };
 }
 
-function parseWith(name: string, policyDocs: readonly SourceDoc[], siblingDocs: readonly SourceDoc[], hints: JsonObject | undefined): Prepared {
+function parseWith(name: string, policyDocs: readonly SourceDoc[], siblingDocs: readonly SourceDoc[], hints: JsonObject | undefined, admission?: AdmitOptions): Prepared {
   const dialect = dialectByName(name)!;
   const recognized = policyDocs.filter((d) => dialect.recognizes(d));
   if (recognized.length === 0) {
@@ -117,9 +135,11 @@ function parseWith(name: string, policyDocs: readonly SourceDoc[], siblingDocs: 
   }
   const siblings = [...policyDocs.filter((d) => !dialect.recognizes(d)), ...siblingDocs];
   const opts: ConformanceParseOptions = { siblings, ...(hints ? { conformance: hints } : {}) };
-  const result = dialect.parse(recognized, opts);
-  if (hasErrors(result.diagnostics)) return { kind: 'rejected', diagnostics: result.diagnostics };
-  return { kind: 'ready', policies: result.policies, diagnostics: result.diagnostics };
+  const { admitted, diagnostics: refusals } = admitDocs(dialect, recognized, admission ?? {});
+  if (hasErrors(refusals)) return { kind: 'rejected', diagnostics: refusals };
+  const result = dialect.parse(admitted, opts);
+  if (hasErrors(result.diagnostics)) return { kind: 'rejected', diagnostics: [...refusals, ...result.diagnostics] };
+  return { kind: 'ready', policies: result.policies, diagnostics: [...refusals, ...result.diagnostics] };
 }
 
 export function firstError(diagnostics: readonly Diagnostic[]): string {

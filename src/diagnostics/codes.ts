@@ -28,6 +28,8 @@ export const CODES = {
   TM2005: { severity: 'error', title: 'missing required field' },
   TM2006: { severity: 'error', title: 'IR text: syntax error' },
   TM2007: { severity: 'warning', title: 'unknown field ignored' },
+  TM2008: { severity: 'error', title: 'strict decoding error' },
+  TM2009: { severity: 'error', title: 'schema validation' },
 
   // 3xxx evaluation
   TM3001: { severity: 'error', title: 'path shape mismatch' },
@@ -47,6 +49,7 @@ export const CODES = {
   TM4003: { severity: 'warning', title: 'lossy: semantics' },
   TM4004: { severity: 'error', title: 'no such dialect' },
   TM4005: { severity: 'error', title: 'nothing translated' },
+  TM4006: { severity: 'error', title: 'generated document not admissible' },
 
   // 5xxx CEL
   TM5001: { severity: 'error', title: 'CEL syntax error' },

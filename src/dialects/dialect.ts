@@ -37,6 +37,11 @@ export interface Dialect {
   capabilities: Capabilities;
   /** True when the document is one this dialect reads (by apiVersion and kind). */
   recognizes(doc: SourceDoc): boolean;
+  /**
+   * The engine's own admission checks of one document (its webhook's policy validation), run after the API
+   * server's structural checks have passed; absent when the engine adds none.
+   */
+  validate?(doc: SourceDoc): Diagnostic[];
   /** Parses every recognized document of one input together (a MAP policy needs its bindings). */
   parse(docs: readonly SourceDoc[], opts?: ParseOptions): ParseResult;
   /** IR-to-IR rewrites run before `generate`. */

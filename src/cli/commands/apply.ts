@@ -16,6 +16,7 @@ import { parsePolicyDocs, readInputs } from '../../pipeline.js';
 import { many, parse } from '../args.js';
 import { EXIT, type CliIO } from '../io.js';
 import { diagnosticsFormat, reportDiagnostics } from '../report.js';
+import { VALIDATE_HELP, validateMode } from '../validate-flag.js';
 
 export const APPLY_HELP = `Usage: transmute apply -p POLICY... -r RESOURCE... [options]
 
@@ -45,6 +46,7 @@ Options:
       --unknown-schema MODE  what a MutatingAdmissionPolicy mutation of a kind that is neither built in nor
                              given with --crd/--schema does: error (default; kube-apiserver's "Resource kind
                              ... not found") | deduced (maps granular, lists atomic)
+${VALIDATE_HELP}
       --diagnostics FORMAT   text (default) | json
   -h, --help                 show this help
 
@@ -67,6 +69,7 @@ interface ApplyFlags {
   crd?: string[];
   schema?: string[];
   'unknown-schema'?: string;
+  validate?: string;
   diagnostics?: string;
   help?: boolean;
 }
@@ -138,6 +141,7 @@ export async function runApply(argv: string[], io: CliIO): Promise<number> {
     crd: { type: 'string', multiple: true },
     schema: { type: 'string', multiple: true },
     'unknown-schema': { type: 'string' },
+    validate: { type: 'string' },
     diagnostics: { type: 'string' },
     help: { type: 'boolean', short: 'h' },
   });
@@ -165,10 +169,13 @@ export async function runApply(argv: string[], io: CliIO): Promise<number> {
   const unknownKinds = f['unknown-schema'] ?? 'error';
   if (unknownKinds !== 'error' && unknownKinds !== 'deduced') return usage(`--unknown-schema must be error or deduced, not "${unknownKinds}"`);
 
+  const mode = validateMode(f.validate);
+  if (typeof mode !== 'string') return usage(mode.error);
+
   const diags: Diagnostic[] = [];
   const policyInputs = readInputs(many(f.policy), io.stdin);
   const policyDocs = policyInputs.docs ?? [];
-  const loaded = { ...parsePolicyDocs(policyDocs), sources: policyInputs.sources };
+  const loaded = { ...parsePolicyDocs(policyDocs, { mode }), sources: policyInputs.sources };
   diags.push(...policyInputs.diagnostics, ...loaded.diagnostics);
   const targetInputs = many(f['target-resource']).length > 0 ? readInputs(many(f['target-resource']), io.stdin) : undefined;
   diags.push(...(targetInputs?.diagnostics ?? []));

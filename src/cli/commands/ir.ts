@@ -5,6 +5,7 @@ import { hasErrors, loadPolicies } from '../../pipeline.js';
 import { many, parse } from '../args.js';
 import { EXIT, type CliIO } from '../io.js';
 import { diagnosticsFormat, reportDiagnostics } from '../report.js';
+import { VALIDATE_HELP, validateMode } from '../validate-flag.js';
 
 export const IR_HELP = `Usage: transmute ir -p POLICY... [options]
 
@@ -14,6 +15,7 @@ Options:
   -p, --policy PATH          policy file, directory or -; repeatable
       --no-optimize          print the IR as parsed, before the optimizer
       --origins              end each line with the @line:col of the construct it came from
+${VALIDATE_HELP}
       --diagnostics FORMAT   text (default) | json
   -h, --help                 show this help
 `;
@@ -22,6 +24,7 @@ interface Flags {
   policy?: string[];
   'no-optimize'?: boolean;
   origins?: boolean;
+  validate?: string;
   diagnostics?: string;
   help?: boolean;
 }
@@ -31,6 +34,7 @@ export async function runIr(argv: string[], io: CliIO): Promise<number> {
     policy: { type: 'string', short: 'p', multiple: true },
     'no-optimize': { type: 'boolean' },
     origins: { type: 'boolean' },
+    validate: { type: 'string' },
     diagnostics: { type: 'string' },
     help: { type: 'boolean', short: 'h' },
   });
@@ -48,7 +52,12 @@ export async function runIr(argv: string[], io: CliIO): Promise<number> {
     reportDiagnostics(io, [diagnostic('TM7001', { phase: 'cli', message: 'at least one policy is required (-p POLICY)' })], format);
     return EXIT.badInput;
   }
-  const loaded = loadPolicies(many(f.policy), io.stdin);
+  const mode = validateMode(f.validate);
+  if (typeof mode !== 'string') {
+    reportDiagnostics(io, [diagnostic('TM7001', { phase: 'cli', message: mode.error })], format);
+    return EXIT.badInput;
+  }
+  const loaded = loadPolicies(many(f.policy), io.stdin, { mode });
   reportDiagnostics(io, loaded.diagnostics, format, loaded.sources);
   if (hasErrors(loaded.diagnostics)) return EXIT.badInput;
   const policies = f['no-optimize'] ? loaded.policies : optimize(loaded.policies);

@@ -11,8 +11,10 @@ import { runCaseDir } from '../../golden/run.js';
 import { parse } from '../args.js';
 import { EXIT, type CliIO } from '../io.js';
 import { reportDiagnostics } from '../report.js';
+import { validateMode } from '../validate-flag.js';
+import type { ValidateMode } from '../../validate/admit.js';
 
-export const TEST_HELP = `Usage: transmute test PATH... [--json] [--update]
+export const TEST_HELP = `Usage: transmute test PATH... [--json] [--update] [--validate MODE]
 
 Runs golden cases, Kyverno test suites and kaptest manifests.
 
@@ -52,6 +54,9 @@ Options:
                    "status","reason"}]} instead of rows ("file" is the test file as reached from PATH;
                    golden cases are rows with empty policy, rule and resource)
       --update     rewrite golden ir.txt, emit/*, diagnostics and expected results (review the diff!)
+      --validate MODE
+                   for Kyverno tests: strict (default) runs no policy a cluster would refuse (its results fail
+                   with the reason); warn runs it anyway; ignore skips the admission checks
   -h, --help       show this help
 
 Exit codes: 0 all passed, 1 a case or result failed, 2 bad usage.
@@ -66,9 +71,9 @@ interface Counts {
 }
 
 export async function runTest(argv: string[], io: CliIO): Promise<number> {
-  const args = parse<{ update?: boolean; json?: boolean; help?: boolean }>(
+  const args = parse<{ update?: boolean; json?: boolean; validate?: string; help?: boolean }>(
     argv,
-    { update: { type: 'boolean' }, json: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } },
+    { update: { type: 'boolean' }, json: { type: 'boolean' }, validate: { type: 'string' }, help: { type: 'boolean', short: 'h' } },
     true,
   );
   if (!args.ok) {
@@ -81,6 +86,11 @@ export async function runTest(argv: string[], io: CliIO): Promise<number> {
   }
   if (args.positionals.length === 0) {
     reportDiagnostics(io, [diagnostic('TM7001', { phase: 'cli', message: 'give at least one golden case folder, kyverno-test.yaml or kaptest manifest path' })], 'text');
+    return EXIT.badInput;
+  }
+  const mode = validateMode(args.values.validate);
+  if (typeof mode !== 'string') {
+    reportDiagnostics(io, [diagnostic('TM7001', { phase: 'cli', message: mode.error })], 'text');
     return EXIT.badInput;
   }
   const json = Boolean(args.values.json);
@@ -109,7 +119,7 @@ export async function runTest(argv: string[], io: CliIO): Promise<number> {
     }
     // A golden case folder holds no Kyverno tests; anywhere else, every kyverno-test.yaml below PATH runs.
     if (golden?.isCase) continue;
-    for (const file of findTestFiles(p)) runSuite(file, counts, rows, out);
+    for (const file of findTestFiles(p)) runSuite(file, counts, rows, out, mode);
     for (const file of findKaptestFiles(p)) runKaptestFile(file, counts, rows, out);
   }
   if (json) {
@@ -173,10 +183,10 @@ function suiteException(file: string, r: SuiteRow, exceptions: readonly GoldenEx
   return exceptions.find((e) => e.case === basename(dirname(file)) && e.check === check);
 }
 
-function runSuite(file: string, counts: Counts, rows: SuiteRow[], out: (t: string) => void): void {
+function runSuite(file: string, counts: Counts, rows: SuiteRow[], out: (t: string) => void, mode: ValidateMode): void {
   const suite = loadTestSuite(file, file);
   const suiteRows: SuiteRow[] = suite.ok
-    ? runTestSuite(suite.value)
+    ? runTestSuite(suite.value, mode)
     : [{ file, policy: '', rule: '', resource: '', status: 'failed', reason: suite.diagnostics.map((d) => renderDiagnosticLine(d)).join('; ') }];
   const exceptions = projectExceptions();
   for (const r of suiteRows) {

@@ -1,10 +1,13 @@
 import { diagnostic } from '../../diagnostics/diagnostic.js';
 import { dialectByName, dialects } from '../../dialects/registry.js';
 import { writeFileAtomic } from '../../io/write.js';
-import { hasErrors, loadPolicies, translateDocuments } from '../../pipeline.js';
+import { admitted, hasErrors, loadPolicies, translateDocuments } from '../../pipeline.js';
 import { many, parse } from '../args.js';
 import { EXIT, type CliIO } from '../io.js';
 import { diagnosticsFormat, reportDiagnostics } from '../report.js';
+import { VALIDATE_HELP, validateMode } from '../validate-flag.js';
+import { DNS1123_SUBDOMAIN } from '../../k8s/names.js';
+import { renamePolicy } from '../../dialects/rename.js';
 
 function apiVersionsHelp(): string {
   return dialects()
@@ -32,8 +35,14 @@ Options:
                              warn: emit every rule that can be translated, report each one left out;
                              ignore: the same without the reports. An output that refusals left empty is
                              an error (TM4005); one the policies leave empty is a warning.
+      --name NAME            the name of the translated policy (when one policy is emitted); by default a
+                             policy is named after its source policy or mutator
+${VALIDATE_HELP}
       --diagnostics FORMAT   text (default) | json
   -h, --help                 show this help
+
+Every document written is first checked as the cluster would admit it (the same checks as --validate
+strict); one the cluster would refuse is a transmute bug, reported as TM4006 with nothing written.
 
 Exit codes: 0 translated, 1 something could not be translated (under --unsupported error) or nothing could,
 2 bad usage or input.
@@ -46,6 +55,8 @@ interface Flags {
   'api-version'?: string;
   output?: string;
   unsupported?: string;
+  name?: string;
+  validate?: string;
   diagnostics?: string;
   help?: boolean;
 }
@@ -57,6 +68,8 @@ export async function runTranslate(argv: string[], io: CliIO): Promise<number> {
     'api-version': { type: 'string' },
     output: { type: 'string', short: 'o' },
     unsupported: { type: 'string' },
+    name: { type: 'string' },
+    validate: { type: 'string' },
     diagnostics: { type: 'string' },
     help: { type: 'boolean', short: 'h' },
   });
@@ -86,12 +99,22 @@ export async function runTranslate(argv: string[], io: CliIO): Promise<number> {
     if (!target.apiVersions.includes(apiVersion)) return usage(`--api-version: ${target.name} is served at ${target.apiVersions.join(', ')}, not ${JSON.stringify(apiVersion)}`);
   }
 
-  const loaded = loadPolicies(many(f.policy), io.stdin);
+  const mode = validateMode(f.validate);
+  if (typeof mode !== 'string') return usage(mode.error);
+  if (f.name !== undefined && !DNS1123_SUBDOMAIN.test(f.name)) return usage(`--name ${JSON.stringify(f.name)} is not a valid object name (a lowercase RFC 1123 subdomain)`);
+
+  const loaded = loadPolicies(many(f.policy), io.stdin, { mode });
   if (hasErrors(loaded.diagnostics)) {
     reportDiagnostics(io, loaded.diagnostics, format, loaded.sources);
     return EXIT.badInput;
   }
-  const result = translateDocuments(loaded.docs ?? [], loaded.policies, f.to, level, apiVersion);
+  let result = translateDocuments(loaded.docs ?? [], loaded.policies, f.to, level, apiVersion);
+  if (f.name !== undefined && result.documents.length > 0) {
+    const renamed = renamePolicy(result, f.name);
+    if ('error' in renamed) return usage(renamed.error);
+    // A name can break an engine's own limits (Kyverno's 63 characters): the output is admitted again.
+    result = admitted(renamed, f.to);
+  }
   const diags = [...loaded.diagnostics, ...result.diagnostics];
   reportDiagnostics(io, diags, format, loaded.sources);
   if (result.diagnostics.some((d) => d.code === 'TM4004')) return EXIT.badInput;

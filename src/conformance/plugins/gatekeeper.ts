@@ -9,7 +9,7 @@ import { TABLE_CHECKERS } from '../../dialects/gatekeeper/unit-tables.js';
 import { apply, type ApplyEnv, type ExternalData, type TraceEvent } from '../../interpreter/index.js';
 import { isJsonObject, type JsonObject, type JsonValue } from '../../ir/json.js';
 import { compareObjects, describeDifference } from '../compare.js';
-import { firstError, missingDialect, preparePolicies } from '../policies.js';
+import { firstError, harnessAdmission, missingDialect, preparePolicies } from '../policies.js';
 import { registerCaseRunner, registerTableRunner, type RunContext } from '../runners.js';
 import type { AdmissionCase, CaseResult, Expectation } from '../types.js';
 
@@ -101,7 +101,8 @@ export function runGatekeeperCase(c: AdmissionCase, ctx: RunContext): CaseResult
   const missing = missingDialect(c.dialect, ctx.via);
   if (missing) return missing;
   const expect = c.expect;
-  const prepared = preparePolicies({ id: c.id, dialect: c.dialect, policyDocs: c.policyDocs, siblingDocs: c.siblingDocs, hints: c.hints }, ctx.via);
+  const admission = harnessAdmission(c);
+  const prepared = preparePolicies({ id: c.id, dialect: c.dialect, policyDocs: c.policyDocs, siblingDocs: c.siblingDocs, hints: c.hints, ...(admission ? { admission } : {}) }, ctx.via);
   if (prepared.kind === 'stop') return prepared.result;
   if (prepared.kind === 'rejected') {
     if (expect.kind === 'error' && expect.stage !== 'apply') return errorResult(expect, prepared.diagnostics, [], false);

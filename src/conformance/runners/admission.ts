@@ -13,7 +13,7 @@ import type { Policy } from '../../ir/nodes.js';
 import type { SourceDoc } from '../../io/source.js';
 import type { AdmissionRequest } from '../../k8s/request.js';
 import { compareObjects, describeDifference, firstDifference, jsonNormalize, partialDifference } from '../compare.js';
-import { firstError, missingDialect, preparePolicies, type Prepared } from '../policies.js';
+import { firstError, harnessAdmission, missingDialect, preparePolicies, type Prepared } from '../policies.js';
 import type { AdmissionCase, CaseResult, Expectation, RuleExpectation } from '../types.js';
 import type { RunContext } from './context.js';
 
@@ -76,7 +76,8 @@ function invalidForCelTarget(c: AdmissionCase, ctx: RunContext): CaseResult | un
 }
 
 function prepare(c: AdmissionCase, policyDocs: readonly SourceDoc[], ctx: RunContext): Prepared {
-  return preparePolicies({ id: c.id, dialect: c.dialect, policyDocs, siblingDocs: c.siblingDocs, hints: c.hints }, ctx.via);
+  const admission = harnessAdmission(c);
+  return preparePolicies({ id: c.id, dialect: c.dialect, policyDocs, siblingDocs: c.siblingDocs, hints: c.hints, ...(admission ? { admission } : {}) }, ctx.via);
 }
 
 function runSubject(

@@ -33,9 +33,9 @@ import { DIALECT } from './fields.js';
 import type { ApplyToEntry, MatchSource } from './match.js';
 import { compareMutators, MUTATIONS_GROUP } from './mutators.js';
 import { findSchemaConflicts, type SchemaEntry } from './schema-conflicts.js';
+import { clip, DNS1123_SUBDOMAIN, MAX_NAME, slug as slugName } from '../naming.js';
 
 const KINDS: readonly MutatorKind[] = ['Assign', 'AssignImage', 'AssignMetadata', 'ModifySet'];
-const MAX_NAME = 63;
 
 interface Planned {
   mutator: EmittedMutator;
@@ -340,16 +340,12 @@ function gatekeeperName(p: Planned): string | undefined {
   const slash = p.policy.id.indexOf('/');
   if (slash < 0 || p.policy.id.slice(0, slash) !== p.mutator.kind) return undefined;
   const name = p.policy.id.slice(slash + 1);
-  // Any name the parser accepted (core.ValidateName checks only the length).
-  return name !== '' && name.length <= MAX_NAME ? name : undefined;
+  // Gatekeeper's own check is the length (core.ValidateName); the API server also wants a DNS-1123 subdomain.
+  return name !== '' && name.length <= MAX_NAME && DNS1123_SUBDOMAIN.test(name) ? name : undefined;
 }
 
 function slug(s: string): string {
-  return s
-    .toLowerCase()
-    .replace(/[^a-z0-9-]+/g, '-')
-    .replace(/^-+|-+$/g, '')
-    .replace(/-{2,}/g, '-');
+  return slugName(s, '');
 }
 
 /** A mutator's name from its source: the policy's (a MAP policy's without its binding), then the rule's. */
@@ -384,7 +380,7 @@ function assignNames(planned: Planned[], report: Reporter): void {
   planned.forEach((p, i) => {
     const numbered = perKind.get(p.mutator.kind)! > 1;
     const prefix = numbered ? `${String(i + 1).padStart(width, '0')}-` : '';
-    p.name = `${prefix}${bases[i]!}`.slice(0, MAX_NAME).replace(/-+$/, '');
+    p.name = clip(`${prefix}${bases[i]!}`);
   });
   // Gatekeeper runs every Assign before any AssignImage, AssignMetadata, ModifySet: a later op of an earlier
   // kind that writes where an earlier op writes (or below or above it) runs first.

@@ -6,11 +6,13 @@ import { installMpolCelEngine } from './cel-engine.js';
 import { generateMpol, MPOL_API_VERSIONS } from './generate.js';
 import { parseMpol } from './parse.js';
 import { recognizes } from './recognize.js';
+import { mpolAdmissionChecks } from './admission.js';
 
 export const kyvernoMpolDialect: Dialect = {
   name: 'kyverno-mpol',
   capabilities: mpolCapabilities,
   recognizes,
+  validate: mpolAdmissionChecks,
   parse: parseMpol,
   lowerings: [],
   generate: generateMpol,

@@ -7,7 +7,7 @@ import type { Diagnostic } from '../../diagnostics/diagnostic.js';
 import type { SourceDoc } from '../../io/source.js';
 import { readMatchResources } from '../map/match-resources.js';
 import { readMutations, readNamed } from '../map/policy.js';
-import { validateMatchConditions, validateVariables } from '../map/validate.js';
+import { validateVariables } from '../map/validate.js';
 import { POD_CONTROLLERS, MPOL_OPERATIONS, type MpolException, type MpolPolicy } from './model.js';
 import { MpolReader } from './reader.js';
 
@@ -49,8 +49,8 @@ export function readMpolPolicy(doc: SourceDoc, diagnostics: Diagnostic[]): MpolP
   const matchConstraints = readMatchResources(r, ['spec', 'matchConstraints'], r.get(['spec', 'matchConstraints']) !== undefined, MPOL_OPERATIONS);
   const variables = readNamed(r, ['spec', 'variables']);
   validateVariables(r, variables, ['spec', 'variables']);
+  // Kyverno's webhook does not hold matchCondition names to kube-apiserver's rules (qualified, unique).
   const matchConditions = readNamed(r, ['spec', 'matchConditions']);
-  validateMatchConditions(r, matchConditions, ['spec', 'matchConditions']);
   const ev = ['spec', 'evaluation'];
   const policy: MpolPolicy = {
     kind,
@@ -68,7 +68,6 @@ export function readMpolPolicy(doc: SourceDoc, diagnostics: Diagnostic[]): MpolP
     targetMatchConditions: readNamed(r, ['spec', 'targetMatchConditions']),
     skipBackgroundRequests: r.bool([...ev, 'skipBackgroundRequests'], true),
   };
-  validateMatchConditions(r, policy.targetMatchConditions, ['spec', 'targetMatchConditions']);
   const targets = readTargetMatchConstraints(r);
   if (targets) {
     policy.targetMatchConstraints = targets;
@@ -91,7 +90,6 @@ export function readMpolException(doc: SourceDoc, diagnostics: Diagnostic[]): Mp
     return refName === undefined ? [] : [{ name: refName, kind: refKind }];
   });
   const matchConditions = readNamed(r, ['spec', 'matchConditions']);
-  validateMatchConditions(r, matchConditions, ['spec', 'matchConditions']);
   const partial = r.list(['spec', 'images']).length > 0 || r.list(['spec', 'allowedValues']).length > 0;
   if (hasErrors(diagnostics, before)) return undefined;
   return { name, namespace: r.str(['metadata', 'namespace']) ?? '', doc, policyRefs: refs, matchConditions, partial, path: [] };

@@ -13,6 +13,7 @@ import type { Dialect } from '../dialect.js';
 import { KYVERNO_CAPABILITIES } from './capabilities.js';
 import { generateKyverno } from './generate.js';
 import { parseKyverno, recognizesKyverno } from './parse.js';
+import { kyvernoAdmissionChecks } from './admission/index.js';
 
 registerJmesEngine();
 registerSmpEngine();
@@ -21,6 +22,8 @@ export const kyvernoDialect: Dialect = {
   name: 'kyverno',
   capabilities: KYVERNO_CAPABILITIES,
   recognizes: recognizesKyverno,
+  // Kyverno's webhook validation of ClusterPolicy and Policy documents (pkg/validation/policy).
+  validate: kyvernoAdmissionChecks,
   parse: parseKyverno,
   // Kyverno keeps its own strategic merge; MAP's apply configurations and CEL conditions are raised first
   // (RAISE_MAP, with computed values: the generator compiles CEL to JMESPath), after params and variables

@@ -13,6 +13,7 @@ import { apply } from '../../../src/interpreter/index.js';
 import type { JsonObject, JsonValue } from '../../../src/ir/json.js';
 import { printPolicies } from '../../../src/ir/print.js';
 import { loadYamlText } from '../../../src/io/yaml-load.js';
+import { admitDocs } from '../../../src/validate/admit.js';
 import { describeShared, HAS_SHARED, sharedPath } from '../../support/shared.js';
 
 const ROOT = HAS_SHARED ? sharedPath('conformance', 'gatekeeper') : '';
@@ -37,14 +38,21 @@ function load(file: string) {
 describeShared('gatekeeper round trip over the corpus', () => {
   for (const dir of caseDirs()) {
     const manifest = JSON.parse(readFileSync(join(dir, 'manifest.json'), 'utf8')) as JsonObject & { files: Record<string, string> };
-    const parsed = gatekeeperDialect.parse(load(join(dir, manifest.files.mutators!)));
+    const docs = load(join(dir, manifest.files.mutators!));
+    const parsed = gatekeeperDialect.parse(docs);
     if (parsed.diagnostics.some((d) => d.severity === 'error')) continue;
+    // Gatekeeper's Go tests use names a cluster refuses (`goodAssign`); the generator must rename those, so
+    // the IR comes back the same up to the names, and the emitted mutators are admissible.
+    const admissible = admitDocs(gatekeeperDialect, docs).diagnostics.every((d) => d.severity !== 'error');
     it(`${String(manifest.id)}: generate(parse(x)) reads back to the same IR and result`, () => {
       const generated = gatekeeperDialect.generate(parsed.policies, { unsupported: 'error' });
       expect(generated.diagnostics).toEqual([]);
-      const again = gatekeeperDialect.parse(load2(generated.text));
+      const emitted = load2(generated.text);
+      expect(admitDocs(gatekeeperDialect, emitted).diagnostics).toEqual([]);
+      const again = gatekeeperDialect.parse(emitted);
       expect(again.diagnostics.filter((d) => d.severity === 'error')).toEqual([]);
-      expect(printPolicies(again.policies)).toBe(printPolicies(parsed.policies));
+      if (admissible) expect(printPolicies(again.policies)).toBe(printPolicies(parsed.policies));
+      else expect(printPolicies(again.policies).toLowerCase()).toBe(printPolicies(parsed.policies).toLowerCase());
       // Generating again gives the same text.
       expect(gatekeeperDialect.generate(again.policies).text).toBe(generated.text);
       if (!manifest.files.input) return;

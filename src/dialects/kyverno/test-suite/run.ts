@@ -29,13 +29,14 @@ import { mutatesExisting } from '../../kyverno-mpol/recognize.js';
 import type { AdmissionRequest } from '../../../k8s/request.js';
 import type { RowStatus, SuiteResult, SuiteRow, TestSuite } from './model.js';
 import { findResource, kindOf, metadataOf, policyChain, resourceLabel, splitRef } from './select.js';
+import { admitDocs, type ValidateMode } from '../../../validate/admit.js';
 
 /** `targets`: the IR policies of the entry's policy (a MutatingAdmissionPolicy gives one per binding). */
 type Prepared = { ok: true; policies: Policy[]; targets: Policy[]; doc: SourceDoc } | { ok: false; reason: string };
 
 /** Runs every result entry of the suite; one row per entry and resource, in file order. */
-export function runTestSuite(suite: TestSuite): SuiteRow[] {
-  const run = new SuiteRun(suite);
+export function runTestSuite(suite: TestSuite, validate: ValidateMode = 'strict'): SuiteRow[] {
+  const run = new SuiteRun(suite, validate);
   return suite.results.flatMap((entry) => run.entryRows(entry));
 }
 
@@ -46,7 +47,10 @@ class SuiteRun {
   private readonly targets: JsonObject[];
   private readonly values: JsonObject | undefined;
 
-  constructor(private readonly suite: TestSuite) {
+  constructor(
+    private readonly suite: TestSuite,
+    private readonly validate: ValidateMode,
+  ) {
     this.resources = objects(suite.resources);
     this.targets = objects(suite.targetResources);
     this.values = apiCallValues(suite);
@@ -232,7 +236,10 @@ class SuiteRun {
     const siblings = [...chain.filter((d) => !dialect.recognizes(d)), ...this.suite.paramResources, ...this.suite.clusterResources];
     const conformance: JsonObject = {};
     if (this.values) conformance.values = this.values;
-    const parsed = dialect.parse(recognized, { siblings, conformance } as Parameters<typeof dialect.parse>[1]);
+    // `kyverno test` refuses a policy its validation refuses; the suite's policies are admitted as on a cluster.
+    const admission = admitDocs(dialect, recognized, { mode: this.validate });
+    if (hasErrors(admission.diagnostics)) return { ok: false, reason: `policy ${policyRef} did not run: ${firstError(admission.diagnostics)}` };
+    const parsed = dialect.parse(admission.admitted, { siblings, conformance } as Parameters<typeof dialect.parse>[1]);
     if (hasErrors(parsed.diagnostics)) return { ok: false, reason: `policy ${policyRef} did not run: ${firstError(parsed.diagnostics)}` };
     const { namespace, name } = splitRef(policyRef);
     // Policy ids: `name` or `ns/name` (Kyverno), `ns:name` (NamespacedMutatingPolicy), `policy/binding[/param]` (MAP).
