@@ -13,12 +13,15 @@ import { prove } from './prove.js';
 import { buildReport, renderJson, type MigrateReport } from './report.js';
 import { rewriteSuite } from './suites.js';
 import { translateLibrary } from './translate.js';
+import type { ValidateMode } from '../validate/admit.js';
 
 export interface MigrateOptions {
   dir: string;
   outDir: string;
   to: MigrateTarget;
   apiVersion?: string;
+  /** How the source policies are admitted (`--validate`); strict by default. */
+  validate?: ValidateMode;
 }
 
 /** A report, or why nothing was written (bad input: exit 2). */
@@ -30,7 +33,7 @@ export function migrate(opts: MigrateOptions): MigrateRun {
   const bad = checkOutDir(opts.dir, opts.outDir);
   if (bad) return { ok: false, error: bad };
   const { library } = found;
-  const outcomes = translateLibrary(library, opts.to, opts.apiVersion);
+  const outcomes = translateLibrary(library, opts.to, opts.apiVersion, opts.validate);
   const suites = library.files.filter((f) => f.role === 'suite').map((f) => rewriteSuite(library, f, outcomes, opts.outDir));
   const rewritten = new Map(suites.map((s) => [s.file.rel, s.text]));
 

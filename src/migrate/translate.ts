@@ -10,7 +10,8 @@
 import type { Diagnostic } from '../diagnostics/diagnostic.js';
 import type { Span } from '../diagnostics/span.js';
 import { isJsonObject, type JsonObject } from '../ir/json.js';
-import { parsePolicyDocs, translate, translateDocuments } from '../pipeline.js';
+import { admitted, parsePolicyDocs, translate, translateDocuments } from '../pipeline.js';
+import type { ValidateMode } from '../validate/admit.js';
 import { mutates } from './discover.js';
 import type { Library, MigrateTarget, Outcome, Refusal, SourcePolicy } from './model.js';
 
@@ -73,7 +74,7 @@ function residueOf(p: SourcePolicy): JsonObject | undefined {
 }
 
 /** Translates one unit; every member gets an outcome. */
-function translateUnit(unit: readonly SourcePolicy[], to: MigrateTarget, apiVersion: string | undefined): Map<string, Outcome> {
+function translateUnit(unit: readonly SourcePolicy[], to: MigrateTarget, apiVersion: string | undefined, validate: ValidateMode): Map<string, Outcome> {
   const refusals = new Map<string, Refusal[]>(unit.map((p) => [p.key, mutateExistingRefusals(p, to)]));
   const notes = new Map<string, Refusal[]>(unit.map((p) => [p.key, []]));
   const owner = (span: Span | undefined): SourcePolicy[] => {
@@ -90,13 +91,13 @@ function translateUnit(unit: readonly SourcePolicy[], to: MigrateTarget, apiVers
     for (const p of owner(d.span)) target.get(p.key)!.push(refusalOf(d, cls));
   };
 
-  const parsed = parsePolicyDocs(unit.map((p) => p.doc));
+  const parsed = parsePolicyDocs(unit.map((p) => p.doc), { mode: validate });
   for (const d of parsed.diagnostics) record(d, 'invalid');
   let documents: JsonObject[] = [];
   if (!parsed.diagnostics.some((d) => d.severity === 'error')) {
     // kyverno-mpol writes mutate-existing rules too; for MAP they are refused above (mutateExistingRefusals).
     const result =
-      to === 'kyverno-mpol' ? translateDocuments(unit.map((p) => p.doc), parsed.policies, to, 'error', apiVersion) : translate(parsed.policies, to, 'error', apiVersion);
+      to === 'kyverno-mpol' ? translateDocuments(unit.map((p) => p.doc), parsed.policies, to, 'error', apiVersion) : admitted(translate(parsed.policies, to, 'error', apiVersion), to);
     const refusedSomething = result.diagnostics.some((d) => d.code === 'TM4001');
     const mutatesExisting = unit.some((p) => p.rules.some((r) => r.kind === 'mutate-existing'));
     for (const d of result.diagnostics) {
@@ -149,12 +150,12 @@ function translateUnit(unit: readonly SourcePolicy[], to: MigrateTarget, apiVers
 }
 
 /** The outcome of every source policy of the library, by key. */
-export function translateLibrary(library: Library, to: MigrateTarget, apiVersion?: string): Map<string, Outcome> {
+export function translateLibrary(library: Library, to: MigrateTarget, apiVersion?: string, validate: ValidateMode = 'strict'): Map<string, Outcome> {
   const out = new Map<string, Outcome>();
   for (const p of library.policies) {
     if (!mutates(p)) out.set(p.key, { status: 'left', reason: `no mutate rule (rules: ${ruleList(p) || 'none'})` });
   }
-  for (const unit of units(library)) for (const [key, outcome] of translateUnit(unit, to, apiVersion)) out.set(key, outcome);
+  for (const unit of units(library)) for (const [key, outcome] of translateUnit(unit, to, apiVersion, validate)) out.set(key, outcome);
   return out;
 }
 

@@ -1,4 +1,5 @@
 import { diagnostic } from '../../diagnostics/diagnostic.js';
+import { VALIDATE_HELP, validateMode } from '../validate-flag.js';
 import { dialectByName } from '../../dialects/registry.js';
 import { migrate, MIGRATE_TARGETS, renderJson, renderText, reportExit, type MigrateTarget } from '../../migrate/index.js';
 import { MARKER } from '../../migrate/output.js';
@@ -56,6 +57,7 @@ Options:
       --to DIALECT           kyverno-mpol (default): Kyverno MutatingPolicy; map: MutatingAdmissionPolicy
       --api-version V        the API version written; kyverno-mpol: ${versions('kyverno-mpol')};
                              map: ${versions('map')}
+${VALIDATE_HELP}
       --json                 print the report as JSON: {dir, outDir, to, apiVersion?, summary, policies[],
                              suites[], warnings[]}
   -h, --help                 show this help
@@ -69,6 +71,7 @@ interface Flags {
   'out-dir'?: string;
   to?: string;
   'api-version'?: string;
+  validate?: string;
   json?: boolean;
   help?: boolean;
 }
@@ -76,7 +79,7 @@ interface Flags {
 export async function runMigrate(argv: string[], io: CliIO): Promise<number> {
   const args = parse<Flags>(
     argv,
-    { 'out-dir': { type: 'string' }, to: { type: 'string' }, 'api-version': { type: 'string' }, json: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } },
+    { 'out-dir': { type: 'string' }, to: { type: 'string' }, 'api-version': { type: 'string' }, validate: { type: 'string' }, json: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } },
     true,
   );
   if (!args.ok) {
@@ -100,7 +103,10 @@ export async function runMigrate(argv: string[], io: CliIO): Promise<number> {
   const apiVersion = f['api-version'];
   if (apiVersion !== undefined && !served.includes(apiVersion)) return usage(`--api-version: ${to} is served at ${served.join(', ')}, not ${JSON.stringify(apiVersion)}`);
 
-  const run = migrate({ dir: args.positionals[0]!, outDir: f['out-dir'], to, ...(apiVersion ? { apiVersion } : {}) });
+  const validate = validateMode(f.validate);
+  if (typeof validate !== 'string') return usage(validate.error);
+
+  const run = migrate({ dir: args.positionals[0]!, outDir: f['out-dir'], to, validate, ...(apiVersion ? { apiVersion } : {}) });
   if (!run.ok) {
     reportDiagnostics(io, [diagnostic('TM7001', { phase: 'cli', message: run.error })], 'text');
     return EXIT.badInput;
