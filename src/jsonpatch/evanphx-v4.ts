@@ -18,6 +18,7 @@
  */
 import { copyObject, defineOwn, hasOwn, isJsonObject, type JsonObject, type JsonValue } from '../ir/json.js';
 import type { PatchOutcome, PatchStep } from './apply.js';
+import { goQuote } from '../k8s/go-strings.js';
 
 const ERR_MISSING = 'missing value';
 const ERR_INVALID_INDEX = 'invalid index referenced';
@@ -44,10 +45,6 @@ function atoi(key: string): number {
   const n = BigInt(key);
   if (n > 9223372036854775807n || n < -9223372036854775808n) return fail(`strconv.Atoi: parsing ${goQuote(key)}: value out of range`);
   return Number(n);
-}
-
-function goQuote(s: string): string {
-  return JSON.stringify(s);
 }
 
 /** rfc6901Decoder: "~1" then "~0", in one left-to-right pass (strings.NewReplacer). */

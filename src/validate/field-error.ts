@@ -4,6 +4,7 @@
  */
 import type { YamlPath } from '../io/source.js';
 import type { JsonValue } from '../ir/json.js';
+import { goQuote } from '../k8s/go-strings.js';
 
 export interface FieldError {
   /** Where the error is, in the document. */
@@ -23,21 +24,7 @@ export function fieldPath(path: YamlPath): string {
   return out;
 }
 
-/** Go's `%q` of a string: double quotes, with Go's escapes for control and non-printable characters. */
-export function goQuote(s: string): string {
-  let out = '"';
-  for (const ch of s) {
-    const c = ch.codePointAt(0)!;
-    if (ch === '"') out += '\\"';
-    else if (ch === '\\') out += '\\\\';
-    else if (ch === '\n') out += '\\n';
-    else if (ch === '\t') out += '\\t';
-    else if (ch === '\r') out += '\\r';
-    else if (c < 0x20 || c === 0x7f) out += `\\x${c.toString(16).padStart(2, '0')}`;
-    else out += ch;
-  }
-  return out + '"';
-}
+export { goQuote };
 
 /** A bad value as field.Error.ErrorBody prints it: strings quoted, simple types bare, the rest as Go's `%#v`. */
 export function goValue(v: JsonValue | undefined): string {

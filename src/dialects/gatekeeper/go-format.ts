@@ -3,46 +3,7 @@
  * Gatekeeper's webhook answer. Only the cases reachable from decoded JSON values are covered.
  */
 
-/** Go's `%q` of a string (`strconv.Quote`): double quotes, Go escapes, printable Unicode kept as is. */
-export function goQuote(s: string): string {
-  let out = '"';
-  for (const ch of s) {
-    const cp = ch.codePointAt(0)!;
-    switch (ch) {
-      case '"':
-        out += '\\"';
-        continue;
-      case '\\':
-        out += '\\\\';
-        continue;
-      case '\x07':
-        out += '\\a';
-        continue;
-      case '\b':
-        out += '\\b';
-        continue;
-      case '\f':
-        out += '\\f';
-        continue;
-      case '\n':
-        out += '\\n';
-        continue;
-      case '\r':
-        out += '\\r';
-        continue;
-      case '\t':
-        out += '\\t';
-        continue;
-      case '\v':
-        out += '\\v';
-        continue;
-    }
-    if (cp < 0x20 || cp === 0x7f) out += `\\x${cp.toString(16).padStart(2, '0')}`;
-    else if ((cp >= 0x80 && cp < 0xa0) || (cp >= 0xd800 && cp < 0xe000)) out += `\\u${cp.toString(16).padStart(4, '0')}`;
-    else out += ch;
-  }
-  return `${out}"`;
-}
+export { goQuote } from '../../k8s/go-strings.js';
 
 /**
  * Go's `%v` of a float64: `strconv.FormatFloat(f, 'g', -1, 64)`, the shortest digits, in exponent form when

@@ -4,6 +4,7 @@
  * unstructured object. Only error texts depend on this module.
  */
 import type { JsonObject, JsonValue } from '../../ir/json.js';
+import { goQuote } from '../../k8s/go-strings.js';
 
 /** Go `%v` of a float64 (strconv 'g' with shortest digits): exponent form when exp < -4 or exp >= 6. */
 export function goFloat(f: number): string {
@@ -23,11 +24,6 @@ export function goFloat(f: number): string {
 
 function goNumber(n: number): string {
   return Number.isInteger(n) && Math.abs(n) < 2 ** 63 ? BigInt(n).toString() : goFloat(n);
-}
-
-/** Go `%q` for the ASCII-printable common case; JSON escaping matches it for quotes, backslashes and \n, \t. */
-function goQuote(s: string): string {
-  return JSON.stringify(s);
 }
 
 /** sigs.k8s.io/structured-merge-diff/v6/value.ToString: used for map-list keys and set values in paths. */

@@ -11,6 +11,7 @@ import type { YamlPath } from '../../../io/source.js';
 import { goQuotedSlice, goKindName, goTypeName } from './go-format.js';
 import { atValue, type Where } from './issue.js';
 import { arr, get, obj, str } from './model.js';
+import { OPERATORS } from '../operators.js';
 
 export interface PathError {
   path: string;
@@ -22,26 +23,7 @@ export interface PathError {
  * operator.GetAllConditionOperators ranges over a Go map, so upstream lists these in a random order; this is
  * the declaration order of kyvernov1.ConditionOperators.
  */
-export const CONDITION_OPERATORS = [
-  'Equal',
-  'Equals',
-  'NotEqual',
-  'NotEquals',
-  'In',
-  'AnyIn',
-  'AllIn',
-  'NotIn',
-  'AnyNotIn',
-  'AllNotIn',
-  'GreaterThanOrEquals',
-  'GreaterThan',
-  'LessThanOrEquals',
-  'LessThan',
-  'DurationGreaterThanOrEquals',
-  'DurationGreaterThan',
-  'DurationLessThanOrEquals',
-  'DurationLessThan',
-];
+export const CONDITION_OPERATORS: readonly string[] = OPERATORS;
 
 const OPERATION_VALUES = new Set(['CREATE', 'UPDATE', 'DELETE', 'CONNECT']);
 const ONLY_OPERATIONS = 'Only the following values are allowed: [CREATE, UPDATE, DELETE, CONNECT]';

@@ -9,26 +9,8 @@
 import { isJsonObject, type JsonValue } from '../../../ir/json.js';
 import type { Issue } from './issue.js';
 
-/** fmt `%q` of a Go string (strconv.Quote): printable runes kept, the rest escaped. */
-export function goQuote(s: string): string {
-  let out = '"';
-  for (const ch of s) {
-    const c = ch.codePointAt(0)!;
-    if (ch === '"') out += '\\"';
-    else if (ch === '\\') out += '\\\\';
-    else if (ch === '\n') out += '\\n';
-    else if (ch === '\t') out += '\\t';
-    else if (ch === '\r') out += '\\r';
-    else if (c === 7) out += '\\a';
-    else if (c === 8) out += '\\b';
-    else if (c === 12) out += '\\f';
-    else if (c === 11) out += '\\v';
-    else if (c < 0x20 || c === 0x7f) out += '\\x' + c.toString(16).padStart(2, '0');
-    else if ((c >= 0x80 && c < 0xa0) || c === 0xfeff) out += '\\u' + c.toString(16).padStart(4, '0');
-    else out += ch;
-  }
-  return out + '"';
-}
+export { goQuote } from '../../../k8s/go-strings.js';
+import { goQuote } from '../../../k8s/go-strings.js';
 
 /** fmt `%v` of a []string. */
 export function goStringSlice(xs: readonly string[]): string {
