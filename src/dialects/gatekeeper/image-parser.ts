@@ -27,7 +27,7 @@ export interface ImageValidationError {
 function validateDomain(domain: string): ImageValidationError | null {
   if (domain === '') return null;
   if (!DOMAIN_RE.test(domain)) {
-    return { kind: 'invalidDomain', field: 'assignDomain', message: `assignDomain ${goQuote(domain)} does not match pattern ${DOMAIN_SOURCE}` };
+    return { kind: 'invalidDomain', field: 'assignDomain', message: `assignDomain ${goQuote(domain)} must be a fully-qualified domain name or localhost` };
   }
   // Unreachable given the pattern; upstream keeps it so the pattern and the splitter cannot drift apart.
   const parts = splitImage(`${domain}/`);
@@ -40,7 +40,7 @@ function validateDomain(domain: string): ImageValidationError | null {
 function validateTag(tag: string): ImageValidationError | null {
   if (tag === '') return null;
   if (!TAG_RE.test(tag)) {
-    return { kind: 'invalidTag', field: 'assignTag', message: `assignTag ${goQuote(tag)} does not match pattern ${TAG_SOURCE}` };
+    return { kind: 'invalidTag', field: 'assignTag', message: `assignTag ${goQuote(tag)} must be a valid docker image tag or digest starting with ':' or '@'` };
   }
   // A valid tag holds no `/`, so no domain is split off and this is upstream's splitTag.
   const parts = splitImage(tag);
@@ -59,7 +59,7 @@ export function validateImageParts(domain: string, path: string, tag: string): I
   if (domainError) return domainError;
   // Upstream compares the leftmost-first match with the whole string instead of anchoring with `$`.
   if (path !== '' && PATH_RE.exec(path)?.[0] !== path) {
-    return { kind: 'invalidPath', field: 'assignPath', message: `assignPath ${goQuote(path)} does not match pattern ${PATH_SOURCE}` };
+    return { kind: 'invalidPath', field: 'assignPath', message: `assignPath ${goQuote(path)} must be a valid docker image path` };
   }
   const tagError = validateTag(tag);
   if (tagError) return tagError;

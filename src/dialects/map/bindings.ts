@@ -13,14 +13,18 @@ export function readBinding(doc: SourceDoc, diagnostics: Diagnostic[]): MapBindi
   const binding: MapBinding = { name: name ?? '', doc, policyName: policyName ?? '' };
   if (r.obj(['spec', 'paramRef'])) {
     const p = ['spec', 'paramRef'];
-    const ref: ParamRef = { parameterNotFoundAction: r.oneOf([...p, 'parameterNotFoundAction'], ['Allow', 'Deny'], 'Deny') };
+    const ref: ParamRef = { parameterNotFoundAction: r.oneOf([...p, 'parameterNotFoundAction'], ['Deny', 'Allow'], 'Deny') };
     const refName = r.str([...p, 'name']);
     const namespace = r.str([...p, 'namespace']);
     const selector = readSelector(r, [...p, 'selector']);
     if (refName) ref.name = refName;
     if (namespace) ref.namespace = namespace;
     if (selector) ref.selector = selector;
-    if (refName && selector) r.report('TM2002', p, 'spec.paramRef: Forbidden: name and selector are mutually exclusive');
+    // validateParamRef reports the exclusion on both fields.
+    if (refName && selector) {
+      r.report('TM2002', [...p, 'name'], 'spec.paramRef.name: Forbidden: name and selector are mutually exclusive');
+      r.report('TM2002', [...p, 'selector'], 'spec.paramRef.selector: Forbidden: name and selector are mutually exclusive');
+    }
     if (!refName && !selector) r.report('TM2005', p, 'spec.paramRef: Required value: one of name or selector must be specified');
     binding.paramRef = ref;
   }

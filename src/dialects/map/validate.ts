@@ -2,10 +2,10 @@
 import type { YamlPath } from '../../io/source.js';
 import type { Named } from './model.js';
 import { fieldName, type Reader } from './reader.js';
+import { qualifiedNameErrors } from '../../validate/object-meta.js';
+import { goQuote } from '../../k8s/go-strings.js';
 
 const CEL_IDENTIFIER = /^[_a-zA-Z][_a-zA-Z0-9]*$/;
-/** A qualified name (matchCondition names): an optional DNS subdomain prefix and a 63-character name. */
-const QUALIFIED_NAME = /^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*\/)?[A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?$/;
 /** CEL reserved words cannot name a variable. */
 const RESERVED = new Set(['true', 'false', 'null', 'in', 'as', 'break', 'const', 'continue', 'else', 'for', 'function', 'if', 'import', 'let', 'loop', 'package', 'namespace', 'return', 'var', 'void', 'while']);
 
@@ -26,7 +26,8 @@ export function validateMatchConditions(r: Reader, conds: readonly Named[], path
   const seen = new Set<string>();
   conds.forEach((c, i) => {
     const p = [...path, i, 'name'];
-    if (!QUALIFIED_NAME.test(c.name)) r.report('TM2002', p, `${fieldName(p)}: Invalid value: ${JSON.stringify(c.name)}: must be a qualified name`);
+    // ValidateQualifiedName: one error per broken rule, in its words.
+    for (const e of qualifiedNameErrors(c.name)) r.report('TM2002', p, `${fieldName(p)}: Invalid value: ${goQuote(c.name)}: ${e}`);
     if (seen.has(c.name)) r.report('TM2002', p, `${fieldName(p)}: Duplicate value: ${JSON.stringify(c.name)}`);
     seen.add(c.name);
   });
