@@ -26,7 +26,8 @@ go-unit-tables, results of kyverno-test.yaml suites, and structured-merge triple
 
 Options:
   --json          print one JSON object: {"total","passed","failed","error","unsupported","skipped","cases":[...]}
-  --via DIALECT   translate each case's policies into DIALECT, then run the translation
+  --via DIALECT   translate each case's policies into DIALECT, admit what was generated as a cluster would
+                  (a refusal fails the case), then run the translation
   -h, --help      show this help
 
 Each case ends passed, failed, error (the case itself is malformed or a runner crashed), unsupported (no
@@ -78,7 +79,8 @@ export async function runConformanceCommand(argv: string[], io: ConformanceIO): 
   const missing = parsed.dirs.filter((d) => !existsSync(resolve(d)));
   if (missing.length > 0) return usage(io, `no such file or directory: ${missing.join(', ')}`);
   const run = await runConformance(parsed.dirs, parsed.via !== undefined ? { via: parsed.via } : {});
-  io.stdout(parsed.json ? renderJson(run.outcomes) : renderTable(run.outcomes));
+  io.stdout(parsed.json ? renderJson(run.outcomes, run.admittedDocuments) : renderTable(run.outcomes));
+  if (!parsed.json && run.admittedDocuments !== undefined) io.stdout(`${run.admittedDocuments} generated ${parsed.via} documents passed strict validation\n`);
   return exitCodeFor(run.outcomes);
 }
 

@@ -5,7 +5,7 @@
  */
 import { hasErrors, type Diagnostic } from '../diagnostics/diagnostic.js';
 import { renderDiagnosticLine } from '../diagnostics/render.js';
-import type { ParseOptions } from '../dialects/dialect.js';
+import type { Dialect, ParseOptions } from '../dialects/dialect.js';
 import { dialectByName } from '../dialects/registry.js';
 import type { JsonObject, JsonValue } from '../ir/json.js';
 import type { Policy } from '../ir/nodes.js';
@@ -57,6 +57,13 @@ export function harnessAdmission(c: { format: string; source: string }): AdmitOp
   return undefined;
 }
 
+/** Whether a cluster would admit the case's source policies (always so when its harness admitted them). */
+function sourceAdmissible(source: Dialect, input: PolicyInput): boolean {
+  if (input.admission === undefined) return true;
+  const recognized = input.policyDocs.filter((d) => source.recognizes(d));
+  return !hasErrors(admitDocs(source, recognized).diagnostics);
+}
+
 /** The dialects a run needs, checked before any case-specific work. */
 export function missingDialect(dialect: string, via: string | undefined): CaseResult | undefined {
   if (dialect === '' || !dialectByName(dialect)) return { status: 'unsupported', reason: `no dialect: ${dialect || '(none)'}` };
@@ -64,7 +71,7 @@ export function missingDialect(dialect: string, via: string | undefined): CaseRe
   return undefined;
 }
 
-export function preparePolicies(input: PolicyInput, via?: string): Prepared {
+export function preparePolicies(input: PolicyInput, via?: string, admitted?: { documents: number }): Prepared {
   const missing = missingDialect(input.dialect, via);
   if (missing) return { kind: 'stop', result: missing };
   const source = dialectByName(input.dialect)!;
@@ -94,9 +101,14 @@ export function preparePolicies(input: PolicyInput, via?: string): Prepared {
     return stop('failed', `translation to ${via} produced no ${via} policy document`);
   }
   // The cluster must admit what transmute writes: a refusal is a generator bug, so the case fails.
-  const refused = refusedGenerated(target, docs.value);
+  // An admissible source must give an admissible translation; a source its harness never admitted is
+  // judged by that harness's checks only, in either dialect.
+  const strict = sourceAdmissible(source, input);
+  const checks = strict ? {} : (input.admission ?? {});
+  const refused = refusedGenerated(target, docs.value, checks);
   if (refused.length > 0) return stop('failed', `generated ${via} would not be admitted: ${firstError(refused)}`);
-  const reparsed = parseWith(via, docs.value, input.siblingDocs, input.hints);
+  if (admitted && strict) admitted.documents += docs.value.filter((d) => target.recognizes(d)).length;
+  const reparsed = parseWith(via, docs.value, input.siblingDocs, input.hints, checks);
   if (reparsed.kind === 'rejected') return stop('failed', `generated ${via} does not parse: ${firstError(reparsed.diagnostics)}`);
   return reparsed.kind === 'ready' ? { ...reparsed, docs: docs.value } : reparsed;
 }
@@ -117,12 +129,15 @@ function existingRulesTranslation(docs: readonly SourceDoc[], via: string): { ki
 }
 
 /** A mutate-existing case's Kyverno policies as MutatingPolicies (its mutate-existing rules), read back. */
-export function translateMutateExisting(docs: readonly SourceDoc[], id: string): { kind: 'ready'; docs: SourceDoc[] } | Stopped {
+export function translateMutateExisting(docs: readonly SourceDoc[], id: string, admitted?: { documents: number }): { kind: 'ready'; docs: SourceDoc[] } | Stopped {
   const t = existingRulesTranslation(docs, 'kyverno-mpol');
   if (t.kind === 'stop') return t;
   if (t.text === '') return halt('unsupported', 'translation to kyverno-mpol: the case has no Kyverno mutate-existing rule', 'yet');
   const loaded = loadYamlText(`${id} (as kyverno-mpol)`, t.text);
   if (!loaded.ok) return halt('failed', `generated kyverno-mpol YAML does not load: ${firstError(loaded.diagnostics)}`);
+  const refused = refusedGenerated(dialectByName('kyverno-mpol')!, loaded.value);
+  if (refused.length > 0) return halt('failed', `generated kyverno-mpol would not be admitted: ${firstError(refused)}`);
+  if (admitted) admitted.documents += loaded.value.length;
   return { kind: 'ready', docs: loaded.value };
 }
 

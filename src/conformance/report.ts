@@ -26,9 +26,9 @@ export function summarize(outcomes: readonly CaseOutcome[]): Summary {
  * `{"total","passed","failed","error","unsupported","skipped","cannot","yet","cases":[{"id","status","reason","class"}]}`;
  * no reason when passed, a class only for a refused translation.
  */
-export function renderJson(outcomes: readonly CaseOutcome[]): string {
+export function renderJson(outcomes: readonly CaseOutcome[], admittedDocuments?: number): string {
   const cases = outcomes.map((o) => (o.status === 'passed' || !o.reason ? { id: o.id, status: o.status } : { id: o.id, status: o.status, reason: o.reason, ...(o.class ? { class: o.class } : {}) }));
-  return `${JSON.stringify({ ...summarize(outcomes), cases })}\n`;
+  return `${JSON.stringify({ ...summarize(outcomes), ...(admittedDocuments !== undefined ? { admittedDocuments } : {}), cases })}\n`;
 }
 
 /** A table of id, status and reason, then the line `N passed, N failed, N error, N unsupported, N skipped`. */

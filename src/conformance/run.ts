@@ -8,6 +8,8 @@ export interface ConformanceRun {
   outcomes: CaseOutcome[];
   /** DIR arguments that do not exist (nothing was run for them). */
   missing: string[];
+  /** With `via`: the generated documents the cluster's admission checks passed. */
+  admittedDocuments?: number;
 }
 
 export interface RunOptions extends RunContext {
@@ -18,7 +20,7 @@ export interface RunOptions extends RunContext {
 
 export async function runConformance(dirs: readonly string[], opts: RunOptions = {}): Promise<ConformanceRun> {
   const { refs, missing } = discoverCases(dirs, opts.cwd);
-  const ctx: RunContext = opts.via !== undefined ? { via: opts.via } : {};
+  const ctx: RunContext = opts.via !== undefined ? { via: opts.via, admitted: { documents: 0 } } : {};
   const cache = new LoadCache();
   const outcomes: CaseOutcome[] = [];
   for (const ref of refs) {
@@ -30,5 +32,5 @@ export async function runConformance(dirs: readonly string[], opts: RunOptions =
     outcomes.push(outcome);
     opts.onCase?.(outcome);
   }
-  return { outcomes, missing };
+  return { outcomes, missing, ...(ctx.admitted ? { admittedDocuments: ctx.admitted.documents } : {}) };
 }

@@ -102,7 +102,7 @@ export function runGatekeeperCase(c: AdmissionCase, ctx: RunContext): CaseResult
   if (missing) return missing;
   const expect = c.expect;
   const admission = harnessAdmission(c);
-  const prepared = preparePolicies({ id: c.id, dialect: c.dialect, policyDocs: c.policyDocs, siblingDocs: c.siblingDocs, hints: c.hints, ...(admission ? { admission } : {}) }, ctx.via);
+  const prepared = preparePolicies({ id: c.id, dialect: c.dialect, policyDocs: c.policyDocs, siblingDocs: c.siblingDocs, hints: c.hints, ...(admission ? { admission } : {}) }, ctx.via, ctx.admitted);
   if (prepared.kind === 'stop') return prepared.result;
   if (prepared.kind === 'rejected') {
     if (expect.kind === 'error' && expect.stage !== 'apply') return errorResult(expect, prepared.diagnostics, [], false);

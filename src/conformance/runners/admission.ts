@@ -77,7 +77,7 @@ function invalidForCelTarget(c: AdmissionCase, ctx: RunContext): CaseResult | un
 
 function prepare(c: AdmissionCase, policyDocs: readonly SourceDoc[], ctx: RunContext): Prepared {
   const admission = harnessAdmission(c);
-  return preparePolicies({ id: c.id, dialect: c.dialect, policyDocs, siblingDocs: c.siblingDocs, hints: c.hints, ...(admission ? { admission } : {}) }, ctx.via);
+  return preparePolicies({ id: c.id, dialect: c.dialect, policyDocs, siblingDocs: c.siblingDocs, hints: c.hints, ...(admission ? { admission } : {}) }, ctx.via, ctx.admitted);
 }
 
 function runSubject(

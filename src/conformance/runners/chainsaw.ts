@@ -167,7 +167,7 @@ class Replay {
       // Policy events of the MutatingPolicies installed by this step (translated ones with `--via`).
       let installed: readonly SourceDoc[] = docs;
       if (this.ctx.via === 'kyverno-mpol') {
-        const t = translateMutateExisting(docs, this.c.id);
+        const t = translateMutateExisting(docs, this.c.id, this.ctx.admitted);
         installed = t.kind === 'ready' ? t.docs : [];
       }
       for (const e of this.mpol.installed(installed)) this.notes.push(`background: ${e}`);
@@ -181,7 +181,7 @@ class Replay {
       this.mpol?.reload([]);
       return undefined;
     }
-    const prepared = preparePolicies({ id: this.c.id, dialect: this.c.dialect, policyDocs: this.policyDocs, siblingDocs: [] }, this.ctx.via);
+    const prepared = preparePolicies({ id: this.c.id, dialect: this.c.dialect, policyDocs: this.policyDocs, siblingDocs: [] }, this.ctx.via, this.ctx.admitted);
     if (prepared.kind === 'stop') return prepared.result;
     if (prepared.kind === 'rejected') return { status: 'failed', reason: `policies rejected: ${firstError(prepared.diagnostics)}` };
     this.policies = prepared.policies;

@@ -49,7 +49,7 @@ export function runMutateExistingCase(c: AdmissionCase, ctx: RunContext): CaseRe
     if (refused) return refused;
   }
   if (ctx.via === 'kyverno-mpol') {
-    const translated = translateMutateExisting(c.policyDocs, c.id);
+    const translated = translateMutateExisting(c.policyDocs, c.id, ctx.admitted);
     if (translated.kind === 'stop') return translated.result;
     return runMpolCase(c, translated.docs);
   }
