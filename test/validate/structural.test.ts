@@ -62,6 +62,15 @@ spec:
     ]);
   });
 
+  it('warns about a key given twice but admits the document, as kubectl and chainsaw do', () => {
+    // kubectl and chainsaw turn YAML into JSON on the client, where the last value wins, so the API server's
+    // strict decoding never sees the duplicate (kubernetes/kubernetes#125885; the chainsaw case
+    // mutating-policies/reporting/events-violation relies on it). The loader's TM1006 says which value won.
+    const loaded = loadYamlText('p.yaml', `apiVersion: mutations.gatekeeper.sh/v1\nkind: Assign\nmetadata:\n  name: a\nspec:\n  location: spec.dnsPolicy\n  parameters: {assign: {value: None}}\n  location: spec.priorityClassName\n`);
+    expect(loaded.ok && loaded.diagnostics.map((d) => `${d.severity} ${d.code}`)).toEqual(['warning TM1006']);
+    if (loaded.ok) expect(structuralDiagnostics(loaded.value[0]!)).toEqual([]);
+  });
+
   it('stops at decoding: schema errors are not reported for a document that does not decode', () => {
     expect(check(CPOL(`    match:\n      any:\n      - resources:\n          kinds: Pod\n          kind: [Pod]\n`))).toEqual([
       '12:11 TM2008 strict decoding error: unknown field "spec.rules[0].match.any[0].resources.kind"',
