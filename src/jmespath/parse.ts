@@ -27,13 +27,21 @@ export function parseJmes(expr: string): ParseOutcome {
   try {
     ast = lib.compile(expr);
   } catch (e) {
-    const message = e instanceof Error ? e.message : String(e);
-    return { ok: false, message, column: errorColumn(expr) };
+    const column = errorColumn(expr);
+    // jmespath.js trips over its own `undefined` token for a lone `=` or `!`: say what the input holds.
+    const message = e instanceof TypeError ? `Syntax error: unexpected character ${JSON.stringify(expr.charAt(column - 1))}` : e instanceof Error ? e.message : String(e);
+    return { ok: false, message, column };
   }
   const missing = findIncomplete(ast);
   if (missing !== undefined) return { ok: false, message: missing, column: expr.length + 1 };
   if (expr.includes("\\'")) fixRawStrings(expr, ast as JmesNode);
   return { ok: true, ast: ast as JmesNode };
+}
+
+/** The index of the first `=` or `!` at or after `from` (a lone one, which jmespath.js cannot lex). */
+function strayOperator(expr: string, from: number): number {
+  const m = /[=!]/.exec(expr.slice(from));
+  return m ? from + m.index : from;
 }
 
 function isEofError(e: unknown): boolean {
@@ -58,7 +66,11 @@ function tryCompile(expr: string): unknown {
 function errorColumn(expr: string): number {
   let tokens: Token[];
   try {
-    tokens = lib.tokenize(expr);
+    // jmespath.js's lexer leaves `undefined` where it met a lone `=` (or `!`): the failing character.
+    const raw = lib.tokenize(expr) as (Token | undefined)[];
+    const hole = raw.indexOf(undefined);
+    if (hole >= 0) return strayOperator(expr, hole === 0 ? 0 : raw[hole - 1]!.start + 1) + 1;
+    tokens = raw as Token[];
   } catch {
     for (let k = 1; k <= expr.length; k++) {
       try {
@@ -101,7 +113,7 @@ function fixRawStrings(expr: string, ast: JmesNode): void {
   }
   const corrections = new Map<string, string>();
   for (const t of tokens) {
-    if (t.type !== 'Literal' || expr[t.start] !== "'" || typeof t.value !== 'string') continue;
+    if (t === undefined || t.type !== 'Literal' || expr[t.start] !== "'" || typeof t.value !== 'string') continue;
     const raw = rawStringSource(expr, t.start);
     const goValue = raw.replaceAll("\\'", "'");
     if (goValue !== t.value) corrections.set(t.value, goValue);
