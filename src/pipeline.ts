@@ -11,7 +11,7 @@ import type { Policy } from './ir/nodes.js';
 import { loadInputs } from './io/inputs.js';
 import type { SourceDoc } from './io/source.js';
 import { optimize } from './optimizer/index.js';
-import { translateMutateExistingRules } from './dialects/kyverno-mpol/generate-existing.js';
+import { translateMutateExistingRules, type ExistingGeneration } from './dialects/kyverno-mpol/generate-existing.js';
 import { withoutRewritten } from './dialects/kyverno-mpol/existing-passthrough.js';
 import { toYamlDocuments } from './io/yaml-dump.js';
 import { admitDocs, type AdmitOptions } from './validate/admit.js';
@@ -105,25 +105,45 @@ export function translate(policies: readonly Policy[], to: string, unsupported: 
  * that mutate only admission requests.
  */
 export function translateDocuments(docs: readonly SourceDoc[], policies: readonly Policy[], to: string, unsupported: 'ignore' | 'warn' | 'error' = 'error', apiVersion?: string): GenerateResult {
-  const admission = translate(policies, to, unsupported, apiVersion);
+  return translateDocumentParts(docs, policies, to, unsupported, apiVersion).result;
+}
+
+/** `translateDocuments`, with the two translations it merged, as they were before the merge and the admission. */
+export interface DocumentsTranslation {
+  result: GenerateResult;
+  /** `translate` of the policies (the admission IR). */
+  admission: GenerateResult;
+  /** The mutate-existing rules' translation; `rules` is 0 when the documents hold none. */
+  existing: ExistingGeneration;
+}
+
+/**
+ * `translateDocuments` for a caller that reports on each part (the conformance runner: a mutate-existing rule
+ * refused decides the case before the admission part does). `admission` narrows the checks of the generated
+ * documents for a source its harness never admitted (see `admitted`).
+ */
+export function translateDocumentParts(docs: readonly SourceDoc[], policies: readonly Policy[], to: string, unsupported: 'ignore' | 'warn' | 'error' = 'error', apiVersion?: string, admission: AdmitOptions = {}): DocumentsTranslation {
+  const generated = translate(policies, to, unsupported, apiVersion);
   const existing = translateMutateExistingRules(docs, to, { unsupported, ...(apiVersion ? { apiVersion } : {}) });
-  if (existing.rules === 0) return admitted(admission, to);
+  if (existing.rules === 0) return { result: admitted(generated, to, admission), admission: generated, existing };
   // A MutatingPolicy that mutates existing resources is written whole; its admission part is not repeated.
-  const documents = [...withoutRewritten(admission.documents, existing.documents), ...existing.documents];
+  const documents = [...withoutRewritten(generated.documents, existing.documents), ...existing.documents];
   // The admission part's "nothing to write" no longer holds when the mutate-existing rules wrote something.
-  const diagnostics = [...admission.diagnostics.filter((d) => !(d.code === 'TM4005' && existing.documents.length > 0 && d.severity !== 'error')), ...existing.diagnostics];
-  return admitted({ documents, text: documents.length > 0 ? toYamlDocuments(documents as JsonObject[]) : '', diagnostics }, to);
+  const diagnostics = [...generated.diagnostics.filter((d) => !(d.code === 'TM4005' && existing.documents.length > 0 && d.severity !== 'error')), ...existing.diagnostics];
+  const merged = { documents, text: documents.length > 0 ? toYamlDocuments(documents as JsonObject[]) : '', diagnostics };
+  return { result: admitted(merged, to, admission), admission: generated, existing };
 }
 
 /**
  * A translation checked as the cluster would admit it before anything is written: a generated document the
- * cluster would refuse is a generator bug (TM4006), and then nothing is output.
+ * cluster would refuse is a generator bug (TM4006), and then nothing is output. `opts` narrows the checks only
+ * for a source that was never admitted itself (refusedGenerated).
  */
-export function admitted(result: GenerateResult, to: string): GenerateResult {
+export function admitted(result: GenerateResult, to: string, opts: AdmitOptions = {}): GenerateResult {
   const target = dialectByName(to);
   if (!target || result.text === '') return result;
   const loaded = loadYamlText(`<generated ${to}>`, result.text);
-  const refused = loaded.ok ? refusedGenerated(target, loaded.value) : loaded.diagnostics.filter((d) => d.severity === 'error');
+  const refused = loaded.ok ? refusedGenerated(target, loaded.value, opts) : loaded.diagnostics.filter((d) => d.severity === 'error');
   if (refused.length === 0) return result;
   return { documents: [], text: '', diagnostics: [...result.diagnostics, ...refused] };
 }

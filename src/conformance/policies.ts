@@ -1,11 +1,12 @@
 /**
  * From a case's policy documents to IR policies: parse with the case's dialect and, with `--via D`, translate
- * (lowerings, `generate` into D), read the generated YAML back and parse it with D. A translation that reports
- * TM4001 makes the case `unsupported`; it never counts as passed.
+ * as `transmute translate` does (pipeline.ts: optimize, lowerings, `generate` into D, admission), read the
+ * generated YAML back and parse it with D. A translation that reports TM4001 makes the case `unsupported`; it
+ * never counts as passed.
  */
 import { hasErrors, type Diagnostic } from '../diagnostics/diagnostic.js';
 import { renderDiagnosticLine } from '../diagnostics/render.js';
-import type { Dialect, ParseOptions } from '../dialects/dialect.js';
+import type { Dialect, GenerateResult, ParseOptions } from '../dialects/dialect.js';
 import { dialectByName } from '../dialects/registry.js';
 import type { JsonObject, JsonValue } from '../ir/json.js';
 import type { Policy } from '../ir/nodes.js';
@@ -14,10 +15,9 @@ import type { CaseResult } from './types.js';
 import { kindOf } from './kinds.js';
 import { loadYamlText } from '../io/yaml-load.js';
 import { MAP_CANNOT_MUTATE_EXISTING, translateMutateExistingRules } from '../dialects/kyverno-mpol/generate-existing.js';
-import { withoutRewritten } from '../dialects/kyverno-mpol/existing-passthrough.js';
-import { toYamlDocuments } from '../io/yaml-dump.js';
 import { admitDocs, type AdmitOptions } from '../validate/admit.js';
 import { refusedGenerated } from '../validate/generated.js';
+import { translateDocumentParts } from '../pipeline.js';
 
 /**
  * Parse options with the case data a dialect may need and the request cannot carry (Gatekeeper `flags`,
@@ -29,8 +29,8 @@ export interface ConformanceParseOptions extends ParseOptions {
 }
 
 export type Prepared =
-  /** `docs`: with `--via`, the translated documents the policies were read from. */
-  | { kind: 'ready'; policies: Policy[]; diagnostics: Diagnostic[]; docs?: SourceDoc[] }
+  /** `docs`: with `--via`, the translated documents the policies were read from; `text`, as translate writes them. */
+  | { kind: 'ready'; policies: Policy[]; diagnostics: Diagnostic[]; docs?: SourceDoc[]; text?: string }
   /** The case's own dialect refused the policies (what a validation case may expect). */
   | { kind: 'rejected'; diagnostics: Diagnostic[] }
   /** No dialect, nothing it reads, or a translation that is unsupported or broken: the case ends here. */
@@ -79,38 +79,40 @@ export function preparePolicies(input: PolicyInput, via?: string, admitted?: { d
   if (parsed.kind !== 'ready' || via === undefined) return parsed;
 
   const target = dialectByName(via)!;
-  // Kyverno mutate-existing rules are not in the admission IR: they are translated from the documents.
-  const existing = existingRulesTranslation(input.policyDocs, via);
-  if (existing.kind === 'stop') return existing;
-  let lowered = parsed.policies;
-  for (const lower of target.lowerings) lowered = lower(lowered);
-  const generated = target.generate(lowered, { unsupported: 'error' });
-  const unsupported = generated.diagnostics.find((d) => d.code === 'TM4001');
-  if (unsupported) return stop('unsupported', `translation to ${via}: ${renderDiagnosticLine(unsupported)}`, unsupported.unsupported ?? 'yet');
-  if (hasErrors(generated.diagnostics)) return stop('failed', `translation to ${via} failed: ${firstError(generated.diagnostics)}`);
-  // A MutatingPolicy that mutates existing resources is written whole; its admission part is not repeated.
-  const kept = withoutRewritten(generated.documents, existing.documents);
-  const text = kept.length === generated.documents.length ? [generated.text, existing.text].filter((t) => t !== '').join('---\n') : toYamlDocuments([...kept, ...existing.documents] as JsonObject[]);
-  const docs = loadYamlText(`${input.id} (as ${via})`, text);
-  if (!docs.ok) return stop('failed', `generated ${via} YAML does not load: ${firstError(docs.diagnostics)}`);
-  if (!docs.value.some((d) => target.recognizes(d))) {
-    // Nothing written, and the generator said why (the source policies never apply or write nothing, TM4003):
-    // the translation is no policy. A generator that writes nothing silently fails the case.
-    const saidWhy = generated.documents.length === 0 && generated.diagnostics.some((d) => d.code === 'TM4003' || (d.code === 'TM4005' && d.severity === 'warning'));
-    if (parsed.policies.length === 0 || saidWhy) return { kind: 'ready', policies: [], diagnostics: generated.diagnostics, docs: [] };
-    return stop('failed', `translation to ${via} produced no ${via} policy document`);
-  }
   // The cluster must admit what transmute writes: a refusal is a generator bug, so the case fails.
   // An admissible source must give an admissible translation; a source its harness never admitted is
   // judged by that harness's checks only, in either dialect.
   const strict = sourceAdmissible(source, input);
   const checks = strict ? {} : (input.admission ?? {});
-  const refused = refusedGenerated(target, docs.value, checks);
-  if (refused.length > 0) return stop('failed', `generated ${via} would not be admitted: ${firstError(refused)}`);
+  // The pipeline `transmute translate` runs, so `--via` checks what users get: optimize, the target's
+  // lowerings and generator, the Kyverno mutate-existing rules (not in the admission IR), then admission.
+  const t = translateDocumentParts(input.policyDocs, parsed.policies, via, 'error', undefined, checks);
+  // A mutate-existing rule refused decides first: it is what keeps the case from ever translating.
+  const refusal = (t.existing.rules > 0 ? refusalOf(t.existing, via) : undefined) ?? refusalOf(t.admission, via);
+  if (refusal) return refusal;
+  if (hasErrors(t.result.diagnostics)) return stop('failed', `generated ${via} would not be admitted: ${firstError(t.result.diagnostics)}`);
+  const docs = loadYamlText(`${input.id} (as ${via})`, t.result.text);
+  if (!docs.ok) return stop('failed', `generated ${via} YAML does not load: ${firstError(docs.diagnostics)}`);
+  if (!docs.value.some((d) => target.recognizes(d))) {
+    // Nothing written, and the generator said why (the source policies never apply or write nothing, TM4003):
+    // the translation is no policy. A generator that writes nothing silently fails the case.
+    const generated = t.admission;
+    const saidWhy = generated.documents.length === 0 && generated.diagnostics.some((d) => d.code === 'TM4003' || (d.code === 'TM4005' && d.severity === 'warning'));
+    if (parsed.policies.length === 0 || saidWhy) return { kind: 'ready', policies: [], diagnostics: t.result.diagnostics, docs: [], text: t.result.text };
+    return stop('failed', `translation to ${via} produced no ${via} policy document`);
+  }
   if (admitted && strict) admitted.documents += docs.value.filter((d) => target.recognizes(d)).length;
   const reparsed = parseWith(via, docs.value, input.siblingDocs, input.hints, checks);
   if (reparsed.kind === 'rejected') return stop('failed', `generated ${via} does not parse: ${firstError(reparsed.diagnostics)}`);
-  return reparsed.kind === 'ready' ? { ...reparsed, docs: docs.value } : reparsed;
+  return reparsed.kind === 'ready' ? { ...reparsed, docs: docs.value, text: t.result.text } : reparsed;
+}
+
+/** A translation's TM4001 makes the case unsupported, with its class; any other error fails it. */
+function refusalOf(g: GenerateResult, via: string): Stopped | undefined {
+  const unsupported = g.diagnostics.find((d) => d.code === 'TM4001');
+  if (unsupported) return halt('unsupported', `translation to ${via}: ${renderDiagnosticLine(unsupported)}`, unsupported.unsupported ?? 'yet');
+  if (hasErrors(g.diagnostics)) return halt('failed', `translation to ${via} failed: ${firstError(g.diagnostics)}`);
+  return undefined;
 }
 
 export { MAP_CANNOT_MUTATE_EXISTING };
@@ -122,10 +124,7 @@ export { MAP_CANNOT_MUTATE_EXISTING };
 function existingRulesTranslation(docs: readonly SourceDoc[], via: string): { kind: 'ready'; text: string; documents: JsonValue[] } | Stopped {
   const g = translateMutateExistingRules(docs, via, { unsupported: 'error' });
   if (g.rules === 0) return { kind: 'ready', text: '', documents: [] };
-  const unsupported = g.diagnostics.find((d) => d.code === 'TM4001');
-  if (unsupported) return halt('unsupported', `translation to ${via}: ${renderDiagnosticLine(unsupported)}`, unsupported.unsupported ?? 'yet');
-  if (hasErrors(g.diagnostics)) return halt('failed', `translation to ${via} failed: ${firstError(g.diagnostics)}`);
-  return { kind: 'ready', text: g.text, documents: g.documents };
+  return refusalOf(g, via) ?? { kind: 'ready', text: g.text, documents: g.documents };
 }
 
 /** A mutate-existing case's Kyverno policies as MutatingPolicies (its mutate-existing rules), read back. */

@@ -39,13 +39,18 @@ function dropRule(rule: Rule): Rule | undefined {
 
 /**
  * Pass: drop what can never run: branches under constant guards, rules whose guards are constantly false,
- * empty loops and conditionals, and every rule of a policy whose own guards are constantly false.
- * Policies themselves stay, so traces and translations still name them.
+ * empty loops and conditionals. Policies themselves stay, so traces and translations still name them.
+ *
+ * A policy whose own guards are constantly false is disabled, and is kept as it is (its constant-false guard
+ * moved first): the interpreter never runs its rules nor evaluates its other guards (the first false guard
+ * skips the policy), but they are what the policy is. Gatekeeper disables the mutators of a schema conflict
+ * and keeps them installed, so its generator re-emits them, whole (their match.source is a guard), for the
+ * conflict, and so the disabling, to hold in the output.
  */
 export function dropUnreachable(policies: readonly Policy[]): Policy[] {
   return policies.map((p) => {
     const never = p.guards.find((g) => isConst(g, false));
-    if (never) return { ...p, guards: [never], rules: [] };
+    if (never) return { ...p, guards: [never, ...p.guards.filter((g) => g !== never && !isConst(g, true))] };
     return {
       ...p,
       guards: p.guards.filter((g) => !isConst(g, true)),
