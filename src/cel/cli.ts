@@ -1,10 +1,12 @@
 /**
  * `transmute cel EXPR [-f object.yaml] [--old-object FILE] [--params FILE] [--namespace-object FILE]
  *  [--request FILE] [--k8s-version X]`: evaluates one CEL expression as a MAP mutation would see it and
- * prints the result as YAML. Exit codes: 0 ok, 1 compile or evaluation error, 2 bad usage or input.
+ * prints the result as YAML. Exit codes: 0 ok, 1 evaluation error, 2 bad usage or input (a syntax or compile
+ * error in the expression is bad input, as the same error in a policy is).
  */
 import { parse as parseYaml, stringify } from 'yaml';
-import { LineIndex, renderDiagnostic, SourceRegistry, type Diagnostic } from '../diagnostics/index.js';
+import { escapeControls, LineIndex, renderDiagnostic, SourceRegistry, type Diagnostic } from '../diagnostics/index.js';
+import { InvalidUtf8Error, invalidUtf8Diagnostic, nonPrintableDiagnostic } from '../io/text-check.js';
 import { compile, EXPR_FILE, fromJson, MAP_VARIABLES, toJson } from './index.js';
 import { authorizers, authorizerValue } from './lib/k8s.js';
 
@@ -38,12 +40,14 @@ Options:
       --k8s-version X    the Kubernetes version whose CEL libraries are enabled (default: the newest)
   -h, --help             show this help
 
-Exit codes: 0 evaluated, 1 the expression failed (error shown with a caret), 2 bad usage or input.`;
+Exit codes: 0 evaluated, 1 the evaluation failed, 2 bad usage or input, or an expression that does not parse
+or compile (errors are shown with a caret).`;
 
 export async function runCelCommand(argv: string[], io: CelCommandIO): Promise<number> {
   let expr: string | undefined;
   let k8sVersion: string | undefined;
   const files: Record<string, string> = {};
+  const stdinFlags: string[] = [];
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i]!;
     if (a === '-h' || a === '--help') {
@@ -53,6 +57,7 @@ export async function runCelCommand(argv: string[], io: CelCommandIO): Promise<n
     if (FILE_FLAGS[a]) {
       const v = argv[++i];
       if (v === undefined) return usage(io, `${a} needs a file`);
+      if (v === '-') stdinFlags.push(a);
       files[FILE_FLAGS[a]!] = v;
     } else if (a === '--k8s-version') {
       k8sVersion = argv[++i];
@@ -63,22 +68,38 @@ export async function runCelCommand(argv: string[], io: CelCommandIO): Promise<n
     else return usage(io, `unexpected argument ${a}`);
   }
   if (expr === undefined) return usage(io, 'missing expression');
+  if (stdinFlags.length > 1) return usage(io, `standard input (-) is named by ${stdinFlags.join(' and ')}; it can be read only once per run`);
 
   const activation: Record<string, unknown> = { object: null, oldObject: null, params: null, namespaceObject: null, request: null, variables: {} };
   for (const [name, path] of Object.entries(files)) {
+    const file = path === '-' ? '<stdin>' : path;
     let text: string;
     try {
       text = io.readFile(path);
     } catch (e) {
-      io.stderr(`error TM1004: cannot read ${path}: ${(e as Error).message}\n`);
+      if (e instanceof InvalidUtf8Error) report(io, [invalidUtf8Diagnostic(file, e)], new SourceRegistry());
+      else io.stderr(escapeControls(`error TM1004: cannot read ${file}: ${(e as Error).message}\n`));
       return 2;
     }
+    const inputs = new SourceRegistry();
+    const binary = nonPrintableDiagnostic(file, text, inputs.add(file, text));
+    if (binary) {
+      report(io, [binary], inputs);
+      return 2;
+    }
+    let value: unknown;
     try {
-      activation[name] = fromJson(parseYaml(text, { intAsBigInt: true }) ?? null);
+      value = parseYaml(text, { intAsBigInt: true }) ?? null;
     } catch (e) {
-      io.stderr(`${path}: error TM1001: ${(e as Error).message}\n`);
+      io.stderr(escapeControls(`${file}: error TM1001: ${(e as Error).message}\n`));
       return 2;
     }
+    if (value !== null && (typeof value !== 'object' || Array.isArray(value))) {
+      const what = Array.isArray(value) ? 'a sequence' : `a ${typeof value === 'bigint' ? 'number' : typeof value}`;
+      io.stderr(`${file}:1:1: error TM1005: ${name} must be a mapping, not ${what}\n`);
+      return 2;
+    }
+    activation[name] = fromJson(value);
   }
   activation['authorizer'] = authorizerValue(authorizers.allowAll);
 
@@ -87,7 +108,7 @@ export async function runCelCommand(argv: string[], io: CelCommandIO): Promise<n
   const program = compile(expr, { variables: MAP_VARIABLES, ...(k8sVersion ? { k8sVersion } : {}) });
   if (!program.ok) {
     report(io, program.diagnostics, sources);
-    return program.diagnostics.some((d) => d.code === 'TM5002' && /Kubernetes version/.test(d.message)) ? 2 : 1;
+    return 2;
   }
   const r = program.value.eval(activation);
   if (!r.ok) {
@@ -98,7 +119,7 @@ export async function runCelCommand(argv: string[], io: CelCommandIO): Promise<n
   try {
     json = toJson(r.value);
   } catch (e) {
-    io.stderr(`error TM5003: ${(e as Error).message}\n`);
+    io.stderr(escapeControls(`error TM5003: ${(e as Error).message}\n`));
     return 1;
   }
   io.stdout(stringify(json));
@@ -106,7 +127,7 @@ export async function runCelCommand(argv: string[], io: CelCommandIO): Promise<n
 }
 
 function usage(io: CelCommandIO, message: string): number {
-  io.stderr(`error TM7001: ${message}\n${USAGE}\n`);
+  io.stderr(`${escapeControls(`error TM7001: ${message}`)}\n${USAGE}\n`);
   return 2;
 }
 

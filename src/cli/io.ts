@@ -1,10 +1,11 @@
 import { readFileSync } from 'node:fs';
+import { decodeUtf8 } from '../io/text-check.js';
 
 /** The outside world as commands see it, so tests can run them in-process. */
 export interface CliIO {
   stdout(text: string): void;
   stderr(text: string): void;
-  /** Reads all of standard input (for `-`). */
+  /** Reads all of standard input (for `-`); throws InvalidUtf8Error when it is not UTF-8. */
   stdin(): string;
   isTTY: boolean;
 }
@@ -13,7 +14,7 @@ export function processIO(): CliIO {
   return {
     stdout: (t) => process.stdout.write(t),
     stderr: (t) => process.stderr.write(t),
-    stdin: () => readFileSync(0, 'utf8'),
+    stdin: () => decodeUtf8(readFileSync(0)),
     isTTY: Boolean(process.stdout.isTTY),
   };
 }

@@ -1,7 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { runCelCommand } from '../cel/cli.js';
 import { runConformanceCommand } from '../conformance/command.js';
-import { renderDiagnosticLine } from '../diagnostics/render.js';
+import { escapeControls, renderDiagnosticLine } from '../diagnostics/render.js';
+import { decodeUtf8 } from '../io/text-check.js';
 import { diagnostic } from '../diagnostics/diagnostic.js';
 import { runApply } from './commands/apply.js';
 import { runIr } from './commands/ir.js';
@@ -24,7 +25,7 @@ const COMMANDS: Record<string, Command> = {
   ir: { summary: 'print the optimized intermediate representation of policies', run: runIr },
   cel: {
     summary: 'evaluate one CEL expression as a MutatingAdmissionPolicy would',
-    run: (a, io) => runCelCommand(a, { stdout: io.stdout, stderr: io.stderr, readFile: (p: string) => (p === '-' ? io.stdin() : readFileSync(p, 'utf8')) }),
+    run: (a, io) => runCelCommand(a, { stdout: io.stdout, stderr: io.stderr, readFile: (p: string) => (p === '-' ? io.stdin() : decodeUtf8(readFileSync(p))) }),
   },
 };
 
@@ -61,7 +62,7 @@ export async function main(argv: string[], io: CliIO = processIO()): Promise<num
     return await command.run(rest, io);
   } catch (e) {
     const message = e instanceof RangeError && /call stack/i.test(e.message) ? 'input nested too deeply' : e instanceof Error ? e.message : String(e);
-    io.stderr(`error: internal error in '${name}': ${message}\n`);
+    io.stderr(escapeControls(`error: internal error in '${name}': ${message}\n`));
     return EXIT.badInput;
   }
 }

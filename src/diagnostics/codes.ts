@@ -19,6 +19,8 @@ export const CODES = {
   TM1005: { severity: 'error', title: 'document is not a mapping' },
   TM1006: { severity: 'warning', title: 'duplicate key' },
   TM1007: { severity: 'error', title: 'nesting too deep' },
+  TM1008: { severity: 'error', title: 'not a Kubernetes object' },
+  TM1009: { severity: 'error', title: 'not UTF-8 text' },
 
   // 2xxx dialect parsing
   TM2001: { severity: 'error', title: 'unknown kind' },

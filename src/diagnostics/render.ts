@@ -16,28 +16,62 @@ export class SourceRegistry {
   }
 }
 
+/**
+ * Control characters (C0 but tab and line feed, DEL, C1) of input text echoed to a terminal, written as `\x1b`:
+ * a file must not be able to move the cursor, rewrite the window title or ring the bell through a message.
+ */
+const CONTROL = /[\x00-\x08\x0B-\x1F\x7F-\x9F]/g;
+
+function escapeControl(c: string): string {
+  return `\\x${c.charCodeAt(0).toString(16).padStart(2, '0')}`;
+}
+
+/** `text` with its control characters escaped (tabs and line breaks kept). */
+export function escapeControls(text: string): string {
+  return text.replace(CONTROL, escapeControl);
+}
+
+/**
+ * A source line as shown under a diagnostic, and the caret line under columns [col, col + width): every control
+ * character but tab escaped, the caret moved and widened by the escapes (tabs are kept in the lead, to align).
+ */
+function sourceLine(text: string, col: number, width: number): [string, string] {
+  let shown = '';
+  let lead = '';
+  let carets = 0;
+  const chars = text.split('');
+  for (let i = 0; i < chars.length; i++) {
+    const c = chars[i]!;
+    const out = c === '\t' ? c : /[\x00-\x1F\x7F-\x9F]/.test(c) ? escapeControl(c) : c;
+    shown += out;
+    if (i < col - 1) lead += c === '\t' ? '\t' : ' '.repeat(out.length);
+    else if (i < col - 1 + width) carets += c === '\t' ? 1 : out.length;
+  }
+  return [shown, `${lead}${'^'.repeat(Math.max(1, carets))}`];
+}
+
 /** `file:line:col: error TM2003: message`, then the source line and a caret under the span. */
 export function renderDiagnostic(d: Diagnostic, sources?: SourceRegistry): string {
-  const where = d.span ? `${formatSpan(d.span)}: ` : '';
-  const lines = [`${where}${d.severity} ${d.code}: ${d.message}`];
+  const lines = [renderDiagnosticLine(d)];
   const index = d.span ? sources?.get(d.span.file) : undefined;
   if (d.span && index) {
     const text = index.lineText(d.span.line);
     if (text.length > 0 && text.length <= 400) {
       const width = d.span.endLine === d.span.line ? Math.max(1, d.span.endCol - d.span.col + 1) : 1;
-      const lead = text.slice(0, d.span.col - 1).replace(/[^\t]/g, ' ');
-      lines.push(`  ${text}`, `  ${lead}${'^'.repeat(Math.min(width, Math.max(1, text.length - d.span.col + 1)))}`);
+      const [shown, caret] = sourceLine(text, d.span.col, Math.min(width, Math.max(1, text.length - d.span.col + 1)));
+      lines.push(`  ${shown}`, `  ${caret}`);
     }
   }
-  for (const r of d.related ?? []) lines.push(`  note: ${r.span ? `${formatSpan(r.span)}: ` : ''}${r.message}`);
+  for (const r of d.related ?? []) lines.push(escapeControls(`  note: ${r.span ? `${formatSpan(r.span)}: ` : ''}${r.message}`));
   return lines.join('\n');
 }
 
 /** One line per diagnostic, no source excerpt: for summaries and error exits. */
 export function renderDiagnosticLine(d: Diagnostic): string {
-  return `${d.span ? `${formatSpan(d.span)}: ` : ''}${d.severity} ${d.code}: ${d.message}`;
+  return escapeControls(`${d.span ? `${formatSpan(d.span)}: ` : ''}${d.severity} ${d.code}: ${d.message}`);
 }
 
+/** JSON, with DEL and the C1 controls escaped too (JSON.stringify escapes only C0): the same value, safe to print. */
 export function diagnosticsToJson(diagnostics: readonly Diagnostic[]): string {
-  return JSON.stringify(diagnostics, null, 2);
+  return JSON.stringify(diagnostics, null, 2).replace(/[\x7F-\x9F]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
 }

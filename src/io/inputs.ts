@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { diagnostic, fail, ok, type Diagnostic, type Result } from '../diagnostics/diagnostic.js';
 import { SourceRegistry } from '../diagnostics/render.js';
 import type { SourceDoc } from './source.js';
+import { decodeUtf8, InvalidUtf8Error, invalidUtf8Diagnostic, nonPrintableDiagnostic } from './text-check.js';
 import { DEFAULT_MAX_BYTES, exceedsBytes, loadYamlText, tooLargeDiagnostic, type LoadOptions } from './yaml-load.js';
 
 export { streamYamlDocuments, YamlStreamError, type StreamOptions } from './yaml-stream.js';
@@ -82,6 +83,11 @@ export function loadInputs(paths: readonly string[], opts: InputOptions = {}): R
     }
     const text = stripBom(raw);
     const lineIndex = sources.add(file, text);
+    const binary = nonPrintableDiagnostic(file, text, lineIndex);
+    if (binary) {
+      diagnostics.push(binary);
+      return;
+    }
     const r = loadYamlText(file, text, { maxBytes, maxDepth: opts.maxDepth, requireMapping: opts.requireMapping, lineIndex });
     diagnostics.push(...r.diagnostics);
     if (r.ok) docs.push(...r.value);
@@ -94,7 +100,16 @@ export function loadInputs(paths: readonly string[], opts: InputOptions = {}): R
         diagnostics.push(tooLargeDiagnostic(path, maxBytes, size));
         return;
       }
-      loadText(path, readFileSync(path, 'utf8'));
+      const bytes = readFileSync(path);
+      let text: string;
+      try {
+        text = decodeUtf8(bytes);
+      } catch (e) {
+        if (!(e instanceof InvalidUtf8Error)) throw e;
+        diagnostics.push(invalidUtf8Diagnostic(path, e));
+        return;
+      }
+      loadText(path, text);
     } catch (e) {
       diagnostics.push(unreadable(path, e));
     }
@@ -104,9 +119,9 @@ export function loadInputs(paths: readonly string[], opts: InputOptions = {}): R
     if (path === '-') {
       let text: string;
       try {
-        text = opts.stdin ? opts.stdin() : readFileSync(0, 'utf8');
+        text = opts.stdin ? opts.stdin() : decodeUtf8(readFileSync(0));
       } catch (e) {
-        diagnostics.push(unreadable(STDIN_NAME, e));
+        diagnostics.push(e instanceof InvalidUtf8Error ? invalidUtf8Diagnostic(STDIN_NAME, e) : unreadable(STDIN_NAME, e));
         continue;
       }
       loadText(STDIN_NAME, text);

@@ -1,5 +1,6 @@
 import { diagnostic, hasErrors, type Diagnostic } from '../../diagnostics/diagnostic.js';
 import { formatSpan } from '../../diagnostics/span.js';
+import { escapeControls } from '../../diagnostics/render.js';
 import { isJsonObject, type JsonObject, type JsonValue } from '../../ir/json.js';
 import { mutationAnnotations } from '../../dialects/gatekeeper/annotations.js';
 import { withSchemaEnvironment, type SchemaEnvironment, type UnknownKindPolicy } from '../../engines/ssa.js';
@@ -12,7 +13,9 @@ import type { AdmissionRequest, Operation, UserInfo } from '../../k8s/request.js
 import { mutateExisting, notATarget } from '../../dialects/kyverno/mutate-existing.js';
 import type { SourceDoc } from '../../io/source.js';
 import { kindSchemasFromCrds, kindSchemasFromOpenApi } from '../../merge/ssa/openapi/load.js';
-import { parsePolicyDocs, readInputs } from '../../pipeline.js';
+import { SourceRegistry } from '../../diagnostics/render.js';
+import { parsePolicyDocs } from '../../pipeline.js';
+import { folderForFile, notAnObject, readCliInputs, stdinNamedTwice } from '../inputs.js';
 import { many, parse } from '../args.js';
 import { EXIT, type CliIO } from '../io.js';
 import { diagnosticsFormat, reportDiagnostics } from '../report.js';
@@ -77,25 +80,31 @@ interface ApplyFlags {
 const OPERATIONS: readonly Operation[] = ['CREATE', 'UPDATE', 'DELETE', 'CONNECT'];
 
 /** Reads one auxiliary YAML file given with a flag; errors are diagnostics naming the flag. */
-function readSingle(path: string, flag: string, io: CliIO, diags: Diagnostic[]): JsonValue | undefined {
-  const r = readInputs([path], io.stdin);
+function readSingle(path: string, flag: string, io: CliIO, sources: SourceRegistry, diags: Diagnostic[], object = false): JsonValue | undefined {
+  const r = readCliInputs([path], io, sources);
   diags.push(...r.diagnostics);
-  if (!r.docs) return undefined;
+  if (!r.ok) return undefined;
   if (r.docs.length !== 1) {
     diags.push(diagnostic('TM7001', { phase: 'cli', message: `${flag} ${path}: expected exactly one YAML document, found ${r.docs.length}` }));
     return undefined;
   }
-  return r.docs[0]!.value;
+  const doc = r.docs[0]!;
+  const refused = object ? notAnObject(doc, `the ${flag} document`) : undefined;
+  if (refused) {
+    diags.push(refused);
+    return undefined;
+  }
+  return doc.value;
 }
 
 /** The kinds `--crd` and `--schema` files define, and the `--unknown-schema` policy. */
-function readSchemas(crdPaths: string[], schemaPaths: string[], unknownKinds: UnknownKindPolicy, io: CliIO, diags: Diagnostic[]): SchemaEnvironment {
+function readSchemas(crdPaths: string[], schemaPaths: string[], unknownKinds: UnknownKindPolicy, io: CliIO, sources: SourceRegistry, diags: Diagnostic[]): SchemaEnvironment {
   const env: SchemaEnvironment = { unknownKinds };
   const read = (paths: string[], convert: typeof kindSchemasFromCrds) => {
     if (paths.length === 0) return;
-    const inputs = readInputs(paths, io.stdin);
+    const inputs = readCliInputs(paths, io, sources);
     diags.push(...inputs.diagnostics);
-    if (!inputs.docs) return;
+    if (!inputs.ok) return;
     const r = convert(inputs.docs);
     diags.push(...r.diagnostics);
     if (r.ok) env.kinds = env.kinds ? env.kinds.addAll(r.value) : r.value;
@@ -172,12 +181,35 @@ export async function runApply(argv: string[], io: CliIO): Promise<number> {
   const mode = validateMode(f.validate);
   if (typeof mode !== 'string') return usage(mode.error);
 
+  const twice = stdinNamedTwice({
+    '-p': f.policy,
+    '-r': f.resource,
+    '--target-resource': f['target-resource'],
+    '--old-object': f['old-object'],
+    '--user': f.user,
+    '--namespace-object': f['namespace-object'],
+    '--params': f.params,
+    '--external-data': f['external-data'],
+    '--crd': f.crd,
+    '--schema': f.schema,
+  });
+  if (twice) return usage(twice);
+  const folder = folderForFile({
+    '--old-object': f['old-object'],
+    '--user': f.user,
+    '--namespace-object': f['namespace-object'],
+    '--params': f.params,
+    '--external-data': f['external-data'],
+  });
+  if (folder) return usage(folder);
+
   const diags: Diagnostic[] = [];
-  const policyInputs = readInputs(many(f.policy), io.stdin);
-  const policyDocs = policyInputs.docs ?? [];
-  const loaded = { ...parsePolicyDocs(policyDocs, { mode }), sources: policyInputs.sources };
+  const sources = new SourceRegistry();
+  const policyInputs = readCliInputs(many(f.policy), io, sources, { lists: true, nonEmpty: 'policy documents' });
+  const policyDocs = policyInputs.docs;
+  const loaded = parsePolicyDocs(policyDocs, { mode });
   diags.push(...policyInputs.diagnostics, ...loaded.diagnostics);
-  const targetInputs = many(f['target-resource']).length > 0 ? readInputs(many(f['target-resource']), io.stdin) : undefined;
+  const targetInputs = many(f['target-resource']).length > 0 ? readCliInputs(many(f['target-resource']), io, sources, { lists: true, objects: true, nonEmpty: 'target resources' }) : undefined;
   diags.push(...(targetInputs?.diagnostics ?? []));
   // Mutate-existing targets, in the state the previous triggers left them (as in a cluster).
   const targets = new Map<SourceDoc, JsonObject>();
@@ -186,24 +218,23 @@ export async function runApply(argv: string[], io: CliIO): Promise<number> {
     if (isJsonObject(d.value)) targets.set(d, d.value);
     else diags.push(notATarget(d));
   }
-  const resources = readInputs(many(f.resource), io.stdin);
+  const resources = readCliInputs(many(f.resource), io, sources, { lists: true, objects: true, nonEmpty: 'resources' });
   diags.push(...resources.diagnostics);
-  const oldObject = f['old-object'] ? readSingle(f['old-object'], '--old-object', io, diags) : undefined;
-  const user = f.user ? readSingle(f.user, '--user', io, diags) : undefined;
-  const namespaceObject = f['namespace-object'] ? readSingle(f['namespace-object'], '--namespace-object', io, diags) : undefined;
-  const params = f.params ? readSingle(f.params, '--params', io, diags) : undefined;
+  const oldObject = f['old-object'] ? readSingle(f['old-object'], '--old-object', io, sources, diags, true) : undefined;
+  const user = f.user ? readSingle(f.user, '--user', io, sources, diags) : undefined;
+  const namespaceObject = f['namespace-object'] ? readSingle(f['namespace-object'], '--namespace-object', io, sources, diags, true) : undefined;
+  const params = f.params ? readSingle(f.params, '--params', io, sources, diags) : undefined;
   let externalData: ExternalData | undefined;
   if (f['external-data']) {
-    const v = readSingle(f['external-data'], '--external-data', io, diags);
+    const v = readSingle(f['external-data'], '--external-data', io, sources, diags);
     if (v !== undefined) {
       if (!isJsonObject(v)) diags.push(diagnostic('TM2002', { phase: 'parse', message: '--external-data must map provider names to {key: value} tables' }));
       else externalData = v as ExternalData;
     }
   }
-  const schemas = readSchemas(many(f.crd), many(f.schema), unknownKinds, io, diags);
-  const sources = loaded.sources;
-  if (hasErrors(diags) || !resources.docs) {
-    reportDiagnostics(io, diags, format, sources ?? resources.sources);
+  const schemas = readSchemas(many(f.crd), many(f.schema), unknownKinds, io, sources, diags);
+  if (hasErrors(diags) || !resources.ok) {
+    reportDiagnostics(io, diags, format, sources);
     return EXIT.badInput;
   }
 
@@ -228,7 +259,7 @@ export async function runApply(argv: string[], io: CliIO): Promise<number> {
     );
     diags.push(...result.diagnostics);
     if (!result.allowed) denied = true;
-    if (f.explain) io.stderr(`# ${describeObject(doc.value)}\n${formatTrace(result.trace)}\n`);
+    if (f.explain) io.stderr(escapeControls(`# ${describeObject(doc.value)}\n${formatTrace(result.trace)}\n`));
     const after = result.object ?? null;
     objects.push(after);
     if (targets.size > 0) {

@@ -1,7 +1,9 @@
 import { diagnostic } from '../../diagnostics/diagnostic.js';
 import { printPolicies } from '../../ir/print.js';
 import { optimize } from '../../optimizer/index.js';
-import { hasErrors, loadPolicies } from '../../pipeline.js';
+import { SourceRegistry } from '../../diagnostics/render.js';
+import { hasErrors, parsePolicyDocs } from '../../pipeline.js';
+import { readCliInputs, stdinNamedTwice } from '../inputs.js';
 import { many, parse } from '../args.js';
 import { EXIT, type CliIO } from '../io.js';
 import { diagnosticsFormat, reportDiagnostics } from '../report.js';
@@ -47,19 +49,23 @@ export async function runIr(argv: string[], io: CliIO): Promise<number> {
     io.stdout(IR_HELP);
     return EXIT.ok;
   }
-  const format = diagnosticsFormat(f.diagnostics) ?? 'text';
-  if (many(f.policy).length === 0) {
-    reportDiagnostics(io, [diagnostic('TM7001', { phase: 'cli', message: 'at least one policy is required (-p POLICY)' })], format);
+  const format = diagnosticsFormat(f.diagnostics);
+  const usage = (message: string): number => {
+    reportDiagnostics(io, [diagnostic('TM7001', { phase: 'cli', message })], format ?? 'text');
     return EXIT.badInput;
-  }
+  };
+  if (!format) return usage(`--diagnostics must be text or json, not "${f.diagnostics}"`);
+  if (many(f.policy).length === 0) return usage('at least one policy is required (-p POLICY)');
   const mode = validateMode(f.validate);
-  if (typeof mode !== 'string') {
-    reportDiagnostics(io, [diagnostic('TM7001', { phase: 'cli', message: mode.error })], format);
-    return EXIT.badInput;
-  }
-  const loaded = loadPolicies(many(f.policy), io.stdin, { mode });
-  reportDiagnostics(io, loaded.diagnostics, format, loaded.sources);
-  if (hasErrors(loaded.diagnostics)) return EXIT.badInput;
+  if (typeof mode !== 'string') return usage(mode.error);
+  const twice = stdinNamedTwice({ '-p': f.policy });
+  if (twice) return usage(twice);
+  const sources = new SourceRegistry();
+  const inputs = readCliInputs(many(f.policy), io, sources, { lists: true, nonEmpty: 'policy documents' });
+  const loaded = inputs.ok ? parsePolicyDocs(inputs.docs, { mode }) : { policies: [], diagnostics: [] };
+  const diagnostics = [...inputs.diagnostics, ...loaded.diagnostics];
+  reportDiagnostics(io, diagnostics, format, sources);
+  if (hasErrors(diagnostics)) return EXIT.badInput;
   const policies = f['no-optimize'] ? loaded.policies : optimize(loaded.policies);
   io.stdout(printPolicies(policies, { origins: Boolean(f.origins) }));
   return EXIT.ok;

@@ -1,8 +1,7 @@
 import { existsSync, statSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { diagnostic } from '../../diagnostics/diagnostic.js';
-import { renderDiagnosticLine } from '../../diagnostics/render.js';
+import { diagnostic, type Diagnostic } from '../../diagnostics/diagnostic.js';
 import { findTestFiles, loadTestSuite, runTestSuite, TEST_FILE_NAME, type SuiteRow } from '../../dialects/kyverno/test-suite/index.js';
 import { findKaptestFiles, isKaptestFile, loadKaptest, runKaptest } from '../../dialects/map/kaptest/index.js';
 import { listCases } from '../../golden/case.js';
@@ -59,7 +58,8 @@ Options:
                    with the reason); warn runs it anyway; ignore skips the admission checks
   -h, --help       show this help
 
-Exit codes: 0 all passed, 1 a case or result failed, 2 bad usage.
+Exit codes: 0 all passed, 1 a case or result failed, 2 bad usage, or a kyverno-test.yaml or kaptest manifest
+that cannot be read as a test (not YAML, not a Test, a file it names missing or malformed; the others still run).
 Last line: 'N passed, N failed' (', N skipped' follows when results were skipped as expected).
 `;
 
@@ -99,6 +99,8 @@ export async function runTest(argv: string[], io: CliIO): Promise<number> {
   };
   const rows: SuiteRow[] = [];
   const counts: Counts = { passed: 0, failed: 0, skipped: 0, known: 0 };
+  // Test files that could not be read as tests: bad input (exit 2), not failed tests; the others still run.
+  const unreadable: Diagnostic[] = [];
   for (const p of args.positionals) {
     if (!existsSync(p)) {
       reportDiagnostics(io, [diagnostic('TM1004', { phase: 'io', message: `${p}: no such file or folder` })], 'text');
@@ -119,8 +121,8 @@ export async function runTest(argv: string[], io: CliIO): Promise<number> {
     }
     // A golden case folder holds no Kyverno tests; anywhere else, every kyverno-test.yaml below PATH runs.
     if (golden?.isCase) continue;
-    for (const file of findTestFiles(p)) runSuite(file, counts, rows, out, mode);
-    for (const file of findKaptestFiles(p)) runKaptestFile(file, counts, rows, out);
+    for (const file of findTestFiles(p)) unreadable.push(...runSuite(file, counts, rows, out, mode));
+    for (const file of findKaptestFiles(p)) unreadable.push(...runKaptestFile(file, counts, rows, out));
   }
   if (json) {
     const results = rows.map(({ file, policy, rule, resource, status, reason }) => ({ file, policy, rule, resource, status, reason }));
@@ -128,6 +130,10 @@ export async function runTest(argv: string[], io: CliIO): Promise<number> {
   } else {
     if (counts.known) io.stdout(`${counts.known} of the failures are known divergences listed in golden/exceptions.yaml\n`);
     io.stdout(`${counts.passed} passed, ${counts.failed} failed${counts.skipped ? `, ${counts.skipped} skipped` : ''}\n`);
+  }
+  if (unreadable.length > 0) {
+    reportDiagnostics(io, unreadable, 'text');
+    return EXIT.badInput;
   }
   return counts.failed - counts.known > 0 ? EXIT.checkFailed : EXIT.ok;
 }
@@ -183,11 +189,11 @@ function suiteException(file: string, r: SuiteRow, exceptions: readonly GoldenEx
   return exceptions.find((e) => e.case === basename(dirname(file)) && e.check === check);
 }
 
-function runSuite(file: string, counts: Counts, rows: SuiteRow[], out: (t: string) => void, mode: ValidateMode): void {
+/** Runs one Kyverno test; returns the diagnostics of a test file that cannot be read as a test (then nothing ran). */
+function runSuite(file: string, counts: Counts, rows: SuiteRow[], out: (t: string) => void, mode: ValidateMode): Diagnostic[] {
   const suite = loadTestSuite(file, file);
-  const suiteRows: SuiteRow[] = suite.ok
-    ? runTestSuite(suite.value, mode)
-    : [{ file, policy: '', rule: '', resource: '', status: 'failed', reason: suite.diagnostics.map((d) => renderDiagnosticLine(d)).join('; ') }];
+  if (!suite.ok) return suite.diagnostics;
+  const suiteRows = runTestSuite(suite.value, mode);
   const exceptions = projectExceptions();
   for (const r of suiteRows) {
     const exception = suiteException(file, r, exceptions);
@@ -200,6 +206,7 @@ function runSuite(file: string, counts: Counts, rows: SuiteRow[], out: (t: strin
     }
     printRow(file, r, counts, rows, out);
   }
+  return [];
 }
 
 function printRow(file: string, r: SuiteRow, counts: Counts, rows: SuiteRow[], out: (t: string) => void): void {
@@ -215,10 +222,9 @@ function printRow(file: string, r: SuiteRow, counts: Counts, rows: SuiteRow[], o
   }
 }
 
-function runKaptestFile(file: string, counts: Counts, rows: SuiteRow[], out: (t: string) => void): void {
+function runKaptestFile(file: string, counts: Counts, rows: SuiteRow[], out: (t: string) => void): Diagnostic[] {
   const manifest = loadKaptest(file, file);
-  const manifestRows: SuiteRow[] = manifest.ok
-    ? runKaptest(manifest.value)
-    : [{ file, policy: '', rule: '', resource: '', status: 'failed', reason: manifest.diagnostics.map((d) => renderDiagnosticLine(d)).join('; ') }];
-  for (const r of manifestRows) printRow(file, r, counts, rows, out);
+  if (!manifest.ok) return manifest.diagnostics;
+  for (const r of runKaptest(manifest.value)) printRow(file, r, counts, rows, out);
+  return [];
 }

@@ -1,7 +1,9 @@
 import { diagnostic } from '../../diagnostics/diagnostic.js';
 import { dialectByName, dialects } from '../../dialects/registry.js';
 import { writeFileAtomic } from '../../io/write.js';
-import { admitted, hasErrors, loadPolicies, translateDocuments } from '../../pipeline.js';
+import { SourceRegistry } from '../../diagnostics/render.js';
+import { admitted, hasErrors, parsePolicyDocs, translateDocuments } from '../../pipeline.js';
+import { readCliInputs, stdinNamedTwice } from '../inputs.js';
 import { many, parse } from '../args.js';
 import { EXIT, type CliIO } from '../io.js';
 import { diagnosticsFormat, reportDiagnostics } from '../report.js';
@@ -30,7 +32,7 @@ Options:
   -p, --policy PATH          policy file, directory or -; repeatable
       --to DIALECT           the target dialect
       --api-version V        the target API version: ${apiVersionsHelp()}
-  -o, --output FILE          write there (atomically) instead of stdout
+  -o, --output FILE          write there (atomically) instead of stdout (- is stdout)
       --unsupported LEVEL    error (default): refuse to emit anything if any construct cannot be translated;
                              warn: emit every rule that can be translated, report each one left out;
                              ignore: the same without the reports. An output that refusals left empty is
@@ -82,11 +84,12 @@ export async function runTranslate(argv: string[], io: CliIO): Promise<number> {
     io.stdout(translateHelp());
     return EXIT.ok;
   }
-  const format = diagnosticsFormat(f.diagnostics) ?? 'text';
+  const format = diagnosticsFormat(f.diagnostics);
   const usage = (message: string) => {
-    reportDiagnostics(io, [diagnostic('TM7001', { phase: 'cli', message })], format);
+    reportDiagnostics(io, [diagnostic('TM7001', { phase: 'cli', message })], format ?? 'text');
     return EXIT.badInput;
   };
+  if (!format) return usage(`--diagnostics must be text or json, not "${f.diagnostics}"`);
   if (many(f.policy).length === 0) return usage('at least one policy is required (-p POLICY)');
   if (!f.to) return usage(`--to is required (one of ${dialects().map((d) => d.name).join(', ')})`);
   const level = f.unsupported ?? 'error';
@@ -103,12 +106,18 @@ export async function runTranslate(argv: string[], io: CliIO): Promise<number> {
   if (typeof mode !== 'string') return usage(mode.error);
   if (f.name !== undefined && !DNS1123_SUBDOMAIN.test(f.name)) return usage(`--name ${JSON.stringify(f.name)} is not a valid object name (a lowercase RFC 1123 subdomain)`);
 
-  const loaded = loadPolicies(many(f.policy), io.stdin, { mode });
+  const twice = stdinNamedTwice({ '-p': f.policy });
+  if (twice) return usage(twice);
+
+  const sources = new SourceRegistry();
+  const inputs = readCliInputs(many(f.policy), io, sources, { lists: true, nonEmpty: 'policy documents' });
+  const parsed = inputs.ok ? parsePolicyDocs(inputs.docs, { mode }) : { policies: [], diagnostics: [] };
+  const loaded = { docs: inputs.docs, policies: parsed.policies, diagnostics: [...inputs.diagnostics, ...parsed.diagnostics], sources };
   if (hasErrors(loaded.diagnostics)) {
     reportDiagnostics(io, loaded.diagnostics, format, loaded.sources);
     return EXIT.badInput;
   }
-  let result = translateDocuments(loaded.docs ?? [], loaded.policies, f.to, level, apiVersion);
+  let result = translateDocuments(loaded.docs, loaded.policies, f.to, level, apiVersion);
   if (f.name !== undefined && result.documents.length > 0) {
     const renamed = renamePolicy(result, f.name);
     if ('error' in renamed) return usage(renamed.error);
@@ -116,15 +125,22 @@ export async function runTranslate(argv: string[], io: CliIO): Promise<number> {
     result = admitted(renamed, f.to);
   }
   const diags = [...loaded.diagnostics, ...result.diagnostics];
-  reportDiagnostics(io, diags, format, loaded.sources);
-  if (result.diagnostics.some((d) => d.code === 'TM4004')) return EXIT.badInput;
-  if (hasErrors(result.diagnostics)) return EXIT.checkFailed;
-  if (f.output) {
+  if (result.diagnostics.some((d) => d.code === 'TM4004')) {
+    reportDiagnostics(io, diags, format, loaded.sources);
+    return EXIT.badInput;
+  }
+  if (hasErrors(result.diagnostics)) {
+    reportDiagnostics(io, diags, format, loaded.sources);
+    return EXIT.checkFailed;
+  }
+  if (f.output && f.output !== '-') {
     const w = writeFileAtomic(f.output, result.text);
-    if (!w.ok) {
-      reportDiagnostics(io, w.diagnostics, format);
-      return EXIT.badInput;
-    }
-  } else io.stdout(result.text);
+    // One report per run (with --diagnostics json, one array): the write's failure joins the others.
+    reportDiagnostics(io, [...diags, ...w.diagnostics], format, loaded.sources);
+    if (!w.ok) return EXIT.badInput;
+  } else {
+    reportDiagnostics(io, diags, format, loaded.sources);
+    io.stdout(result.text);
+  }
   return EXIT.ok;
 }

@@ -356,13 +356,14 @@ describe('kaptest manifests through `transmute test`', () => {
     expect(r.stdout.trimEnd().split('\n').at(-1)).toBe('0 passed, 1 failed');
   });
 
-  it('a malformed manifest is one failed row (exit 1); a manifest under any name given directly runs', async () => {
+  it('a malformed manifest is bad input (exit 2, as a malformed kyverno-test.yaml); a manifest under any name given directly runs', async () => {
     const dir = labelsSuite(`policies: []\nresources: [resources.yaml]\nmapTestSuites: [{policy: tier-label, tests: []}]\n`, {
       'labels.test/more-tests.yaml': `${HEADER}mapTestSuites:\n- policy: tier-label\n  tests:\n  - {object: {kind: Deployment, name: opted-out}, expect: skip}\n`,
     });
     const bad = await run(['test', dir]);
-    expect(bad.code).toBe(1);
-    expect(bad.stdout).toContain(`FAIL ${dir}/labels.test/kaptest.yaml:\n  ${dir}/labels.test/kaptest.yaml:1:11: error TM2005: invalid manifest: at least one policies is required`);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toContain(`${dir}/labels.test/kaptest.yaml:1:11: error TM2005: invalid manifest: at least one policies is required`);
+    expect(bad.stdout.trimEnd().split('\n').at(-1)).toBe('0 passed, 0 failed');
     // Only files named kaptest.yaml are found by walking; another name runs when given.
     expect(bad.stdout).not.toContain('more-tests.yaml');
     const other = await run(['test', join(dir, 'labels.test/more-tests.yaml')]);

@@ -2,11 +2,11 @@
  * Reading the files a `kyverno-test.yaml` names, relative to its folder; every failure is a TM1004/TM1001
  * diagnostic naming the file as the user reached it (`<test folder as given>/<name>`).
  */
-import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { diagnostic, fail, ok, type Result } from '../../../diagnostics/diagnostic.js';
 import { isJsonObject, type JsonObject } from '../../../ir/json.js';
 import type { SourceDoc } from '../../../io/source.js';
+import { readYamlTextFile } from '../../../io/text-check.js';
 import { loadYamlText } from '../../../io/yaml-load.js';
 
 export interface SuiteFiles {
@@ -22,13 +22,14 @@ export function displayName(files: SuiteFiles, name: string): string {
 }
 
 export function readSuiteDocs(files: SuiteFiles, name: string): Result<SourceDoc[]> {
-  let text: string;
+  let read: ReturnType<typeof readYamlTextFile>;
   try {
-    text = readFileSync(resolve(files.dir, name), 'utf8');
+    read = readYamlTextFile(resolve(files.dir, name), displayName(files, name));
   } catch (e) {
     return fail(diagnostic('TM1004', { phase: 'io', message: `${displayName(files, name)}: ${(e as Error).message}` }));
   }
-  return loadYamlText(displayName(files, name), text);
+  if ('diagnostic' in read) return fail(read.diagnostic);
+  return loadYamlText(displayName(files, name), read.text);
 }
 
 /** The first document of a file, which must be a mapping. */

@@ -27,6 +27,8 @@ export function loadTestSuite(path: string, display: string = path): Result<Test
   if (!test.ok) return test;
   const t = test.value;
   const malformed = (message: string): Result<TestSuite> => fail(diagnostic('TM7003', { phase: 'io', message: `${display}: ${message}` }));
+  // cli.kyverno.io/v1alpha1 Test, or the legacy form without apiVersion and kind.
+  if (t.kind !== undefined && t.kind !== 'Test') return malformed(`not a Kyverno Test (kind ${JSON.stringify(t.kind)}; want cli.kyverno.io/v1alpha1 Test)`);
   if (!Array.isArray(t.results)) return malformed('the test has no "results" list');
 
   const docsOf = (key: string): Result<SourceDoc[]> => {

@@ -5,12 +5,12 @@
  * `version`) are diagnostics with the place in the manifest; a malformed test entry is kept with its problems
  * so that only that test fails.
  */
-import { readFileSync } from 'node:fs';
 import { basename, dirname, posix, resolve } from 'node:path';
 import { diagnostic, fail, ok, type Diagnostic, type Result } from '../../../diagnostics/diagnostic.js';
 import type { Span } from '../../../diagnostics/span.js';
 import { defineOwn, isJsonObject, type JsonObject, type JsonValue } from '../../../ir/json.js';
 import type { SourceDoc, YamlPath } from '../../../io/source.js';
+import { readYamlTextFile } from '../../../io/text-check.js';
 import { loadYamlText } from '../../../io/yaml-load.js';
 import type { Expectation, KaptestManifest, KaptestUserInfo, MapTestCase, MapTestSuite, ObjectRef, ParamRef, ResourceDoc, VapTestSuite } from './model.js';
 
@@ -31,13 +31,14 @@ function displayName(files: Files, name: string): string {
 }
 
 function readDocs(files: Files, name: string, span?: Span): Result<SourceDoc[]> {
-  let text: string;
+  let read: ReturnType<typeof readYamlTextFile>;
   try {
-    text = readFileSync(resolve(files.dir, name), 'utf8');
+    read = readYamlTextFile(resolve(files.dir, name), displayName(files, name));
   } catch (e) {
     return fail(diagnostic('TM1004', { phase: 'io', message: `${displayName(files, name)}: ${(e as Error).message}`, span }));
   }
-  return loadYamlText(displayName(files, name), text);
+  if ('diagnostic' in read) return fail(read.diagnostic);
+  return loadYamlText(displayName(files, name), read.text);
 }
 
 /** True when a YAML mapping looks like a kaptest manifest (any file name is allowed upstream). */
