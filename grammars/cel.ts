@@ -616,7 +616,43 @@ export function parseCel(source: string, options: Partial<MacroOptions> = {}): P
           : `Syntax error: ${err.message.replace(/^Expecting (?:token of type )?--> (.*?) <-- but found --> '(.*)' <--$/s, (_m, exp: string) => `mismatched input '${found}' expecting ${labelOf(exp)}`)}`;
     return { ok: false, message, start: at, end: t.tokenType.name === 'EOF' ? at + 1 : tokenEnd(t) };
   }
+  const deep = tooDeep(expr!);
+  if (deep) return { ok: false, message: `expression recursion limit exceeded: ${CEL_MAX_RECURSION_DEPTH}`, start: deep.start, end: Math.max(deep.end, deep.start + 1) };
   return { ok: true, expr: expr! };
+}
+
+/**
+ * The first node nested deeper than cel-go's parser allows. cel-go's recursion listener counts, per grammar
+ * rule, the contexts open at once: a chain such as `1 + 1 + ...` or `a.b.c...` opens one per link. The flat
+ * operand lists here build such chains without recursion, so the tree is checked, iteratively: a run of nodes
+ * of one kind nested in each other (one grammar rule) past the limit, or any nesting past four times it
+ * (where several rules each stay under it), which nothing cel-go accepts reaches in practice.
+ */
+function tooDeep(root: Expr): Expr | undefined {
+  // Expression nodes carry `kind`; entries of struct and map literals do not, but hold expressions.
+  const stack: [object, number, string, number][] = [[root, 1, '', 0]];
+  while (stack.length > 0) {
+    const [node, depth, parentClass, run] = stack.pop()!;
+    const isExpr = 'kind' in node;
+    let cls = parentClass;
+    let r = run;
+    let d = depth;
+    if (isExpr) {
+      cls = ruleOf(node as Expr);
+      r = cls === parentClass ? run + 1 : 1;
+      if (r > CEL_MAX_RECURSION_DEPTH || depth > 4 * CEL_MAX_RECURSION_DEPTH) return node as Expr;
+      d = depth + 1;
+    }
+    for (const v of Array.isArray(node) ? node : Object.values(node)) {
+      if (v !== null && typeof v === 'object' && !(v instanceof Uint8Array)) stack.push([v as object, d, cls, r]);
+    }
+  }
+  return undefined;
+}
+
+/** The kind of link a node adds to a chain: its operator (`_+_`, `_&&_`, ...), or its node kind. */
+function ruleOf(e: Expr): string {
+  return e.kind === 'call' && e.target === undefined && /^_.*_$/.test(e.fn) ? e.fn : e.kind;
 }
 
 function labelOf(name: string): string {

@@ -226,6 +226,9 @@ let parser: PathParser | undefined;
  * Parses path text into its root and segments; throws `PathSyntaxError` with offsets into `text`.
  * The parser is built once (chevrotain's self-analysis is costly) and reused.
  */
+/** As deep as the objects transmute reads (src/io/limits.ts MAX_OBJECT_DEPTH): a longer path reaches nothing. */
+const MAX_PATH_SEGMENTS = 256;
+
 export function parsePathSyntax(text: string): ParsedPath {
   const lexed = pathLexer.tokenize(text);
   if (lexed.errors.length > 0) {
@@ -242,6 +245,9 @@ export function parsePathSyntax(text: string): ParsedPath {
     const start = Number.isFinite(tok.startOffset) ? tok.startOffset : text.length;
     const found = tok.tokenType.name === 'EOF' ? 'end of path' : JSON.stringify(tok.image);
     throw new PathSyntaxError(`unexpected ${found}`, start, start + Math.max(1, tok.image.length));
+  }
+  if (result.segments.length > MAX_PATH_SEGMENTS) {
+    throw new PathSyntaxError(`the path has ${result.segments.length} segments; transmute follows at most ${MAX_PATH_SEGMENTS}`, 0, text.length);
   }
   return result;
 }

@@ -11,10 +11,10 @@ import type { SourceDoc, YamlPath } from './source.js';
 import type { ConvertIssue } from './yaml-convert.js';
 import { parseYamlDocuments } from './yaml-parse.js';
 import { DocumentSpans } from './yaml-spans.js';
+import { MAX_OBJECT_DEPTH } from './limits.js';
 
 export const DEFAULT_MAX_BYTES = 64 * 1024 * 1024;
-/** Far beyond any Kubernetes object (CRD schemas reach a few dozen levels), well within the composer's stack. */
-export const DEFAULT_MAX_DEPTH = 256;
+export const DEFAULT_MAX_DEPTH = MAX_OBJECT_DEPTH;
 
 export interface LoadOptions {
   /** Refuse a text larger than this many UTF-8 bytes without parsing it (TM1003). Default 64 MiB. */

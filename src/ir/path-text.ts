@@ -72,7 +72,8 @@ export function parsePath(text: string, locate: Locate = standalone): Result<Pat
     return fail(
       diagnostic('TM2006', {
         phase: 'parse',
-        message: `invalid path ${JSON.stringify(text)}: ${e.message}`,
+        // The span shows the path; a very long one is not repeated whole in the message.
+        message: `invalid path ${JSON.stringify(text.length > 120 ? `${text.slice(0, 117)}...` : text)}: ${e.message}`,
         span: locateRange(locate, start, Math.max(start + 1, Math.min(e.end, text.length))),
       }),
     );

@@ -1,5 +1,6 @@
 import { copyObject, defineOwn, hasOwn, isJsonObject, jsonEqual, type JsonObject, type JsonValue } from '../ir/json.js';
 import { applyEvanphxV4 } from './evanphx-v4.js';
+import { MAX_OBJECT_DEPTH } from '../io/limits.js';
 
 /**
  * The quirks of each engine that applies RFC 6902 patches:
@@ -35,6 +36,8 @@ function parsePointer(pointer: string, profile: PatchProfile): string[] {
   const parts = pointer.split('/');
   // evanphx v4 discards the first segment without checking that it is empty.
   if (parts[0] !== '' && profile !== 'evanphx-v4') throw new PatchError('error', `invalid JSON pointer "${pointer}"`);
+  // No object transmute reads is deeper; an `add` that creates its parents must not build one either.
+  if (parts.length - 1 > MAX_OBJECT_DEPTH) throw new PatchError('error', `the path has ${parts.length - 1} segments; transmute follows at most ${MAX_OBJECT_DEPTH}`);
   return parts.slice(1).map((p) => p.replace(/~1/g, '/').replace(/~0/g, '~'));
 }
 

@@ -8,6 +8,8 @@ import type { Guard, Op, Policy } from '../../ir/nodes.js';
 import type { Path } from '../../ir/path.js';
 import type { YamlPath } from '../../io/source.js';
 import { DIALECT, type FieldReader } from './fields.js';
+import { DEFAULT_MAX_DEPTH } from '../../io/yaml-load.js';
+import { fieldPath as fieldName } from '../../validate/field-error.js';
 import { locationToSegments, type LocationPath } from './location.js';
 import type { DecodedMatch, ApplyToEntry } from './match.js';
 import { buildMatchSpec } from './match.js';
@@ -41,9 +43,22 @@ function syntaxRefusal(r: FieldReader, field: YamlPath, prefix: string, err: Loc
   return new Refusal(diagnostic('TM2003', { phase: 'parse', message: `${prefix}: ${err.message}`, span, dialect: DIALECT }));
 }
 
+/**
+ * The deepest location transmute follows. An object read from YAML is at most DEFAULT_MAX_DEPTH levels deep,
+ * so a longer location can never reach anything; refusing it keeps every walk over a path's segments bounded.
+ */
+export const MAX_LOCATION_SEGMENTS = DEFAULT_MAX_DEPTH;
+
+function tooDeep(r: FieldReader, field: YamlPath, p: LocationPath): Refusal | undefined {
+  if (p.length <= MAX_LOCATION_SEGMENTS) return undefined;
+  const message = `${fieldName(field)} has ${p.length} segments; transmute follows at most ${MAX_LOCATION_SEGMENTS} (no object it reads is deeper)`;
+  return new Refusal(diagnostic('TM1007', { phase: 'parse', message, span: r.span(field), dialect: DIALECT }));
+}
+
 export function parseLocationField(r: FieldReader, text: string, prefix: string): LocationPath | Refusal {
   const parsed = parseLocation(text);
-  return parsed.ok ? parsed.path : syntaxRefusal(r, LOCATION_FIELD, prefix, parsed.error);
+  if (!parsed.ok) return syntaxRefusal(r, LOCATION_FIELD, prefix, parsed.error);
+  return tooDeep(r, LOCATION_FIELD, parsed.path) ?? parsed.path;
 }
 
 /** core.CheckKeyNotChanged: `foo[name: bar].name` would rename the element it selects. */
@@ -91,6 +106,8 @@ export function buildPathTests(
     if (!parsed.ok) {
       return syntaxRefusal(r, [...PATH_TESTS_FIELD, i, 'subPath'], `problem parsing sub path \`${subPath}\` for ${kind} ${name}`, parsed.error);
     }
+    const deep = tooDeep(r, [...PATH_TESTS_FIELD, i, 'subPath'], parsed.path);
+    if (deep) return deep;
     tests.push({ subPath: parsed.path, condition });
   }
   const tester = buildTester(location, tests);
