@@ -8,9 +8,9 @@ import { diagnostic, type Diagnostic } from '../diagnostics/diagnostic.js';
 import type { DiagnosticCode } from '../diagnostics/codes.js';
 import type { SourceDoc, YamlPath } from '../io/source.js';
 import { isJsonObject, type JsonValue } from '../ir/json.js';
-import { fieldPath, type FieldError } from './field-error.js';
+import { fieldPath, goQuote, type FieldError } from './field-error.js';
 import { OBJECT_META_ROOT, OBJECT_META_TABLE, validateObjectMeta } from './object-meta.js';
-import { schemaFor, type ResolvedSchema } from './schema-table.js';
+import { schemaFor, servedVersions, type ResolvedSchema } from './schema-table.js';
 import { schemaErrors, unknownFields, jsonTypeName, type SchemaRef, type TypeErrorText } from './structural.js';
 
 /** Go's json names for a decoded value's type (encoding/json UnmarshalTypeError). */
@@ -38,10 +38,21 @@ export function schemaOfDoc(doc: SourceDoc): ResolvedSchema | undefined {
   return schemaFor(v.apiVersion, v.kind);
 }
 
+/** A kind the API server knows, in a version it does not serve (kubectl: "no matches for kind"). */
+function unservedVersion(doc: SourceDoc, dialect: string | undefined): Diagnostic[] {
+  const v = doc.value;
+  if (!isJsonObject(v) || typeof v.apiVersion !== 'string' || typeof v.kind !== 'string') return [];
+  const slash = v.apiVersion.indexOf('/');
+  const served = servedVersions(slash < 0 ? '' : v.apiVersion.slice(0, slash), v.kind);
+  if (served.length === 0) return [];
+  const message = `no matches for kind ${goQuote(v.kind)} in version ${goQuote(v.apiVersion)} (served: ${served.join(', ')})`;
+  return [diagnostic('TM2001', { phase: 'parse', message, span: doc.spanOf(['apiVersion']), ...(dialect ? { dialect } : {}) })];
+}
+
 /** Strict decoding and schema validation of one document; [] for kinds without a known schema. */
 export function structuralDiagnostics(doc: SourceDoc, dialect?: string): Diagnostic[] {
   const schema = schemaOfDoc(doc);
-  if (!schema) return [];
+  if (!schema) return unservedVersion(doc, dialect);
   const value = doc.value as JsonValue;
   const root: SchemaRef = { table: schema.table, node: schema.kind.root };
   const decode: FieldError[] = [];

@@ -115,6 +115,12 @@ describe('schema validation', () => {
     ]);
   });
 
+  it('refuses a known kind in a version the API server does not serve', () => {
+    expect(check(`apiVersion: mutations.gatekeeper.sh/v1\nkind: AssignImage\nmetadata:\n  name: a\nspec:\n  location: spec.containers[name:*].image\n  parameters: {assignTag: ":v1"}\n`)).toEqual([
+      '1:13 TM2001 no matches for kind "AssignImage" in version "mutations.gatekeeper.sh/v1" (served: v1alpha1)',
+    ]);
+  });
+
   it('knows Policy and NamespacedMutatingPolicy by the schema they share, namespaced', () => {
     expect(schemaFor('kyverno.io/v1', 'Policy')?.kind.scope).toBe('Namespaced');
     expect(schemaFor('kyverno.io/v1', 'ClusterPolicy')?.kind.scope).toBe('Cluster');
