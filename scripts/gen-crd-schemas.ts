@@ -11,7 +11,7 @@ import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseAllDocuments } from 'yaml';
-import type { CompactSchemaTable, SchemaNode } from '../src/validate/schema-table.js';
+import { NodeInterner, type CompactSchemaTable, type SchemaNode } from '../src/validate/schema-node.js';
 
 const repo = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const input = process.argv[2] ?? resolve(process.env.TRANSMUTE_SHARED ?? resolve(repo, '../shared'), 'reference/crds');
@@ -27,19 +27,9 @@ const SAME_SCHEMA: Record<string, { kind: string; scope: 'Namespaced' | 'Cluster
 };
 
 type Raw = Record<string, unknown>;
-const nodes: SchemaNode[] = [];
-const ids = new Map<string, number>();
-
-function intern(node: SchemaNode): number {
-  const key = JSON.stringify(node);
-  let id = ids.get(key);
-  if (id === undefined) {
-    id = nodes.length;
-    nodes.push(node);
-    ids.set(key, id);
-  }
-  return id;
-}
+const interner = new NodeInterner();
+const nodes = interner.nodes;
+const intern = (node: SchemaNode): number => interner.intern(node);
 
 function compact(s: Raw): number {
   const n: SchemaNode = {};

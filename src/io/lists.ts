@@ -6,7 +6,7 @@
  * decoding does.
  */
 import { isJsonObject, type JsonObject, type JsonValue } from '../ir/json.js';
-import type { SourceDoc, YamlPath } from './source.js';
+import { remappedDoc, type SourceDoc } from './source.js';
 
 /** Deeper nesting of Lists than this is left as it is (the YAML nesting cap bounds it anyway). */
 const MAX_LIST_DEPTH = 16;
@@ -16,15 +16,7 @@ export function isListObject(v: JsonValue): v is JsonObject & { kind: string; it
 }
 
 function itemDoc(list: SourceDoc, i: number, value: JsonValue): SourceDoc {
-  const at = (path: YamlPath): YamlPath => ['items', i, ...path];
-  return {
-    file: list.file,
-    index: list.index,
-    value,
-    spanOf: (path) => list.spanOf(at(path)),
-    keySpanOf: (path) => list.keySpanOf(at(path)),
-    spanInString: (path, start, end) => list.spanInString(at(path), start, end),
-  };
+  return remappedDoc(list, value, (path) => ['items', i, ...path]);
 }
 
 /** The documents with every List replaced by its items (recursively); other documents are returned as they are. */

@@ -24,3 +24,18 @@ export interface SourceDoc {
    */
   spanInString(path: YamlPath, start: number, end?: number): Span;
 }
+
+/**
+ * A document with another value whose positions are those of `doc` at `mapPath(path)`: an item of a List, or a
+ * document derived from part of another (one rule of a policy).
+ */
+export function remappedDoc(doc: SourceDoc, value: JsonValue, mapPath: (path: YamlPath) => YamlPath): SourceDoc {
+  return {
+    file: doc.file,
+    index: doc.index,
+    value,
+    spanOf: (path) => doc.spanOf(mapPath(path)),
+    keySpanOf: (path) => doc.keySpanOf(mapPath(path)),
+    spanInString: (path, start, end) => doc.spanInString(mapPath(path), start, end),
+  };
+}

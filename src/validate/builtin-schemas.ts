@@ -4,23 +4,13 @@
  * types.go. Built-in kinds are decoded into Go structs, so only their field names and JSON types matter
  * here; their value rules are the API server's validation code, which the MAP dialect reproduces.
  */
-import type { CompactSchemaTable, SchemaNode } from './schema-table.js';
+import { NodeInterner, type CompactSchemaTable, type SchemaNode } from './schema-node.js';
 
 type Shape = SchemaNode['type'] | { [field: string]: Shape } | [Shape] | { '*': Shape };
 
 function build(): CompactSchemaTable {
-  const nodes: SchemaNode[] = [];
-  const ids = new Map<string, number>();
-  const intern = (n: SchemaNode): number => {
-    const key = JSON.stringify(n);
-    let id = ids.get(key);
-    if (id === undefined) {
-      id = nodes.length;
-      nodes.push(n);
-      ids.set(key, id);
-    }
-    return id;
-  };
+  const interner = new NodeInterner();
+  const intern = (n: SchemaNode): number => interner.intern(n);
   const node = (shape: Shape): number => {
     if (typeof shape === 'string' || shape === undefined) return intern(shape ? { type: shape } : {});
     if (Array.isArray(shape)) return intern({ type: 'array', items: node(shape[0]) });
@@ -82,7 +72,7 @@ function build(): CompactSchemaTable {
     kinds[`admissionregistration.k8s.io/${v}/MutatingAdmissionPolicy`] = { root: policyRoot, scope: 'Cluster' };
     kinds[`admissionregistration.k8s.io/${v}/MutatingAdmissionPolicyBinding`] = { root: bindingRoot, scope: 'Cluster' };
   }
-  return { source: 'k8s.io/api/admissionregistration types.go', nodes, kinds };
+  return { source: 'k8s.io/api/admissionregistration types.go', nodes: interner.nodes, kinds };
 }
 
 export const BUILTIN_SCHEMAS: CompactSchemaTable = build();

@@ -3,51 +3,11 @@
  * scripts/gen-crd-schemas.ts from the upstream CRDs) and of the built-in kinds it reads (transcribed in
  * builtin-schemas.ts). A node refers to its children by index into `nodes`.
  */
-import type { JsonValue } from '../ir/json.js';
 import generated from './crd-schemas.json' with { type: 'json' };
+import type { CompactSchemaTable, KindSchema } from './schema-node.js';
 import { BUILTIN_SCHEMAS } from './builtin-schemas.js';
 
-export interface SchemaNode {
-  type?: 'object' | 'array' | 'string' | 'integer' | 'number' | 'boolean';
-  properties?: Record<string, number>;
-  additionalProperties?: number | boolean;
-  items?: number;
-  required?: string[];
-  enum?: JsonValue[];
-  hasDefault?: boolean;
-  nullable?: boolean;
-  preserve?: boolean;
-  intOrString?: boolean;
-  pattern?: string;
-  format?: string;
-  maxLength?: number;
-  minLength?: number;
-  maxItems?: number;
-  minItems?: number;
-  minimum?: number;
-  maximum?: number;
-  maxProperties?: number;
-  minProperties?: number;
-  oneOf?: number[];
-  anyOf?: number[];
-  allOf?: number[];
-  not?: number;
-  listType?: 'atomic' | 'set' | 'map';
-  listMapKeys?: string[];
-}
-
-export interface KindSchema {
-  root: number;
-  scope: 'Namespaced' | 'Cluster';
-  deprecated?: boolean;
-}
-
-export interface CompactSchemaTable {
-  source: string;
-  nodes: SchemaNode[];
-  /** `group/version/Kind` to its root node. */
-  kinds: Record<string, KindSchema>;
-}
+export { NodeInterner, type CompactSchemaTable, type KindSchema, type SchemaNode } from './schema-node.js';
 
 /** A schema resolved for one kind: its table and root, and whether kube-apiserver serves it as a custom resource. */
 export interface ResolvedSchema {

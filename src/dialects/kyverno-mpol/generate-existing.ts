@@ -34,7 +34,7 @@ import type { Origin } from '../../diagnostics/span.js';
 import { isJsonObject, type JsonObject, type JsonValue } from '../../ir/json.js';
 import type { GvkPattern, MatchSpec } from '../../ir/match.js';
 import type { Guard, LetOp, Op } from '../../ir/nodes.js';
-import type { SourceDoc, YamlPath } from '../../io/source.js';
+import { remappedDoc, type SourceDoc, type YamlPath } from '../../io/source.js';
 import { toYamlDocuments } from '../../io/yaml-dump.js';
 import { guessResource, lookupKind } from '../../k8s/resources.js';
 import type { GenerateOptions } from '../dialect.js';
@@ -118,14 +118,7 @@ function derivedDoc(doc: SourceDoc, index: number, rule: JsonObject): SourceDoc 
   };
   const at: YamlPath = ['spec', 'rules', index];
   const mapPath = (path: YamlPath): YamlPath => (path[0] === 'spec' && path[1] === 'rules' && path[2] === 0 ? [...at, ...path.slice(3)] : path);
-  return {
-    file: doc.file,
-    index: doc.index,
-    value,
-    spanOf: (path) => doc.spanOf(mapPath(path)),
-    keySpanOf: (path) => doc.keySpanOf(mapPath(path)),
-    spanInString: (path, start, end) => doc.spanInString(mapPath(path), start, end),
-  };
+  return remappedDoc(doc, value, mapPath);
 }
 
 /** `{{ … request.object … }}` read as `request.oldObject` (vars.go, for a DELETE request), everywhere in `v`. */

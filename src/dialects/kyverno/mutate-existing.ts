@@ -19,7 +19,7 @@ import { diagnostic, type Diagnostic } from '../../diagnostics/diagnostic.js';
 import { apply } from '../../interpreter/index.js';
 import type { ApplyResult } from '../../interpreter/api.js';
 import { hasOwn, isJsonObject, type JsonObject, type JsonValue } from '../../ir/json.js';
-import type { SourceDoc, YamlPath } from '../../io/source.js';
+import { remappedDoc, type SourceDoc, type YamlPath } from '../../io/source.js';
 import { wildcardMatch } from '../../k8s/glob.js';
 import { compileLabelSelector } from '../../k8s/labels.js';
 import type { LabelSelector } from '../../ir/match.js';
@@ -109,14 +109,7 @@ function derivedDoc(doc: SourceDoc, policy: JsonObject, kind: JsonValue, rule: J
     spec: { ...(obj(policy.spec) ?? {}), rules: [rule] },
   };
   const mapPath = (path: YamlPath): YamlPath => (path[0] === 'spec' && path[1] === 'rules' && path[2] === 0 ? [...at, ...path.slice(3)] : path);
-  return {
-    file: doc.file,
-    index: doc.index,
-    value,
-    spanOf: (path) => doc.spanOf(mapPath(path)),
-    keySpanOf: (path) => doc.keySpanOf(mapPath(path)),
-    spanInString: (path) => doc.spanOf(mapPath(path)),
-  };
+  return remappedDoc(doc, value, mapPath);
 }
 
 /**
