@@ -14,7 +14,30 @@ export function reportDiagnostics(io: CliIO, diagnostics: readonly Diagnostic[],
     return;
   }
   if (diagnostics.length === 0) return;
-  io.stderr(diagnostics.map((d) => renderDiagnostic(d, sources)).join('\n') + '\n');
+  io.stderr(capped(diagnostics).map((d) => (typeof d === 'string' ? d : renderDiagnostic(d, sources))).join('\n') + '\n');
+}
+
+/** How many diagnostics of one code and severity a terminal is shown before the rest are counted. */
+export const MAX_SHOWN_PER_CODE = 20;
+
+/**
+ * The diagnostics a person reads: at most MAX_SHOWN_PER_CODE of each code and severity, in order, then one
+ * line per code counting the rest, so a huge bad input prints a screenful, not megabytes. (JSON keeps all.)
+ */
+export function capped(diagnostics: readonly Diagnostic[]): (Diagnostic | string)[] {
+  const seen = new Map<string, number>();
+  const shown: (Diagnostic | string)[] = [];
+  for (const d of diagnostics) {
+    const key = `${d.severity} ${d.code}`;
+    const n = (seen.get(key) ?? 0) + 1;
+    seen.set(key, n);
+    if (n <= MAX_SHOWN_PER_CODE) shown.push(d);
+  }
+  for (const [key, n] of seen) {
+    const [severity, code] = key.split(' ') as [string, string];
+    if (n > MAX_SHOWN_PER_CODE) shown.push(`... and ${(n - MAX_SHOWN_PER_CODE).toLocaleString('en-US')} more ${severity}s of the same code (${code})`);
+  }
+  return shown;
 }
 
 export function diagnosticsFormat(v: unknown): DiagnosticsFormat | undefined {

@@ -359,3 +359,16 @@ describe('test: a binary file named by a kyverno-test.yaml is bad input', () => 
     expect(r.stderr).toContain(`error TM1009: ${dir}/suite/resources.yaml is not UTF-8 text: invalid byte 0xC3 at byte offset 3`);
   });
 });
+
+describe('diagnostics are capped per code in text output', () => {
+  it('shows 20 of a code, then counts the rest; JSON keeps them all', async () => {
+    const policy = (i: number): string => `apiVersion: kyverno.io/v1\nkind: ClusterPolicy\nmetadata:\n  name: p${i}\nspec:\n  rules:\n  - name: r\n    match:\n      any:\n      - resources:\n          kind: [Pod]\n`;
+    const dir = tempFiles({ 'many.yaml': Array.from({ length: 300 }, (_, i) => policy(i)).join('---\n') });
+    const text = await run(['ir', '-p', join(dir, 'many.yaml')]);
+    expect(text.code).toBe(2);
+    expect(text.stderr.match(/error TM2008/g)).toHaveLength(20);
+    expect(text.stderr).toContain('... and 280 more errors of the same code (TM2008)');
+    const json = await run(['ir', '-p', join(dir, 'many.yaml'), '--diagnostics', 'json']);
+    expect((JSON.parse(json.stderr) as unknown[]).length).toBe(300);
+  });
+});
