@@ -9,6 +9,7 @@ import { dialectByName, dialectFor, dialects } from './dialects/registry.js';
 import { isJsonObject, type JsonObject } from './ir/json.js';
 import type { Policy } from './ir/nodes.js';
 import { loadInputs } from './io/inputs.js';
+import { expandLists } from './io/lists.js';
 import type { SourceDoc } from './io/source.js';
 import { optimize } from './optimizer/index.js';
 import { translateMutateExistingRules, type ExistingGeneration } from './dialects/kyverno-mpol/generate-existing.js';
@@ -79,8 +80,10 @@ export function parsePolicyDocs(docs: readonly SourceDoc[], opts: AdmitOptions =
 export function loadPolicies(paths: string[], stdin?: () => string, opts: AdmitOptions = {}): { policies: Policy[]; diagnostics: Diagnostic[]; sources?: SourceRegistry; docs?: SourceDoc[] } {
   const loaded = readInputs(paths, stdin);
   if (!loaded.docs) return { policies: [], diagnostics: loaded.diagnostics };
-  const parsed = parsePolicyDocs(loaded.docs, opts);
-  return { policies: parsed.policies, diagnostics: [...loaded.diagnostics, ...parsed.diagnostics], sources: loaded.sources, docs: loaded.docs };
+  // As the CLI reads them (src/cli/inputs.ts): a List of policies stands for its items.
+  const docs = expandLists(loaded.docs);
+  const parsed = parsePolicyDocs(docs, opts);
+  return { policies: parsed.policies, diagnostics: [...loaded.diagnostics, ...parsed.diagnostics], sources: loaded.sources, docs };
 }
 
 /** Translates policies into a dialect: optimize, the target's lowerings, then its generator. */

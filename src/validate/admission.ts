@@ -32,7 +32,7 @@ function toDiagnostics(doc: SourceDoc, errors: readonly FieldError[], code: Diag
 }
 
 /** The schema of a document's kind, when transmute knows how a cluster would decode it. */
-export function schemaOfDoc(doc: SourceDoc): ResolvedSchema | undefined {
+function schemaOfDoc(doc: SourceDoc): ResolvedSchema | undefined {
   const v = doc.value;
   if (!isJsonObject(v) || typeof v.apiVersion !== 'string' || typeof v.kind !== 'string') return undefined;
   return schemaFor(v.apiVersion, v.kind);

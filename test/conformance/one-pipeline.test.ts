@@ -10,6 +10,7 @@ import { preparePolicies } from '../../src/conformance/policies.js';
 import { loadYamlText } from '../../src/io/yaml-load.js';
 import type { SourceDoc } from '../../src/io/source.js';
 import { parsePolicyDocs, translateDocuments } from '../../src/pipeline.js';
+import { SCHEMA_CONFLICT_ASSIGNS } from '../support/gatekeeper-conflict.js';
 
 // Counts the optimizer's runs, wherever it is imported from: the shared pipeline is the only caller here.
 const calls = vi.hoisted(() => ({ optimize: 0 }));
@@ -59,37 +60,7 @@ spec:
       value: Always
 `;
 
-// Both Assigns read spec.containers differently: a schema conflict disables both, and they are still emitted.
-const GATEKEEPER_CONFLICT = `apiVersion: mutations.gatekeeper.sh/v1
-kind: Assign
-metadata:
-  name: a
-spec:
-  applyTo:
-  - groups: ['']
-    versions: [v1]
-    kinds: [Pod]
-  location: 'spec.containers[name: app].imagePullPolicy'
-  parameters:
-    assign:
-      value: Always
----
-apiVersion: mutations.gatekeeper.sh/v1
-kind: Assign
-metadata:
-  name: b
-spec:
-  applyTo:
-  - groups: ['']
-    versions: [v1]
-    kinds: [Pod]
-  match:
-    source: Generated
-  location: spec.containers.foo
-  parameters:
-    assign:
-      value: bar
-`;
+const GATEKEEPER_CONFLICT = SCHEMA_CONFLICT_ASSIGNS;
 
 const KYVERNO = `apiVersion: kyverno.io/v1
 kind: ClusterPolicy

@@ -6,43 +6,14 @@ import { loadYamlText } from '../../src/io/yaml-load.js';
 import { optimize } from '../../src/optimizer/index.js';
 import { parsePolicyDocs, translate } from '../../src/pipeline.js';
 import { deepFreeze, O, p, policy, set } from '../interpreter/support.js';
+import { SCHEMA_CONFLICT_ASSIGNS } from '../support/gatekeeper-conflict.js';
 
 /**
  * A policy disabled by a constant-false guard (Gatekeeper: a mutator caught in a schema conflict) keeps its
  * rules and guards through the optimizer, so generators can re-emit it, and the interpreter still never runs it.
  */
 
-// Two Assigns that read spec.containers as a keyed list and as an object: ErrConflictingSchema disables both.
-const CONFLICT = `apiVersion: mutations.gatekeeper.sh/v1
-kind: Assign
-metadata:
-  name: a
-spec:
-  applyTo:
-  - groups: ['']
-    versions: [v1]
-    kinds: [Pod]
-  location: 'spec.containers[name: app].imagePullPolicy'
-  parameters:
-    assign:
-      value: Always
----
-apiVersion: mutations.gatekeeper.sh/v1
-kind: Assign
-metadata:
-  name: b
-spec:
-  applyTo:
-  - groups: ['']
-    versions: [v1]
-    kinds: [Pod]
-  match:
-    source: Generated
-  location: spec.containers.foo
-  parameters:
-    assign:
-      value: bar
-`;
+const CONFLICT = SCHEMA_CONFLICT_ASSIGNS;
 
 const pod = (): JsonObject =>
   deepFreeze({ apiVersion: 'v1', kind: 'Pod', metadata: { name: 'web', namespace: 'default' }, spec: { containers: [{ name: 'app', image: 'nginx' }] } });

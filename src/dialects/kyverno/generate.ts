@@ -70,10 +70,6 @@ class Reporter extends GenerationReport {
   }
 }
 
-function ruleName(base: string, suffix: string): string {
-  return withSuffix(base, suffix);
-}
-
 function isEmptyMatch(m: MatchSpec): boolean {
   return !m.any?.length && !m.all?.length && !m.exclude?.any?.length && !m.exclude?.all?.length;
 }
@@ -673,7 +669,7 @@ function emitRule(p: Policy, rule: Rule, base: string, policyMatch: boolean, rep
       report.unsupported('a condition that an earlier write of the same policy may change (Kyverno tests it again before each rule)', unstable.origin);
       return [];
     }
-    const failing = failRule(p, ruleName(base, '-fail'), policyMatch, report, carried, mutationFails, scope, `${mapInvocation(p)} fails ${failingPart(rule)}`);
+    const failing = failRule(p, withSuffix(base, '-fail'), policyMatch, report, carried, mutationFails, scope, `${mapInvocation(p)} fails ${failingPart(rule)}`);
     if (!failing) return [];
     rules.push(failing);
     if (mutationFails.k === 'const' && mutationFails.v) return rules;
@@ -721,7 +717,7 @@ function emitRule(p: Policy, rule: Rule, base: string, policyMatch: boolean, rep
     }
     const opBase = ops.length > 1 ? `${base}-${index + 1}` : base;
     for (const e of emitted) {
-      const out = head(single && mergeable(ops, index) ? base : ruleName(opBase, e.suffix));
+      const out = head(single && mergeable(ops, index) ? base : withSuffix(opBase, e.suffix));
       const pre = withConditions(e.preconditions, { all: [...m.extra, ...conditions.all], any: conditions.any });
       if (pre) out.preconditions = pre;
       out.mutate = { ...e.mutate };
@@ -807,7 +803,7 @@ function policyName(p: Policy, unique: (name: string) => boolean): string {
 /** Claims a policy name, numbered when taken (two ids can share their first 63 characters). */
 function claimName(name: string, taken: Set<string>): string {
   let out = name;
-  for (let n = 2; taken.has(out); n++) out = ruleName(name, `-${n}`);
+  for (let n = 2; taken.has(out); n++) out = withSuffix(name, `-${n}`);
   taken.add(out);
   return out;
 }
@@ -862,7 +858,7 @@ function sequentialPolicy(pIn: Policy, report: Reporter, unique: (name: string) 
   const policyMatch = nmpol !== undefined || !ns;
   const name = variantOf ?? (ns ? clip(slug(ns.name)) : claimName(policyName(p, unique), taken));
   const config = autogenConfig(p);
-  const ruleBase = config === undefined ? name : ruleName(`autogen-${config === 'cronjobs' ? 'cronjob-' : ''}${name}`, '');
+  const ruleBase = config === undefined ? name : withSuffix(`autogen-${config === 'cronjobs' ? 'cronjob-' : ''}${name}`, '');
   const emitted = (rules: JsonObject[]): Emitted => ({ name, ...(ns ? { namespace: ns.namespace } : {}), rules, policy: p, ...(scope ? { scope } : {}) });
   if (guards === false) return emitted([]);
   const carried = [...selectors, ...guards.carried];
@@ -873,7 +869,7 @@ function sequentialPolicy(pIn: Policy, report: Reporter, unique: (name: string) 
     // matchConditions that fail (and none is false): the engine fails the invocation before any mutation.
     const always = guards.fails.k === 'const';
     if (scope.failurePolicy === 'fail') {
-      const failing = failRule(p, ruleName(ruleBase, '-conditions-fail'), policyMatch, report, selectors, guards.fails, scope, `${mapInvocation(p)} fails its matchConditions${exemptedByExceptions(p) ? ' or a PolicyException' : ''}`);
+      const failing = failRule(p, withSuffix(ruleBase, '-conditions-fail'), policyMatch, report, selectors, guards.fails, scope, `${mapInvocation(p)} fails its matchConditions${exemptedByExceptions(p) ? ' or a PolicyException' : ''}`);
       if (!failing) return undefined;
       rules.push(failing);
     }
@@ -882,8 +878,8 @@ function sequentialPolicy(pIn: Policy, report: Reporter, unique: (name: string) 
   const fromCel = celEnvOf(p.origin.dialect) !== undefined;
   p.rules.forEach((rule, i) => {
     // A MAP mutation (a MutatingPolicy's mutations) has no name of its own: the rules take the policy's, numbered when there are several.
-    let base = fromCel ? (p.rules.length > 1 ? ruleName(ruleBase, `-${i + 1}`) : ruleBase) : rule.name !== '' ? clip(rule.name) : `rule-${rules.length + 1}`;
-    if (seen.has(base)) base = ruleName(base, `-${rules.length + 1}`);
+    let base = fromCel ? (p.rules.length > 1 ? withSuffix(ruleBase, `-${i + 1}`) : ruleBase) : rule.name !== '' ? clip(rule.name) : `rule-${rules.length + 1}`;
+    if (seen.has(base)) base = withSuffix(base, `-${rules.length + 1}`);
     seen.add(base);
     rules.push(...emitRuleInSomeOrder(p, rule, base, policyMatch, report, carried, written, scope));
   });

@@ -9,12 +9,13 @@
  */
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import { kyvernoAdmissionChecks } from '../../../src/dialects/kyverno/admission/index.js';
 import { isJsonObject } from '../../../src/ir/json.js';
 import { loadYamlText } from '../../../src/io/yaml-load.js';
+import { describeShared, sharedPath } from '../../support/shared.js';
 
-const ROOT = '/work/shared/conformance/kyverno';
+const ROOT = sharedPath('conformance', 'kyverno');
 
 /** case directory → policy files upstream rejects (and does not admit later in the same test). */
 const EXPECTED_REJECTIONS: Record<string, string[]> = {
@@ -48,12 +49,7 @@ function assertOnly(dir: string): Set<string> {
   return out;
 }
 
-describe('kyverno admission checks over the conformance corpus', () => {
-  if (!existsSync(ROOT)) {
-    console.warn(`admission-corpus: ${ROOT} is absent; corpus check skipped`);
-    it.skip('needs /work/shared', () => {});
-    return;
-  }
+describeShared('kyverno admission checks over the conformance corpus', () => {
   it('admits every policy upstream admits (0 false rejections)', () => {
     let checked = 0;
     let excluded = 0;

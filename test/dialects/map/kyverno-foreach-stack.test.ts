@@ -5,14 +5,11 @@
  * to one `replace` per element. Translated to MAP and re-executed against our Kyverno engine.
  */
 import { describe, expect, it } from 'vitest';
-import { compile } from '../../../src/cel/index.js';
-import { generateMap } from '../../../src/dialects/map/generate.js';
-import { mapDialect } from '../../../src/dialects/map/index.js';
 import { kyvernoDialect } from '../../../src/dialects/kyverno/index.js';
-import { apply } from '../../../src/interpreter/index.js';
-import type { JsonObject, JsonValue } from '../../../src/ir/json.js';
+import type { JsonObject } from '../../../src/ir/json.js';
 import type { Policy } from '../../../src/ir/nodes.js';
 import { docs } from './support.js';
+import { outcome, refusal, toMap } from './kyverno-support.js';
 
 function kyverno(order: string, steps: string, preconditions = ''): Policy[] {
   const text = `apiVersion: kyverno.io/v1
@@ -37,31 +34,6 @@ ${steps.replace(/^/gm, '          ')}`;
   const r = kyvernoDialect.parse(docs(text));
   expect(r.diagnostics.filter((d) => d.severity === 'error')).toEqual([]);
   return r.policies;
-}
-
-function toMap(policies: Policy[]): Policy[] {
-  const g = generateMap(policies);
-  expect(g.diagnostics.filter((d) => d.severity === 'error').map((d) => d.message)).toEqual([]);
-  for (const doc of g.documents as JsonObject[]) {
-    for (const m of ((doc.spec as JsonObject).mutations as JsonObject[] | undefined) ?? []) {
-      expect(compile(String((m.jsonPatch as JsonObject).expression), { expect: 'JSONPatchList' }).ok).toBe(true);
-    }
-  }
-  const back = mapDialect.parse(docs(g.text));
-  expect(back.diagnostics.filter((d) => d.severity === 'error')).toEqual([]);
-  return back.policies;
-}
-
-function refusal(policies: Policy[]): string {
-  return generateMap(policies)
-    .diagnostics.filter((d) => d.severity === 'error')
-    .map((d) => d.message)
-    .join('\n');
-}
-
-function outcome(policies: Policy[], object: JsonValue): unknown {
-  const r = apply(policies, { object, operation: 'CREATE' });
-  return r.allowed !== false && 'object' in r && r.object !== undefined ? r.object : { denied: true };
 }
 
 const pod = (env: JsonObject[]): JsonObject => ({

@@ -5,15 +5,13 @@
  * and on one it replaces (a kind it has no schema for).
  */
 import { describe, expect, it } from 'vitest';
-import { compile } from '../../../src/cel/index.js';
-import { generateMap } from '../../../src/dialects/map/generate.js';
-import { mapDialect } from '../../../src/dialects/map/index.js';
 import { kyvernoDialect } from '../../../src/dialects/kyverno/index.js';
 import { withSchemaEnvironment } from '../../../src/engines/ssa.js';
 import { apply } from '../../../src/interpreter/index.js';
 import type { JsonObject, JsonValue } from '../../../src/ir/json.js';
 import type { Policy } from '../../../src/ir/nodes.js';
 import { docs } from './support.js';
+import { toMap } from './kyverno-support.js';
 
 function kyverno(rule: string, kinds: string): Policy[] {
   const text = `apiVersion: kyverno.io/v1
@@ -31,19 +29,6 @@ ${rule}`;
   const r = kyvernoDialect.parse(docs(text));
   expect(r.diagnostics.filter((d) => d.severity === 'error')).toEqual([]);
   return r.policies;
-}
-
-function toMap(policies: Policy[]): Policy[] {
-  const g = generateMap(policies);
-  expect(g.diagnostics.filter((d) => d.severity === 'error').map((d) => d.message)).toEqual([]);
-  for (const doc of g.documents as JsonObject[]) {
-    for (const m of ((doc.spec as JsonObject).mutations as JsonObject[] | undefined) ?? []) {
-      expect(compile(String((m.jsonPatch as JsonObject).expression), { expect: 'JSONPatchList' }).ok).toBe(true);
-    }
-  }
-  const back = mapDialect.parse(docs(g.text));
-  expect(back.diagnostics.filter((d) => d.severity === 'error')).toEqual([]);
-  return back.policies;
 }
 
 /** The result, or `{denied}`; a kind without schema is typed as the cluster's CRD would be (deduced from the object). */

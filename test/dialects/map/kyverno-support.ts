@@ -1,0 +1,37 @@
+/** What the Kyverno → MAP compiler tests share: translate and read back, the refusal text, the outcome. */
+import { expect } from 'vitest';
+import { compile } from '../../../src/cel/index.js';
+import { generateMap } from '../../../src/dialects/map/generate.js';
+import { mapDialect } from '../../../src/dialects/map/index.js';
+import { apply } from '../../../src/interpreter/index.js';
+import type { JsonObject, JsonValue } from '../../../src/ir/json.js';
+import type { Policy } from '../../../src/ir/nodes.js';
+import { docs } from './support.js';
+
+/** The policies translated to MAP (every JSON patch expression compiling as such) and read back. */
+export function toMap(policies: Policy[]): Policy[] {
+  const g = generateMap(policies);
+  expect(g.diagnostics.filter((d) => d.severity === 'error').map((d) => d.message)).toEqual([]);
+  for (const doc of g.documents as JsonObject[]) {
+    for (const m of ((doc.spec as JsonObject).mutations as JsonObject[] | undefined) ?? []) {
+      expect(compile(String((m.jsonPatch as JsonObject).expression), { expect: 'JSONPatchList' }).ok).toBe(true);
+    }
+  }
+  const back = mapDialect.parse(docs(g.text));
+  expect(back.diagnostics.filter((d) => d.severity === 'error')).toEqual([]);
+  return back.policies;
+}
+
+/** The errors MAP generation reports, one per line. */
+export function refusal(policies: Policy[]): string {
+  return generateMap(policies)
+    .diagnostics.filter((d) => d.severity === 'error')
+    .map((d) => d.message)
+    .join('\n');
+}
+
+/** The object a CREATE ends with, or `{ denied: true }`. */
+export function outcome(policies: Policy[], object: JsonValue): unknown {
+  const r = apply(policies, { object, operation: 'CREATE' });
+  return r.allowed !== false && 'object' in r && r.object !== undefined ? r.object : { denied: true };
+}
