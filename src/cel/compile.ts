@@ -15,6 +15,8 @@ import type { ResolvedEnv } from './env.js';
 import { fixedKeyLiteral, fixedKeyObject, isJsonObject, isSafeFieldName } from './fastpath.js';
 import * as ops from './operators.js';
 import type { FunctionDef, Registry } from './registry.js';
+import type { KyvernoDataProvider } from './lib/kyverno-context.js';
+import type { ImageDataTable } from './lib/image-data.js';
 import {
   CelCostLimitError,
   CelError,
@@ -47,9 +49,16 @@ export interface Ctx {
   services: RuntimeServices;
 }
 
-/** Things the host provides to library functions at evaluation time. */
+/**
+ * Things the host provides to library functions at evaluation time (EvalOptions.services), read by the
+ * functions declared with `services: true`: a program stays one immutable value evaluated under any host.
+ */
 export interface RuntimeServices {
   authorizer?: unknown;
+  /** The cluster data Kyverno's CEL libraries read (resource.Get/List, globalContext.Get). */
+  kyvernoData?: KyvernoDataProvider;
+  /** Image metadata offline, for Kyverno's imagedata library (image.GetMetadata). */
+  imageData?: ImageDataTable;
 }
 
 export type Fn = (c: Ctx) => unknown;
@@ -498,12 +507,22 @@ export class Compiler {
       };
     }
     const children = [...(target ? [target] : []), ...argExprs].map((x) => this.compile(x));
-    const impl = matching.length === 1 || !target ? matching[0]!.impl : dispatchByReceiver(name, matching);
+    const base = matching.length === 1 || !target ? matching[0]!.impl : dispatchByReceiver(name, matching);
+    // A library bug, caught when the first expression calls it: services come before the receiver, so receiver dispatch cannot mix them.
+    if (matching.some((d) => d.services) && (!matching.every((d) => d.services) || (target && matching.length > 1))) throw new Error(`overloads of ${name} cannot be dispatched with the evaluation's services`);
+    const impl = matching[0]!.services ? undefined : base;
     const costFn = matching.find((d) => d.cost)?.cost;
-    const pure = matching.every((d) => d.pure !== false);
+    const pure = matching.every((d) => d.pure !== false && !d.services);
     const fns = children.map((ch) => ch.fn);
     let fn: Fn;
-    if (costFn) {
+    if (impl === undefined) {
+      // The host's services come first, before the receiver and the arguments (FunctionDef.services).
+      fn = (c) => {
+        const args = fns.map((f) => f(c));
+        if (costFn) charge(c, costFn(...args));
+        return base(c.services, ...args);
+      };
+    } else if (costFn) {
       fn = (c) => {
         const args = fns.map((f) => f(c));
         charge(c, costFn(...args));

@@ -7,6 +7,7 @@ import type { Expr } from './ast.js';
 import type { ResultExpectation } from './env.js';
 import { formatDuration, formatTimestamp } from './time.js';
 import { CelDouble, CelDuration, CelError, CelMap, CelObject, CelOptional, CelTimestamp, CelType, CelUint, CelOpaque, err, isPlainMap, kindOf, normBig, typeName } from './values.js';
+import { toBase64 } from '../util/bytes.js';
 
 /** The result type of an expression when it is evident without a type checker; 'dyn' otherwise. */
 export function staticResultType(e: Expr): string | undefined {
@@ -174,7 +175,7 @@ export function toJson(v: unknown): unknown {
       return x;
     }
     case 'bytes':
-      return Buffer.from(v as Uint8Array).toString('base64');
+      return toBase64(v as Uint8Array);
     case 'timestamp':
       return formatTimestamp(v as CelTimestamp);
     case 'duration':

@@ -37,6 +37,12 @@ export interface FunctionDef {
   impl: Impl;
   /** False for functions whose result depends on more than the arguments (never constant-folded). */
   pure?: boolean;
+  /**
+   * The implementation receives the evaluation's RuntimeServices (EvalOptions.services) before the receiver
+   * and the arguments: host data reaches a library through the eval call, never through module state.
+   * Such a function is never pure.
+   */
+  services?: boolean;
   /** Extra runtime cost beyond the call's 1, as cel-go's cost model charges it (proportional to sizes). */
   cost?: (...args: unknown[]) => number;
   lib: LibraryName;

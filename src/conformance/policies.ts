@@ -7,7 +7,7 @@
 import { hasErrors, type Diagnostic } from '../diagnostics/diagnostic.js';
 import { renderDiagnosticLine } from '../diagnostics/render.js';
 import type { Dialect, GenerateResult, ParseOptions } from '../dialects/dialect.js';
-import { dialectByName } from '../dialects/registry.js';
+import { BUILT_IN_DIALECTS, dialectByName, type DialectSet } from '../dialects/registry.js';
 import type { JsonObject, JsonValue } from '../ir/json.js';
 import type { Policy } from '../ir/nodes.js';
 import type { SourceDoc } from '../io/source.js';
@@ -65,20 +65,21 @@ function sourceAdmissible(source: Dialect, input: PolicyInput): boolean {
 }
 
 /** The dialects a run needs, checked before any case-specific work. */
-export function missingDialect(dialect: string, via: string | undefined): CaseResult | undefined {
-  if (dialect === '' || !dialectByName(dialect)) return { status: 'unsupported', reason: `no dialect: ${dialect || '(none)'}` };
-  if (via !== undefined && !dialectByName(via)) return { status: 'unsupported', reason: `no dialect: ${via}` };
+export function missingDialect(dialect: string, via: string | undefined, dialects: DialectSet = BUILT_IN_DIALECTS): CaseResult | undefined {
+  if (dialect === '' || !dialects.byName(dialect)) return { status: 'unsupported', reason: `no dialect: ${dialect || '(none)'}` };
+  if (via !== undefined && !dialects.byName(via)) return { status: 'unsupported', reason: `no dialect: ${via}` };
   return undefined;
 }
 
-export function preparePolicies(input: PolicyInput, via?: string, admitted?: { documents: number }): Prepared {
-  const missing = missingDialect(input.dialect, via);
+/** `dialects`: those the case's dialect and `via` are looked up in (RunContext.dialects). */
+export function preparePolicies(input: PolicyInput, via?: string, admitted?: { documents: number }, dialects: DialectSet = BUILT_IN_DIALECTS): Prepared {
+  const missing = missingDialect(input.dialect, via, dialects);
   if (missing) return { kind: 'stop', result: missing };
-  const source = dialectByName(input.dialect)!;
-  const parsed = parseWith(source.name, input.policyDocs, input.siblingDocs, input.hints, input.admission);
+  const source = dialects.byName(input.dialect)!;
+  const parsed = parseWith(source, input.policyDocs, input.siblingDocs, input.hints, input.admission);
   if (parsed.kind !== 'ready' || via === undefined) return parsed;
 
-  const target = dialectByName(via)!;
+  const target = dialects.byName(via)!;
   // The cluster must admit what transmute writes: a refusal is a generator bug, so the case fails.
   // An admissible source must give an admissible translation; a source its harness never admitted is
   // judged by that harness's checks only, in either dialect.
@@ -86,7 +87,7 @@ export function preparePolicies(input: PolicyInput, via?: string, admitted?: { d
   const checks = strict ? {} : (input.admission ?? {});
   // The pipeline `transmute translate` runs, so `--via` checks what users get: optimize, the target's
   // lowerings and generator, the Kyverno mutate-existing rules (not in the admission IR), then admission.
-  const t = translateDocumentParts(input.policyDocs, parsed.policies, via, 'error', undefined, checks);
+  const t = translateDocumentParts(input.policyDocs, parsed.policies, target, 'error', undefined, checks);
   // A mutate-existing rule refused decides first: it is what keeps the case from ever translating.
   const refusal = (t.existing.rules > 0 ? refusalOf(t.existing, via) : undefined) ?? refusalOf(t.admission, via);
   if (refusal) return refusal;
@@ -102,7 +103,7 @@ export function preparePolicies(input: PolicyInput, via?: string, admitted?: { d
     return stop('failed', `translation to ${via} produced no ${via} policy document`);
   }
   if (admitted && strict) admitted.documents += docs.value.filter((d) => target.recognizes(d)).length;
-  const reparsed = parseWith(via, docs.value, input.siblingDocs, input.hints, checks);
+  const reparsed = parseWith(target, docs.value, input.siblingDocs, input.hints, checks);
   if (reparsed.kind === 'rejected') return stop('failed', `generated ${via} does not parse: ${firstError(reparsed.diagnostics)}`);
   return reparsed.kind === 'ready' ? { ...reparsed, docs: docs.value, text: t.result.text } : reparsed;
 }
@@ -140,8 +141,8 @@ export function translateMutateExisting(docs: readonly SourceDoc[], id: string, 
   return { kind: 'ready', docs: loaded.value };
 }
 
-function parseWith(name: string, policyDocs: readonly SourceDoc[], siblingDocs: readonly SourceDoc[], hints: JsonObject | undefined, admission?: AdmitOptions): Prepared {
-  const dialect = dialectByName(name)!;
+function parseWith(dialect: Dialect, policyDocs: readonly SourceDoc[], siblingDocs: readonly SourceDoc[], hints: JsonObject | undefined, admission?: AdmitOptions): Prepared {
+  const name = dialect.name;
   const recognized = policyDocs.filter((d) => dialect.recognizes(d));
   if (recognized.length === 0) {
     const kinds = [...new Set(policyDocs.map((d) => kindOf(d.value) || '(no kind)'))].join(', ');

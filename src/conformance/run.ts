@@ -20,7 +20,12 @@ export interface RunOptions extends RunContext {
 
 export async function runConformance(dirs: readonly string[], opts: RunOptions = {}): Promise<ConformanceRun> {
   const { refs, missing } = discoverCases(dirs, opts.cwd);
-  const ctx: RunContext = opts.via !== undefined ? { via: opts.via, admitted: { documents: 0 } } : {};
+  const ctx: RunContext = {
+    ...(opts.via !== undefined ? { via: opts.via, admitted: { documents: 0 } } : {}),
+    ...(opts.runtime ? { runtime: opts.runtime } : {}),
+    ...(opts.runners ? { runners: opts.runners } : {}),
+    ...(opts.dialects ? { dialects: opts.dialects } : {}),
+  };
   const cache = new LoadCache();
   const outcomes: CaseOutcome[] = [];
   for (const ref of refs) {

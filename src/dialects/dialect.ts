@@ -1,18 +1,16 @@
 import type { Diagnostic } from '../diagnostics/diagnostic.js';
 import type { Policy } from '../ir/nodes.js';
 import type { SourceDoc } from '../io/source.js';
-
-/** What a dialect can express; generation reports `unsupported` for anything outside it. */
-export interface Capabilities {
-  segments: ReadonlyArray<'field' | 'index' | 'append' | 'keyed' | 'keyedGlob' | 'each'>;
-  ops: ReadonlyArray<string>;
-  guards: ReadonlyArray<string>;
-  orders: ReadonlyArray<'sequential' | 'fixpoint' | 'ordered'>;
-}
+import type { Runtime } from '../runtime/runtime.js';
 
 export interface ParseOptions {
   /** Documents of the same input that are not this dialect's policies (bindings, params) are passed along. */
   siblings?: readonly SourceDoc[];
+  /**
+   * The environment the policies will run in, for what a cluster decides when it reads a policy: the custom
+   * kinds it serves (a MutatingAdmissionPolicy's paramKind resolves against them).
+   */
+  runtime?: Runtime;
 }
 
 export interface ParseResult {
@@ -34,7 +32,6 @@ export interface GenerateResult {
 
 export interface Dialect {
   name: string;
-  capabilities: Capabilities;
   /** True when the document is one this dialect reads (by apiVersion and kind). */
   recognizes(doc: SourceDoc): boolean;
   /**

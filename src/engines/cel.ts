@@ -12,13 +12,15 @@ import { authorizers, authorizerValue, CelAuthzCheck, type AuthorizerFn } from '
 import { CelError, CelObject } from '../cel/values.js';
 import { diagnostic } from '../diagnostics/diagnostic.js';
 import { spanOfOrigin } from '../diagnostics/span.js';
-import type { CompiledExpr, ExprOutcome, ExprScope, ExpressionEngine } from '../interpreter/engines.js';
-import { registerExpressionEngine } from '../interpreter/engines.js';
+import type { CompiledExpr, EvalMemo, ExprOutcome, ExprScope, ExpressionEngine } from '../interpreter/engines.js';
 import { EvalFailure } from '../interpreter/failure.js';
 import { isJsonObject, type JsonValue } from '../ir/json.js';
 import type { ExprSource } from '../ir/nodes.js';
 import { requestFacts } from '../k8s/facts.js';
 import type { AdmissionRequest } from '../k8s/request.js';
+import type { RequestExtras } from '../runtime/runtime.js';
+
+export type { RequestExtras };
 
 /**
  * Scope variables whose name starts with this prefix are reserved for the dialects (the MAP dialect binds the
@@ -40,43 +42,31 @@ export interface CelEngineOptions {
   k8sVersion?: string;
 }
 
-/** Request attributes that `AdmissionRequest` does not carry (requestKind, ...), supplied by the caller. */
-export interface RequestExtras {
-  requestKind?: { group: string; version: string; kind: string };
-  requestResource?: { group: string; version: string; resource: string };
-  requestSubResource?: string;
+/** The memo key of the `request` value of an evaluation (one per evaluation, shared by its expressions). */
+const REQUEST_VALUE = Symbol('cel request value');
+
+interface RequestValueMemo {
+  readonly request: AdmissionRequest;
+  readonly extras: RequestExtras | undefined;
+  readonly value: Record<string, unknown>;
 }
 
-const requestExtras = new WeakMap<AdmissionRequest, RequestExtras>();
-
-/** Attaches requestKind / requestResource / requestSubResource to a request (they default to kind/resource). */
-export function setRequestExtras(request: AdmissionRequest, extras: RequestExtras): void {
-  requestExtras.set(request, extras);
-  if (request === lastRequest) lastRequest = undefined;
+/**
+ * The request-derived activation entry, built once per evaluation: every expression of one admission request
+ * shares it. CEL never mutates the values it is given, so sharing them between evaluations is safe.
+ */
+function memoRequestValue(req: AdmissionRequest, extras: RequestExtras | undefined, memo: EvalMemo | undefined): Record<string, unknown> {
+  const hit = memo?.get(REQUEST_VALUE) as RequestValueMemo | undefined;
+  if (hit !== undefined && hit.request === req && hit.extras === extras) return hit.value;
+  const value = requestValue(req, extras);
+  memo?.set(REQUEST_VALUE, { request: req, extras, value } satisfies RequestValueMemo);
+  return value;
 }
-
-// A one-slot memo of the request-derived activation entries, as k8s/facts.ts keeps one for the facts: every
-// expression of one admission request shares them (a WeakMap over all requests costs more in GC work).
-// CEL never mutates the values it is given, so sharing them between evaluations is safe.
-let lastRequest: AdmissionRequest | undefined;
-let lastRequestValue: Record<string, unknown> | undefined;
-
-function memoRequest(req: AdmissionRequest): void {
-  if (req === lastRequest) return;
-  lastRequest = req;
-  lastRequestValue = requestValue(req);
-}
-
-function cachedRequestValue(req: AdmissionRequest): Record<string, unknown> {
-  memoRequest(req);
-  return lastRequestValue!;
-}
-
 
 /** The CEL `request` value (admission/v1 AdmissionRequest as plugin/cel CreateAdmissionRequest fills it). */
-export function requestValue(req: AdmissionRequest): Record<string, unknown> {
+export function requestValue(req: AdmissionRequest, requestExtras?: RequestExtras): Record<string, unknown> {
   const f = requestFacts(req);
-  const extras = requestExtras.get(req) ?? {};
+  const extras = requestExtras ?? {};
   const u = req.userInfo ?? {};
   const extra: Record<string, unknown> = {};
   for (const [k, v] of Object.entries(u.extra ?? {})) extra[k] = v;
@@ -259,10 +249,16 @@ export function createCelEngine(options: CelEngineOptions = {}): ExpressionEngin
   const authorizerVal = authorizerValue(authorizer);
   const costLimit = options.costLimit ?? PER_CALL_COST_LIMIT;
   const env = { variables: MAP_VARIABLES, ...(options.k8sVersion ? { k8sVersion: options.k8sVersion } : {}) };
-  // `authorizer.requestResource` of the last request seen (one-slot memo, see memoRequest).
   const evalOptions = { costLimit };
-  let checkRequest: AdmissionRequest | undefined;
-  let check: CelAuthzCheck | undefined;
+  // `authorizer.requestResource` of the evaluation's request, built once per evaluation and engine.
+  const checkKey = Symbol('cel authorizer.requestResource');
+  const checkOf = (scope: ExprScope): CelAuthzCheck => {
+    const hit = scope.memo?.get(checkKey) as { request: AdmissionRequest; check: CelAuthzCheck } | undefined;
+    if (hit !== undefined && hit.request === scope.request) return hit.check;
+    const check = requestResourceCheck(authorizer, scope.request);
+    scope.memo?.set(checkKey, { request: scope.request, check });
+    return check;
+  };
   return {
     compile(expr: ExprSource) {
       const span = spanOfOrigin(expr.origin);
@@ -276,19 +272,15 @@ export function createCelEngine(options: CelEngineOptions = {}): ExpressionEngin
       const fn: CompiledExpr = (scope: ExprScope): ExprOutcome => {
         const bound = scope.lookup ? scope.lookup(PARAMS_VAR) : Object.prototype.hasOwnProperty.call(scope.vars, PARAMS_VAR) ? { value: scope.vars[PARAMS_VAR]! } : undefined;
         const params = bound !== undefined ? bound.value : scope.params;
-        if (scope.request !== checkRequest) {
-          checkRequest = scope.request;
-          check = requestResourceCheck(authorizer, scope.request);
-        }
         const activation: Record<string, unknown> = {
           object: scope.object ?? null,
           oldObject: scope.oldObject ?? null,
           params: params ?? null,
           namespaceObject: isNamespace(scope.object) ? null : (scope.namespaceObject ?? null),
-          request: cachedRequestValue(scope.request),
+          request: memoRequestValue(scope.request, scope.runtime?.requestExtras, scope.memo),
           variables: variablesFor(names, handler, scope),
           authorizer: authorizerVal,
-          'authorizer.requestResource': check,
+          'authorizer.requestResource': checkOf(scope),
         };
         const out = program.eval(activation, evalOptions);
         if (!out.ok) return { ok: false, diagnostic: { ...out.diagnostic, dialect: expr.origin.dialect } };
@@ -309,11 +301,5 @@ function isNamespace(object: JsonValue | null): boolean {
   return isJsonObject(object) && object['kind'] === 'Namespace' && object['apiVersion'] === 'v1';
 }
 
-let registered = false;
-
-/** Registers the CEL engine with the interpreter (idempotent unless options are given). Call once at start-up. */
-export function registerCelEngine(options?: CelEngineOptions): void {
-  if (registered && options === undefined) return;
-  registerExpressionEngine('cel', createCelEngine(options));
-  registered = true;
-}
+/** kube-apiserver's CEL environment for MutatingAdmissionPolicy with its defaults (allow-all authorizer). */
+export const KUBERNETES_CEL_ENGINE: ExpressionEngine = createCelEngine();

@@ -1,8 +1,8 @@
 /**
  * The `jmes` expression engine and the `kyverno` template engine: JMESPath as Kyverno runs it (src/jmespath)
  * over Kyverno's JSON context (src/dialects/kyverno/document.ts), plus the Kyverno constructs kept opaque in
- * `jmes` nodes (preconditions, context entries: src/dialects/kyverno/opaque.ts). Call `registerJmesEngine()`
- * once at start-up; registering again is harmless.
+ * `jmes` nodes (preconditions, context entries: src/dialects/kyverno/opaque.ts). The default runtime
+ * (src/runtime/create.ts) holds both.
  */
 import { diagnostic, type Diagnostic } from '../diagnostics/diagnostic.js';
 import { loadContextEntry } from '../dialects/kyverno/context.js';
@@ -11,15 +11,7 @@ import { readOpaque } from '../dialects/kyverno/opaque.js';
 import { compileConditions } from '../dialects/kyverno/preconditions.js';
 import { compileTree } from '../dialects/kyverno/template.js';
 import { treeHasVariables, type QueryOutcome, type SubstitutionEnv } from '../dialects/kyverno/variables.js';
-import {
-  registerExpressionEngine,
-  registerTemplateEngine,
-  type CompiledExpr,
-  type ExprOutcome,
-  type ExprScope,
-  type ExpressionEngine,
-  type TemplateEngine,
-} from '../interpreter/engines.js';
+import type { CompiledExpr, ExprOutcome, ExprScope, ExpressionEngine, TemplateEngine } from '../interpreter/engines.js';
 import type { JsonValue } from '../ir/json.js';
 import type { ExprSource, Origin } from '../ir/nodes.js';
 import { compileJmesCached, type JmesProgram, type JmesResult } from '../jmespath/index.js';
@@ -86,7 +78,7 @@ function compileExpression(expr: ExprSource): { ok: true; fn: CompiledExpr } | {
     return {
       ok: true,
       fn: (scope) => {
-        const r = loadContextEntry(entry, substitutionEnv(scope), queryJmes);
+        const r = loadContextEntry(entry, substitutionEnv(scope), queryJmes, scope.runtime?.imageData);
         return r.ok ? { ok: true, value: r.value } : failed('TM3004', r.message, expr.origin);
       },
     };
@@ -106,9 +98,9 @@ function compileExpression(expr: ExprSource): { ok: true; fn: CompiledExpr } | {
   };
 }
 
-const JMES_ENGINE: ExpressionEngine = { compile: compileExpression };
+export const JMES_ENGINE: ExpressionEngine = { compile: compileExpression };
 
-const KYVERNO_TEMPLATES: TemplateEngine = {
+export const KYVERNO_TEMPLATE_ENGINE: TemplateEngine = {
   compile(value) {
     const json = value.json;
     if (!treeHasVariables(json)) return { ok: true, fn: () => ({ ok: true, value: json }) };
@@ -122,8 +114,3 @@ const KYVERNO_TEMPLATES: TemplateEngine = {
     };
   },
 };
-
-export function registerJmesEngine(): void {
-  registerExpressionEngine('jmes', JMES_ENGINE);
-  registerTemplateEngine('kyverno', KYVERNO_TEMPLATES);
-}

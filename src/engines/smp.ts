@@ -4,8 +4,7 @@
  * when nothing changed (strategicMergePatch.go), which is what `strategicMerge` returns.
  */
 import { diagnostic } from '../diagnostics/diagnostic.js';
-import { registerMergeEngine, type EvalMemo, type MergeEngine } from '../interpreter/engines.js';
-import { declareIdentityExactEngine } from '../interpreter/ops/merge.js';
+import type { EvalMemo, MergeEngine } from '../interpreter/engines.js';
 import { NormalForms, strategicMerge } from '../merge/smp/index.js';
 
 const NORMAL_FORMS = Symbol('smp normal forms');
@@ -22,7 +21,7 @@ function normalForms(memo: EvalMemo | undefined): NormalForms | undefined {
   return forms;
 }
 
-const SMP_ENGINE: MergeEngine = (target, patch, { op, memo }) => {
+const strategicMergeEngine: MergeEngine = (target, patch, { op, memo }) => {
   const r = strategicMerge(target ?? {}, patch, { normalForms: normalForms(memo) });
   if (r.ok) return { ok: true, value: r.value.value };
   const first = r.diagnostics[0];
@@ -37,8 +36,5 @@ const SMP_ENGINE: MergeEngine = (target, patch, { op, memo }) => {
   };
 };
 
-export function registerSmpEngine(): void {
-  registerMergeEngine('smp', SMP_ENGINE);
-  // kyamlMerge returns the target itself exactly when the merge leaves it equal (merge/smp/merge.ts).
-  declareIdentityExactEngine(SMP_ENGINE);
-}
+// kyamlMerge returns the target itself exactly when the merge leaves it equal (merge/smp/merge.ts).
+export const SMP_ENGINE: MergeEngine = Object.assign(strategicMergeEngine, { identityExact: true } as const);

@@ -3,13 +3,14 @@
  * runs it (admission/plugin/policy/mutating/patch/smd.go ApplyStructuredMergeDiff), over src/merge/ssa, plus
  * the strict typed decode kube-apiserver runs on a JSONPatch result (patch/json_patch.go).
  *
- * The schema of a kind comes from the custom kinds of the active schema environment (CRDs, `--schema`;
- * `withSchemaEnvironment`), else from the built-in table (client-go's SMD schema of every built-in kind).
- * A kind neither knows is kube-apiserver's error unless the environment says `unknownKinds: 'deduced'`.
+ * The schema of a kind comes from the custom kinds of the evaluation's runtime (CRDs, `--schema`:
+ * `runtime.schemas`), else from the built-in table (client-go's SMD schema of every built-in kind). A kind
+ * neither knows is kube-apiserver's error unless the runtime says `unknownKinds: 'deduced'`.
  */
 import { diagnostic, type Diagnostic } from '../diagnostics/diagnostic.js';
 import { spanOfOrigin, type Origin } from '../diagnostics/span.js';
-import { registerMergeEngine, registerTypedDecoder, type EvalMemo, type MergeEngine } from '../interpreter/engines.js';
+import type { EngineContext, EvalMemo, MergeEngine, TypedDecoder } from '../interpreter/engines.js';
+import type { WebhookDecoder } from '../runtime/runtime.js';
 import { evalFailure } from '../interpreter/failure.js';
 import { RequestDenied } from '../interpreter/run-policy.js';
 import { copyObject, defineOwn, hasOwn, isJsonObject, type JsonObject, type JsonValue } from '../ir/json.js';
@@ -19,44 +20,11 @@ import { applyStructuredMergeDiff } from '../merge/ssa/apply.js';
 import { builtinSchema } from '../merge/ssa/builtin-schema.js';
 import { CheckedSubtrees } from '../merge/ssa/checked.js';
 import { gvkKey } from '../merge/ssa/builtin-kinds.js';
-import { formatGvk, KindSchemaTable, type KindSchema } from '../merge/ssa/openapi/kinds.js';
+import { formatGvk, type KindSchema } from '../merge/ssa/openapi/kinds.js';
 import { DEDUCED_SCHEMA, DEDUCED_TYPE_REF, isEmptyTypeRef, type Schema, type TypeRef } from '../merge/ssa/schema.js';
+import type { Schemas, SchemaEnvironment, UnknownKindPolicy } from '../runtime/runtime.js';
 
-export type { KindSchema };
-
-/** What typing does with a kind that has no schema: kube-apiserver's error, or the deduced schema. */
-export type UnknownKindPolicy = 'error' | 'deduced';
-
-/** The schemas an evaluation types objects with. */
-export interface SchemaEnvironment {
-  /** Custom kinds (CRDs, OpenAPI documents); they win over the built-in table. */
-  kinds?: KindSchemaTable;
-  unknownKinds?: UnknownKindPolicy;
-}
-
-let environment: Required<SchemaEnvironment> = { kinds: new KindSchemaTable(), unknownKinds: 'error' };
-
-/**
- * Puts `env` in force (fields left out keep the enclosing environment) and returns the function that restores
- * the enclosing one; call it in a `finally`, so a CLI run or a test never leaks its kinds into the next.
- */
-export function enterSchemaEnvironment(env: SchemaEnvironment): () => void {
-  const enclosing = environment;
-  environment = { kinds: env.kinds ?? enclosing.kinds, unknownKinds: env.unknownKinds ?? enclosing.unknownKinds };
-  return () => {
-    environment = enclosing;
-  };
-}
-
-/** Runs `run` (synchronous) with `env` in force, then restores the enclosing environment. */
-export function withSchemaEnvironment<T>(env: SchemaEnvironment, run: () => T): T {
-  const leave = enterSchemaEnvironment(env);
-  try {
-    return run();
-  } finally {
-    leave();
-  }
-}
+export type { KindSchema, SchemaEnvironment, UnknownKindPolicy };
 
 /**
  * dispatcher.go dispatchOne: without a type converter for the versioned kind, every mutation of the policy
@@ -66,9 +34,12 @@ export function unknownKindMessage(gvk: GroupVersionKind): string {
   return `Resource kind ${formatGvk(gvk)} not found. There can be a delay between when CustomResourceDefinitions are created and when they are available.`;
 }
 
-/** The schema of a kind, or undefined when neither the environment nor the built-in table knows it. */
-export function kindSchema(gvk: GroupVersionKind): KindSchema | undefined {
-  const extra = environment.kinds.get(gvk);
+/**
+ * The schema of a kind, or undefined when neither the schemas' custom kinds (none when left out) nor the
+ * built-in table knows it.
+ */
+export function kindSchema(gvk: GroupVersionKind, schemas?: Pick<Schemas, 'kinds'> | SchemaEnvironment): KindSchema | undefined {
+  const extra = schemas?.kinds?.get(gvk);
   if (extra) return extra;
   const key = gvkKey(gvk.group, gvk.version, gvk.kind);
   const builtin = builtinSchema();
@@ -101,16 +72,16 @@ interface KindFacts {
 /**
  * kindOf and kindSchema, derived once per evaluation rather than per mutation: all of a request's mutations
  * type the same kind (the request's, else the object's apiVersion/kind, compared again since a mutation may
- * change them), and the schema environment does not change during one synchronous evaluation.
+ * change them), and an evaluation has one runtime, so one schema environment.
  */
-function kindFacts(memo: EvalMemo | undefined, request: AdmissionRequest, object: JsonValue | undefined): KindFacts {
+function kindFacts(memo: EvalMemo | undefined, request: AdmissionRequest, schemas: Schemas, object: JsonValue | undefined): KindFacts {
   const own = request.kind === undefined && isJsonObject(object);
   const apiVersion = own && hasOwn(object, 'apiVersion') ? object['apiVersion'] : undefined;
   const kind = own && hasOwn(object, 'kind') ? object['kind'] : undefined;
   const hit = memo?.get(KIND) as KindFacts | undefined;
   if (hit !== undefined && hit.apiVersion === apiVersion && hit.kind === kind) return hit;
   const gvk = kindOf(request, object);
-  const facts: KindFacts = { apiVersion, kind, gvk, known: kindSchema(gvk) };
+  const facts: KindFacts = { apiVersion, kind, gvk, known: kindSchema(gvk, schemas) };
   memo?.set(KIND, facts);
   return facts;
 }
@@ -132,12 +103,12 @@ function checkedSubtrees(memo: EvalMemo | undefined, schema: Schema): CheckedSub
  * is typed and guarded against atomics, then merged into the live object. Messages carry the patcher's
  * "error applying patch: " prefix.
  */
-export const ssaMergeEngine: MergeEngine = (target, patch, { op, request, memo }) => {
-  const facts = kindFacts(memo, request, target);
+export const SSA_ENGINE: MergeEngine = (target, patch, { op, request, runtime, memo }) => {
+  const facts = kindFacts(memo, request, runtime.schemas, target);
   const gvk = facts.gvk;
   let known = facts.known;
   if (known === undefined) {
-    if (environment.unknownKinds === 'error') throw new RequestDenied(evalFailure('TM3010', unknownKindMessage(gvk), op.origin));
+    if (runtime.schemas.unknownKinds === 'error') throw new RequestDenied(evalFailure('TM3010', unknownKindMessage(gvk), op.origin));
     // `--unknown-schema deduced`: maps granular, lists atomic (NewDeducedTypeConverter).
     known = { schema: DEDUCED_SCHEMA, typeRef: DEDUCED_TYPE_REF };
   }
@@ -159,14 +130,14 @@ export const ssaMergeEngine: MergeEngine = (target, patch, { op, request, memo }
  * The strict decode of a JSONPatch result into its Go type (json_patch.go: jsonSerializer.Decode with Strict):
  * unknown fields are reported as sigs.k8s.io/json words them. Kinds without a schema are unstructured: no check.
  */
-export function strictDecodeErrors(object: JsonValue, gvk: GroupVersionKind, memo?: EvalMemo): string[] {
-  return undeclaredFields(object, kindSchema(gvk), memo);
+export function strictDecodeErrors(object: JsonValue, gvk: GroupVersionKind, schemas?: Pick<Schemas, 'kinds'>, memo?: EvalMemo): string[] {
+  return undeclaredFields(object, kindSchema(gvk, schemas), memo);
 }
 
 function undeclaredFields(object: JsonValue, known: KindSchema | undefined, memo: EvalMemo | undefined): string[] {
   if (!known) return [];
   const unknown: string[] = [];
-  walkUnknown(known.schema, known.typeRef, object, [], unknown, checkedSubtrees(memo, known.schema));
+  walkUnknown(known.schema, known.typeRef, object, [], unknown, checkedSubtrees(memo, known.schema), { containers: 0 });
   return unknown;
 }
 
@@ -174,32 +145,34 @@ function undeclaredFields(object: JsonValue, known: KindSchema | undefined, memo
  * Appends the undeclared fields below `v` (`path`: the field names and indices above it, rendered only for a
  * field found); containers `checked` knows to be free of them are skipped.
  */
-function walkUnknown(schema: Schema, tr: TypeRef, v: JsonValue, path: (string | number)[], out: string[], checked: CheckedSubtrees | undefined): void {
+function walkUnknown(schema: Schema, tr: TypeRef, v: JsonValue, path: (string | number)[], out: string[], checked: CheckedSubtrees | undefined, walked: WalkCount): void {
   if (v === null || typeof v !== 'object') return;
   if (checked !== undefined) {
     if (checked.isDeclared(tr, v)) return;
     const before = out.length;
-    const walkedBefore = walked;
-    walkContainer(schema, tr, v, path, out, checked);
+    const walkedBefore = walked.containers;
+    walkContainer(schema, tr, v, path, out, checked, walked);
     // A memo entry costs about as much as walking a few small containers again.
-    if (out.length === before && walked - walkedBefore >= 3) checked.markDeclared(tr, v);
+    if (out.length === before && walked.containers - walkedBefore >= 3) checked.markDeclared(tr, v);
     return;
   }
-  walkContainer(schema, tr, v, path, out, undefined);
+  walkContainer(schema, tr, v, path, out, undefined, walked);
 }
 
-/** Containers walked so far (only differences are used). */
-let walked = 0;
+/** Containers walked so far in one decode (only differences are used). */
+interface WalkCount {
+  containers: number;
+}
 
-function walkContainer(schema: Schema, tr: TypeRef, v: JsonValue[] | JsonObject, path: (string | number)[], out: string[], checked: CheckedSubtrees | undefined): void {
-  walked++;
+function walkContainer(schema: Schema, tr: TypeRef, v: JsonValue[] | JsonObject, path: (string | number)[], out: string[], checked: CheckedSubtrees | undefined, walked: WalkCount): void {
+  walked.containers++;
   const atom = schema.resolve(tr);
   if (!atom) return;
   if (Array.isArray(v)) {
     if (!atom.list) return;
     for (let i = 0; i < v.length; i++) {
       path.push(i);
-      walkUnknown(schema, atom.list.elementType, v[i]!, path, out, checked);
+      walkUnknown(schema, atom.list.elementType, v[i]!, path, out, checked, walked);
       path.pop();
     }
     return;
@@ -210,9 +183,9 @@ function walkContainer(schema: Schema, tr: TypeRef, v: JsonValue[] | JsonObject,
     if (!hasOwn(v, key)) continue;
     const field = atom.map.fieldIndex.get(key);
     path.push(key);
-    if (field !== undefined) walkUnknown(schema, field.type, v[key]!, path, out, checked);
+    if (field !== undefined) walkUnknown(schema, field.type, v[key]!, path, out, checked, walked);
     else if (closed) out.push(renderPath(path));
-    else walkUnknown(schema, atom.map.elementType, v[key]!, path, out, checked);
+    else walkUnknown(schema, atom.map.elementType, v[key]!, path, out, checked, walked);
     path.pop();
   }
 }
@@ -224,18 +197,58 @@ function renderPath(path: readonly (string | number)[]): string {
   return s;
 }
 
-let registered = false;
+/** The typed decoder of the evaluation's runtime: unknown kinds and undeclared fields, as json_patch.go reports them. */
+export const ssaTypedDecoder: TypedDecoder = (object, { request, runtime, memo }: EngineContext) => {
+  const { gvk, known } = kindFacts(memo, request, runtime.schemas, object);
+  if (runtime.schemas.unknownKinds === 'error' && known === undefined) return unknownKindMessage(gvk);
+  const errors = undeclaredFields(object, known, memo);
+  if (errors.length === 0) return undefined;
+  return `strict decoding error: ${errors.map((p) => `unknown field "${p}"`).join(', ')}`;
+};
 
-/** Registers the `ssa` merge engine and the typed decoder with the interpreter (idempotent). */
-export function registerSsaEngine(): void {
-  if (registered) return;
-  registerMergeEngine('ssa', ssaMergeEngine);
-  registerTypedDecoder((object, request, memo) => {
-    const { gvk, known } = kindFacts(memo, request, object);
-    if (environment.unknownKinds === 'error' && known === undefined) return unknownKindMessage(gvk);
-    const errors = undeclaredFields(object, known, memo);
-    if (errors.length === 0) return undefined;
-    return `strict decoding error: ${errors.map((p) => `unknown field "${p}"`).join(', ')}`;
-  });
-  registered = true;
+/**
+ * kube-apiserver's decode of an object an admission webhook patched (webhook/mutating/dispatcher.go: the
+ * patched JSON decoded with a non-strict serializer into the kind's Go type; a custom resource is pruned to
+ * its structural schema): fields the kind's schema does not declare are dropped, silently. Kyverno's webhook
+ * runs a MutatingPolicy's JSONPatch on the unstructured object, so such a field is no error there; it is this
+ * decode that removes it. A kind without a schema is kept as it is.
+ */
+export const ssaWebhookDecoder: WebhookDecoder = (object, { request, runtime, memo }: EngineContext) => {
+  const { known } = kindFacts(memo, request, runtime.schemas, object);
+  if (!known) return object;
+  return pruneUndeclared(known.schema, known.typeRef, object);
+};
+
+/** `v` without the fields its type does not declare; `v` itself when it declares them all. */
+function pruneUndeclared(schema: Schema, tr: TypeRef, v: JsonValue): JsonValue {
+  if (v === null || typeof v !== 'object') return v;
+  const atom = schema.resolve(tr);
+  if (!atom) return v;
+  if (Array.isArray(v)) {
+    if (!atom.list) return v;
+    let out: JsonValue[] | undefined;
+    for (let i = 0; i < v.length; i++) {
+      const item = pruneUndeclared(schema, atom.list.elementType, v[i]!);
+      if (item !== v[i] && out === undefined) out = v.slice();
+      if (out !== undefined) out[i] = item;
+    }
+    return out ?? v;
+  }
+  if (!atom.map) return v;
+  const closed = isEmptyTypeRef(atom.map.elementType);
+  let out: JsonObject | undefined;
+  for (const key of Object.keys(v)) {
+    const field = atom.map.fieldIndex.get(key);
+    if (field === undefined && closed) {
+      out ??= copyObject(v);
+      delete out[key];
+      continue;
+    }
+    const child = pruneUndeclared(schema, field !== undefined ? field.type : atom.map.elementType, v[key]!);
+    if (child !== v[key]) {
+      out ??= copyObject(v);
+      defineOwn(out, key, child);
+    }
+  }
+  return out ?? v;
 }

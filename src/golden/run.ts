@@ -12,6 +12,8 @@ import { printPolicies } from '../ir/print.js';
 import { loadYamlText } from '../io/yaml-load.js';
 import { toYaml } from '../io/yaml-dump.js';
 import type { AdmissionRequest } from '../k8s/request.js';
+import { createRuntime } from '../runtime/create.js';
+import { deriveRuntime, type Runtime } from '../runtime/runtime.js';
 import { parsePolicyDocs, translate } from '../pipeline.js';
 import { expectationFor, readCase, type GoldenCase, type GoldenResource } from './case.js';
 
@@ -31,6 +33,8 @@ export interface CaseResult {
 export interface RunOptions {
   /** Rewrite ir.txt, emit/*, diagnostics and expected results from what the code produces now. */
   update?: boolean;
+  /** The runtime every resource is applied with (a case's external data is added to it); default: createRuntime(). */
+  runtime?: Runtime;
 }
 
 function read(file: string): string | undefined {
@@ -50,7 +54,7 @@ export function parseText(name: string, text: string): { policies: Policy[]; dia
   return { policies: parsed.policies, diagnostics: [...loaded.diagnostics, ...parsed.diagnostics] };
 }
 
-function loadResource(res: GoldenResource): { request: AdmissionRequest; env: ApplyEnv } {
+function loadResource(res: GoldenResource, runtime: Runtime): { request: AdmissionRequest; env: ApplyEnv } {
   const object = parseYaml(readFileSync(res.file, 'utf8')) as JsonValue;
   const extra = (res.requestFile ? parseYaml(readFileSync(res.requestFile, 'utf8')) : {}) as JsonObject;
   const request: AdmissionRequest = {
@@ -64,21 +68,20 @@ function loadResource(res: GoldenResource): { request: AdmissionRequest; env: Ap
   // The request's own name and namespace, as kube-apiserver sends them (Kyverno's CLI leaves request.name unset).
   if (typeof extra.name === 'string') request.name = extra.name;
   if (typeof extra.namespace === 'string') request.namespace = extra.namespace;
-  const env: ApplyEnv = { trace: false };
-  if (isJsonObject(extra.externalData)) env.externalData = extra.externalData as ApplyEnv['externalData'] & object;
-  return { request, env };
+  const externalData = isJsonObject(extra.externalData) ? (extra.externalData as NonNullable<Runtime['externalData']>) : undefined;
+  return { request, env: { trace: false, runtime: externalData ? deriveRuntime(runtime, { externalData }) : runtime } };
 }
 
 /** What applying gives, in golden-file form: the object as YAML, or the error diagnostics as `CODE message` lines. */
-function outcome(policies: Policy[], res: GoldenResource): { object?: JsonValue; errors?: string } {
-  const { request, env } = loadResource(res);
+function outcome(policies: Policy[], res: GoldenResource, runtime: Runtime): { object?: JsonValue; errors?: string } {
+  const { request, env } = loadResource(res, runtime);
   const r = apply(policies, request, env);
   if (!r.allowed) return { errors: r.diagnostics.filter((d) => d.severity === 'error').map((d) => `${d.code} ${d.message}`).join('\n') + '\n' };
   return { object: r.object };
 }
 
-function compareOutcome(policies: Policy[], res: GoldenResource, update: boolean): CheckResult['message'] | undefined {
-  const got = outcome(policies, res);
+function compareOutcome(policies: Policy[], res: GoldenResource, update: boolean, runtime: Runtime): CheckResult['message'] | undefined {
+  const got = outcome(policies, res, runtime);
   const wantObject = read(res.expectedFile);
   const wantError = read(res.errorFile);
   if (update) {
@@ -103,6 +106,7 @@ function renderDiagnostics(diags: readonly Diagnostic[]): string {
 
 export function runCase(c: GoldenCase, opts: RunOptions = {}): CaseResult {
   const update = Boolean(opts.update);
+  const runtime = opts.runtime ?? createRuntime();
   const checks: CheckResult[] = [];
   const check = (name: string, message: string | undefined) => checks.push(message === undefined ? { check: name, ok: true } : { check: name, ok: false, message });
   // One input keeps the short layout (ir.txt, emit/<target>.yaml); several inputs get a file per source.
@@ -148,7 +152,7 @@ export function runCase(c: GoldenCase, opts: RunOptions = {}): CaseResult {
 
   // 3. Interpretation gives the expected objects, the same for every source.
   for (const { source, policies } of parsedBy) {
-    for (const res of c.resources) check(`apply:${source}:${res.name}`, compareOutcome(policies, res, update && source === parsedBy[0]!.source));
+    for (const res of c.resources) check(`apply:${source}:${res.name}`, compareOutcome(policies, res, update && source === parsedBy[0]!.source, runtime));
   }
 
   // 4. Each source into each target: emitted text, re-execution of the emitted form, stable round trip.
@@ -185,7 +189,7 @@ export function runCase(c: GoldenCase, opts: RunOptions = {}): CaseResult {
         continue;
       }
       if (expectation.kind === 'exact') {
-        for (const res of c.resources) check(`reexec:${name}:${res.name}`, compareOutcome(reparsed.policies, res, false));
+        for (const res of c.resources) check(`reexec:${name}:${res.name}`, compareOutcome(reparsed.policies, res, false, runtime));
       }
       const again = translate(reparsed.policies, target, 'error');
       check(`roundtrip:${name}`, again.text === generated.text ? undefined : `generate(parse(emit)) differs:\n${again.text}`);

@@ -42,4 +42,9 @@ export interface ApplyOptions {
   trace?: boolean;
   /** Compute the RFC 6902 patch. Default true. */
   patch?: boolean;
+  /**
+   * Run every policy with the closure interpreter, the reference, instead of the code generated per policy
+   * (src/compile). Both give the same results (test/compile/); this exists for that comparison. Default false.
+   */
+  interpret?: boolean;
 }

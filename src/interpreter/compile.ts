@@ -1,4 +1,4 @@
-import type { Guard, LetOp, Policy, Rule } from '../ir/nodes.js';
+import type { Guard, LetOp, Op, Policy, Rule } from '../ir/nodes.js';
 import { compileMatch, type CompiledMatch } from '../k8s/match.js';
 import { compileGuard, describeGuard, type GuardFn } from './guards.js';
 import { compileBlock } from './ops/block.js';
@@ -28,15 +28,29 @@ export interface CompiledPolicy {
   rules: CompiledRule[];
 }
 
-const cache = new WeakMap<Policy, CompiledPolicy>();
+/**
+ * How ops, blocks and guards become functions: the closure interpreter (CLOSURES, the reference) or code
+ * generated per policy (src/compile). Both give functions of the same contract, run by the same semantics.
+ */
+export interface OpCompiler {
+  readonly name: string;
+  op(op: Op): OpFn;
+  block(ops: readonly Op[]): OpFn;
+  guard(g: Guard): GuardFn;
+}
 
-function guardsOf(guards: readonly Guard[]): CompiledGuard[] {
-  return guards.map((guard) => ({ guard, fn: compileGuard(guard) }));
+export const CLOSURES: OpCompiler = Object.freeze({ name: 'closures', op: compileOp, block: compileBlock, guard: compileGuard });
+
+/** Compiled policies per compiler and policy object. */
+const caches = new WeakMap<OpCompiler, WeakMap<Policy, CompiledPolicy>>();
+
+function guardsOf(guards: readonly Guard[], c: OpCompiler): CompiledGuard[] {
+  return guards.map((guard) => ({ guard, fn: c.guard(guard) }));
 }
 
 /** The bindings in order, returning the scope they make (a block's scope does not leak; this one must). */
-function compileLets(lets: readonly LetOp[]): OpFn {
-  const fns = lets.map((l) => compileOp(l));
+function compileLets(lets: readonly LetOp[], c: OpCompiler): OpFn {
+  const fns = lets.map((l) => c.op(l));
   return (st, scope) => {
     let s = scope;
     for (const fn of fns) s = fn(st, s);
@@ -44,21 +58,23 @@ function compileLets(lets: readonly LetOp[]): OpFn {
   };
 }
 
-/** Compiles a policy to closures once; later calls with the same policy object reuse the result. */
-export function compilePolicy(policy: Policy): CompiledPolicy {
+/** Compiles a policy once per compiler; later calls with the same policy object reuse the result. */
+export function compilePolicy(policy: Policy, c: OpCompiler = CLOSURES): CompiledPolicy {
+  let cache = caches.get(c);
+  if (!cache) caches.set(c, (cache = new WeakMap()));
   const hit = cache.get(policy);
   if (hit) return hit;
   const compiled: CompiledPolicy = {
     policy,
     match: compileMatch(policy.match),
-    lets: policy.lets && policy.lets.length > 0 ? compileLets(policy.lets) : undefined,
-    guards: guardsOf(policy.guards),
+    lets: policy.lets && policy.lets.length > 0 ? compileLets(policy.lets, c) : undefined,
+    guards: guardsOf(policy.guards, c),
     rules: policy.rules.map((rule) => ({
       rule,
       match: rule.match ? compileMatch(rule.match) : undefined,
-      guards: guardsOf(rule.guards),
-      ops: rule.body.map((op) => ({ kind: op.kind, fn: compileOp(op), origin: op.origin })),
-      body: compileBlock(rule.body),
+      guards: guardsOf(rule.guards, c),
+      ops: rule.body.map((op) => ({ kind: op.kind, fn: c.op(op), origin: op.origin })),
+      body: c.block(rule.body),
     })),
   };
   cache.set(policy, compiled);

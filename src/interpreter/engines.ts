@@ -1,7 +1,13 @@
+/**
+ * The contracts of the engines the interpreter delegates to (expression, template and merge engines, the typed
+ * decoder). Engines are plain values held by a runtime (src/runtime); the interpreter takes each one from the
+ * runtime of the evaluation it runs, never from a registry.
+ */
 import type { Diagnostic } from '../diagnostics/diagnostic.js';
 import type { JsonValue } from '../ir/json.js';
 import type { ExprSource, MergeOp, TemplatedValue } from '../ir/nodes.js';
 import type { AdmissionRequest } from '../k8s/request.js';
+import type { Runtime } from '../runtime/runtime.js';
 
 /** What an opaque expression sees: the request's documents and the variables in scope. */
 export interface ExprScope {
@@ -16,6 +22,10 @@ export interface ExprScope {
    * variables an expression names skip building `vars` (the interpreter builds `vars` only when read).
    */
   lookup?(name: string): { readonly value: JsonValue } | undefined;
+  /** The runtime of the evaluation (request extras, data providers); a scope built by hand may leave it out. */
+  readonly runtime?: Runtime;
+  /** The evaluation's scratch space (see EvalMemo); absent outside an evaluation. */
+  readonly memo?: EvalMemo;
 }
 
 export type ExprOutcome = { ok: true; value: JsonValue | undefined } | { ok: false; diagnostic: Diagnostic };
@@ -34,45 +44,27 @@ export interface ExpressionEngine {
  */
 export type EvalMemo = Map<unknown, unknown>;
 
-/** A merge strategy provided outside the core (strategic merge for Kyverno, structured merge for MAP). */
-export type MergeEngine = (
+/** What an engine is told about the evaluation it serves. */
+export interface EngineContext {
+  request: AdmissionRequest;
+  runtime: Runtime;
+  memo?: EvalMemo;
+}
+
+/**
+ * A merge strategy provided outside the core (strategic merge for Kyverno, structured merge for MAP).
+ * `identityExact`: the engine returns the target itself whenever the merge leaves it equal, so a result that
+ * is not the target is a change and the interpreter skips its deep comparison.
+ */
+export type MergeEngine = ((
   target: JsonValue | undefined,
   patch: JsonValue,
-  context: { op: MergeOp; request: AdmissionRequest; memo?: EvalMemo },
-) => { ok: true; value: JsonValue } | { ok: false; diagnostic: Diagnostic };
+  context: EngineContext & { op: MergeOp },
+) => { ok: true; value: JsonValue } | { ok: false; diagnostic: Diagnostic }) & { readonly identityExact?: boolean };
 
 /** Substitutes variables throughout a templated JSON tree (Kyverno `{{ }}` in patches). */
 export interface TemplateEngine {
   compile(value: TemplatedValue): { ok: true; fn: CompiledExpr } | { ok: false; diagnostics: Diagnostic[] };
-}
-
-const templateEngines = new Map<TemplatedValue['language'], TemplateEngine>();
-
-export function registerTemplateEngine(language: TemplatedValue['language'], engine: TemplateEngine): void {
-  templateEngines.set(language, engine);
-}
-
-export function templateEngine(language: TemplatedValue['language']): TemplateEngine | undefined {
-  return templateEngines.get(language);
-}
-
-const expressionEngines = new Map<'cel' | 'jmes', ExpressionEngine>();
-const mergeEngines = new Map<'smp' | 'ssa', MergeEngine>();
-
-export function registerExpressionEngine(language: 'cel' | 'jmes', engine: ExpressionEngine): void {
-  expressionEngines.set(language, engine);
-}
-
-export function expressionEngine(language: 'cel' | 'jmes'): ExpressionEngine | undefined {
-  return expressionEngines.get(language);
-}
-
-export function registerMergeEngine(strategy: 'smp' | 'ssa', engine: MergeEngine): void {
-  mergeEngines.set(strategy, engine);
-}
-
-export function mergeEngine(strategy: 'smp' | 'ssa'): MergeEngine | undefined {
-  return mergeEngines.get(strategy);
 }
 
 /**
@@ -80,14 +72,6 @@ export function mergeEngine(strategy: 'smp' | 'ssa'): MergeEngine | undefined {
  * the patched JSON is decoded into the kind's Go type; unknown fields fail the request as an InternalError,
  * whatever the failure policy). Returns the error message, or undefined when the object decodes.
  */
-export type TypedDecoder = (object: JsonValue, request: AdmissionRequest, memo?: EvalMemo) => string | undefined;
+export type TypedDecoder = (object: JsonValue, context: EngineContext) => string | undefined;
 
-let typedDecoderFn: TypedDecoder | undefined;
 
-export function registerTypedDecoder(decoder: TypedDecoder): void {
-  typedDecoderFn = decoder;
-}
-
-export function typedDecoder(): TypedDecoder | undefined {
-  return typedDecoderFn;
-}

@@ -1,31 +1,46 @@
 import type { JsonValue } from '../ir/json.js';
 import type { ExprSource } from '../ir/nodes.js';
-import { expressionEngine, type CompiledExpr, type ExprScope } from './engines.js';
+import type { ExpressionEnvironment, Runtime } from '../runtime/runtime.js';
+import type { CompiledExpr, ExprScope, ExpressionEngine } from './engines.js';
 import { EvalFailure, evalFailure } from './failure.js';
 import type { Scope } from './scope.js';
-import type { EvalState } from './state.js';
+import { evalMemo, type EvalState } from './state.js';
 
-const compiled = new WeakMap<ExprSource, CompiledExpr>();
+/**
+ * The environment an expression of `language` is compiled in. The IR does not record it yet (issue 12, item
+ * 3): a MutatingPolicy's CEL is compiled in Kyverno's environment (mpol/compiler/compiler.go), every other CEL
+ * in kube-apiserver's, and JMESPath is Kyverno's.
+ */
+export function expressionEnvironment(language: 'cel' | 'jmes', expr: ExprSource): ExpressionEnvironment {
+  if (language === 'jmes') return 'jmespath-kyverno';
+  return expr.origin.dialect === 'kyverno-mpol' ? 'cel-kyverno' : 'cel-kubernetes';
+}
 
-/** Compiles an opaque expression once (cached per IR node) with the registered engine for its language. */
-export function compileExpr(language: 'cel' | 'jmes', expr: ExprSource): CompiledExpr {
+/** Compiled expressions, per engine (runtimes that share an engine share its programs) and per IR node. */
+const compiledByEngine = new WeakMap<ExpressionEngine, WeakMap<ExprSource, CompiledExpr>>();
+
+function compileWith(engine: ExpressionEngine, expr: ExprSource): CompiledExpr {
+  let compiled = compiledByEngine.get(engine);
+  if (!compiled) compiledByEngine.set(engine, (compiled = new WeakMap()));
   const hit = compiled.get(expr);
   if (hit) return hit;
-  const engine = expressionEngine(language);
+  const r = engine.compile(expr);
   let fn: CompiledExpr;
-  if (!engine) {
-    const failure = evalFailure('TM3005', `no ${language === 'cel' ? 'CEL' : 'JMESPath'} engine is available to evaluate: ${expr.text}`, expr.origin);
-    fn = () => ({ ok: false, diagnostic: failure.diagnostic });
-  } else {
-    const r = engine.compile(expr);
-    if (r.ok) fn = r.fn;
-    else {
-      const first = r.diagnostics[0]!;
-      fn = () => ({ ok: false, diagnostic: first });
-    }
+  if (r.ok) fn = r.fn;
+  else {
+    const first = r.diagnostics[0]!;
+    fn = () => ({ ok: false, diagnostic: first });
   }
   compiled.set(expr, fn);
   return fn;
+}
+
+/** Compiles an opaque expression once per engine with the runtime's engine for its environment. */
+export function compileExpr(language: 'cel' | 'jmes', expr: ExprSource, runtime: Runtime): CompiledExpr {
+  const engine = runtime.expressions[expressionEnvironment(language, expr)];
+  if (engine) return compileWith(engine, expr);
+  const failure = evalFailure('TM3005', `no ${language === 'cel' ? 'CEL' : 'JMESPath'} engine is available to evaluate: ${expr.text}`, expr.origin);
+  return () => ({ ok: false, diagnostic: failure.diagnostic });
 }
 
 /**
@@ -38,10 +53,11 @@ class StateExprScope implements ExprScope {
   readonly request: EvalState['request'];
   readonly params: JsonValue | null;
   readonly namespaceObject: JsonValue | null;
+  readonly runtime: Runtime;
   private allVars: Record<string, JsonValue> | undefined;
 
   constructor(
-    st: EvalState,
+    private readonly st: EvalState,
     private readonly scope: Scope,
   ) {
     this.object = st.object;
@@ -49,6 +65,11 @@ class StateExprScope implements ExprScope {
     this.oldObject = st.request.oldObject ?? null;
     this.params = st.request.params ?? null;
     this.namespaceObject = st.request.namespaceObject ?? null;
+    this.runtime = st.runtime;
+  }
+
+  get memo(): EvalState['memo'] {
+    return evalMemo(this.st);
   }
 
   get vars(): Record<string, JsonValue> {
@@ -64,9 +85,34 @@ export function exprScope(st: EvalState, scope: Scope): ExprScope {
   return new StateExprScope(st, scope);
 }
 
-/** Evaluates an opaque expression; an engine error becomes an EvalFailure at the rule boundary. */
+/** An opaque expression evaluated against the state; an engine error becomes an EvalFailure at the rule boundary. */
+export type ExprEvaluator = (st: EvalState, scope: Scope) => JsonValue | undefined;
+
+/**
+ * The evaluator of one IR expression. It finds the engine in each evaluation's runtime and keeps the program
+ * of the last engine it met: consecutive evaluations almost always run with the same engine.
+ */
+export function exprEvaluator(language: 'cel' | 'jmes', expr: ExprSource): ExprEvaluator {
+  const environment = expressionEnvironment(language, expr);
+  let lastEngine: ExpressionEngine | undefined;
+  let lastFn: CompiledExpr | undefined;
+  return (st, scope) => {
+    const engine = st.runtime.expressions[environment];
+    let fn = lastFn;
+    if (engine !== lastEngine || fn === undefined) {
+      fn = engine ? compileWith(engine, expr) : compileExpr(language, expr, st.runtime);
+      lastEngine = engine;
+      lastFn = fn;
+    }
+    const r = fn(exprScope(st, scope));
+    if (!r.ok) throw new EvalFailure(r.diagnostic);
+    return r.value;
+  };
+}
+
+/** Evaluates an opaque expression once (uncached lookups); prefer exprEvaluator in compiled code. */
 export function evalExpr(language: 'cel' | 'jmes', expr: ExprSource, st: EvalState, scope: Scope): JsonValue | undefined {
-  const r = compileExpr(language, expr)(exprScope(st, scope));
+  const r = compileExpr(language, expr, st.runtime)(exprScope(st, scope));
   if (!r.ok) throw new EvalFailure(r.diagnostic);
   return r.value;
 }

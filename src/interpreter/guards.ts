@@ -2,7 +2,7 @@ import { jsonEqual, type JsonValue } from '../ir/json.js';
 import type { Guard } from '../ir/nodes.js';
 import { printGuard } from '../ir/print.js';
 import { wildcardMatch } from '../k8s/glob.js';
-import { evalExpr } from './expressions.js';
+import { exprEvaluator } from './expressions.js';
 import { evalFailure } from './failure.js';
 import { readFirst } from './read.js';
 import type { Scope } from './scope.js';
@@ -66,9 +66,9 @@ export function compileGuard(g: Guard): GuardFn {
     }
     case 'cel':
     case 'jmes': {
-      const language = g.kind;
+      const evaluate = exprEvaluator(g.kind, g.expr);
       return (st, scope) => {
-        const r: JsonValue | undefined = evalExpr(language, g.expr, st, scope);
+        const r: JsonValue | undefined = evaluate(st, scope);
         if (typeof r !== 'boolean') {
           throw evalFailure('TM3003', `guard expression must evaluate to a boolean, got ${r === undefined ? 'nothing' : JSON.stringify(r)}`, g.origin);
         }

@@ -2,11 +2,16 @@ import fastJsonPatch from 'fast-json-patch';
 import { newEpoch } from './walk.js';
 import type { Policy } from '../ir/nodes.js';
 import type { AdmissionRequest, ApplyOptions, ApplyResult, Patch6902 } from './api.js';
-import { compilePolicy } from './compile.js';
+import { CLOSURES, compilePolicy, type OpCompiler } from './compile.js';
+import { GENERATED } from '../compile/index.js';
+import { singlePassConverges } from '../compile/fixpoint.js';
 import { resolvePlaceholders } from './external.js';
 import { EvalFailure } from './failure.js';
 import { candidatesFor } from '../optimizer/kind-index.js';
+import { createRuntime } from '../runtime/create.js';
+import type { Runtime } from '../runtime/runtime.js';
 import { RequestDenied } from './run-policy.js';
+import { withRequestNamespace } from '../k8s/request.js';
 import { deniedDiagnostic, plan, runUnit, type Unit } from './semantics.js';
 import type { EvalState, ExternalData, FixpointConverged } from './state.js';
 
@@ -17,16 +22,30 @@ export type { ExternalData, FixpointConverged } from './state.js';
  * The execution plan for a set of candidate policies, compiled and planned once: the kind index returns the
  * same candidate array for every object of a kind, so objects of one kind share one plan.
  */
-const plans = new WeakMap<readonly Policy[], WeakMap<readonly Policy[], Unit[]>>();
-function unitsFor(policies: readonly Policy[], candidates: readonly Policy[]): Unit[] {
+const plansGenerated = new WeakMap<readonly Policy[], WeakMap<readonly Policy[], Unit[]>>();
+const plansInterpreted = new WeakMap<readonly Policy[], WeakMap<readonly Policy[], Unit[]>>();
+function unitsFor(policies: readonly Policy[], candidates: readonly Policy[], compiler: OpCompiler): Unit[] {
+  const plans = compiler === CLOSURES ? plansInterpreted : plansGenerated;
   let byCandidates = plans.get(policies);
   if (!byCandidates) plans.set(policies, (byCandidates = new WeakMap()));
   let units = byCandidates.get(candidates);
-  if (!units) byCandidates.set(candidates, (units = plan(policies, candidates.map(compilePolicy))));
+  if (!units) {
+    units = plan(policies, candidates.map((p) => compilePolicy(p, compiler)));
+    // Generated runs skip a fix-point system's idle confirmation pass when it is proven idle; the closure
+    // interpreter, the reference, always runs it.
+    if (compiler !== CLOSURES) for (const u of units) if (u.kind === 'fixpoint') u.singlePass = singlePassConverges(u.policies.map((cp) => cp.policy));
+    byCandidates.set(candidates, units);
+  }
   return units;
 }
 
 export interface ApplyEnv extends ApplyOptions {
+  /**
+   * The engines, schemas and outside data to evaluate with (src/runtime). Default: a fresh `createRuntime()`,
+   * the shipped engines with the built-in kinds and no outside data.
+   */
+  runtime?: Runtime;
+  /** @deprecated put it in the runtime (`createRuntime({ externalData })`); when given, it wins over the runtime's. */
   externalData?: ExternalData;
   /** Runs when a fix-point system converged after changing the object (Gatekeeper's mutation annotations). */
   onFixpointConverged?: FixpointConverged;
@@ -37,13 +56,17 @@ export interface ApplyEnv extends ApplyOptions {
  * part the policies did not change. Policies are compiled once and cached per policy object, and the plan per
  * policy array: treat a policy array as immutable once it has been applied.
  */
-export function apply(policies: readonly Policy[], request: AdmissionRequest, opts: ApplyEnv = {}): ApplyResult {
+export function apply(policies: readonly Policy[], given: AdmissionRequest, opts: ApplyEnv = {}): ApplyResult {
+  // Every engine sees the object as kube-apiserver hands it to admission (the request's namespace placed on it).
+  const request = withRequestNamespace(given);
+  const runtime = opts.runtime ?? createRuntime();
   const st: EvalState = {
     object: request.object,
     request,
+    runtime,
     trace: opts.trace === false ? undefined : [],
     diagnostics: [],
-    externalData: opts.externalData,
+    externalData: opts.externalData ?? runtime.externalData,
     placeholders: 0,
     writes: 0,
     onFixpointConverged: opts.onFixpointConverged,
@@ -51,7 +74,7 @@ export function apply(policies: readonly Policy[], request: AdmissionRequest, op
     policyId: '',
     ruleName: undefined,
   };
-  const units = unitsFor(policies, candidatesFor(policies, request));
+  const units = unitsFor(policies, candidatesFor(policies, request), opts.interpret === true ? CLOSURES : GENERATED);
   let allowed = true;
   try {
     for (const unit of units) runUnit(unit, st);

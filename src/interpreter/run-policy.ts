@@ -14,8 +14,9 @@ export class RequestDenied {
   constructor(readonly failure: EvalFailure) {}
 }
 
-function event(st: EvalState, e: Omit<TraceEvent, 'policy'>): void {
-  st.trace?.push({ policy: st.policyId, ...e });
+/** Records a trace event; callers build the event only when tracing (`if (st.trace)`), it runs per policy. */
+function event(st: EvalState, pass: number | undefined, e: Omit<TraceEvent, 'policy' | 'pass'>): void {
+  st.trace?.push(pass === undefined ? { policy: st.policyId, ...e } : { policy: st.policyId, ...e, pass });
 }
 
 /**
@@ -73,7 +74,6 @@ export function runPolicy(cp: CompiledPolicy, st: EvalState, pass?: number, keep
   const start = st.object;
   const snapshots = !keepOwned || st.trace !== undefined || policy.semantics.failurePolicy === 'ignore';
   if (snapshots) st.owned = newEpoch();
-  const passInfo = pass === undefined ? {} : { pass };
   let scope = Scope.EMPTY;
   try {
     // A match block that could not be compiled (an invalid selector) fails when the policy is used.
@@ -82,17 +82,17 @@ export function runPolicy(cp: CompiledPolicy, st: EvalState, pass?: number, keep
     const m = cp.match.test(currentRequest(st));
     if (m.error) throw new EvalFailure(m.error);
     if (!m.matched) {
-      event(st, { node: 'policy', outcome: 'not-matched', reason: m.reason, origin: policy.origin, ...passInfo });
+      if (st.trace) event(st, pass, { node: 'policy', outcome: 'not-matched', reason: m.reason, origin: policy.origin });
       return false;
     }
     if (cp.lets) scope = cp.lets(st, scope);
     const blocked = policy.semantics.order === 'ordered' ? anyFalse(st, cp.guards, scope) : firstFalse(st, cp.guards, scope);
     if (blocked) {
-      event(st, { node: 'policy', outcome: 'skipped', reason: `guard ${describeGuard(blocked.guard)} is false`, origin: blocked.guard.origin, ...passInfo });
+      if (st.trace) event(st, pass, { node: 'policy', outcome: 'skipped', reason: `guard ${describeGuard(blocked.guard)} is false`, origin: blocked.guard.origin });
       return false;
     }
   } catch (e) {
-    if (e instanceof EvalFailure) return failed(cp, st, e, start, passInfo);
+    if (e instanceof EvalFailure) return failed(cp, st, e, start, pass);
     throw e;
   }
   for (const cr of cp.rules) {
@@ -104,13 +104,13 @@ export function runPolicy(cp: CompiledPolicy, st: EvalState, pass?: number, keep
         const m = cr.match.test(currentRequest(st));
         if (m.error) throw new EvalFailure(m.error);
         if (!m.matched) {
-          event(st, { rule: cr.rule.name, node: 'rule', outcome: 'not-matched', reason: m.reason, origin: cr.rule.origin, ...passInfo });
+          if (st.trace) event(st, pass, { rule: cr.rule.name, node: 'rule', outcome: 'not-matched', reason: m.reason, origin: cr.rule.origin });
           continue;
         }
       }
       const blocked = firstFalse(st, cr.guards, scope);
       if (blocked) {
-        event(st, { rule: cr.rule.name, node: 'rule', outcome: 'skipped', reason: `guard ${describeGuard(blocked.guard)} is false`, origin: blocked.guard.origin, ...passInfo });
+        if (st.trace) event(st, pass, { rule: cr.rule.name, node: 'rule', outcome: 'skipped', reason: `guard ${describeGuard(blocked.guard)} is false`, origin: blocked.guard.origin });
         continue;
       }
       if (st.trace) {
@@ -119,11 +119,11 @@ export function runPolicy(cp: CompiledPolicy, st: EvalState, pass?: number, keep
           const opBefore = st.object;
           st.owned = newEpoch();
           opScope = op.fn(st, opScope);
-          event(st, { rule: cr.rule.name, node: op.kind, outcome: st.object === opBefore ? 'unchanged' : 'applied', origin: op.origin, ...passInfo });
+          if (st.trace) event(st, pass, { rule: cr.rule.name, node: op.kind, outcome: st.object === opBefore ? 'unchanged' : 'applied', origin: op.origin });
         }
       } else cr.body(st, scope);
       // Built only when traced: this runs once per rule and request.
-      if (st.trace) event(st, { rule: cr.rule.name, node: 'rule', outcome: st.object === before ? 'unchanged' : 'applied', origin: cr.rule.origin, ...passInfo });
+      if (st.trace) event(st, pass, { rule: cr.rule.name, node: 'rule', outcome: st.object === before ? 'unchanged' : 'applied', origin: cr.rule.origin });
       if (policy.semantics.applyRules === 'one' && ruleApplied(before, st.object)) break;
     } catch (e) {
       if (!(e instanceof EvalFailure)) throw e;
@@ -137,10 +137,10 @@ export function runPolicy(cp: CompiledPolicy, st: EvalState, pass?: number, keep
             span: e.diagnostic.span,
           }),
         );
-        event(st, { rule: cr.rule.name, node: 'rule', outcome: 'error', reason: e.diagnostic.message, origin: cr.rule.origin, ...passInfo });
+        if (st.trace) event(st, pass, { rule: cr.rule.name, node: 'rule', outcome: 'error', reason: e.diagnostic.message, origin: cr.rule.origin });
         continue;
       }
-      event(st, { rule: cr.rule.name, node: 'rule', outcome: 'error', reason: e.diagnostic.message, origin: e.diagnostic.span ? undefined : cr.rule.origin, ...passInfo });
+      if (st.trace) event(st, pass, { rule: cr.rule.name, node: 'rule', outcome: 'error', reason: e.diagnostic.message, origin: e.diagnostic.span ? undefined : cr.rule.origin });
       throw denial(policy, e);
     }
   }
@@ -156,8 +156,8 @@ function ruleApplied(before: EvalState['object'], after: EvalState['object']): b
   return before !== after && !jsonEqual(before, after);
 }
 
-function failed(cp: CompiledPolicy, st: EvalState, e: EvalFailure, start: EvalState['object'], passInfo: { pass?: number }): boolean {
-  event(st, { node: 'policy', outcome: 'error', reason: e.diagnostic.message, origin: cp.policy.origin, ...passInfo });
+function failed(cp: CompiledPolicy, st: EvalState, e: EvalFailure, start: EvalState['object'], pass: number | undefined): boolean {
+  if (st.trace) event(st, pass, { node: 'policy', outcome: 'error', reason: e.diagnostic.message, origin: cp.policy.origin });
   if (cp.policy.semantics.failurePolicy === 'ignore') {
     st.object = start;
     return false;

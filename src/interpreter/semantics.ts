@@ -13,7 +13,13 @@ import { newEpoch } from './walk.js';
  */
 export type Unit =
   | { kind: 'sequential'; policy: CompiledPolicy }
-  | { kind: 'fixpoint'; policies: CompiledPolicy[]; maxPasses: number }
+  | {
+      kind: 'fixpoint';
+      policies: CompiledPolicy[];
+      maxPasses: number;
+      /** Proven (src/compile/fixpoint.ts) that a pass after one that changed the object changes nothing. */
+      singlePass?: boolean;
+    }
   | { kind: 'ordered'; policies: CompiledPolicy[] };
 
 /** Groups policies into units. `all` is the full set (for the fix-point bound); `candidates` those that may match. */
@@ -87,6 +93,12 @@ function runFixpoint(unit: Extract<Unit, { kind: 'fixpoint' }>, st: EvalState): 
       return;
     }
     for (const p of appliedNow) applied?.add(p);
+    // The next pass is proven idle: it would find nothing to change and converge (untraced runs only, so a
+    // trace still shows every pass).
+    if (pass === 1 && unit.singlePass === true && unit.maxPasses >= 2 && st.trace === undefined) {
+      if (applied && st.onFixpointConverged && st.object !== null) st.object = st.onFixpointConverged(st.object, [...applied]);
+      return;
+    }
   }
   const ids = unit.policies.map((p) => p.policy.id).join(', ');
   throw new RequestDenied(

@@ -2,6 +2,7 @@ import type { Diagnostic } from '../diagnostics/diagnostic.js';
 import type { JsonValue } from '../ir/json.js';
 import type { Policy } from '../ir/nodes.js';
 import type { AdmissionRequest } from '../k8s/request.js';
+import type { Runtime } from '../runtime/runtime.js';
 import type { TraceEvent } from './api.js';
 import type { EvalMemo } from './engines.js';
 import type { Owned } from './walk.js';
@@ -20,6 +21,8 @@ export type FixpointConverged = (object: JsonValue, applied: readonly Policy[]) 
 export interface EvalState {
   object: JsonValue | null;
   readonly request: AdmissionRequest;
+  /** The engines, schemas and outside data this evaluation runs with. */
+  readonly runtime: Runtime;
   readonly trace: TraceEvent[] | undefined;
   readonly diagnostics: Diagnostic[];
   readonly externalData: ExternalData | undefined;

@@ -1,8 +1,8 @@
 import { hasOwn, isJsonObject, type JsonValue } from '../ir/json.js';
 import { newEpoch } from './walk.js';
-import type { Value } from '../ir/nodes.js';
-import { templateEngine } from './engines.js';
-import { evalExpr, exprScope } from './expressions.js';
+import type { TemplatedValue, Value } from '../ir/nodes.js';
+import type { CompiledExpr, TemplateEngine } from './engines.js';
+import { exprEvaluator, exprScope } from './expressions.js';
 import { placeholderFor } from './external.js';
 import { EvalFailure, evalFailure } from './failure.js';
 import { readFirst } from './read.js';
@@ -46,18 +46,22 @@ function compileValueNode(v: Value): ValueFn {
         const found = isJsonObject(meta) && hasOwn(meta, v.field) ? meta[v.field] : undefined;
         return typeof found === 'string' ? found : '';
       };
-    case 'cel':
+    case 'cel': {
+      const evaluate = exprEvaluator('cel', v.expr);
       return (st, scope) => {
-        const r = evalExpr('cel', v.expr, st, scope);
+        const r = evaluate(st, scope);
         if (r === undefined) throw evalFailure('TM3004', 'the CEL expression produced no value', v.origin);
         return r;
       };
-    case 'jmes':
+    }
+    case 'jmes': {
+      const evaluate = exprEvaluator('jmes', v.expr);
       return (st, scope) => {
-        const r = evalExpr('jmes', v.expr, st, scope);
+        const r = evaluate(st, scope);
         if (r === undefined) throw evalFailure('TM3004', 'the JMESPath expression produced no value', v.origin);
         return r;
       };
+    }
     case 'template':
       return compileTemplate(v);
     case 'templated':
@@ -71,23 +75,37 @@ function compileValueNode(v: Value): ValueFn {
   }
 }
 
-function compileTemplated(v: Extract<Value, { kind: 'templated' }>): ValueFn {
-  const engine = templateEngine(v.language);
-  if (!engine) {
-    const failure = evalFailure('TM3005', `no ${v.language} template engine is available`, v.origin);
-    return () => {
-      throw failure;
-    };
+/** Templated trees compiled per engine (runtimes that share an engine share them) and per IR node. */
+const templatesByEngine = new WeakMap<TemplateEngine, WeakMap<TemplatedValue, CompiledExpr>>();
+
+function compileTemplatedWith(engine: TemplateEngine, v: TemplatedValue): CompiledExpr {
+  let compiled = templatesByEngine.get(engine);
+  if (!compiled) templatesByEngine.set(engine, (compiled = new WeakMap()));
+  let fn = compiled.get(v);
+  if (fn) return fn;
+  const r = engine.compile(v);
+  if (r.ok) fn = r.fn;
+  else {
+    const first = r.diagnostics[0]!;
+    fn = () => ({ ok: false, diagnostic: first });
   }
-  const compiled = engine.compile(v);
-  if (!compiled.ok) {
-    const first = compiled.diagnostics[0]!;
-    return () => {
-      throw new EvalFailure(first);
-    };
-  }
-  const fn = compiled.fn;
+  compiled.set(v, fn);
+  return fn;
+}
+
+function compileTemplated(v: TemplatedValue): ValueFn {
+  // The engine is the evaluation's runtime's; the program of the last engine met is kept.
+  let lastEngine: TemplateEngine | undefined;
+  let lastFn: CompiledExpr | undefined;
   return (st, scope) => {
+    const engine = st.runtime.templates[v.language];
+    if (!engine) throw evalFailure('TM3005', `no ${v.language} template engine is available`, v.origin);
+    let fn = lastFn;
+    if (engine !== lastEngine || fn === undefined) {
+      fn = compileTemplatedWith(engine, v);
+      lastEngine = engine;
+      lastFn = fn;
+    }
     const r = fn(exprScope(st, scope));
     if (!r.ok) throw new EvalFailure(r.diagnostic);
     if (r.value === undefined) throw evalFailure('TM3004', 'the template produced no value', v.origin);
@@ -96,11 +114,11 @@ function compileTemplated(v: Extract<Value, { kind: 'templated' }>): ValueFn {
 }
 
 function compileTemplate(v: Extract<Value, { kind: 'template' }>): ValueFn {
-  const parts = v.parts.map((p) => (typeof p === 'string' ? p : { jmes: p.jmes, source: { text: p.jmes, origin: v.origin } }));
+  const parts = v.parts.map((p) => (typeof p === 'string' ? p : { jmes: p.jmes, evaluate: exprEvaluator('jmes', { text: p.jmes, origin: v.origin }) }));
   return (st, scope) => {
     // A template that is a single hole keeps the JSON type of its result (Kyverno whole-string substitution).
     if (parts.length === 1 && typeof parts[0] !== 'string') {
-      const r = evalExpr('jmes', parts[0]!.source, st, scope);
+      const r = parts[0]!.evaluate(st, scope);
       if (r === undefined) throw evalFailure('TM3004', `template variable {{ ${parts[0]!.jmes} }} has no value`, v.origin);
       return r;
     }
@@ -108,7 +126,7 @@ function compileTemplate(v: Extract<Value, { kind: 'template' }>): ValueFn {
     for (const p of parts) {
       if (typeof p === 'string') out += p;
       else {
-        const r = evalExpr('jmes', p.source, st, scope);
+        const r = p.evaluate(st, scope);
         if (r === undefined) throw evalFailure('TM3004', `template variable {{ ${p.jmes} }} has no value`, v.origin);
         out += typeof r === 'string' ? r : JSON.stringify(r);
       }

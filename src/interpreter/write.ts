@@ -1,9 +1,13 @@
 import type { Origin } from '../diagnostics/span.js';
+import type { JsonValue } from '../ir/json.js';
 import type { Path, Segment } from '../ir/path.js';
 import { evalFailure } from './failure.js';
 import type { Scope } from './scope.js';
 import type { EvalState } from './state.js';
-import { UNCHANGED, walk, type Leaf, type WalkOptions } from './walk.js';
+import { UNCHANGED, walk, type Leaf, type WalkOptions, type WalkResult } from './walk.js';
+
+/** A walk specialised to one path's segments (src/compile/path-walker.ts): `walk(cur, segments, 0, leaf, opts)`. */
+export type PathWalker = (cur: JsonValue | undefined, leaf: Leaf, opts: WalkOptions) => WalkResult;
 
 /** Segments addressing a concrete location in the object. */
 function locationSegments(location: (string | number)[]): Segment[] {
@@ -13,9 +17,9 @@ function locationSegments(location: (string | number)[]): Segment[] {
 /**
  * Applies `leaf` at every place `path` reaches in the object, replacing `st.object` when something changed.
  * Paths through a variable bound to an element of the object write to that element. Returns whether the
- * object changed.
+ * object changed. `walker`, when given, is the generated walk of the path's segments, used for object paths.
  */
-export function writePath(st: EvalState, scope: Scope, path: Path, leaf: Leaf, create: boolean, origin: Origin): boolean {
+export function writePath(st: EvalState, scope: Scope, path: Path, leaf: Leaf, create: boolean, origin: Origin, walker?: PathWalker): boolean {
   let segs: readonly Segment[];
   if (path.root === 'object') segs = path.segments;
   else if (path.root === 'vars') {
@@ -31,7 +35,7 @@ export function writePath(st: EvalState, scope: Scope, path: Path, leaf: Leaf, c
   // JSON patch's job, not a path write's.
   if (segs.length === 0) throw evalFailure('TM3001', 'attempting to mutate an empty target location', origin);
   const opts: WalkOptions = { create, origin, owned: st.owned, leafCalls: 0, inPlace: 0 };
-  const r = walk(st.object ?? undefined, segs, 0, leaf, opts);
+  const r = walker !== undefined && path.root === 'object' ? walker(st.object ?? undefined, leaf, opts) : walk(st.object ?? undefined, segs, 0, leaf, opts);
   st.writes += opts.leafCalls;
   // The request matched on holds the object by reference: after an in-place change it is out of date.
   if (opts.inPlace > 0) st.matchRequest = undefined;

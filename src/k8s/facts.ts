@@ -37,6 +37,8 @@ export interface RequestFacts {
 
 // A one-slot memo: a policy set is matched against one request at a time, so consecutive calls share the
 // facts. (A WeakMap over every request costs more in ephemeron GC work than deriving the facts again.)
+// It is a pure memo, not an environment: the facts follow from the request's own fields and the built-in
+// tables alone, never from a runtime, so two runtimes evaluating interleaved read the same facts.
 let lastRequest: AdmissionRequest | undefined;
 let lastFacts: RequestFacts | undefined;
 
@@ -53,7 +55,10 @@ export function requestFacts(req: AdmissionRequest): RequestFacts {
 }
 
 function nonEmptyObject(v: JsonValue | null | undefined): JsonObject | null {
-  return isJsonObject(v) && Object.keys(v).length > 0 ? v : null;
+  if (!isJsonObject(v)) return null;
+  // One own key is enough: no Object.keys array per object version (this runs per policy in a fix-point pass).
+  for (const k in v) if (hasOwn(v, k)) return v;
+  return null;
 }
 
 function metadataString(obj: JsonObject | null, field: string): string {

@@ -59,26 +59,34 @@ export function compileMatch(spec: MatchSpec, options: CompileMatchOptions = {})
     };
   };
 
+  // Outcomes of a match are built once: matching runs per policy, object version and fix-point pass, and
+  // only a miss needs a reason computed from the request.
+  const matched = (reason: string): MatchOutcome => Object.freeze({ matched: true, reason });
+  const allSuffix = all && all.length > 0;
+  const byAny = any?.map((c) => matched(allSuffix ? `matched ${c.label} and all[*]` : `matched ${c.label}`));
+  const noAny = matched(allSuffix ? 'matched all[*]' : 'matched (no match constraints)');
+
   const testFacts = (f: RequestFacts): MatchOutcome => {
-    let matchedBy = 'matched (no match constraints)';
+    let outcome = noAny;
     if (any) {
       let failures: string[] | undefined;
-      let hit: string | undefined;
-      for (const c of any) {
+      let hit = -1;
+      for (let i = 0; i < any.length; i++) {
+        const c = any[i]!;
         const v = runClause(c, f);
         if (v === null) {
-          hit = c.label;
+          hit = i;
           break;
         }
         if (typeof v !== 'string') return undecided(c.label, v);
         (failures ??= []).push(`${c.label}: ${v}`);
       }
-      if (hit === undefined) {
+      if (hit < 0) {
         const reason =
           any.length === 0 ? 'match.any is empty' : any.length === 1 ? failures![0]! : `no clause matched (${failures!.join('; ')})`;
         return { matched: false, reason };
       }
-      matchedBy = `matched ${hit}`;
+      outcome = byAny![hit]!;
     }
     if (all) {
       for (const c of all) {
@@ -87,7 +95,6 @@ export function compileMatch(spec: MatchSpec, options: CompileMatchOptions = {})
         if (typeof v !== 'string') return undecided(c.label, v);
         return { matched: false, reason: `${c.label}: ${v}` };
       }
-      if (all.length > 0) matchedBy = any ? `${matchedBy} and all[*]` : 'matched all[*]';
     }
     if (exAny) {
       for (const c of exAny) {
@@ -107,7 +114,7 @@ export function compileMatch(spec: MatchSpec, options: CompileMatchOptions = {})
       }
       if (every) return { matched: false, reason: 'excluded by exclude.all[*]' };
     }
-    return { matched: true, reason: matchedBy };
+    return outcome;
   };
 
   return {

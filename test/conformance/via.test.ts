@@ -1,5 +1,5 @@
 /**
- * The runner with dialects and engines registered by the test itself: fixtures are written to a temporary
+ * The runner with dialects and engines the test gives to the run (`dialects`, `runners`): fixtures are written to a temporary
  * folder in the Kyverno CLI case layout, whose manifest names its dialect, so the fake dialects here never
  * collide with the real ones.
  */
@@ -10,12 +10,12 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { stringify } from 'yaml';
 import { diagnostic, ok } from '../../src/diagnostics/diagnostic.js';
 import type { Dialect } from '../../src/dialects/dialect.js';
-import { registerDialect } from '../../src/dialects/registry.js';
+import { withDialects } from '../../src/dialects/registry.js';
 import type { JsonObject } from '../../src/ir/json.js';
 import { matchAll } from '../../src/ir/match.js';
 import type { Policy } from '../../src/ir/nodes.js';
 import type { SourceDoc } from '../../src/io/source.js';
-import { registerCaseRunner, registerTableRunner, smdTripletRunner } from '../../src/conformance/runners.js';
+import { smdTripletRunner, tableRowRunner } from '../../src/conformance/runners.js';
 import { runConformance } from '../../src/conformance/run.js';
 import { runAdmissionCase } from '../../src/conformance/runners/admission.js';
 import type { AdmissionCase } from '../../src/conformance/types.js';
@@ -28,7 +28,6 @@ function fakeDialect(name: string, generate: Dialect['generate'] = () => ({ docu
   const apiVersion = `${name}.transmute.test/v1`;
   return {
     name,
-    capabilities: { segments: [], ops: [], guards: [], orders: ['sequential'] },
     lowerings: [],
     recognizes: (doc: SourceDoc) => (doc.value as JsonObject | null)?.apiVersion === apiVersion,
     parse: (docs) => {
@@ -50,16 +49,17 @@ const emitAs = (target: string): Dialect['generate'] => (policies) => {
   return { documents: docs, text: docs.map((d) => stringify(d)).join('---\n'), diagnostics: [] };
 };
 
-registerDialect(fakeDialect('fake-src', emitAs('fake-src')));
-registerDialect(fakeDialect('fake-ok', emitAs('fake-ok')));
-registerDialect(
+/** The built-in dialects and the fakes, given to every run and runner call below (nothing is registered). */
+const DIALECTS = withDialects([
+  fakeDialect('fake-src', emitAs('fake-src')),
+  fakeDialect('fake-ok', emitAs('fake-ok')),
   fakeDialect('fake-unsupported', (policies) => ({
     documents: [],
     text: '',
     diagnostics: policies.map((p) => diagnostic('TM4001', { phase: 'emit', message: `${p.id}: keyed list segments are not expressible` })),
   })),
-);
-registerDialect(fakeDialect('fake-empty'));
+  fakeDialect('fake-empty'),
+]);
 
 const root = mkdtempSync(join(tmpdir(), 'transmute-conformance-'));
 afterAll(() => rmSync(root, { recursive: true, force: true }));
@@ -92,7 +92,7 @@ writeCliCase('other-dialect', { dialect: 'not-registered', expected: configMap({
 writeCliCase('broken', { expected: {}, manifest: '{ not json' });
 
 const statuses = async (via?: string): Promise<Record<string, string>> => {
-  const run = await runConformance([join(root, 'kyverno-cli')], via ? { via } : {});
+  const run = await runConformance([join(root, 'kyverno-cli')], { dialects: DIALECTS, ...(via ? { via } : {}) });
   return Object.fromEntries(run.outcomes.map((o) => [o.id.slice(o.id.lastIndexOf('/') + 1), `${o.status}${o.reason ? `: ${o.reason}` : ''}`]));
 };
 
@@ -159,7 +159,7 @@ writeChainsawCase('needs-cluster', [step('script')], {}, { usable_offline: false
 
 describe('chainsaw replay', () => {
   it('applies resources in a test namespace and checks asserts and errors by partial match', async () => {
-    const run = await runConformance([join(root, 'kyverno-chainsaw')]);
+    const run = await runConformance([join(root, 'kyverno-chainsaw')], { dialects: DIALECTS });
     const s = Object.fromEntries(run.outcomes.map((o) => [o.id.slice(o.id.lastIndexOf('/') + 1), `${o.status}${o.reason ? `: ${o.reason}` : ''}`]));
     expect(s).toEqual({
       'assert-ok': 'passed',
@@ -193,25 +193,25 @@ describe('error and validation expectations', () => {
   });
 
   it('a rejection passes a validation-error case when the message matches, fails otherwise', () => {
-    expect(runAdmissionCase(admissionCase('reject-me', { kind: 'error', stage: 'parse', contains: 'empty path' }), {}).status).toBe('passed');
-    const wrong = runAdmissionCase(admissionCase('reject-me', { kind: 'error', stage: 'parse', contains: 'name too long' }), {});
+    expect(runAdmissionCase(admissionCase('reject-me', { kind: 'error', stage: 'parse', contains: 'empty path' }), { dialects: DIALECTS }).status).toBe('passed');
+    const wrong = runAdmissionCase(admissionCase('reject-me', { kind: 'error', stage: 'parse', contains: 'name too long' }), { dialects: DIALECTS });
     expect(wrong).toEqual({ status: 'failed', reason: 'expected an error containing "name too long", got: policy reject-me is invalid: empty path' });
-    expect(runAdmissionCase(admissionCase('accept-me', { kind: 'error', stage: 'parse', contains: 'x' }), {}).status).toBe('failed');
+    expect(runAdmissionCase(admissionCase('accept-me', { kind: 'error', stage: 'parse', contains: 'x' }), { dialects: DIALECTS }).status).toBe('failed');
   });
 
   it('an accepted policy passes a must-be-valid case; a rejected one fails it', () => {
-    expect(runAdmissionCase(admissionCase('fine', { kind: 'valid' }), {})).toEqual({ status: 'passed' });
-    expect(runAdmissionCase(admissionCase('reject-me', { kind: 'valid' }), {}).status).toBe('failed');
+    expect(runAdmissionCase(admissionCase('fine', { kind: 'valid' }), { dialects: DIALECTS })).toEqual({ status: 'passed' });
+    expect(runAdmissionCase(admissionCase('reject-me', { kind: 'valid' }), { dialects: DIALECTS }).status).toBe('failed');
   });
 
   it('a request that is allowed fails a mutate-error case', () => {
-    const r = runAdmissionCase(admissionCase('fine', { kind: 'error', stage: 'apply', contains: 'mismatch' }, true), {});
+    const r = runAdmissionCase(admissionCase('fine', { kind: 'error', stage: 'apply', contains: 'mismatch' }, true), { dialects: DIALECTS });
     expect(r).toEqual({ status: 'failed', reason: 'expected an error containing "mismatch", but the request was allowed' });
   });
 });
 
-describe('engine registration hooks', () => {
-  it('table rows are unsupported until a row runner is registered; a registered case runner replaces the default', async () => {
+describe('runners given to a run', () => {
+  it('table rows are unsupported without a row runner; a case runner given to the run replaces the default', async () => {
     const dir = join(root, 'map', 'smd-merge');
     mkdirSync(dir, { recursive: true });
     const triplets = { cases: [{ name: 'pair', rootTypeName: 'pair', schema: { types: [] }, triplets: [{ lhs: { a: 1 }, rhs: { b: 2 }, out: { a: 1, b: 2 } }, { lhs: {}, rhs: { a: 1 }, out: { a: 2 } }] }] };
@@ -220,7 +220,8 @@ describe('engine registration hooks', () => {
     mkdirSync(tables, { recursive: true });
     writeFileSync(join(tables, 'scanner.json'), JSON.stringify({ source: {}, count: 2, cases: [{ input: 'a' }, { input: 'b' }] }));
 
-    const before = await runConformance([dir, tables]);
+    // No row runner for any table (the default list has the Gatekeeper dialect's, scanner among them).
+    const before = await runConformance([dir, tables], { runners: { 'gatekeeper-table': tableRowRunner({}) } });
     expect(before.outcomes).toHaveLength(4);
     // The default triplet runner is the project's structured merge; this schema has no type "pair".
     expect(before.outcomes.slice(0, 2).map((o) => o.status)).toEqual(['failed', 'failed']);
@@ -230,9 +231,12 @@ describe('engine registration hooks', () => {
     ]);
 
     const merge = (l: JsonObject, r: JsonObject): JsonObject => ({ ...l, ...r });
-    registerCaseRunner('smd-triplet', smdTripletRunner({ parseSchema: (s) => ok(s), mergeTyped: (_s, _t, l, r) => ok(merge(l as JsonObject, r as JsonObject)) }));
-    registerTableRunner('scanner', (row) => (row.input === 'a' ? { status: 'passed' } : { status: 'failed', reason: 'b is not a' }));
-    const after = await runConformance([dir, tables]);
+    const after = await runConformance([dir, tables], {
+      runners: {
+        'smd-triplet': smdTripletRunner({ parseSchema: (s) => ok(s), mergeTyped: (_s, _t, l, r) => ok(merge(l as JsonObject, r as JsonObject)) }),
+        'gatekeeper-table': tableRowRunner({ scanner: (row) => (row.input === 'a' ? { status: 'passed' } : { status: 'failed', reason: 'b is not a' }) }),
+      },
+    });
     expect(after.outcomes.map((o) => [o.id.slice(root.length + 1), o.status, o.reason])).toEqual([
       ['map/smd-merge/triplets.json#0/0', 'passed', undefined],
       ['map/smd-merge/triplets.json#0/1', 'failed', 'pair: at /a: expected 2, got 1'],
@@ -245,10 +249,10 @@ describe('engine registration hooks', () => {
     const tables = join(root, 'gatekeeper2', 'go-unit-tables');
     mkdirSync(tables, { recursive: true });
     writeFileSync(join(tables, 'parser.json'), JSON.stringify({ source: {}, cases: [{ input: '' }] }));
-    registerTableRunner('parser', () => {
+    const boom = (): never => {
       throw new Error('boom');
-    });
-    const run = await runConformance([tables]);
+    };
+    const run = await runConformance([tables], { runners: { 'gatekeeper-table': tableRowRunner({ parser: boom }) } });
     expect(run.outcomes).toHaveLength(1);
     expect(run.outcomes[0]!.status).toBe('error');
     expect(run.outcomes[0]!.reason).toMatch(/^crash: boom/);

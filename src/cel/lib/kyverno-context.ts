@@ -2,8 +2,9 @@
  * The data Kyverno's CEL libraries read from a cluster (resource.Get/List, globalContext.Get, http.Get/Post,
  * image.GetMetadata). Offline, whoever runs a policy supplies what it knows through a provider; a library
  * call the provider cannot answer fails with an error that names the library, so a case that needs a live
- * cluster says so instead of guessing. Evaluation is synchronous: the engine installs the provider for the
- * duration of one `eval` (withKyvernoData) and the library functions read it back (kyvernoData).
+ * cluster says so instead of guessing. The provider reaches the library functions through the evaluation:
+ * `program.eval(activation, { services: { kyvernoData } })` (RuntimeServices in ../compile.ts); nothing here
+ * holds it between calls.
  */
 import type { JsonValue } from '../../ir/json.js';
 import { CelError } from '../values.js';
@@ -19,22 +20,6 @@ export interface KyvernoDataProvider {
 
 /** Raised when a library needs data nobody supplied: the message names the library. */
 export class KyvernoDataUnavailable extends CelError {}
-
-let current: KyvernoDataProvider | undefined;
-
-export function withKyvernoData<T>(provider: KyvernoDataProvider | undefined, run: () => T): T {
-  const saved = current;
-  current = provider;
-  try {
-    return run();
-  } finally {
-    current = saved;
-  }
-}
-
-export function kyvernoData(): KyvernoDataProvider | undefined {
-  return current;
-}
 
 /** How an error of a library without data begins; runners turn such a failure into `unsupported`. */
 export const UNSUPPORTED_OFFLINE = 'unsupported offline: Kyverno CEL library';

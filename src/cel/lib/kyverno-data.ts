@@ -3,37 +3,36 @@
  * run's KyvernoDataProvider; the small pure helpers Kyverno's environment adds next to them (gzip, base64,
  * cel-go's ext regex `regex.replace/extract/extractAll`, json) are evaluated here.
  */
-import { gunzipSync, gzipSync } from 'node:zlib';
 import type { JsonValue } from '../../ir/json.js';
 import { global, type FunctionDef } from '../registry.js';
 import { CelOptional, err, noOverload } from '../values.js';
-import { kyvernoData, unavailable } from './kyverno-context.js';
+import type { RuntimeServices } from '../compile.js';
+import { unavailable, type KyvernoDataProvider } from './kyverno-context.js';
 import { compileRegex } from './std.js';
+import { fromBase64, toBase64 } from '../../util/bytes.js';
+import { gunzip, gzip, HostUnavailable } from '../../util/host.js';
 
 function strings(fn: string, args: unknown[]): string[] {
   if (!args.every((a) => typeof a === 'string')) return noOverload(fn, ...args);
   return args as string[];
 }
 
-function getResource(fn: string, ...args: unknown[]): JsonValue {
+function getResource(provider: KyvernoDataProvider | undefined, fn: string, ...args: unknown[]): JsonValue {
   const [apiVersion, resource, namespace, name] = strings(fn, args) as [string, string, string, string];
-  const provider = kyvernoData();
   if (!provider?.getResource) return unavailable(`resource (${fn})`, 'the cluster\'s objects');
   const found = provider.getResource(apiVersion, resource, namespace, name);
   // client-go's error for a missing object, as resource.Get returns it.
   return found ?? err(`${resource} "${name}" not found`);
 }
 
-function listResources(fn: string, ...args: unknown[]): JsonValue {
+function listResources(provider: KyvernoDataProvider | undefined, fn: string, ...args: unknown[]): JsonValue {
   const [apiVersion, resource, namespace] = strings(fn, args) as [string, string, string];
-  const provider = kyvernoData();
   if (!provider?.listResources) return unavailable(`resource (${fn})`, 'the cluster\'s objects');
   return { apiVersion: 'v1', kind: 'List', items: provider.listResources(apiVersion, resource, namespace) };
 }
 
-function globalContext(fn: string, ...args: unknown[]): JsonValue {
+function globalContext(provider: KyvernoDataProvider | undefined, fn: string, ...args: unknown[]): JsonValue {
   const [entry, projection] = strings(fn, args.length === 1 ? [args[0], ''] : args) as [string, string];
-  const provider = kyvernoData();
   const found = provider?.globalContext?.(entry, projection);
   return found ?? unavailable(`globalContext (${fn})`, `the GlobalContextEntry "${entry}"`);
 }
@@ -48,7 +47,7 @@ function decodeBase64(v: unknown): Uint8Array {
   const s = typeof v === 'string' ? v : noOverload('base64.decode', v);
   // cel-go ext encoders: StdEncoding, falling back to the unpadded RawStdEncoding.
   if (!/^[A-Za-z0-9+/]*={0,2}$/.test(s) || (s.includes('=') && s.length % 4 !== 0)) return err('illegal base64 data');
-  return new Uint8Array(Buffer.from(s, 'base64'));
+  return fromBase64(s);
 }
 
 const jsRegexCache = new Map<string, RegExp>();
@@ -90,23 +89,33 @@ function regexExtract(target: unknown, pattern: unknown): unknown {
   return m === null ? CelOptional.NONE : CelOptional.of(m[1] ?? m[0]);
 }
 
+/** The cluster data comes with each evaluation (EvalOptions.services.kyvernoData). */
+const READS_CLUSTER = { pure: false, services: true } as const;
+
 export const kyvernoDataFunctions: FunctionDef[] = [
-  ...['resource.Get', 'resource.get'].map((n) => global('kyverno', n, 4, (...a: unknown[]) => getResource(n, ...a), { pure: false })),
-  ...['resource.List', 'resource.list'].map((n) => global('kyverno', n, 3, (...a: unknown[]) => listResources(n, ...a), { pure: false })),
-  ...['globalContext.Get', 'globalContext.get'].map((n) => global('kyverno', n, [1, 2], (...a: unknown[]) => globalContext(n, ...a), { pure: false })),
+  ...['resource.Get', 'resource.get'].map((n) => global('kyverno', n, 4, (s: RuntimeServices, ...a: unknown[]) => getResource(s.kyvernoData, n, ...a), READS_CLUSTER)),
+  ...['resource.List', 'resource.list'].map((n) => global('kyverno', n, 3, (s: RuntimeServices, ...a: unknown[]) => listResources(s.kyvernoData, n, ...a), READS_CLUSTER)),
+  ...['globalContext.Get', 'globalContext.get'].map((n) => global('kyverno', n, [1, 2], (s: RuntimeServices, ...a: unknown[]) => globalContext(s.kyvernoData, n, ...a), READS_CLUSTER)),
   ...['http.Get', 'http.get', 'http.Post', 'http.post'].map((n) =>
     global('kyverno', n, [1, 2, 3], () => unavailable(`http (${n})`, 'a network service'), { pure: false }),
   ),
   global('kyverno', 'gzip.decompress', 1, (v: unknown) => {
     try {
-      return new TextDecoder().decode(gunzipSync(bytesOf('gzip.decompress', v)));
+      return new TextDecoder().decode(gunzip(bytesOf('gzip.decompress', v)));
     } catch (e) {
       return err(`gzip.decompress: ${(e as Error).message}`);
     }
   }),
-  global('kyverno', 'gzip.compress', 1, (v: unknown) => new Uint8Array(gzipSync(bytesOf('gzip.compress', v)))),
+  global('kyverno', 'gzip.compress', 1, (v: unknown) => {
+    try {
+      return gzip(bytesOf('gzip.compress', v));
+    } catch (e) {
+      if (!(e instanceof HostUnavailable)) throw e;
+      return err(`gzip.compress: ${e.message}`);
+    }
+  }),
   global('kyverno', 'base64.decode', 1, decodeBase64),
-  global('kyverno', 'base64.encode', 1, (v: unknown) => Buffer.from(bytesOf('base64.encode', v)).toString('base64')),
+  global('kyverno', 'base64.encode', 1, (v: unknown) => toBase64(bytesOf('base64.encode', v))),
   global('kyverno', 'regex.replace', [3, 4], regexReplace),
   global('kyverno', 'regex.extract', 2, regexExtract),
 ];

@@ -1,7 +1,7 @@
 /**
- * The Gatekeeper corpus' runner plug-ins: a case runner that applies with the case's external-data stub and
- * `--mutation-annotations` flag (what the default admission runner cannot pass to the interpreter), and a
- * row runner per `go-unit-tables/*.json` table (src/dialects/gatekeeper/unit-tables.ts).
+ * The Gatekeeper corpus' runners (listed in ../runners.ts): a case runner that applies with the case's
+ * external-data stub and `--mutation-annotations` flag (what the default admission runner cannot pass to the
+ * interpreter), and a row runner per `go-unit-tables/*.json` table (src/dialects/gatekeeper/unit-tables.ts).
  */
 import type { Diagnostic } from '../../diagnostics/diagnostic.js';
 import { mutationAnnotations } from '../../dialects/gatekeeper/annotations.js';
@@ -10,7 +10,10 @@ import { apply, type ApplyEnv, type ExternalData, type TraceEvent } from '../../
 import { isJsonObject, type JsonObject, type JsonValue } from '../../ir/json.js';
 import { compareObjects, describeDifference } from '../compare.js';
 import { firstError, harnessAdmission, missingDialect, preparePolicies } from '../policies.js';
-import { registerCaseRunner, registerTableRunner, type RunContext } from '../runners.js';
+import type { RunContext } from '../runners/context.js';
+import type { TableRowRunners } from '../runners/engines.js';
+import { createRuntime } from '../../runtime/create.js';
+import { deriveRuntime } from '../../runtime/runtime.js';
 import type { AdmissionCase, CaseResult, Expectation } from '../types.js';
 
 // ---------------------------------------------------------------------------------------------- external data
@@ -98,11 +101,11 @@ function errorResult(expect: Extract<Expectation, { kind: 'error' }>, diagnostic
 
 /** Gatekeeper case folders: parse (or translate with --via), apply as the mutation system would, compare. */
 export function runGatekeeperCase(c: AdmissionCase, ctx: RunContext): CaseResult {
-  const missing = missingDialect(c.dialect, ctx.via);
+  const missing = missingDialect(c.dialect, ctx.via, ctx.dialects);
   if (missing) return missing;
   const expect = c.expect;
   const admission = harnessAdmission(c);
-  const prepared = preparePolicies({ id: c.id, dialect: c.dialect, policyDocs: c.policyDocs, siblingDocs: c.siblingDocs, hints: c.hints, ...(admission ? { admission } : {}) }, ctx.via, ctx.admitted);
+  const prepared = preparePolicies({ id: c.id, dialect: c.dialect, policyDocs: c.policyDocs, siblingDocs: c.siblingDocs, hints: c.hints, ...(admission ? { admission } : {}) }, ctx.via, ctx.admitted, ctx.dialects);
   if (prepared.kind === 'stop') return prepared.result;
   if (prepared.kind === 'rejected') {
     if (expect.kind === 'error' && expect.stage !== 'apply') return errorResult(expect, prepared.diagnostics, [], false);
@@ -121,7 +124,9 @@ export function runGatekeeperCase(c: AdmissionCase, ctx: RunContext): CaseResult
   const env = gatekeeperApplyEnv(c.hints);
   if (typeof env === 'string') return { status: 'error', reason: `TM7003: ${env}` };
 
-  const result = apply(prepared.policies, c.request, env);
+  const { externalData, ...options } = env;
+  const runtime = externalData ? deriveRuntime(ctx.runtime ?? createRuntime(), { externalData }) : ctx.runtime;
+  const result = apply(prepared.policies, c.request, { ...options, ...(runtime ? { runtime } : {}) });
   if (expect.kind === 'error') {
     if (result.allowed) return { status: 'failed', reason: `expected an error${expect.contains ? ` containing "${expect.contains}"` : ''}, but the request was allowed` };
     return errorResult(expect, result.diagnostics, result.trace, ctx.via !== undefined);
@@ -132,10 +137,15 @@ export function runGatekeeperCase(c: AdmissionCase, ctx: RunContext): CaseResult
   return d ? { status: 'failed', reason: describeDifference(d) } : { status: 'passed' };
 }
 
-registerCaseRunner('gatekeeper', runGatekeeperCase);
-for (const [table, check] of Object.entries(TABLE_CHECKERS)) {
-  registerTableRunner(table, (row) => {
-    const why = check(row);
-    return why === undefined ? { status: 'passed' } : { status: 'failed', reason: why };
-  });
-}
+/** A row runner per Gatekeeper Go test table the dialect checks. */
+export const GATEKEEPER_TABLE_RUNNERS: TableRowRunners = Object.freeze(
+  Object.fromEntries(
+    Object.entries(TABLE_CHECKERS).map(([table, check]) => [
+      table,
+      (row: JsonObject) => {
+        const why = check(row);
+        return why === undefined ? { status: 'passed' as const } : { status: 'failed' as const, reason: why };
+      },
+    ]),
+  ),
+);

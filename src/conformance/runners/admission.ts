@@ -20,7 +20,7 @@ import type { RunContext } from './context.js';
 const PASSED: CaseResult = { status: 'passed' };
 
 export function runAdmissionCase(c: AdmissionCase, ctx: RunContext): CaseResult {
-  const missing = missingDialect(c.dialect, ctx.via);
+  const missing = missingDialect(c.dialect, ctx.via, ctx.dialects);
   if (missing) return missing;
   if (c.mutateExisting) {
     return { status: 'unsupported', reason: 'mutate-existing: target resources are not simulated by the default runner' };
@@ -70,14 +70,14 @@ function invalidForCelTarget(c: AdmissionCase, ctx: RunContext): CaseResult | un
   if (!isJsonObject(object) || typeof object.apiVersion !== 'string' || typeof object.kind !== 'string') return undefined;
   const slash = object.apiVersion.indexOf('/');
   const gvk = { group: slash < 0 ? '' : object.apiVersion.slice(0, slash), version: slash < 0 ? object.apiVersion : object.apiVersion.slice(slash + 1), kind: object.kind };
-  const unknown = strictDecodeErrors(object, gvk);
+  const unknown = strictDecodeErrors(object, gvk, ctx.runtime?.schemas);
   if (unknown.length === 0) return undefined;
   return { status: 'unsupported', class: 'cannot', reason: `the case's ${object.kind} is not one the API server decodes (unknown field${unknown.length > 1 ? 's' : ''} ${unknown.map((u) => `"${u}"`).join(', ')}): a ${ctx.via} policy only ever sees decoded objects` };
 }
 
 function prepare(c: AdmissionCase, policyDocs: readonly SourceDoc[], ctx: RunContext): Prepared {
   const admission = harnessAdmission(c);
-  return preparePolicies({ id: c.id, dialect: c.dialect, policyDocs, siblingDocs: c.siblingDocs, hints: c.hints, ...(admission ? { admission } : {}) }, ctx.via, ctx.admitted);
+  return preparePolicies({ id: c.id, dialect: c.dialect, policyDocs, siblingDocs: c.siblingDocs, hints: c.hints, ...(admission ? { admission } : {}) }, ctx.via, ctx.admitted, ctx.dialects);
 }
 
 function runSubject(
@@ -88,7 +88,7 @@ function runSubject(
   c: AdmissionCase,
   ctx: RunContext,
 ): CaseResult {
-  const result = apply(policies, request);
+  const result = apply(policies, request, ctx.runtime ? { runtime: ctx.runtime } : {});
   const errors = result.diagnostics.filter((d) => d.severity === 'error');
   if (expect.kind === 'error') {
     if (result.allowed && errors.length === 0) {
@@ -130,7 +130,7 @@ function checkResult(result: ApplyResult, request: AdmissionRequest, expect: Exp
         const prepared = prepare(c, expect.reference, {});
         if (prepared.kind === 'stop') return prepared.result;
         if (prepared.kind === 'rejected') return { status: 'failed', reason: `reference patch rejected: ${firstError(prepared.diagnostics)}` };
-        const ref = apply(prepared.policies, request);
+        const ref = apply(prepared.policies, request, ctx.runtime ? { runtime: ctx.runtime } : {});
         if (!ref.allowed) return { status: 'failed', reason: `reference patch denied: ${firstError(ref.diagnostics)}` };
         reference = ref.object ?? undefined;
       }

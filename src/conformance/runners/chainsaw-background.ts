@@ -17,6 +17,7 @@ import { isJsonObject, jsonEqual, type JsonObject, type JsonValue } from '../../
 import type { SourceDoc } from '../../io/source.js';
 import type { AdmissionRequest } from '../../k8s/request.js';
 import type { KyvernoDataProvider } from '../../cel/lib/kyverno-context.js';
+import type { Runtime } from '../../runtime/runtime.js';
 import { policyKey, readPolicies, type ExistingPolicy } from '../../dialects/kyverno-mpol/mutate-existing.js';
 import {
   admissionUpdateRequests,
@@ -33,6 +34,8 @@ export interface BackgroundStore {
   keyOf(o: JsonObject): string;
   /** The request fields describing who wrote and in which namespace (userInfo, namespaceObject). */
   requestFor(object: JsonObject): Omit<AdmissionRequest, 'object' | 'oldObject' | 'operation'>;
+  /** The runtime the replay's policies run with (default: a default runtime). */
+  readonly runtime?: Runtime;
 }
 
 /** Policy documents with at least one mutate-existing rule (the only ones the background controller runs). */
@@ -51,7 +54,7 @@ export function runBackground(docs: readonly SourceDoc[], trigger: AdmissionRequ
   // processed by the background controller would (mutateExisting itself reads the targets once per call).
   for (const doc of docs) {
     for (const single of oneRuleEach(doc)) {
-      const out = mutateExisting([single], trigger, [...store.objects.values()]);
+      const out = mutateExisting([single], trigger, [...store.objects.values()], undefined, store.runtime);
       const bad = out.diagnostics.filter((d) => d.severity === 'error');
       if (bad.length > 0) errors.push(firstError(bad));
       for (const r of out.results) {
@@ -154,7 +157,7 @@ export class MpolBackground {
 
   /** A write or delete went through admission (the request the policy's webhook received). */
   admitted(request: AdmissionRequest): string[] {
-    return this.process(admissionUpdateRequests(this.units, request, this.store.provider));
+    return this.process(admissionUpdateRequests(this.units, request, this.store.provider, this.store.runtime));
   }
 
   /**
@@ -173,6 +176,7 @@ export class MpolBackground {
       objects: () => [...objects.values()],
       namespace: (name) => objects.get(this.store.keyOf({ apiVersion: 'v1', kind: 'Namespace', metadata: { name } })),
       provider: this.store.provider,
+      ...(this.store.runtime ? { runtime: this.store.runtime } : {}),
     };
   }
 

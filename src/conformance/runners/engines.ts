@@ -1,7 +1,7 @@
 /**
  * Runners for data that exercises one engine directly rather than a policy: structured-merge triplets (run by
- * src/merge/ssa) and Gatekeeper's Go test tables (`unsupported`, "no engine", until the dialect registers a
- * row runner per table).
+ * src/merge/ssa) and Gatekeeper's Go test tables (`unsupported`, "no engine", for a table without a row runner
+ * in the table runner's list).
  */
 import type { Result } from '../../diagnostics/diagnostic.js';
 import { mergeTyped } from '../../merge/ssa/merge.js';
@@ -21,7 +21,7 @@ export interface SmdEngine<S> {
 /**
  * A triplet runner over an engine: `out == mergeTyped(schema, rootTypeName, lhs, rhs)`, lists in order, maps
  * unordered (smd-merge-triplets.json `semantics`). Plug in with
- * `registerCaseRunner('smd-triplet', smdTripletRunner({ parseSchema, mergeTyped }))`.
+ * `runConformance(dirs, { runners: { 'smd-triplet': smdTripletRunner({ parseSchema, mergeTyped }) } })`.
  */
 export function smdTripletRunner<S>(engine: SmdEngine<S>): (c: SmdTripletCase) => CaseResult {
   // Triplets of one group share the same schema object (the loader reads each file once).
@@ -50,15 +50,14 @@ export const runSmdTriplet = smdTripletRunner<Schema>({
 /** Checks one row of a Go test table; `source` is the table's provenance block (test name, semantics). */
 export type TableRowRunner = (row: JsonObject, source: JsonObject) => CaseResult;
 
-const tableRunners = new Map<string, TableRowRunner>();
+/** The row runners of Go test tables, by file name without `.json` (`parser`, `image_split`, ...). */
+export type TableRowRunners = Readonly<Record<string, TableRowRunner>>;
 
-/** Registers the checker of one table, by file name without `.json` (`parser`, `image_split`, ...). */
-export function registerTableRunner(table: string, runner: TableRowRunner): void {
-  tableRunners.set(table, runner);
-}
-
-export function runTableRow(c: TableRowCase): CaseResult {
-  const runner = tableRunners.get(c.table);
-  if (!runner) return { status: 'unsupported', reason: `no engine: table ${c.table} (no row runner registered)` };
-  return runner(c.row, c.tableSource);
+/** The case runner of Go test table rows: each row goes to its table's row runner. */
+export function tableRowRunner(runners: TableRowRunners): (c: TableRowCase) => CaseResult {
+  return (c) => {
+    const runner = Object.prototype.hasOwnProperty.call(runners, c.table) ? runners[c.table] : undefined;
+    if (!runner) return { status: 'unsupported', reason: `no engine: table ${c.table} (no row runner registered)` };
+    return runner(c.row, c.tableSource);
+  };
 }

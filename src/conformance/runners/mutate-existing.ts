@@ -10,8 +10,6 @@
  * (kyverno-mpol/generate-existing.ts); `--via map` is refused: a MutatingAdmissionPolicy runs only at admission.
  */
 import { hasMutateExistingRules, mutateExisting } from '../../dialects/kyverno/mutate-existing.js';
-import { registerJmesEngine } from '../../engines/jmes.js';
-import { registerSmpEngine } from '../../engines/smp.js';
 import { isJsonObject, jsonEqual, type JsonObject, type JsonValue } from '../../ir/json.js';
 import type { AdmissionRequest } from '../../k8s/request.js';
 import { compareObjects, describeDifference } from '../compare.js';
@@ -25,6 +23,9 @@ import { runAdmissionCase } from './admission.js';
 import { existingMpolDocuments } from '../../dialects/kyverno-mpol/existing-passthrough.js';
 import { renderDiagnosticLine } from '../../diagnostics/render.js';
 import type { RunContext } from './context.js';
+import { readImageData } from '../../cel/lib/image-data.js';
+import { createRuntime } from '../../runtime/create.js';
+import { deriveRuntime } from '../../runtime/runtime.js';
 
 const identity = (o: JsonValue | null | undefined): string => {
   const v = isJsonObject(o) ? o : {};
@@ -34,16 +35,19 @@ const identity = (o: JsonValue | null | undefined): string => {
 
 /** kyverno-test.yaml results: mutate-existing ones here, the others through the admission runner. */
 export function runSuiteCase(c: AdmissionCase, ctx: RunContext): CaseResult {
-  return c.mutateExisting ? runMutateExistingCase(c, ctx) : runAdmissionCase(c, ctx);
+  // The suite's Context file images (cli.kyverno.io Context spec.images) serve its policies' image reads.
+  const images = Array.isArray(c.hints.images) ? readImageData({ apiVersion: 'cli.kyverno.io/v1alpha1', kind: 'Context', spec: { images: c.hints.images } }) : undefined;
+  const run = images !== undefined && typeof images !== 'string' ? { ...ctx, runtime: deriveRuntime(ctx.runtime ?? createRuntime(), { imageData: images }) } : ctx;
+  return c.mutateExisting ? runMutateExistingCase(c, run) : runAdmissionCase(c, run);
 }
 
 export function runMutateExistingCase(c: AdmissionCase, ctx: RunContext): CaseResult {
-  const missing = missingDialect(c.dialect, ctx.via);
+  const missing = missingDialect(c.dialect, ctx.via, ctx.dialects);
   if (missing) return missing;
   if (!c.mutateExisting || !c.request) return { status: 'error', reason: 'TM7003: the case has no trigger or targets' };
   if (c.expect.kind === 'unchecked') return { status: 'unsupported', reason: c.expect.reason };
   if (ctx.via === 'map') return { status: 'unsupported', class: 'cannot', reason: `translation to map: ${MAP_CANNOT_MUTATE_EXISTING}` };
-  if (c.dialect === 'kyverno-mpol' && ctx.via === undefined) return runMpolCase(c, c.policyDocs);
+  if (c.dialect === 'kyverno-mpol' && ctx.via === undefined) return runMpolCase(c, c.policyDocs, ctx);
   if (c.dialect === 'kyverno-mpol' && ctx.via !== 'kyverno-mpol') {
     const refused = existingRefusal(c.policyDocs, ctx.via!);
     if (refused) return refused;
@@ -51,7 +55,7 @@ export function runMutateExistingCase(c: AdmissionCase, ctx: RunContext): CaseRe
   if (ctx.via === 'kyverno-mpol') {
     const translated = translateMutateExisting(c.policyDocs, c.id, ctx.admitted);
     if (translated.kind === 'stop') return translated.result;
-    return runMpolCase(c, translated.docs);
+    return runMpolCase(c, translated.docs, ctx);
   }
   if (ctx.via === 'gatekeeper') return { status: 'unsupported', class: 'cannot', reason: 'translation to gatekeeper: Gatekeeper mutates only the object of an admission request; it cannot mutate existing resources (mutate.targets)' };
   if (ctx.via) return { status: 'unsupported', class: 'yet', reason: `translation to ${ctx.via}: Kyverno mutate-existing rules are not written back to ${ctx.via} yet` };
@@ -59,8 +63,6 @@ export function runMutateExistingCase(c: AdmissionCase, ctx: RunContext): CaseRe
     return { status: 'unsupported', reason: 'mutate-existing: no Kyverno policy with mutate.targets rules (MutatingPolicy targets are not implemented)' };
   }
 
-  registerJmesEngine();
-  registerSmpEngine();
   const current = new Map<string, JsonObject>();
   const original = new Map<string, JsonObject>();
   for (const d of c.mutateExisting.targets) {
@@ -83,7 +85,7 @@ export function runMutateExistingCase(c: AdmissionCase, ctx: RunContext): CaseRe
 
   const errors: string[] = [];
   for (const trigger of triggers) {
-    const out = mutateExisting(c.policyDocs, trigger, [...current.values()], { conformance: c.hints } as never);
+    const out = mutateExisting(c.policyDocs, trigger, [...current.values()], { conformance: c.hints } as never, ctx.runtime);
     const bad = out.diagnostics.filter((d) => d.severity === 'error');
     if (bad.length > 0) errors.push(firstError(bad));
     for (const r of out.results) {
@@ -127,7 +129,7 @@ export function runMutateExistingCase(c: AdmissionCase, ctx: RunContext): CaseRe
  * gives each target it reaches one response per policy; a pass response carries the patched target, which must
  * be the expected object; a target no pass response carries is "not found", a failure.
  */
-function runMpolCase(c: AdmissionCase, policyDocs: readonly SourceDoc[]): CaseResult {
+function runMpolCase(c: AdmissionCase, policyDocs: readonly SourceDoc[], ctx: RunContext): CaseResult {
   const me = c.mutateExisting!;
   const hintsValues = isJsonObject(c.hints.values) ? c.hints.values : undefined;
   const triggers: { object: JsonObject; request: AdmissionRequest }[] = [];
@@ -142,7 +144,7 @@ function runMpolCase(c: AdmissionCase, policyDocs: readonly SourceDoc[]): CaseRe
   } else if (isJsonObject(c.request!.object)) triggers.push({ object: c.request!.object, request: c.request! });
   const targets = me.targets.map((d) => d.value).filter(isJsonObject).map((o) => withDefaultNamespace(o));
   const cluster = c.siblingDocs.map((d) => d.value).filter(isJsonObject);
-  const responses = cliTestTargets(policyDocs, triggers, targets, cluster);
+  const responses = cliTestTargets(policyDocs, triggers, targets, cluster, ctx.runtime);
   if (typeof responses === 'string') return { status: 'failed', reason: responses };
 
   const subjects: { label: string; target: JsonValue | undefined; expect: Expectation; ruleResults: readonly RuleExpectation[] }[] = me.triggers
@@ -156,7 +158,7 @@ function runMpolCase(c: AdmissionCase, policyDocs: readonly SourceDoc[]): CaseRe
       // A trigger: the CLI's admission of it (every MutatingPolicy, targets or not), the policy's response.
       const trigger = triggers.find((t) => identity(t.object) === identity(s.target));
       if (!trigger) return { status: 'error', reason: `TM7003: ${s.label} is neither a trigger nor a target of the case` };
-      const admitted = cliTrigger(policyDocs, trigger.request, objectsProvider([...triggers.map((t) => t.object), ...targets, ...cluster]));
+      const admitted = cliTrigger(policyDocs, trigger.request, objectsProvider([...triggers.map((t) => t.object), ...targets, ...cluster]), ctx.runtime);
       if (typeof admitted === 'string') return { status: 'failed', reason: admitted };
       const policy = s.ruleResults[0]?.policy;
       const response = admitted.responses.find((r) => policy === undefined || r.policy === policy || r.policy.endsWith(`/${policy}`));

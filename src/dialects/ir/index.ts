@@ -1,12 +1,10 @@
 /** The canonical `ir` dialect: IR policies written as `transmute.dev/v1alpha1` `Policy` YAML documents. */
 import type { Dialect } from '../dialect.js';
-import { irCapabilities } from './capabilities.js';
 import { generateIr } from './generate.js';
 import { parseIrDocuments, recognizesIr } from './parse.js';
 
 export const irDialect: Dialect = {
   name: 'ir',
-  capabilities: irCapabilities,
   recognizes: recognizesIr,
   parse: (docs) => parseIrDocuments(docs),
   lowerings: [],

@@ -2,21 +2,22 @@
  * CEL for MutatingPolicy expressions. Kyverno compiles them in its own environment (mpol/compiler/compiler.go):
  * MAP's variables without `params` or `authorizer`, a `request` that also carries `object` and `oldObject`
  * (Kyverno's RequestType is the whole admission request), and Kyverno's libraries (src/cel/lib/kyverno-*.ts).
- * The interpreter has one CEL engine; this module wraps the registered one and takes the expressions whose
- * origin is this dialect, leaving every other expression to it.
+ * A runtime holds it as its `cel-kyverno` engine, next to kube-apiserver's `cel-kubernetes` one; the
+ * interpreter compiles this dialect's expressions with it (src/interpreter/expressions.ts).
  */
-import { compile, type CelProgram } from '../../cel/index.js';
-import { withKyvernoData, type KyvernoDataProvider } from '../../cel/lib/kyverno-context.js';
+import { compile, type CelProgram, type EvalOptions } from '../../cel/index.js';
+import type { KyvernoDataProvider } from '../../cel/lib/kyverno-context.js';
 import { CelError } from '../../cel/values.js';
 import { diagnostic } from '../../diagnostics/diagnostic.js';
 import { spanOfOrigin } from '../../diagnostics/span.js';
-import { registerCelEngine, requestValue, resultToJson, RESERVED_VAR_PREFIX } from '../../engines/cel.js';
+import { requestValue, resultToJson, RESERVED_VAR_PREFIX } from '../../engines/cel.js';
 import type { CompiledExpr, ExprScope, ExpressionEngine } from '../../interpreter/engines.js';
-import { expressionEngine, registerExpressionEngine } from '../../interpreter/engines.js';
 import { EvalFailure } from '../../interpreter/failure.js';
 import { hasOwn, type JsonValue } from '../../ir/json.js';
 import type { ExprSource } from '../../ir/nodes.js';
 import type { AdmissionRequest } from '../../k8s/request.js';
+import type { RequestExtras, Runtime } from '../../runtime/runtime.js';
+import type { ImageDataTable } from '../../cel/lib/image-data.js';
 import { DIALECT } from './model.js';
 
 /** The variables a MutatingPolicy expression may name (compiler.go; the libraries are namespaced functions). */
@@ -25,11 +26,21 @@ export const MPOL_VARIABLES = ['object', 'oldObject', 'request', 'namespaceObjec
 /** kube-apiserver's per-expression limit, which Kyverno keeps (celconfig.RuntimeCELCostBudget per call). */
 const COST_LIMIT = 1_000_000;
 
-const providers = new WeakMap<AdmissionRequest, KyvernoDataProvider>();
+const NO_CLUSTER: EvalOptions = Object.freeze({ costLimit: COST_LIMIT });
 
-/** Supplies cluster data (resource.Get, globalContext.Get) to the MutatingPolicy expressions of one request. */
-export function setKyvernoData(request: AdmissionRequest, provider: KyvernoDataProvider): void {
-  providers.set(request, provider);
+/** The cluster data reaches Kyverno's libraries with each evaluation (RuntimeServices), never through module state. */
+function evalOptions(provider: KyvernoDataProvider | undefined, imageData?: ImageDataTable): EvalOptions {
+  if (!provider && !imageData) return NO_CLUSTER;
+  return { costLimit: COST_LIMIT, services: { ...(provider ? { kyvernoData: provider } : {}), ...(imageData ? { imageData } : {}) } };
+}
+
+/** A runtime's options, built once per runtime (a runtime is frozen): evaluations allocate nothing for them. */
+const runtimeOptions = new WeakMap<Runtime, EvalOptions>();
+function evalOptionsOf(runtime: Runtime | undefined): EvalOptions {
+  if (runtime === undefined) return NO_CLUSTER;
+  let options = runtimeOptions.get(runtime);
+  if (options === undefined) runtimeOptions.set(runtime, (options = evalOptions(runtime.kyvernoData, runtime.imageData)));
+  return options;
 }
 
 
@@ -39,9 +50,9 @@ export function setKyvernoData(request: AdmissionRequest, provider: KyvernoDataP
  * (mpol/compiler/eval.go prepareData reads it from the request once): mutations before this expression change
  * `object`, never `request.object`.
  */
-export function mpolRequestValue(req: AdmissionRequest): Record<string, unknown> {
+export function mpolRequestValue(req: AdmissionRequest, extras?: RequestExtras): Record<string, unknown> {
   const u = req.userInfo ?? {};
-  return { ...requestValue(req), roles: u.roles ?? [], clusterRoles: u.clusterRoles ?? [], object: req.object ?? null, oldObject: req.oldObject ?? null };
+  return { ...requestValue(req, extras), roles: u.roles ?? [], clusterRoles: u.clusterRoles ?? [], object: req.object ?? null, oldObject: req.oldObject ?? null };
 }
 
 /**
@@ -52,7 +63,7 @@ export const MPOL_REQUEST_VAR = `${RESERVED_VAR_PREFIX}mpol-request`;
 
 function requestOf(scope: ExprScope): unknown {
   const bound = scope.lookup ? scope.lookup(MPOL_REQUEST_VAR) : hasOwn(scope.vars, MPOL_REQUEST_VAR) ? { value: scope.vars[MPOL_REQUEST_VAR]! } : undefined;
-  return bound ? bound.value : mpolRequestValue(scope.request);
+  return bound ? bound.value : mpolRequestValue(scope.request, scope.runtime?.requestExtras);
 }
 
 /** `variables`: lazy reads of the policy's bindings (an error surfaces where the variable is read). */
@@ -90,7 +101,7 @@ function compileMpol(expr: ExprSource): ReturnType<ExpressionEngine['compile']> 
       request: requestOf(scope),
       variables: readsVariables ? variablesValue(scope) : {},
     };
-    const out = withKyvernoData(providers.get(scope.request), () => program.eval(activation, { costLimit: COST_LIMIT }));
+    const out = program.eval(activation, evalOptionsOf(scope.runtime));
     if (!out.ok) return { ok: false, diagnostic: { ...out.diagnostic, dialect: DIALECT } };
     try {
       return { ok: true, value: resultToJson(out.value) };
@@ -102,22 +113,8 @@ function compileMpol(expr: ExprSource): ReturnType<ExpressionEngine['compile']> 
   return { ok: true, fn };
 }
 
-const WRAPPED = Symbol('kyverno-mpol');
-
-/**
- * Installs the dispatching engine over the registered CEL engine (registering the default one first, so a
- * later no-option registerCelEngine() keeps this wrapper). Idempotent.
- */
-export function installMpolCelEngine(): void {
-  registerCelEngine();
-  const base = expressionEngine('cel');
-  if (!base || (base as { [WRAPPED]?: boolean })[WRAPPED]) return;
-  const engine: ExpressionEngine & { [WRAPPED]: boolean } = {
-    [WRAPPED]: true,
-    compile: (expr) => (expr.origin.dialect === DIALECT ? compileMpol(expr) : base.compile(expr)),
-  };
-  registerExpressionEngine('cel', engine);
-}
+/** Kyverno's CEL environment for MutatingPolicy expressions; the cluster data comes from the runtime. */
+export const KYVERNO_CEL_ENGINE: ExpressionEngine = { compile: compileMpol };
 
 /** An expression of a policy document with its origin (for diagnostics). */
 export interface MpolExpr {
@@ -154,7 +151,7 @@ export function evaluateMpolExpression(
         let p = compiled.get(v.name);
         if (p === undefined) compiled.set(v.name, (p = programOf(v.expr)));
         if (typeof p === 'string') throw new CelError(`composited variable "${v.name}" fails to evaluate: ${p}`);
-        const out = p.eval(bound, { costLimit: COST_LIMIT });
+        const out = p.eval(bound, evalOptions(provider));
         if (!out.ok) throw new CelError(`composited variable "${v.name}" fails to evaluate: ${out.error}`);
         memo.set(v.name, out.value);
         return out.value;
@@ -164,14 +161,12 @@ export function evaluateMpolExpression(
   bound.variables = vars;
   const program = programOf(expr);
   if (typeof program === 'string') return { ok: false, message: program };
-  return withKyvernoData(provider, () => {
-    const out = program.eval(bound, { costLimit: COST_LIMIT });
-    if (!out.ok) return { ok: false, message: out.error };
-    try {
-      return { ok: true, value: resultToJson(out.value) };
-    } catch (e) {
-      if (!(e instanceof CelError)) throw e;
-      return { ok: false, message: e.message };
-    }
-  });
+  const out = program.eval(bound, evalOptions(provider));
+  if (!out.ok) return { ok: false, message: out.error };
+  try {
+    return { ok: true, value: resultToJson(out.value) };
+  } catch (e) {
+    if (!(e instanceof CelError)) throw e;
+    return { ok: false, message: e.message };
+  }
 }

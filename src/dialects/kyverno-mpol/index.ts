@@ -1,8 +1,5 @@
 /** Kyverno's CEL MutatingPolicy dialect (policies.kyverno.io v1alpha1, v1beta1, v1; NamespacedMutatingPolicy). */
-import { registerSsaEngine } from '../../engines/ssa.js';
 import type { Dialect } from '../dialect.js';
-import { mpolCapabilities } from './capabilities.js';
-import { installMpolCelEngine } from './cel-engine.js';
 import { generateMpol, MPOL_API_VERSIONS } from './generate.js';
 import { parseMpol } from './parse.js';
 import { recognizes } from './recognize.js';
@@ -10,7 +7,6 @@ import { mpolAdmissionChecks } from './admission.js';
 
 export const kyvernoMpolDialect: Dialect = {
   name: 'kyverno-mpol',
-  capabilities: mpolCapabilities,
   recognizes,
   validate: mpolAdmissionChecks,
   parse: parseMpol,
@@ -19,11 +15,8 @@ export const kyvernoMpolDialect: Dialect = {
   apiVersions: MPOL_API_VERSIONS,
 };
 
-// Mutations run as MAP's do (structured merge, evanphx JSON patch) with Kyverno's CEL environment.
-installMpolCelEngine();
-registerSsaEngine();
-
-export { setKyvernoData } from './cel-engine.js';
+// Mutations run as MAP's do (structured merge, evanphx JSON patch) with Kyverno's CEL environment: the
+// runtime's `cel-kyverno` engine (./cel-engine.ts); its cluster data is the runtime's `kyvernoData`.
 export { readMpolDocuments, lowerMpol } from './parse.js';
 // Mutate existing: running it (as the Kyverno CLI and as the background controller do), and writing Kyverno
 // mutate.targets rules as MutatingPolicies (read from the documents: the admission IR does not hold them).

@@ -13,6 +13,7 @@ import type { KyvernoDataProvider } from '../../cel/lib/kyverno-context.js';
 import type { JsonObject, JsonValue } from '../../ir/json.js';
 import type { SourceDoc } from '../../io/source.js';
 import type { AdmissionRequest } from '../../k8s/request.js';
+import type { Runtime } from '../../runtime/runtime.js';
 import { evaluateMpolExpression } from './cel-engine.js';
 import { lowerPolicy, policyId, type Variant } from './lower.js';
 import {
@@ -63,7 +64,7 @@ function targetKey(o: JsonObject): string {
  * `kyverno test` / `kyverno apply` for one trigger resource (processor/policy_processor.go): the mutate-existing
  * policies of `docs` over `targets`. `trigger` is the trigger's request as the CLI builds it.
  */
-export function cliMutateExisting(docs: readonly SourceDoc[], trigger: AdmissionRequest, targets: readonly JsonObject[], provider?: KyvernoDataProvider): CliOutcome {
+export function cliMutateExisting(docs: readonly SourceDoc[], trigger: AdmissionRequest, targets: readonly JsonObject[], provider?: KyvernoDataProvider, runtime?: Runtime): CliOutcome {
   const read = readPolicies(docs);
   const out: CliOutcome = { results: [], diagnostics: read.diagnostics };
   if (read.existing.length === 0) return out;
@@ -72,7 +73,7 @@ export function cliMutateExisting(docs: readonly SourceDoc[], trigger: Admission
   let resource: JsonValue | null = trigger.object;
   const admitted = read.all.flatMap((u) => u.variants.map((v) => lowerPolicy(u.policy, v, u.exceptions)));
   if (admitted.length > 0) {
-    const all = runIr(admitted, trigger, provider);
+    const all = runIr(admitted, trigger, provider, runtime);
     if (all.allowed) resource = all.object;
   }
   const request = admissionRequestValue(trigger);
@@ -94,23 +95,23 @@ export function cliMutateExisting(docs: readonly SourceDoc[], trigger: Admission
   for (const target of targets) {
     const admittedUnits: { unit: ExistingPolicy; variants: Variant[] }[] = [];
     for (const unit of read.existing) {
-      const variants = unit.variants.filter((v) => cliTargetPredicate(unit, v, target, celTargets, provider));
+      const variants = unit.variants.filter((v) => cliTargetPredicate(unit, v, target, celTargets, provider, runtime));
       if (variants.length > 0) admittedUnits.push({ unit, variants });
     }
     if (admittedUnits.length === 0) continue;
-    out.results.push({ target, evaluation: evaluateTarget(admittedUnits, target, request, provider) });
+    out.results.push({ target, evaluation: evaluateTarget(admittedUnits, target, request, provider, runtime) });
   }
   return out;
 }
 
 /** processor.go targetMatchPredicate, for the policy or one of its autogen variants. */
-function cliTargetPredicate(unit: ExistingPolicy, variant: Variant, target: JsonObject, celTargets: ReadonlyMap<string, ReadonlySet<string>>, provider: KyvernoDataProvider | undefined): boolean {
+function cliTargetPredicate(unit: ExistingPolicy, variant: Variant, target: JsonObject, celTargets: ReadonlyMap<string, ReadonlySet<string>>, provider: KyvernoDataProvider | undefined, runtime: Runtime | undefined): boolean {
   const tmc = unit.policy.targetMatchConstraints;
   if (tmc?.expression) return celTargets.get(unit.policy.name)?.has(targetKey(target)) ?? false;
   const constraints = tmc && tmc.resourceRules.length > 0 ? tmc : variant.matchConstraints;
   const ir = decisionIr(unit, matchOf(constraints, undefined, ['*']), [], undefined);
   const namespace = str(metadata(target).namespace);
-  return decided(ir, { object: target, oldObject: null, operation: 'UPDATE', namespaceObject: minimalNamespace(namespace) }, provider);
+  return decided(ir, { object: target, oldObject: null, operation: 'UPDATE', namespaceObject: minimalNamespace(namespace) }, provider, runtime);
 }
 
 /** One engine response of a target, as `kyverno test` checks it (commands/test/output.go). */
@@ -140,12 +141,13 @@ export function cliTestTargets(
   triggers: readonly { object: JsonObject; request: AdmissionRequest }[],
   targets: readonly JsonObject[],
   clusterObjects: readonly JsonObject[] = [],
+  runtime?: Runtime,
 ): Map<string, CliResponse[]> | string {
   const provider = objectsProvider([...triggers.map((t) => t.object), ...targets, ...clusterObjects]);
   const out = new Map<string, CliResponse[]>();
   for (const t of targets) out.set(targetIdentity(t), []);
   for (const trigger of triggers) {
-    const r = cliMutateExisting(docs, trigger.request, targets, provider);
+    const r = cliMutateExisting(docs, trigger.request, targets, provider, runtime);
     const invalid = r.diagnostics.find((d) => d.severity === 'error');
     if (invalid) return invalid.message;
     if (r.error) return r.error;
@@ -176,13 +178,13 @@ export interface CliTriggerOutcome {
  * The CLI's admission of a trigger resource (processor: engine Handle with no predicate): every MutatingPolicy
  * and autogen variant of `docs`, whatever its admission setting or targets, in order.
  */
-export function cliTrigger(docs: readonly SourceDoc[], trigger: AdmissionRequest, provider?: KyvernoDataProvider): CliTriggerOutcome | string {
+export function cliTrigger(docs: readonly SourceDoc[], trigger: AdmissionRequest, provider?: KyvernoDataProvider, runtime?: Runtime): CliTriggerOutcome | string {
   const read = readPolicies(docs);
   const invalid = read.diagnostics.find((d) => d.severity === 'error');
   if (invalid) return invalid.message;
   const irs = read.all.flatMap((u) => u.variants.map((v) => lowerPolicy(u.policy, v, u.exceptions)));
   const keyOf = new Map(read.all.map((u) => [policyId(u.policy), policyKey(u.policy)]));
-  const r = runIr(irs, trigger, provider);
+  const r = runIr(irs, trigger, provider, runtime);
   const responses = new Map<string, CliTriggerOutcome['responses'][number]>();
   for (const t of r.trace) {
     const policy = keyOf.get(t.policy) ?? t.policy;

@@ -10,6 +10,7 @@ import { compileLabelSelector } from '../../k8s/labels.js';
 import type { AdmissionRequest } from '../../k8s/request.js';
 import { builtinResources, gvkOf, kindOfResource } from '../../k8s/resources.js';
 import type { MatchResources } from '../map/model.js';
+import type { Runtime } from '../../runtime/runtime.js';
 import { evaluateMpolExpression } from './cel-engine.js';
 import {
   admissionRequestValue,
@@ -37,6 +38,8 @@ export interface MpolCluster {
   namespace(name: string): JsonObject | undefined;
   /** Data for Kyverno's CEL libraries (resource.Get / resource.List over the cluster). */
   provider?: KyvernoDataProvider;
+  /** The runtime the policies run with (schemas: the kinds Kyverno types); default: a default runtime. */
+  runtime?: Runtime;
 }
 
 /** An UpdateRequest of type cel-mutate: the policy and, unless it is a bare one, the trigger's request. */
@@ -52,7 +55,7 @@ export interface UpdateRequest {
  * webhooks/resource/mpol handler: the UpdateRequests an admitted request creates (engine
  * MatchedMutateExistingPolicies). Dry runs create none.
  */
-export function admissionUpdateRequests(units: readonly ExistingPolicy[], trigger: AdmissionRequest, provider?: KyvernoDataProvider): UpdateRequest[] {
+export function admissionUpdateRequests(units: readonly ExistingPolicy[], trigger: AdmissionRequest, provider?: KyvernoDataProvider, runtime?: Runtime): UpdateRequest[] {
   if (trigger.dryRun === true) return [];
   const namespace = trigger.namespace ?? str(metadata(trigger.object ?? trigger.oldObject).namespace);
   const out: UpdateRequest[] = [];
@@ -62,7 +65,7 @@ export function admissionUpdateRequests(units: readonly ExistingPolicy[], trigge
     if (!p.mutateExisting || !p.admission) continue;
     if (p.namespace !== undefined && p.namespace !== namespace) continue;
     // The policy and its autogen variants are compiled policies of their own: any of them may match.
-    const matches = unit.variants.some((v) => decided(decisionIr(unit, matchOf(v.matchConstraints, undefined), v.matchConditions, request), trigger, provider));
+    const matches = unit.variants.some((v) => decided(decisionIr(unit, matchOf(v.matchConstraints, undefined), v.matchConditions, request), trigger, provider, runtime));
     if (matches) out.push({ unit, trigger, request });
   }
   return out;
@@ -259,7 +262,7 @@ export function processUpdateRequest(ur: UpdateRequest, cluster: MpolCluster): P
   const units = [{ unit: ur.unit, variants: ur.unit.variants }];
   for (const t of targets) {
     const request = ur.request ?? syntheticRequest(t.object, t.resource, t.subresource);
-    const evaluation = evaluateTarget(units, t.object, request, cluster.provider);
+    const evaluation = evaluateTarget(units, t.object, request, cluster.provider, cluster.runtime);
     const write: TargetWrite = { target: t.object, object: evaluation.object, subresource: t.subresource, evaluation };
     out.evaluated.push(write);
     if (!jsonEqual(evaluation.object, t.object)) out.writes.push(write);
@@ -283,7 +286,7 @@ function expressionTargets(ur: UpdateRequest, cluster: MpolCluster): JsonObject[
   }
   // MatchesConditions: the trigger as `object`, no old object, no namespace; any error is a no.
   const conditions = decisionIr(ur.unit, MATCH_EVERYTHING, p.matchConditions, ur.request);
-  if (!decided(conditions, { object: trigger, oldObject: null, operation: ar.operation, namespaceObject: null }, cluster.provider)) return [];
+  if (!decided(conditions, { object: trigger, oldObject: null, operation: ar.operation, namespaceObject: null }, cluster.provider, cluster.runtime)) return [];
   const expression = p.targetMatchConstraints!.expression!;
   const v = evaluateMpolExpression(
     { text: expression.text, origin: { ...expression.doc.spanOf(expression.path), dialect: DIALECT } },

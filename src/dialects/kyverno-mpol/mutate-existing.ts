@@ -34,7 +34,6 @@
  */
 import type { Diagnostic } from '../../diagnostics/diagnostic.js';
 import type { KyvernoDataProvider } from '../../cel/lib/kyverno-context.js';
-import { registerSsaEngine } from '../../engines/ssa.js';
 import { apply } from '../../interpreter/index.js';
 import type { ApplyResult } from '../../interpreter/api.js';
 import { isJsonObject, type JsonObject, type JsonValue } from '../../ir/json.js';
@@ -43,10 +42,12 @@ import type { LetOp, Policy } from '../../ir/nodes.js';
 import type { SourceDoc } from '../../io/source.js';
 import type { AdmissionRequest } from '../../k8s/request.js';
 import { gvkOf, guessResource, lookupKind } from '../../k8s/resources.js';
+import { createRuntime } from '../../runtime/create.js';
+import { deriveRuntime, type Runtime } from '../../runtime/runtime.js';
 import { clauses } from '../map/lower.js';
 import type { MatchResources } from '../map/model.js';
 import { autogenVariants } from './autogen.js';
-import { installMpolCelEngine, MPOL_REQUEST_VAR, mpolRequestValue, setKyvernoData } from './cel-engine.js';
+import { MPOL_REQUEST_VAR, mpolRequestValue } from './cel-engine.js';
 import { lowerPolicy, type Variant } from './lower.js';
 import { DIALECT, type MpolException, type MpolPolicy } from './model.js';
 import { readMpolDocuments } from './parse.js';
@@ -113,12 +114,13 @@ function targetIr(unit: ExistingPolicy, variant: Variant, request: JsonObject): 
   return { ...ir, match: MATCH_EVERYTHING, lets: [requestLet(unit.policy, request), ...(ir.lets ?? [])], semantics: { ...ir.semantics, failurePolicy: 'fail' } };
 }
 
-export function runIr(ir: Policy | readonly Policy[], request: AdmissionRequest, provider: KyvernoDataProvider | undefined): ApplyResult {
-  // The engines the dialect installs when it is registered (index.ts); idempotent.
-  installMpolCelEngine();
-  registerSsaEngine();
-  if (provider) setKyvernoData(request, provider);
-  return apply(Array.isArray(ir) ? ir : [ir as Policy], request, { patch: false });
+/**
+ * Runs IR built here with `runtime` (default: a fresh default runtime), the cluster data of `provider` when
+ * one is given.
+ */
+export function runIr(ir: Policy | readonly Policy[], request: AdmissionRequest, provider: KyvernoDataProvider | undefined, runtime?: Runtime): ApplyResult {
+  const base = runtime ?? createRuntime();
+  return apply(Array.isArray(ir) ? ir : [ir as Policy], request, { patch: false, runtime: provider ? deriveRuntime(base, { kyvernoData: provider }) : base });
 }
 
 function firstErrorMessage(r: ApplyResult): string | undefined {
@@ -135,13 +137,14 @@ export function evaluateTarget(
   target: JsonObject,
   request: JsonObject,
   provider?: KyvernoDataProvider,
+  runtime?: Runtime,
 ): TargetEvaluation {
   let object = target;
   const responses: PolicyResponse[] = [];
   for (const { unit, variants } of units) {
     for (const variant of variants) {
       const ir = targetIr(unit, variant, request);
-      const r = runIr(ir, { object, oldObject: null, operation: 'UPDATE', namespaceObject: null }, provider);
+      const r = runIr(ir, { object, oldObject: null, operation: 'UPDATE', namespaceObject: null }, provider, runtime);
       const base = { policy: policyKey(unit.policy), ...(variant.suffix ? { variant: variant.suffix } : {}) };
       const error = !r.allowed ? firstErrorMessage(r) ?? 'evaluation failed' : undefined;
       if (error !== undefined) {
@@ -222,8 +225,8 @@ export function decisionIr(unit: ExistingPolicy, match: MatchSpec, conditions: M
 }
 
 /** Whether the IR decision held: matched, every guard true, no error (an error is a no, as upstream). */
-export function decided(ir: Policy, request: AdmissionRequest, provider: KyvernoDataProvider | undefined): boolean {
-  const r = runIr(ir, request, provider);
+export function decided(ir: Policy, request: AdmissionRequest, provider: KyvernoDataProvider | undefined, runtime?: Runtime): boolean {
+  const r = runIr(ir, request, provider, runtime);
   return r.allowed && !r.trace.some((t) => t.policy === ir.id && (t.outcome === 'not-matched' || t.outcome === 'skipped' || t.outcome === 'error'));
 }
 

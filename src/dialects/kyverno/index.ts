@@ -1,26 +1,19 @@
 /**
- * The Kyverno dialect: ClusterPolicy / Policy mutate rules read into the IR and executed as Kyverno does.
- * Importing it registers the engines its IR needs (the `jmes` expression engine, the `kyverno` template
- * engine and the `smp` merge engine); registration is idempotent.
+ * The Kyverno dialect: ClusterPolicy / Policy mutate rules read into the IR and executed as Kyverno does. Its
+ * IR needs the runtime's `jmespath-kyverno` expression engine, `kyverno` template engine and `smp` merge
+ * engine (src/engines/jmes.ts, smp.ts), which the default runtime holds.
  */
-import { registerJmesEngine } from '../../engines/jmes.js';
-import { registerSmpEngine } from '../../engines/smp.js';
 import { inlineCelConstants } from '../../lowering/cel-kyverno/inline.js';
 import { raiseApplyConfigurationComputed } from '../../lowering/raise-apply-configuration.js';
 import { raiseCelGuards } from '../../lowering/raise-cel-guards.js';
 import { raiseGuardedSets } from '../../lowering/raise-guarded-sets.js';
 import type { Dialect } from '../dialect.js';
-import { KYVERNO_CAPABILITIES } from './capabilities.js';
 import { generateKyverno } from './generate.js';
 import { parseKyverno, recognizesKyverno } from './parse.js';
 import { kyvernoAdmissionChecks } from './admission/index.js';
 
-registerJmesEngine();
-registerSmpEngine();
-
 export const kyvernoDialect: Dialect = {
   name: 'kyverno',
-  capabilities: KYVERNO_CAPABILITIES,
   recognizes: recognizesKyverno,
   // Kyverno's webhook validation of ClusterPolicy and Policy documents (pkg/validation/policy).
   validate: kyvernoAdmissionChecks,

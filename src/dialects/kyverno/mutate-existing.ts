@@ -24,6 +24,7 @@ import { wildcardMatch } from '../../k8s/glob.js';
 import { compileLabelSelector } from '../../k8s/labels.js';
 import type { LabelSelector } from '../../ir/match.js';
 import type { AdmissionRequest } from '../../k8s/request.js';
+import type { Runtime } from '../../runtime/runtime.js';
 import type { ParseOptions } from '../dialect.js';
 import { kyvernoDocument } from './document.js';
 import { parseKyverno, recognizesKyverno } from './parse.js';
@@ -66,13 +67,14 @@ function targetsOf(rule: JsonObject | undefined): JsonObject[] {
 /**
  * Runs every `mutate.targets` rule of the Kyverno policy documents for one trigger request over the supplied
  * target resources, in policy and rule order. Rules without targets are not run (they mutate the trigger:
- * `apply` does that).
+ * `apply` does that). Every evaluation runs with `runtime` (default: a fresh default runtime per evaluation).
  */
 export function mutateExisting(
   policyDocs: readonly SourceDoc[],
   trigger: AdmissionRequest,
   targets: readonly JsonObject[],
   opts?: ParseOptions,
+  runtime?: Runtime,
 ): MutateExistingOutcome {
   const results: MutateExistingResult[] = [];
   const diagnostics: Diagnostic[] = [];
@@ -86,11 +88,11 @@ export function mutateExisting(
       const specs = targetsOf(rule);
       if (!rule || specs.length === 0) return;
       const at: YamlPath = ['spec', 'rules', i];
-      const fired = triggerSpecs(doc, policy, rule, at, specs, trigger, opts, diagnostics);
+      const fired = triggerSpecs(doc, policy, rule, at, specs, trigger, opts, diagnostics, runtime);
       if (!fired) return;
       fired.forEach((spec, s) => {
         for (const target of selectTargets(spec, policy, targets, doc, [...at, 'mutate', 'targets', s], diagnostics)) {
-          const result = mutateTarget(doc, policy, rule, at, specs[s]!, target, trigger, opts);
+          const result = mutateTarget(doc, policy, rule, at, specs[s]!, target, trigger, opts, runtime);
           results.push({ policy: str(obj(policy.metadata)?.name), rule: str(rule.name), target, result });
         }
       });
@@ -125,6 +127,7 @@ function triggerSpecs(
   trigger: AdmissionRequest,
   opts: ParseOptions | undefined,
   diagnostics: Diagnostic[],
+  runtime: Runtime | undefined,
 ): JsonObject[] | undefined {
   const recorded = specs.map((spec) => {
     const out: JsonObject = {};
@@ -135,7 +138,7 @@ function triggerSpecs(
   const parsed = parseKyverno([derivedDoc(doc, policy, policy.kind ?? 'ClusterPolicy', probe, at)], opts);
   diagnostics.push(...parsed.diagnostics);
   if (parsed.policies.length === 0) return undefined;
-  const r = apply(parsed.policies, trigger, { trace: false, patch: false });
+  const r = apply(parsed.policies, trigger, { trace: false, patch: false, ...(runtime ? { runtime } : {}) });
   if (!r.allowed || r.diagnostics.some((d) => d.severity === 'error')) {
     diagnostics.push(...r.diagnostics);
     return undefined;
@@ -192,6 +195,7 @@ function mutateTarget(
   target: JsonObject,
   trigger: AdmissionRequest,
   opts: ParseOptions | undefined,
+  runtime: Runtime | undefined,
 ): ApplyResult {
   const { targets: _targets, ...patch } = obj(rule.mutate) ?? {};
   if (isJsonObject(patch.patchStrategicMerge) || Array.isArray(patch.patchStrategicMerge)) {
@@ -221,7 +225,7 @@ function mutateTarget(
     return { object: target, patch: [], trace: [], diagnostics: parsed.diagnostics, allowed: false };
   }
   const operation = trigger.operation === 'DELETE' ? 'UPDATE' : trigger.operation;
-  return apply(parsed.policies, { object: target, operation });
+  return apply(parsed.policies, { object: target, operation }, runtime ? { runtime } : {});
 }
 
 /** `{{@}}` in a mutate-existing patch reads the target (vars.go: prefix `target` when a target is in context). */

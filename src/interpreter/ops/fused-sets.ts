@@ -19,7 +19,7 @@ export function isFusableSet(op: Op): op is SetOp {
   return op.kind === 'set' && op.value.kind === 'literal' && op.path.root === 'object' && op.path.segments.length > 0;
 }
 
-interface Item {
+export interface Item {
   segs: readonly Segment[];
   leaf: Leaf;
   origin: Origin;
@@ -30,12 +30,12 @@ interface Item {
  * its field once and runs its steps in order: a leaf (an item ending at this field) or a sub-plan (a run of
  * items going deeper).
  */
-type Plan = Group[];
-type Group =
+export type Plan = Group[];
+export type Group =
   | { kind: 'field'; name: string; inherited: boolean; steps: Step[]; origin: Origin }
   | { kind: 'keyed'; key: string; value: JsonScalar; steps: Step[]; origin: Origin }
   | { kind: 'opaque'; item: Item; depth: number };
-type Step = { kind: 'leaf'; item: Item; seg: Segment } | { kind: 'plan'; plan: Plan };
+export type Step = { kind: 'leaf'; item: Item; seg: Segment } | { kind: 'plan'; plan: Plan };
 
 
 /**
@@ -51,7 +51,7 @@ function groupKey(seg: Segment, last: boolean): string | undefined {
 }
 
 /** Groups neighbouring items that share their segment at depth `i`. */
-function planAt(items: readonly Item[], i: number): Plan {
+export function planAt(items: readonly Item[], i: number): Plan {
   type Pending = { kind: 'group'; key: string; seg: Segment; items: Item[] } | { kind: 'opaque'; item: Item };
   const grouped: Pending[] = [];
   for (const item of items) {

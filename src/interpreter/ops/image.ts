@@ -2,11 +2,11 @@ import type { ImageOp } from '../../ir/nodes.js';
 import { joinImage, splitImage } from '../../k8s/image-ref.js';
 import { evalFailure } from '../failure.js';
 import { UNCHANGED } from '../walk.js';
-import { writePath } from '../write.js';
+import { writePath, type PathWalker } from '../write.js';
 import type { OpFn } from './types.js';
 
 /** Replaces the components of an image reference that the op sets; an absent field starts as "". */
-export function compileImage(op: ImageOp): OpFn {
+export function compileImage(op: ImageOp, walker?: PathWalker): OpFn {
   return (st, scope) => {
     writePath(
       st,
@@ -25,6 +25,7 @@ export function compileImage(op: ImageOp): OpFn {
       },
       true,
       op.origin,
+      walker,
     );
     return scope;
   };

@@ -1,4 +1,5 @@
 import type { Op } from '../../ir/nodes.js';
+import { compileFail } from './fail.js';
 import { compileForEach } from './for-each.js';
 import { compileImage } from './image.js';
 import { compileJsonPatch } from './json-patch.js';
@@ -25,6 +26,7 @@ const HANDLERS: Handlers = {
   when: compileWhen,
   forEach: compileForEach,
   let: compileLet,
+  fail: compileFail,
 };
 
 export function compileOp(op: Op): OpFn {

@@ -3,7 +3,6 @@ import { sameJson } from '../same-json.js';
 import { newEpoch } from '../walk.js';
 import type { JsonPatchOp } from '../../ir/nodes.js';
 import { applyPatch, type PatchStep } from '../../jsonpatch/apply.js';
-import { typedDecoder } from '../engines.js';
 import { evalFailure } from '../failure.js';
 import { RequestDenied } from '../run-policy.js';
 import { compileValue, type ValueFn } from '../values.js';
@@ -29,6 +28,10 @@ function computedSteps(list: JsonValue, op: JsonPatchOp): PatchStep[] {
 const NO_STEPS: PatchStep[] = [];
 
 export function compileJsonPatch(op: JsonPatchOp): OpFn {
+  // Kyverno's MutatingPolicy applies the same JSONPatch in its webhook, on the unstructured object
+  // (pkg/cel/policies/mpol/compiler/json.go): no strict typed decode there, its own error prefix, and the API
+  // server's lenient decode of the webhook's result afterwards (Runtime.webhookDecoder).
+  const inWebhook = op.origin.dialect === 'kyverno-mpol';
   const steps = op.steps.map((s) => ({ step: s, value: s.value ? compileValue(s.value) : undefined }));
   const stepsFrom = op.stepsFrom ? compileValue(op.stepsFrom) : undefined;
   return (st, scope) => {
@@ -42,14 +45,19 @@ export function compileJsonPatch(op: JsonPatchOp): OpFn {
     const concrete = computed === undefined ? written : written.length === 0 ? computed : written.concat(computed);
     const r = applyPatch((st.object ?? null) as JsonValue, concrete, op.profile);
     if (r.ok) {
-      if (op.profile === 'evanphx-v4') {
+      let doc = r.doc;
+      if (op.profile === 'evanphx-v4' && inWebhook) {
+        doc = st.runtime.webhookDecoder?.(doc, { request: st.request, runtime: st.runtime, memo: evalMemo(st) }) ?? doc;
+      } else if (op.profile === 'evanphx-v4') {
         // MAP patch/json_patch.go decodes the result strictly into the kind's Go type; a failure is an
         // InternalError StatusError, which no failure policy turns into "ignore" (dispatcher.go).
-        const problem = typedDecoder()?.(r.doc, st.request, evalMemo(st));
+        const problem = st.runtime.typedDecoder?.(r.doc, { request: st.request, runtime: st.runtime, memo: evalMemo(st) });
         if (problem !== undefined) throw new RequestDenied(evalFailure('TM3006', problem, op.origin));
+        // dispatcher.go then re-defaults the typed object (Runtime.defaulter; none in upstream unit tests).
+        if (st.runtime.defaulter) doc = st.runtime.defaulter(doc);
       }
       // An unchanged document keeps its identity, so "did this change the object" stays a cheap question.
-      st.object = sameJson(r.doc, st.object) ? st.object : r.doc;
+      st.object = sameJson(doc, st.object) ? st.object : doc;
       // The patched document shares subtrees (a `copy` step even shares one twice): nothing is owned.
       st.owned = newEpoch();
       return scope;
@@ -57,7 +65,8 @@ export function compileJsonPatch(op: JsonPatchOp): OpFn {
     // kube-apiserver treats a failed `test` as "this mutation does not apply" (patch/json_patch.go).
     if (r.kind === 'testFailed' && op.profile === 'evanphx-v4') return scope;
     // patch/json_patch.go wraps the library's error: fmt.Errorf("JSONPath: %w", err).
-    const message = op.profile === 'evanphx-v4' ? `JSONPath: ${r.message}` : r.message;
+    // Kyverno's mpol compiler: fmt.Errorf("JSON Patch: %w", err).
+    const message = op.profile !== 'evanphx-v4' ? r.message : inWebhook ? `JSON Patch: ${r.message}` : `JSONPath: ${r.message}`;
     throw evalFailure('TM3006', message, op.steps[r.step]?.origin ?? op.origin);
   };
 }

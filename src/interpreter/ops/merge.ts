@@ -2,7 +2,6 @@ import { copyObject, defineOwn, hasOwn, isJsonObject, jsonEqual, type JsonObject
 import { sameJson } from '../same-json.js';
 import { newEpoch } from '../walk.js';
 import type { MergeOp } from '../../ir/nodes.js';
-import { mergeEngine, type MergeEngine } from '../engines.js';
 import { EvalFailure, evalFailure } from '../failure.js';
 import { compileValue } from '../values.js';
 import { UNCHANGED } from '../walk.js';
@@ -33,29 +32,19 @@ export function jsonMergePatch(target: JsonValue | undefined, patch: JsonValue):
   return out ?? (isJsonObject(target) ? target : base);
 }
 
-/**
- * Engines that return the target itself whenever the merge leaves it equal: a result that is not the target
- * then is a change, so the deep comparison after each merge is skipped for them.
- */
-const exactEngines = new WeakSet<MergeEngine>();
-
-export function declareIdentityExactEngine(engine: MergeEngine): void {
-  exactEngines.add(engine);
-}
-
 /** The merged value, or UNCHANGED when it equals `old`. */
 function mergeWith(op: MergeOp, old: JsonValue | undefined, patch: JsonValue, st: EvalState): JsonValue | typeof UNCHANGED {
   if (op.strategy === 'json') {
     const merged = jsonMergePatch(old, patch);
     return old !== undefined && sameJson(merged, old) ? UNCHANGED : merged;
   }
-  const engine = mergeEngine(op.strategy);
+  const engine = st.runtime.merges[op.strategy];
   if (!engine) throw evalFailure('TM3005', `the ${op.strategy === 'smp' ? 'strategic merge' : 'structured merge'} engine is not available`, op.origin);
-  const r = engine(old, patch, { op, request: st.request, memo: evalMemo(st) });
+  const r = engine(old, patch, { op, request: st.request, runtime: st.runtime, memo: evalMemo(st) });
   if (!r.ok) throw new EvalFailure(r.diagnostic);
   const merged = r.value;
   if (old === undefined) return merged;
-  return merged === old || (!exactEngines.has(engine) && sameJson(merged, old)) ? UNCHANGED : merged;
+  return merged === old || (engine.identityExact !== true && sameJson(merged, old)) ? UNCHANGED : merged;
 }
 
 export function compileMerge(op: MergeOp): OpFn {
@@ -67,7 +56,9 @@ export function compileMerge(op: MergeOp): OpFn {
       if (atRoot) {
         // A merge into the whole object (MAP ApplyConfiguration, patch/smd.go) has no parent to write through.
         const merged = mergeWith(op, st.object ?? undefined, patch, st);
-        if (merged !== UNCHANGED) st.object = merged;
+        // MAP's dispatcher re-defaults the typed object after each mutation (Runtime.defaulter).
+        const redefault = op.strategy === 'ssa' && op.origin.dialect === 'map' ? st.runtime.defaulter : undefined;
+        if (merged !== UNCHANGED) st.object = redefault ? redefault(merged) : merged;
         return scope;
       }
       writePath(

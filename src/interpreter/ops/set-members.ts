@@ -3,7 +3,7 @@ import type { SetMembersOp } from '../../ir/nodes.js';
 import { evalFailure } from '../failure.js';
 import { compileValue } from '../values.js';
 import { TOUCHED, UNCHANGED, type Leaf } from '../walk.js';
-import { writePath } from '../write.js';
+import { writePath, type PathWalker } from '../write.js';
 import type { OpFn } from './types.js';
 
 /** Go's `%v` of a decoded JSON value, close enough for the error message. */
@@ -18,7 +18,7 @@ function goValue(v: JsonValue | undefined): string {
  * Upstream quirks kept: merge into a missing key stores the values verbatim, duplicates and all; prune of a
  * missing key writes nothing but still counts as a mutation, so the parents created on the way stay.
  */
-export function compileSetMembers(op: SetMembersOp): OpFn {
+export function compileSetMembers(op: SetMembersOp, walker?: PathWalker): OpFn {
   const values = op.values.map(compileValue);
   return (st, scope) => {
     const members = values.map((v) => v(st, scope));
@@ -35,7 +35,7 @@ export function compileSetMembers(op: SetMembersOp): OpFn {
       const kept = old.filter((el) => !members.some((m) => jsonEqual(el, m)));
       return kept.length === old.length ? UNCHANGED : kept;
     };
-    writePath(st, scope, op.path, leaf, true, op.origin);
+    writePath(st, scope, op.path, leaf, true, op.origin, walker);
     return scope;
   };
 }

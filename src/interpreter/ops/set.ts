@@ -3,7 +3,7 @@ import type { SetOp } from '../../ir/nodes.js';
 import { evalFailure } from '../failure.js';
 import { compileValue } from '../values.js';
 import { UNCHANGED, type Leaf } from '../walk.js';
-import { writePath } from '../write.js';
+import { writePath, type PathWalker } from '../write.js';
 import type { OpFn } from './types.js';
 import type { Scope } from '../scope.js';
 import type { EvalState } from '../state.js';
@@ -29,7 +29,7 @@ export function setLeaf(op: SetOp, valueFor: (current: JsonValue | undefined) =>
   };
 }
 
-export function compileSet(op: SetOp): OpFn {
+export function compileSet(op: SetOp, walker?: PathWalker): OpFn {
   const value = compileValue(op.value);
   const dependsOnCurrent = op.value.kind === 'external';
   // The leaf is built once per op; the state of the execution in progress lives in these cells (an op never
@@ -45,7 +45,7 @@ export function compileSet(op: SetOp): OpFn {
     curSt = st;
     curScope = scope;
     cached = undefined;
-    writePath(st, scope, op.path, leaf, true, op.origin);
+    writePath(st, scope, op.path, leaf, true, op.origin, walker);
     return scope;
   };
 }

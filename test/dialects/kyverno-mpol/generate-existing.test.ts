@@ -12,16 +12,11 @@ import { objectsProvider, readPolicies } from '../../../src/dialects/kyverno-mpo
 import { cliMutateExisting } from '../../../src/dialects/kyverno-mpol/mutate-existing-cli.js';
 import { admissionUpdateRequests, policyEventUpdateRequests, processUpdateRequest } from '../../../src/dialects/kyverno-mpol/mutate-existing-cluster.js';
 import { mutateExisting } from '../../../src/dialects/kyverno/mutate-existing.js';
-import { registerJmesEngine } from '../../../src/engines/jmes.js';
-import { registerSmpEngine } from '../../../src/engines/smp.js';
 import { isJsonObject, type JsonObject } from '../../../src/ir/json.js';
 import type { SourceDoc } from '../../../src/io/source.js';
 import { loadYamlText } from '../../../src/io/yaml-load.js';
 import type { AdmissionRequest } from '../../../src/k8s/request.js';
 import { docs } from './support.js';
-
-registerJmesEngine();
-registerSmpEngine();
 
 const md = (o: JsonObject): JsonObject => o.metadata as JsonObject;
 const key = (o: JsonObject): string => `${String(o.kind)}/${String(md(o).namespace ?? '')}/${String(md(o).name)}`;

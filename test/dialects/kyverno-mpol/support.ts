@@ -1,5 +1,4 @@
 import { kyvernoMpolDialect } from '../../../src/dialects/kyverno-mpol/index.js';
-import { setKyvernoData } from '../../../src/dialects/kyverno-mpol/index.js';
 import type { KyvernoDataProvider } from '../../../src/cel/lib/kyverno-context.js';
 import type { Diagnostic } from '../../../src/diagnostics/diagnostic.js';
 import { apply } from '../../../src/interpreter/index.js';
@@ -9,6 +8,7 @@ import type { Policy } from '../../../src/ir/nodes.js';
 import type { SourceDoc } from '../../../src/io/source.js';
 import { loadYamlText } from '../../../src/io/yaml-load.js';
 import type { AdmissionRequest } from '../../../src/k8s/request.js';
+import { createRuntime } from '../../../src/runtime/index.js';
 
 export function docs(text: string, file = 'mpol.yaml'): SourceDoc[] {
   const r = loadYamlText(file, text);
@@ -26,8 +26,7 @@ export function run(text: string, object: JsonValue, extra: Partial<AdmissionReq
   const errors = parsed.diagnostics.filter((d) => d.severity === 'error');
   if (errors.length > 0) throw new Error(errors.map((d) => d.message).join('\n'));
   const request: AdmissionRequest = { object, operation: 'CREATE', ...extra };
-  if (data) setKyvernoData(request, data);
-  return apply(parsed.policies, request);
+  return apply(parsed.policies, request, { runtime: createRuntime(data ? { kyvernoData: data } : {}) });
 }
 
 /** A MutatingPolicy on Pods (CREATE) with the given spec lines after matchConstraints. */

@@ -1,20 +1,13 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { compareObjects, describeDifference } from '../../../src/conformance/compare.js';
 import { withDefaultNamespace } from '../../../src/dialects/kyverno/test-suite/request.js';
 import { hasMutateExistingRules, mutateExisting } from '../../../src/dialects/kyverno/mutate-existing.js';
-import { registerJmesEngine } from '../../../src/engines/jmes.js';
-import { registerSmpEngine } from '../../../src/engines/smp.js';
 import { isJsonObject, type JsonObject } from '../../../src/ir/json.js';
 import { loadYamlText } from '../../../src/io/yaml-load.js';
 import type { SourceDoc } from '../../../src/io/source.js';
 import { describeShared, sharedPath } from '../../support/shared.js';
-
-beforeAll(() => {
-  registerJmesEngine();
-  registerSmpEngine();
-});
 
 function docs(text: string, file = 'p.yaml'): SourceDoc[] {
   const r = loadYamlText(file, text);

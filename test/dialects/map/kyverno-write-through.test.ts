@@ -6,8 +6,8 @@
  */
 import { describe, expect, it } from 'vitest';
 import { kyvernoDialect } from '../../../src/dialects/kyverno/index.js';
-import { withSchemaEnvironment } from '../../../src/engines/ssa.js';
 import { apply } from '../../../src/interpreter/index.js';
+import { createRuntime } from '../../../src/runtime/index.js';
 import type { JsonObject, JsonValue } from '../../../src/ir/json.js';
 import type { Policy } from '../../../src/ir/nodes.js';
 import { docs } from './support.js';
@@ -33,7 +33,7 @@ ${rule}`;
 
 /** The result, or `{denied}`; a kind without schema is typed as the cluster's CRD would be (deduced from the object). */
 function outcome(policies: Policy[], object: JsonValue): unknown {
-  const r = withSchemaEnvironment({ unknownKinds: 'deduced' }, () => apply(policies, { object, operation: 'CREATE' }));
+  const r = apply(policies, { object, operation: 'CREATE' }, { runtime: createRuntime({ schemas: { unknownKinds: 'deduced' } }) });
   return r.allowed !== false && 'object' in r && r.object !== undefined ? r.object : { denied: true };
 }
 

@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { enterSchemaEnvironment, kindSchema, unknownKindMessage, withSchemaEnvironment } from '../../../../src/engines/ssa.js';
+import { kindSchema, unknownKindMessage } from '../../../../src/engines/ssa.js';
 import { convertOpenApiSchema } from '../../../../src/merge/ssa/openapi/convert.js';
 import { formatGvk, KindSchemaTable } from '../../../../src/merge/ssa/openapi/kinds.js';
+import { createRuntime, deriveRuntime } from '../../../../src/runtime/index.js';
 
 const WIDGET = { group: 'example.com', version: 'v1', kind: 'Widget' };
 
@@ -11,28 +12,26 @@ function widgetTable(): KindSchemaTable {
   return new KindSchemaTable().set(WIDGET, r.value);
 }
 
-describe('schema environments (engines/ssa.ts)', () => {
-  it('custom kinds are known only inside their environment, which is restored even when the run throws', () => {
+describe('schema environments (runtime schemas, engines/ssa.ts)', () => {
+  it('custom kinds are known only in the runtime that was given them', () => {
     const table = widgetTable();
+    const withWidget = createRuntime({ schemas: { kinds: table } });
     expect(kindSchema(WIDGET)).toBeUndefined();
-    expect(withSchemaEnvironment({ kinds: table }, () => kindSchema(WIDGET))).toBe(table.get(WIDGET));
-    expect(() =>
-      withSchemaEnvironment({ kinds: table }, () => {
-        throw new Error('boom');
-      }),
-    ).toThrow('boom');
-    expect(kindSchema(WIDGET)).toBeUndefined();
+    expect(kindSchema(WIDGET, createRuntime().schemas)).toBeUndefined();
+    expect(kindSchema(WIDGET, withWidget.schemas)).toBe(table.get(WIDGET));
+    // The runtime keeps its own copy: the caller's table changing later does not change the runtime.
+    table.set({ ...WIDGET, kind: 'Gadget' }, table.get(WIDGET)!);
+    expect(kindSchema({ ...WIDGET, kind: 'Gadget' }, withWidget.schemas)).toBeUndefined();
   });
 
-  it('nested environments inherit what they leave out; enter/leave restores the enclosing one', () => {
+  it('a derived runtime keeps what it leaves out; its base is unchanged', () => {
     const table = widgetTable();
-    const leave = enterSchemaEnvironment({ kinds: table });
-    try {
-      expect(withSchemaEnvironment({ unknownKinds: 'deduced' }, () => kindSchema(WIDGET))).toBe(table.get(WIDGET));
-    } finally {
-      leave();
-    }
-    expect(kindSchema(WIDGET)).toBeUndefined();
+    const base = createRuntime({ schemas: { kinds: table } });
+    const deduced = deriveRuntime(base, { schemas: { unknownKinds: 'deduced' } });
+    expect(kindSchema(WIDGET, deduced.schemas)).toBe(table.get(WIDGET));
+    expect(deduced.schemas.unknownKinds).toBe('deduced');
+    expect(base.schemas.unknownKinds).toBe('error');
+    expect(Object.isFrozen(deduced)).toBe(true);
   });
 
   it('custom kinds win over the built-in table; built-in kinds stay known', () => {
@@ -41,7 +40,8 @@ describe('schema environments (engines/ssa.ts)', () => {
     const pod = { group: '', version: 'v1', kind: 'Pod' };
     const builtin = kindSchema(pod);
     expect(builtin?.typeRef).toStrictEqual({ namedType: 'io.k8s.api.core.v1.Pod' });
-    expect(withSchemaEnvironment({ kinds: new KindSchemaTable().set(pod, r.value) }, () => kindSchema(pod))).toBe(r.value);
+    expect(kindSchema(pod, createRuntime({ schemas: { kinds: new KindSchemaTable().set(pod, r.value) } }).schemas)).toBe(r.value);
+    expect(kindSchema(pod, createRuntime().schemas)?.typeRef).toStrictEqual({ namedType: 'io.k8s.api.core.v1.Pod' });
   });
 
   it('words the unknown-kind error as kube-apiserver (Go GroupVersionKind.String())', () => {
