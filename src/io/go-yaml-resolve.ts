@@ -7,6 +7,7 @@
  * `goyaml.v2/decode.go` (`scalar`, `isMerge`) and `yaml.go` (`convertToJSONableObject`).
  */
 import type { JsonScalar } from '../ir/json.js';
+import { fromBase64, utf8Decode } from '../util/bytes.js';
 
 export const YAML_TAG_PREFIX = 'tag:yaml.org,2002:';
 const STR_TAG = `${YAML_TAG_PREFIX}str`;
@@ -142,7 +143,7 @@ function decodeBinary(source: string): ResolveResult {
   if (compact.length % 4 !== 0 || !/^[A-Za-z0-9+/]*={0,2}$/.test(compact)) {
     return { error: '!!binary value contains invalid base64 data' };
   }
-  return { kind: 'binary', value: Buffer.from(compact, 'base64').toString('utf8') };
+  return { kind: 'binary', value: utf8Decode(fromBase64(compact)) };
 }
 
 /**

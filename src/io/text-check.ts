@@ -7,6 +7,9 @@ import { isUtf8 } from 'node:buffer';
 import { readFileSync } from 'node:fs';
 import { diagnostic, type Diagnostic } from '../diagnostics/diagnostic.js';
 import { LineIndex } from '../diagnostics/span.js';
+import { nonPrintableDiagnostic } from './printable.js';
+
+export { nonPrintableDiagnostic };
 
 /** Thrown by `decodeUtf8` (for example when standard input is read); `offset` is the first invalid byte. */
 export class InvalidUtf8Error extends Error {
@@ -58,25 +61,6 @@ export function invalidUtf8Diagnostic(file: string, e: InvalidUtf8Error): Diagno
   const at = new LineIndex(e.before).position(e.before.length);
   const span = { file, line: at.line, col: at.col, endLine: at.line, endCol: at.col };
   return diagnostic('TM1009', { phase: 'io', span, message: `${file} is ${e.message} (a binary file?)` });
-}
-
-/** Characters outside YAML's printable set (YAML 1.2 §5.1, go-yaml reader.go), as a sticky-free search. */
-const NOT_PRINTABLE = /[^\t\n\r\x20-\x7E\x85\xA0-\uD7FF\uE000-\uFFFD\u{10000}-\u{10FFFF}]/u;
-
-/** TM1009 when `text` holds a character YAML does not allow (a control character, DEL, a C1 control, a lone surrogate). */
-export function nonPrintableDiagnostic(file: string, text: string, index?: LineIndex): Diagnostic | undefined {
-  const m = NOT_PRINTABLE.exec(text);
-  if (!m) return undefined;
-  const at = m.index;
-  const code = text.codePointAt(at)!;
-  const byteOffset = Buffer.byteLength(text.slice(0, at), 'utf8');
-  const span = (index ?? new LineIndex(text)).span(file, at, at + m[0].length);
-  const shown = `U+${code.toString(16).toUpperCase().padStart(4, '0')}`;
-  return diagnostic('TM1009', {
-    phase: 'io',
-    span,
-    message: `${file} is not YAML text: control character ${shown} at byte offset ${byteOffset} (a binary file?); YAML allows tabs, line breaks and printable characters only`,
-  });
 }
 
 /**

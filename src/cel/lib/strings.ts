@@ -16,6 +16,7 @@ import {
   noOverload,
 } from '../values.js';
 import { utf8 } from './std.js';
+import { toHex } from '../../util/bytes.js';
 
 const SURROGATE = /[\uD800-\uDFFF]/;
 
@@ -330,8 +331,8 @@ function formatClause(verb: string, prec: number | undefined, v: unknown): strin
     case 'X': {
       let t = intText(v, 16);
       if (t === undefined) {
-        if (typeof v === 'string') t = Buffer.from(utf8.encode(v)).toString('hex');
-        else if (v instanceof Uint8Array) t = Buffer.from(v).toString('hex');
+        if (typeof v === 'string') t = toHex(utf8.encode(v));
+        else if (v instanceof Uint8Array) t = toHex(v);
         else return err(`error during formatting: only integers, byte buffers, and strings can be formatted as hex, was given ${typeLabel(v)}`);
       }
       return verb === 'X' ? t.toUpperCase() : t;

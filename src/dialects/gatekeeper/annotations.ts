@@ -3,7 +3,6 @@
  * `gatekeeper.sh/mutation-id` is a fresh UUID and `gatekeeper.sh/mutations` lists, sorted and unique,
  * `Kind/namespace/name:generation` of every mutator applied in a pass before the last.
  */
-import { randomUUID } from 'node:crypto';
 import type { FixpointConverged } from '../../interpreter/index.js';
 import { copyObject, defineOwn, isJsonObject, type JsonObject, type JsonValue } from '../../ir/json.js';
 import type { Policy } from '../../ir/nodes.js';
@@ -32,7 +31,8 @@ function mutatorString(p: Policy, generation: number): string {
 /** The interpreter hook that writes both annotations (ApplyEnv.onFixpointConverged). */
 export function mutationAnnotations(opts: AnnotationOptions = {}): FixpointConverged {
   const generation = opts.generation ?? 1;
-  const uuid = opts.uuid ?? randomUUID;
+  // Web Crypto's randomUUID: global in Node 20 and in browsers, so the core imports no node:crypto.
+  const uuid = opts.uuid ?? (() => globalThis.crypto.randomUUID());
   return (object: JsonValue, applied: readonly Policy[]): JsonValue => {
     if (!isJsonObject(object)) return object;
     const mutations = [...new Set(applied.map((p) => mutatorString(p, generation)))].sort().join(', ');

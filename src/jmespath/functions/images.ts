@@ -4,7 +4,7 @@
  * default registry; is_external_url needs DNS, which an offline run only has through
  * JmesContext.resolveHost (IP literals are classified without it).
  */
-import { isIP } from 'node:net';
+import { isIP } from '../../util/ip.js';
 import { failure, JmesFailure } from '../types.js';
 import { expectString, kyvernoError, type Env, type FunctionSpec } from './registry.js';
 

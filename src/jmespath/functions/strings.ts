@@ -3,7 +3,8 @@
  * `path_canonicalize` as filepath.Join on Linux, `truncate` counting runes (aquilax/truncate
  * CutStrategy), base64 with the standard padded alphabet and the hashing helpers.
  */
-import { createHash } from 'node:crypto';
+import { hexDigest, HostUnavailable } from '../../util/host.js';
+import { fromBase64, toBase64, utf8Decode, utf8Encode } from '../../util/bytes.js';
 import { compareGoStrings } from '../values.js';
 import { expectNumber, expectString, kyvernoError, type FunctionSpec } from './registry.js';
 import { JmesFailure } from '../types.js';
@@ -96,17 +97,22 @@ function goBase64Decode(input: string): string | JmesFailure {
   if (s.length % 4 !== 0 || pad > 2 || body.length % 4 === 1) {
     return new JmesFailure('Runtime', `illegal base64 data at input byte ${Math.max(0, body.length - (body.length % 4))}`);
   }
-  return Buffer.from(body, 'base64').toString('utf8');
+  return utf8Decode(fromBase64(body));
 }
 
-function hash(algorithm: string, fn: string): FunctionSpec {
+function hash(algorithm: 'sha256' | 'sha1' | 'md5', fn: string): FunctionSpec {
   return {
     name: fn,
     args: [['string']],
     handler: (args) => {
       const s = expectString(fn, args, 0);
       if (s instanceof JmesFailure) return s;
-      return createHash(algorithm).update(s, 'utf8').digest('hex');
+      try {
+        return hexDigest(algorithm, s);
+      } catch (e) {
+        if (e instanceof HostUnavailable) return new JmesFailure('Runtime', e.message);
+        throw e;
+      }
     },
   };
 }
@@ -168,7 +174,7 @@ export const STRING_FUNCTIONS: FunctionSpec[] = [
     },
   },
   strings('base64_decode', 1, (s) => goBase64Decode(s!)),
-  strings('base64_encode', 1, (s) => Buffer.from(s!, 'utf8').toString('base64')),
+  strings('base64_encode', 1, (s) => toBase64(utf8Encode(s!))),
   strings('path_canonicalize', 1, (s) => (s === '' ? '' : goCleanPath(s!))),
   strings('to_boolean', 1, (s) => {
     const lower = s!.toLowerCase();

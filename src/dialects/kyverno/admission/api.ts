@@ -11,6 +11,7 @@ import { aggregate, fieldForbidden, fieldInvalid, fieldTooLong, goStruct } from 
 import { atKey, atValue, type Issue } from './issue.js';
 import { matchExcludeConflict, matchResourcesErrors } from './match.js';
 import { arr, get, hasGenerate, hasMutate, hasMutateExisting, hasValidate, hasVerifyImages, isSet, len, obj, rulesOf, str } from './model.js';
+import { utf8ByteLength } from '../../../util/bytes.js';
 
 const AUTOGEN_ANNOTATION = 'pod-policies.kyverno.io/autogen-controllers';
 const RULE = { raw: goStruct('v1.Rule') };
@@ -26,7 +27,7 @@ export function policyApiValidate(doc: JsonObject, namespaced: boolean): Issue |
     });
   }
   const name = str(get(metadata, 'name'));
-  if (Buffer.byteLength(name, 'utf8') > 63) errs.push({ message: fieldTooLong('name', 63), at: atValue(['metadata', 'name']) });
+  if (utf8ByteLength(name) > 63) errs.push({ message: fieldTooLong('name', 63), at: atValue(['metadata', 'name']) });
 
   const spec = obj(get(doc, 'spec'));
   // Spec.validateDeprecatedFields

@@ -8,6 +8,7 @@ import { extensionFieldsJson, extensionJson, parseExtension, processExtensions, 
 import { asn1Time, bytes, fail, slice, type Json } from './go-json.js';
 import { certificateName } from './names.js';
 import { kyvernoPublicKey, parseRsaKey } from './public-key.js';
+import { sameBytes } from '../../../util/bytes.js';
 
 const RSA_ONLY = 'certificate should use rsa algorithm';
 
@@ -40,7 +41,7 @@ export function decodeCertificate(der: Uint8Array): Json {
   if (!sigAIEl) fail('x509: malformed signature algorithm identifier');
   const outerSigAI = input.read(TAG.SEQUENCE);
   if (!outerSigAI) fail('x509: malformed algorithm identifier');
-  if (!Buffer.from(outerSigAI.contents).equals(Buffer.from(sigAIEl.contents))) fail("x509: inner and outer signature algorithm identifiers don't match");
+  if (!sameBytes(outerSigAI.contents, sigAIEl.contents)) fail("x509: inner and outer signature algorithm identifiers don't match");
   const sigAI = readAlgorithmIdentifier(new DerReader(sigAIEl.contents));
   if (!sigAI) fail('x509: malformed OID');
 

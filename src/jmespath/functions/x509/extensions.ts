@@ -4,6 +4,7 @@
  */
 import { contextTag, DerReader, integerValue, oidString, TAG, type Element } from './der.js';
 import { bytes, fail, goUrl, ipNet, ipString, slice, type Json } from './go-json.js';
+import { latin1Decode, toHex } from '../../../util/bytes.js';
 
 export interface Extension {
   id: number[];
@@ -38,7 +39,7 @@ export interface SubjectAltNames {
 }
 
 const isIA5 = (b: Uint8Array) => b.every((x) => x < 0x80);
-const latin1 = (b: Uint8Array) => Buffer.from(b).toString('latin1');
+const latin1 = (b: Uint8Array) => latin1Decode(b);
 
 /** parser.go domainNameValid (with the checks Go currently leaves disabled left out, as Go does). */
 function domainNameValid(s: string, constraint: boolean): boolean {
@@ -336,7 +337,7 @@ function parsePolicies(out: ExtensionFields, value: DerReader): void {
   while (!seq.empty()) {
     const oidEl = seq.enter(TAG.SEQUENCE)?.read(TAG.OID);
     if (!oidEl) fail('x509: invalid certificate policies');
-    const key = Buffer.from(oidEl.contents).toString('hex');
+    const key = toHex(oidEl.contents);
     if (seen.has(key)) fail('x509: invalid certificate policies');
     seen.add(key);
     const arcs = arbitraryOid(oidEl.contents);

@@ -5,6 +5,7 @@
  * x509.OID its dotted text, asn1.ObjectIdentifier a list of numbers, structs objects with the field names.
  */
 import { bitStringValue, integerValue, oidValue, TAG, type Element } from './der.js';
+import { latin1Decode, toBase64, toHex, utf8Decode } from '../../../util/bytes.js';
 
 type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
 export type { Json };
@@ -22,7 +23,7 @@ export function fail(message: string): never {
 }
 
 export function bytes(b: Uint8Array | undefined): Json {
-  return b === undefined ? null : Buffer.from(b.buffer, b.byteOffset, b.byteLength).toString('base64');
+  return b === undefined ? null : toBase64(b);
 }
 
 /** A Go slice: nil (null) until something is appended. */
@@ -46,7 +47,7 @@ function daysIn(year: number, month: number): number {
  * the parsed offset, as time.Time's MarshalJSON writes it.
  */
 export function asn1Time(el: Element): string | undefined {
-  const text = Buffer.from(el.contents).toString('latin1');
+  const text = latin1Decode(el.contents);
   const m =
     el.tag === TAG.UTCTime
       ? /^(\d{2})(\d{2})(\d{2})(\d{2})(\d{2})(\d{2})?(Z|[+-]\d{4})$/.exec(text)
@@ -76,7 +77,7 @@ export function asn1Time(el: Element): string | undefined {
 export function ipString(ip: Uint8Array): string {
   if (ip.length === 0) return '<nil>';
   if (ip.length === 4) return Array.from(ip).join('.');
-  if (ip.length !== 16) return `?${Buffer.from(ip).toString('hex')}`;
+  if (ip.length !== 16) return `?${toHex(ip)}`;
   if (ip.subarray(0, 10).every((b) => b === 0) && ip[10] === 0xff && ip[11] === 0xff) return Array.from(ip.subarray(12)).join('.');
   const groups: number[] = [];
   for (let i = 0; i < 16; i += 2) groups.push((ip[i]! << 8) | ip[i + 1]!);
@@ -176,9 +177,9 @@ function unescape(s: string): string {
 export function asn1String(tag: number, v: Uint8Array): string | undefined {
   switch (tag) {
     case TAG.T61String:
-      return Buffer.from(v).toString('latin1');
+      return latin1Decode(v);
     case TAG.PrintableString:
-      return v.every(isPrintable) ? Buffer.from(v).toString('latin1') : undefined;
+      return v.every(isPrintable) ? latin1Decode(v) : undefined;
     case TAG.UTF8String: {
       try {
         return new TextDecoder('utf-8', { fatal: true }).decode(v);
@@ -199,9 +200,9 @@ export function asn1String(tag: number, v: Uint8Array): string | undefined {
       return out;
     }
     case TAG.IA5String:
-      return v.every((b) => b < 0x80) ? Buffer.from(v).toString('latin1') : undefined;
+      return v.every((b) => b < 0x80) ? latin1Decode(v) : undefined;
     case TAG.NumericString:
-      return v.every((b) => (b >= 0x30 && b <= 0x39) || b === 0x20) ? Buffer.from(v).toString('latin1') : undefined;
+      return v.every((b) => (b >= 0x30 && b <= 0x39) || b === 0x20) ? latin1Decode(v) : undefined;
   }
   return undefined;
 }
@@ -280,12 +281,12 @@ export function csrAttributeValue(el: Element): { value: Json; isString: boolean
   const c = el.contents;
   switch (el.tag) {
     case TAG.PrintableString:
-      return c.every(isPrintable) ? { value: Buffer.from(c).toString('latin1'), isString: true } : 'asn1: syntax error: PrintableString contains invalid character';
+      return c.every(isPrintable) ? { value: latin1Decode(c), isString: true } : 'asn1: syntax error: PrintableString contains invalid character';
     case TAG.IA5String:
-      return c.every((b) => b < 0x80) ? { value: Buffer.from(c).toString('latin1'), isString: true } : 'asn1: syntax error: IA5String contains invalid character';
+      return c.every((b) => b < 0x80) ? { value: latin1Decode(c), isString: true } : 'asn1: syntax error: IA5String contains invalid character';
     case TAG.T61String:
       // encoding/asn1 keeps the bytes as they are; encoding/json then replaces invalid UTF-8.
-      return { value: Buffer.from(c).toString('utf8'), isString: true };
+      return { value: utf8Decode(c), isString: true };
     case TAG.UTF8String:
     case TAG.BMPString:
     case TAG.NumericString: {

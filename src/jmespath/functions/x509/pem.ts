@@ -2,6 +2,7 @@
  * Go's encoding/pem Decode: the first well-formed block of the input. A candidate that is malformed (no
  * matching END line, bad base64) is skipped and the search goes on after its BEGIN line, as pem.Decode does.
  */
+import { fromBase64 } from '../../../util/bytes.js';
 
 export interface PemBlock {
   type: string;
@@ -25,7 +26,7 @@ function decodeBase64(text: string): Uint8Array | undefined {
   const compact = text.replace(/[ \t\r\n]/g, '');
   if (compact.length % 4 !== 0 || !/^[A-Za-z0-9+/]*(?:={0,2})$/.test(compact)) return undefined;
   if (/=[^=]/.test(compact)) return undefined;
-  return new Uint8Array(Buffer.from(compact, 'base64'));
+  return fromBase64(compact);
 }
 
 export function decodePem(input: string): PemBlock | undefined {
