@@ -1,6 +1,6 @@
 #!/usr/bin/env node
-// The CLI entry point: runs the compiled code in dist/ (built by `npm ci` through the prepare script).
-import { main } from '../dist/src/cli/main.js';
+// The command `transmute`: runs the bundle in dist/cli/ (built by scripts/build-cli.mjs through `npm run build`,
+// which `npm ci`, `npm pack` and a git install run as prepare/prepack).
+import { main } from '../dist/cli/main.js';
 
-const code = await main(process.argv.slice(2));
-process.exitCode = code;
+process.exitCode = await main(process.argv.slice(2));

@@ -44,6 +44,11 @@ Exit codes: 0 evaluated, 1 the evaluation failed, 2 bad usage or input, or an ex
 or compile (errors are shown with a caret).`;
 
 export async function runCelCommand(argv: string[], io: CelCommandIO): Promise<number> {
+  // `--params=FILE` (and `-f=FILE`) as `--params FILE`, as the other commands take them.
+  argv = argv.flatMap((a) => {
+    const m = /^(-f|--[a-z0-9-]+)=(.*)$/s.exec(a);
+    return m && (FILE_FLAGS[m[1]!] || m[1] === '--k8s-version') ? [m[1]!, m[2]!] : [a];
+  });
   let expr: string | undefined;
   let k8sVersion: string | undefined;
   const files: Record<string, string> = {};

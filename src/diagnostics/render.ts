@@ -1,14 +1,34 @@
 import { formatSpan, LineIndex } from './span.js';
+import type { Severity } from './codes.js';
 import type { Diagnostic } from './diagnostic.js';
+
+/**
+ * How a terminal paints a diagnostic (the CLI passes one only when colour is on). Only transmute's own words are
+ * painted: the severity and the caret, never the escaped input text.
+ */
+export interface RenderStyle {
+  severity(severity: Severity, text: string): string;
+  caret(text: string): string;
+}
 
 /** Source texts by file name, so diagnostics can be shown with the offending line and a caret. */
 export class SourceRegistry {
   private readonly files = new Map<string, LineIndex>();
+  private length = 0;
+
+  /** @param inputBudget how many bytes of input the run may read in all (`--max-input-size`); see io/budget.ts. */
+  constructor(readonly inputBudget?: number) {}
 
   add(file: string, text: string): LineIndex {
     const index = new LineIndex(text);
     this.files.set(file, index);
+    this.length += text.length;
     return index;
+  }
+
+  /** Characters of every text added: what the run has read so far, for the input budget. */
+  get totalLength(): number {
+    return this.length;
   }
 
   get(file: string): LineIndex | undefined {
@@ -51,15 +71,15 @@ function sourceLine(text: string, col: number, width: number): [string, string] 
 }
 
 /** `file:line:col: error TM2003: message`, then the source line and a caret under the span. */
-export function renderDiagnostic(d: Diagnostic, sources?: SourceRegistry): string {
-  const lines = [renderDiagnosticLine(d)];
+export function renderDiagnostic(d: Diagnostic, sources?: SourceRegistry, style?: RenderStyle): string {
+  const lines = [styledDiagnosticLine(d, style)];
   const index = d.span ? sources?.get(d.span.file) : undefined;
   if (d.span && index) {
     const text = index.lineText(d.span.line);
     if (text.length > 0 && text.length <= 400) {
       const width = d.span.endLine === d.span.line ? Math.max(1, d.span.endCol - d.span.col + 1) : 1;
       const [shown, caret] = sourceLine(text, d.span.col, Math.min(width, Math.max(1, text.length - d.span.col + 1)));
-      lines.push(`  ${shown}`, `  ${caret}`);
+      lines.push(`  ${shown}`, `  ${style ? style.caret(caret) : caret}`);
     }
   }
   for (const r of d.related ?? []) lines.push(escapeControls(`  note: ${r.span ? `${formatSpan(r.span)}: ` : ''}${r.message}`));
@@ -68,7 +88,15 @@ export function renderDiagnostic(d: Diagnostic, sources?: SourceRegistry): strin
 
 /** One line per diagnostic, no source excerpt: for summaries and error exits. */
 export function renderDiagnosticLine(d: Diagnostic): string {
-  return escapeControls(`${d.span ? `${formatSpan(d.span)}: ` : ''}${d.severity} ${d.code}: ${d.message}`);
+  return styledDiagnosticLine(d);
+}
+
+/** renderDiagnosticLine, painted for a terminal when a style is given. */
+export function styledDiagnosticLine(d: Diagnostic, style?: RenderStyle): string {
+  const where = d.span ? escapeControls(`${formatSpan(d.span)}: `) : '';
+  const label = `${d.severity} ${d.code}`;
+  // The escapes are added after escapeControls, which would otherwise show them as text.
+  return `${where}${style ? style.severity(d.severity, label) : label}: ${escapeControls(d.message)}`;
 }
 
 /** JSON, with DEL and the C1 controls escaped too (JSON.stringify escapes only C0): the same value, safe to print. */

@@ -114,7 +114,7 @@ describe('commands', () => {
 
   it('translate writes nothing when it fails', async () => {
     const dir = tempFiles({ 'policy.yaml': POLICY });
-    const r = await run(['translate', '-p', join(dir, 'policy.yaml'), '--to', 'nope', '-o', join(dir, 'out.yaml')]);
+    const r = await run(['translate', '-p', join(dir, 'policy.yaml'), '--to', 'nope', '--output-file', join(dir, 'out.yaml')]);
     expect(r.code).toBe(2);
     expect(r.stderr).toContain('TM4004');
   });

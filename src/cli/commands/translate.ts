@@ -1,9 +1,13 @@
 import { diagnostic } from '../../diagnostics/diagnostic.js';
 import { dialectByName, dialects } from '../../dialects/registry.js';
 import { writeFileAtomic } from '../../io/write.js';
+import { toJson } from '../../io/yaml-dump.js';
+import { isJsonObject, type JsonObject } from '../../ir/json.js';
+import type { Diagnostic } from '../../diagnostics/diagnostic.js';
+import { writeOutDir } from '../out-dir.js';
 import { SourceRegistry } from '../../diagnostics/render.js';
 import { admitted, hasErrors, parsePolicyDocs, translateDocuments } from '../../pipeline.js';
-import { readCliInputs, stdinNamedTwice } from '../inputs.js';
+import { MAX_INPUT_SIZE_HELP, MAX_INPUT_SIZE_OPTION, maxInputBytes, readCliInputs, stdinNamedTwice } from '../inputs.js';
 import { many, parse } from '../args.js';
 import { EXIT, type CliIO } from '../io.js';
 import { diagnosticsFormat, reportDiagnostics } from '../report.js';
@@ -19,7 +23,7 @@ function apiVersionsHelp(): string {
 }
 
 export function translateHelp(): string {
-  return `Usage: transmute translate -p POLICY... --to DIALECT [-o FILE] [options]
+  return `Usage: transmute translate -p POLICY... --to DIALECT [-o yaml|json] [--output-file FILE | --out-dir DIR] [options]
 
 Translates policies into another dialect (${dialects().map((d) => d.name).join(', ')}). What the target cannot
 express is reported (TM4001 unsupported, TM4002/TM4003 lossy) with the source position of the construct;
@@ -30,9 +34,12 @@ translate it yet ("yet"); with --diagnostics json the class is the diagnostic's 
 
 Options:
   -p, --policy PATH          policy file, directory or -; repeatable
-      --to DIALECT           the target dialect
+      --to DIALECT           the target dialect: ${dialects().map((d) => d.name).join(' | ')}
       --api-version V        the target API version: ${apiVersionsHelp()}
-  -o, --output FILE          write there (atomically) instead of stdout (- is stdout)
+  -o, --output FORMAT        yaml (default) | json (one object, or a v1 List of several)
+      --output-file FILE     write the output there (atomically) instead of stdout (- is stdout)
+      --out-dir DIR          write each translated policy to DIR/NAME.yaml (or .json), a
+                             MutatingAdmissionPolicy with its binding; DIR is created when missing
       --unsupported LEVEL    error (default): refuse to emit anything if any construct cannot be translated;
                              warn: emit every rule that can be translated, report each one left out;
                              ignore: the same without the reports. An output that refusals left empty is
@@ -40,6 +47,7 @@ Options:
       --name NAME            the name of the translated policy (when one policy is emitted); by default a
                              policy is named after its source policy or mutator
 ${VALIDATE_HELP}
+${MAX_INPUT_SIZE_HELP}
       --diagnostics FORMAT   text (default) | json
   -h, --help                 show this help
 
@@ -56,10 +64,13 @@ interface Flags {
   to?: string;
   'api-version'?: string;
   output?: string;
+  'output-file'?: string;
+  'out-dir'?: string;
   unsupported?: string;
   name?: string;
   validate?: string;
   diagnostics?: string;
+  'max-input-size'?: string;
   help?: boolean;
 }
 
@@ -69,10 +80,13 @@ export async function runTranslate(argv: string[], io: CliIO): Promise<number> {
     to: { type: 'string' },
     'api-version': { type: 'string' },
     output: { type: 'string', short: 'o' },
+    'output-file': { type: 'string' },
+    'out-dir': { type: 'string' },
     unsupported: { type: 'string' },
     name: { type: 'string' },
     validate: { type: 'string' },
     diagnostics: { type: 'string' },
+    ...MAX_INPUT_SIZE_OPTION,
     help: { type: 'boolean', short: 'h' },
   });
   if (!args.ok) {
@@ -91,6 +105,13 @@ export async function runTranslate(argv: string[], io: CliIO): Promise<number> {
   };
   if (!format) return usage(`--diagnostics must be text or json, not "${f.diagnostics}"`);
   if (many(f.policy).length === 0) return usage('at least one policy is required (-p POLICY)');
+  const output = f.output ?? 'yaml';
+  if (output !== 'yaml' && output !== 'json') {
+    // `-o FILE` wrote a file before -o meant the format, as it does in every other command.
+    const hint = /[./\\]/.test(output) || output === '-' ? `; to write a file use --output-file ${output}` : '';
+    return usage(`-o must be yaml or json, not ${JSON.stringify(output)}${hint}`);
+  }
+  if (f['output-file'] !== undefined && f['out-dir'] !== undefined) return usage('--output-file and --out-dir cannot be given together');
   if (!f.to) return usage(`--to is required (one of ${dialects().map((d) => d.name).join(', ')})`);
   const level = f.unsupported ?? 'error';
   if (level !== 'error' && level !== 'warn' && level !== 'ignore') return usage('--unsupported must be error, warn or ignore');
@@ -106,11 +127,13 @@ export async function runTranslate(argv: string[], io: CliIO): Promise<number> {
   if (typeof mode !== 'string') return usage(mode.error);
   if (f.name !== undefined && !DNS1123_SUBDOMAIN.test(f.name)) return usage(`--name ${JSON.stringify(f.name)} is not a valid object name (a lowercase RFC 1123 subdomain)`);
 
+  const budget = maxInputBytes(f['max-input-size']);
+  if (typeof budget !== 'number') return usage(budget.error);
   const twice = stdinNamedTwice({ '-p': f.policy });
   if (twice) return usage(twice);
 
-  const sources = new SourceRegistry();
-  const inputs = readCliInputs(many(f.policy), io, sources, { lists: true, nonEmpty: 'policy documents' });
+  const sources = new SourceRegistry(budget);
+  const inputs = readCliInputs(many(f.policy), io, sources, { lists: true, nonEmpty: 'policy documents', policies: true });
   const parsed = inputs.ok ? parsePolicyDocs(inputs.docs, { mode }) : { policies: [], diagnostics: [] };
   const loaded = { docs: inputs.docs, policies: parsed.policies, diagnostics: [...inputs.diagnostics, ...parsed.diagnostics], sources };
   if (hasErrors(loaded.diagnostics)) {
@@ -133,14 +156,21 @@ export async function runTranslate(argv: string[], io: CliIO): Promise<number> {
     reportDiagnostics(io, diags, format, loaded.sources);
     return EXIT.checkFailed;
   }
-  if (f.output && f.output !== '-') {
-    const w = writeFileAtomic(f.output, result.text);
-    // One report per run (with --diagnostics json, one array): the write's failure joins the others.
-    reportDiagnostics(io, [...diags, ...w.diagnostics], format, loaded.sources);
-    if (!w.ok) return EXIT.badInput;
-  } else {
-    reportDiagnostics(io, diags, format, loaded.sources);
-    io.stdout(result.text);
-  }
+  const documents = result.documents.filter(isJsonObject);
+  const outputFile = f['output-file'];
+  let written: Diagnostic[] = [];
+  if (f['out-dir'] !== undefined) written = writeOutDir(f['out-dir'], documents, output);
+  else if (outputFile !== undefined && outputFile !== '-') written = writeFileAtomic(outputFile, rendered(result.text, documents, output)).diagnostics;
+  // One report per run (with --diagnostics json, one array): a write's failure joins the others.
+  reportDiagnostics(io, [...diags, ...written], format, loaded.sources);
+  if (hasErrors(written)) return EXIT.badInput;
+  if (f['out-dir'] === undefined && (outputFile === undefined || outputFile === '-')) io.stdout(rendered(result.text, documents, output));
   return EXIT.ok;
+}
+
+/** The translation as printed: the YAML documents, or JSON (one object, or a v1 List as kubectl prints several). */
+function rendered(yaml: string, documents: JsonObject[], output: 'yaml' | 'json'): string {
+  if (output === 'yaml') return yaml;
+  if (documents.length === 0) return '';
+  return toJson(documents.length === 1 ? documents[0] : { apiVersion: 'v1', kind: 'List', items: documents }) + '\n';
 }
