@@ -1,13 +1,14 @@
 import { copyObject, defineOwn, hasOwn, isJsonObject, jsonEqual, type JsonObject, type JsonValue } from '../ir/json.js';
 import { applyEvanphxV4 } from './evanphx-v4.js';
+import { applyEvanphxV5 } from './evanphx-v5.js';
 import { MAX_OBJECT_DEPTH } from '../io/limits.js';
 
 /**
  * The quirks of each engine that applies RFC 6902 patches:
  * - `rfc6902`: the RFC, strictly.
  * - `kyverno`: evanphx/json-patch v5 with SupportNegativeIndices, AllowMissingPathOnRemove and
- *   EnsurePathExistsOnAdd (kyverno pkg/engine/mutate/patch): add creates parents, remove of a missing path
- *   is ignored, `-1` on add appends.
+ *   EnsurePathExistsOnAdd (kyverno pkg/engine/mutate/patch; its own module, evanphx-v5.ts): add creates
+ *   parents (arrays through numeric and `-1` tokens), remove of a missing path is ignored, `-1` on add appends.
  * - `evanphx-v4`: gopkg.in/evanphx/json-patch.v4 as kube-apiserver uses it for MAP (its own module,
  *   evanphx-v4.ts: replace of a missing object member acts as add, negative indices, the first path segment
  *   is dropped unchecked, the library's error words).
@@ -75,7 +76,6 @@ function get(doc: JsonValue, tokens: string[], profile: PatchProfile): JsonValue
 function updateParent(
   doc: JsonValue,
   tokens: string[],
-  createParents: boolean,
   change: (parent: JsonValue, last: string) => JsonValue,
 ): JsonValue {
   const rec = (cur: JsonValue | undefined, i: number): JsonValue => {
@@ -91,9 +91,7 @@ function updateParent(
       return copy;
     }
     if (isJsonObject(cur)) {
-      let child = hasOwn(cur, t) ? cur[t] : undefined;
-      // evanphx v5 EnsurePathExistsOnAdd: a numeric next token (strconv.Atoi, so "-1" too) or "-" makes a list.
-      if ((child === undefined || child === null) && createParents) child = /^(-?\d+|-)$/.test(tokens[i + 1]!) ? [] : {};
+      const child = hasOwn(cur, t) ? cur[t] : undefined;
       if (child === undefined || child === null) throw new PatchError('error', `doc is missing path: ${pointerOf(tokens)}`);
       const copy = copyObject(cur);
       defineOwn(copy, t, rec(child, i + 1));
@@ -110,7 +108,7 @@ function pointerOf(tokens: string[]): string {
 
 function add(doc: JsonValue, tokens: string[], value: JsonValue, profile: PatchProfile): JsonValue {
   if (tokens.length === 0) return value;
-  return updateParent(doc, tokens, profile === 'kyverno', (parent, last) => {
+  return updateParent(doc, tokens, (parent, last) => {
     if (Array.isArray(parent)) {
       const idx = arrayIndex(last, parent.length, true, profile);
       const copy = parent.slice();
@@ -128,7 +126,7 @@ function add(doc: JsonValue, tokens: string[], value: JsonValue, profile: PatchP
 
 function remove(doc: JsonValue, tokens: string[], profile: PatchProfile): JsonValue {
   if (tokens.length === 0) throw new PatchError('error', 'cannot remove the whole document');
-  return updateParent(doc, tokens, false, (parent, last) => {
+  return updateParent(doc, tokens, (parent, last) => {
     if (Array.isArray(parent)) {
       const idx = arrayIndex(last, parent.length, false, profile);
       const copy = parent.slice();
@@ -147,7 +145,7 @@ function remove(doc: JsonValue, tokens: string[], profile: PatchProfile): JsonVa
 
 function replace(doc: JsonValue, tokens: string[], value: JsonValue, profile: PatchProfile): JsonValue {
   if (tokens.length === 0) return value;
-  return updateParent(doc, tokens, false, (parent, last) => {
+  return updateParent(doc, tokens, (parent, last) => {
     if (Array.isArray(parent)) {
       if (last === '-') throw new PatchError('error', `replace operation does not apply: doc is missing key: ${pointerOf(tokens)}: missing value`);
       const idx = arrayIndex(last, parent.length, false, profile);
@@ -171,6 +169,7 @@ function replace(doc: JsonValue, tokens: string[], value: JsonValue, profile: Pa
 /** Applies the steps in order to `doc` without mutating it; the first failing step aborts the whole patch. */
 export function applyPatch(doc: JsonValue, steps: readonly PatchStep[], profile: PatchProfile): PatchOutcome {
   if (profile === 'evanphx-v4') return applyEvanphxV4(doc, steps);
+  if (profile === 'kyverno') return applyEvanphxV5(doc, steps);
   let cur = doc;
   for (let i = 0; i < steps.length; i++) {
     const s = steps[i]!;
@@ -181,7 +180,6 @@ export function applyPatch(doc: JsonValue, steps: readonly PatchStep[], profile:
           cur = add(cur, tokens, s.value ?? null, profile);
           break;
         case 'remove':
-          if (profile === 'kyverno' && get(cur, tokens, profile) === undefined) break; // AllowMissingPathOnRemove
           cur = remove(cur, tokens, profile);
           break;
         case 'replace':

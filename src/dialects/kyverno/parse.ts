@@ -4,6 +4,7 @@
  * Only mutate rules are read: validate/generate/verifyImages rules do not change the admitted object, and
  * `mutate.targets` rules (mutate existing) never run on the admission request itself.
  */
+import { valueTree } from './values-tree.js';
 import type { Diagnostic } from '../../diagnostics/diagnostic.js';
 import { isJsonObject, type JsonObject, type JsonValue } from '../../ir/json.js';
 import type { MatchSpec, Op, Policy, Rule, Semantics } from '../../ir/nodes.js';
@@ -32,13 +33,18 @@ function valuesOf(opts: ParseOptions | undefined): JsonObject | undefined {
   return isJsonObject(values) ? values : undefined;
 }
 
+/**
+ * The value a context entry takes from the Values: the variables the global values and then the rule's values
+ * define, dotted keys nested as Kyverno's JSON context nests them (values-tree.ts).
+ */
 function contextData(values: JsonObject | undefined, policy: string, rule: string): ContextData {
   if (!values) return () => undefined;
   const global = isJsonObject(values.globalValues) ? values.globalValues : {};
   const p = (Array.isArray(values.policies) ? values.policies : []).find((x) => isJsonObject(x) && x.name === policy) as JsonObject | undefined;
   const r = (Array.isArray(p?.rules) ? p.rules : []).find((x) => isJsonObject(x) && x.name === rule) as JsonObject | undefined;
   const ruleValues = isJsonObject(r?.values) ? r.values : {};
-  return (name) => (Object.prototype.hasOwnProperty.call(ruleValues, name) ? ruleValues[name] : Object.prototype.hasOwnProperty.call(global, name) ? global[name] : undefined);
+  const tree = valueTree(ruleValues, valueTree(global));
+  return (name) => (Object.prototype.hasOwnProperty.call(tree, name) ? tree[name] : undefined);
 }
 
 const ELEMENT_VARIABLE = /\{\{-?\s*element/;

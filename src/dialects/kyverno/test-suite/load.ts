@@ -9,6 +9,7 @@ import { isJsonObject, type JsonObject, type JsonValue } from '../../../ir/json.
 import type { SourceDoc } from '../../../io/source.js';
 import { readSuiteDocs, readSuiteObject, type SuiteFiles } from './files.js';
 import type { SuiteResult, TestSuite } from './model.js';
+import { readImageData, type ImageDataTable } from '../../../cel/lib/image-data.js';
 
 export const TEST_FILE_NAME = 'kyverno-test.yaml';
 
@@ -58,6 +59,17 @@ export function loadTestSuite(path: string, display: string = path): Result<Test
   const variablesFile = str(t, 'variables');
   const values = variablesFile ? readSuiteObject(files, variablesFile) : ok(isJsonObject(t.values) ? t.values : undefined);
   if (!values.ok) return values;
+  // The Context file (cmd/cli/kubectl-kyverno/apis/v1alpha1 Context): its `spec.images` answer the image
+  // registry reads of the suite's policies (FakeContextProvider.AddImageData), offline.
+  const contextFile = str(t, 'context');
+  const context = contextFile ? readSuiteObject(files, contextFile) : ok(undefined);
+  if (!context.ok) return context;
+  let imageData: ImageDataTable | undefined;
+  if (context.value && isJsonObject(context.value.spec) && context.value.spec.images !== undefined) {
+    const table = readImageData(context.value);
+    if (typeof table === 'string') return malformed(`context ${contextFile}: ${table}`);
+    imageData = table;
+  }
   const userInfoFile = str(t, 'userinfo');
   const userInfo = userInfoFile ? readSuiteObject(files, userInfoFile) : ok(undefined);
   if (!userInfo.ok) return userInfo;
@@ -83,6 +95,7 @@ export function loadTestSuite(path: string, display: string = path): Result<Test
     ...(userInfo.value ? { userInfo: userInfo.value } : {}),
     apiCallResponses: (Array.isArray(t.apiCallResponses) ? t.apiCallResponses : []).filter(isJsonObject),
     ...(t.context !== undefined ? { context: t.context } : {}),
+    ...(imageData ? { imageData } : {}),
     results,
   });
 }

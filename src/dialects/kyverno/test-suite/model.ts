@@ -5,6 +5,7 @@
 import type { TestRow } from '../../../io/test-row.js';
 import type { JsonObject, JsonValue } from '../../../ir/json.js';
 import type { SourceDoc } from '../../../io/source.js';
+import type { ImageDataTable } from '../../../cel/lib/image-data.js';
 
 export interface TestSuite {
   /** The test file's path as reached from the user's PATH argument. */
@@ -27,6 +28,8 @@ export interface TestSuite {
   apiCallResponses: JsonObject[];
   /** The CEL policies' context file (`context`), kept for the dialects that read it. */
   context?: JsonValue;
+  /** The context file's images (cli.kyverno.io Context `spec.images`): the runtime's image data for the suite. */
+  imageData?: ImageDataTable;
   results: SuiteResult[];
 }
 

@@ -13,6 +13,7 @@ import { mutateExisting } from '../mutate-existing.js';
 import type { CliResponse, CliTriggerOutcome } from '../../kyverno-mpol/mutate-existing-cli.js';
 import { checkPatched, findPatched } from './compare.js';
 import { metadataOf } from './select.js';
+import type { Runtime } from '../../../runtime/runtime.js';
 
 export interface TargetOutcome {
   before: JsonObject;
@@ -31,6 +32,7 @@ export function runMutateExistingRule(
   triggers: readonly JsonObject[],
   targets: readonly JsonObject[],
   inputs: { values?: JsonObject | undefined; userInfo?: JsonObject | undefined; policy: string },
+  runtime?: Runtime,
 ): Map<string, TargetOutcome> | string {
   const outcomes = new Map<string, TargetOutcome>();
   for (const t of targets) outcomes.set(identityOf(t), { before: t, after: t, triggers: new Set() });
@@ -39,7 +41,7 @@ export function runMutateExistingRule(
     const request = kyvernoRequest(trigger, inputs);
     if (typeof request === 'string') return request;
     const current = [...outcomes.values()].map((o) => o.after);
-    const out = mutateExisting(policyDocs, request, current, { conformance } as never);
+    const out = mutateExisting(policyDocs, request, current, { conformance } as never, runtime);
     const failed = out.diagnostics.find((d) => d.severity === 'error');
     if (failed) return failed.message;
     for (const r of out.results) {

@@ -1,20 +1,25 @@
 /**
  * Runs a loaded `kyverno-test.yaml` as `kyverno test` does (commands/test: runTest, printTestResult,
  * checkResult, lookupEngineResponses, lookupRuleResponses): each policy is applied to each resource after the
- * policies before it, and each result entry is checked, per resource it names, for the rule's result
- * (pass / skip / fail / error) and the patched resource. A rule name also stands for its `autogen-` and
- * `autogen-cronjob-` rules.
+ * policies before it, with the suite's PolicyExceptions, and each result entry is checked, per resource it
+ * names, for the rule's result (pass / skip / fail / error) and the patched resource, as ./verdict.ts says.
+ * A rule name also stands for its `autogen-` and `autogen-cronjob-` rules.
  *
- * Unlike the CLI, nothing passes vacuously: a resource that is not in the test, a policy that is not there or
- * did not parse, a rule the policy does not have, and (for an expected `pass`) a rule that matched nothing all
- * fail with that reason.
+ * Rows of validate, generate and verifyImages rules are `skipped`: not run (transmute runs mutations), with
+ * the reason; they neither pass nor fail.
+ *
+ * Unlike the CLI, a resource that is not in the test, a policy that is not there or did not parse, and a rule
+ * the policy does not have fail with that reason. With `asKyvernoTest` (the `transmute test` command) a rule
+ * that matched nothing passes as "Excluded" and a MutatingPolicy or MAP that ran without changing anything is
+ * `pass`; otherwise (transmute migrate's proof, which compares a rule with its translation) an excluded row
+ * passes only when `skip` was expected and an unchanged CEL policy is `skip`, as a mutate rule is.
  */
 import { impliedBindingDocs } from '../../map/implied-binding.js';
 import { kyvernoRequest, withDefaultNamespace } from './request.js';
 import { hasErrors, type Diagnostic } from '../../../diagnostics/diagnostic.js';
 import { renderDiagnosticLine } from '../../../diagnostics/render.js';
 import { apply } from '../../../interpreter/index.js';
-import type { ApplyResult, TraceEvent } from '../../../interpreter/api.js';
+import type { ApplyResult } from '../../../interpreter/api.js';
 import { isJsonObject, type JsonObject, type JsonValue } from '../../../ir/json.js';
 import type { Policy } from '../../../ir/nodes.js';
 import type { SourceDoc } from '../../../io/source.js';
@@ -27,33 +32,53 @@ import { objectsProvider } from '../../kyverno-mpol/mutate-existing.js';
 import { cliTestTargets, cliTrigger, targetIdentity } from '../../kyverno-mpol/mutate-existing-cli.js';
 import { mutatesExisting } from '../../kyverno-mpol/recognize.js';
 import type { AdmissionRequest } from '../../../k8s/request.js';
+import { deriveRuntime, type Runtime } from '../../../runtime/runtime.js';
+import { createRuntime } from '../../../runtime/create.js';
 import type { RowStatus, SuiteResult, SuiteRow, TestSuite } from './model.js';
 import { findResource, kindOf, metadataOf, policyChain, resourceLabel, splitRef } from './select.js';
 import { admitDocs, type ValidateMode } from '../../../validate/admit.js';
+import { applyingExceptions, exemptingKeys, isKyvernoException, readExceptions, withExemptions, type KyvernoException } from './exceptions.js';
+import { judge, ruleResponse, type PatchedState, type Verdict } from './verdict.js';
 
 /** `targets`: the IR policies of the entry's policy (a MutatingAdmissionPolicy gives one per binding). */
-type Prepared = { ok: true; policies: Policy[]; targets: Policy[]; doc: SourceDoc } | { ok: false; reason: string };
+type Prepared = { ok: true; policies: Policy[]; targets: Policy[]; doc: SourceDoc } | { ok: false; reason: string; notRun?: boolean };
+
+export interface RunOptions {
+  /** Judge as `kyverno test` does: a rule that matches nothing is an "Excluded" pass. */
+  asKyvernoTest?: boolean;
+  /** The runtime every policy runs with (the suite's cluster data is added where a policy reads it); default: createRuntime(). */
+  runtime?: Runtime;
+}
 
 /** Runs every result entry of the suite; one row per entry and resource, in file order. */
-export function runTestSuite(suite: TestSuite, validate: ValidateMode = 'strict'): SuiteRow[] {
-  const run = new SuiteRun(suite, validate);
+export function runTestSuite(suite: TestSuite, validate: ValidateMode = 'strict', options: RunOptions = {}): SuiteRow[] {
+  // The suite's Context file images serve the image registry reads of its policies.
+  const runOptions = suite.imageData ? { ...options, runtime: deriveRuntime(options.runtime ?? createRuntime(), { imageData: suite.imageData }) } : options;
+  const run = new SuiteRun(suite, validate, runOptions);
   return suite.results.flatMap((entry) => run.entryRows(entry));
 }
 
+/** An applied chain: the interpreter's result and the PolicyExceptions that exempted rules of it. */
+type Applied = { result: ApplyResult; exceptions: KyvernoException[] };
+
 class SuiteRun {
   private readonly prepared = new Map<string, Prepared>();
-  private readonly applied = new Map<string, ApplyResult>();
+  private readonly applied = new Map<string, Applied>();
   private readonly resources: JsonObject[];
   private readonly targets: JsonObject[];
   private readonly values: JsonObject | undefined;
+  private readonly exceptions: { exceptions: KyvernoException[]; problem?: string };
 
   constructor(
     private readonly suite: TestSuite,
     private readonly validate: ValidateMode,
+    private readonly options: RunOptions,
   ) {
     this.resources = objects(suite.resources);
     this.targets = objects(suite.targetResources);
     this.values = apiCallValues(suite);
+    const read = readExceptions(suite.exceptions, suite.file);
+    this.exceptions = { exceptions: read.exceptions, ...(hasErrors(read.diagnostics) ? { problem: `a PolicyException of the test cannot be read: ${firstError(read.diagnostics)}` } : {}) };
   }
 
   entryRows(entry: SuiteResult): SuiteRow[] {
@@ -71,13 +96,15 @@ class SuiteRun {
     const refs = entry.resources.length > 0 ? entry.resources : this.resources.filter((o) => entry.kind === '' || kindOf(o) === entry.kind).map(refOf);
     if (refs.length === 0) return [row(entry.kind, 'failed', `the result names no resource and the test has no ${entry.kind || 'resource'}`)];
     if (this.mpolMutatesExisting(entry)) return this.mpolExistingRows(entry, row);
+    if (this.exceptions.problem) return refs.map((r) => row(resourceLabel(entry.kind, r, entry.namespace), 'failed', this.exceptions.problem!));
     const prepared = this.prepare(entry.policy);
-    if (!prepared.ok) return refs.map((r) => row(resourceLabel(entry.kind, r, entry.namespace), 'failed', prepared.reason));
+    if (!prepared.ok) return refs.map((r) => row(resourceLabel(entry.kind, r, entry.namespace), prepared.notRun ? 'skipped' : 'failed', prepared.reason));
     if (hasTargets(prepared.doc, rule)) return this.mutateExistingRows(entry, refs, row);
-    const names = entry.ruleless ? undefined : [rule, `autogen-${rule}`, `autogen-cronjob-${rule}`];
+    // An entry without a rule checks every rule of the policy (as for a rule-less policy).
+    const names = entry.ruleless || rule === '' ? undefined : [rule, `autogen-${rule}`, `autogen-cronjob-${rule}`];
     if (names) {
       const missing = missingRule(prepared, rule, names);
-      if (missing) return refs.map((r) => row(resourceLabel(entry.kind, r, entry.namespace), 'failed', missing));
+      if (missing) return refs.map((r) => row(resourceLabel(entry.kind, r, entry.namespace), missing.notRun ? 'skipped' : 'failed', missing.reason));
     }
     return refs.map((ref) => {
       const label = resourceLabel(entry.kind, ref, entry.namespace);
@@ -109,7 +136,7 @@ class SuiteRun {
     }
     const docs = [...this.suite.policies, ...this.suite.exceptions];
     const cluster = objects([...this.suite.clusterResources, ...this.suite.paramResources]);
-    const responses = cliTestTargets(docs, triggers, this.targets, cluster);
+    const responses = cliTestTargets(docs, triggers, this.targets, cluster, this.options.runtime);
     if (typeof responses === 'string') return fail(responses);
     let patched: { name: string; docs: SourceDoc[] } | undefined;
     if (entry.patchedResources) {
@@ -118,7 +145,7 @@ class SuiteRun {
       patched = { name: entry.patchedResources, docs: read.value };
     }
     const provider = objectsProvider([...this.resources, ...this.targets, ...cluster]);
-    const triggerCheck = (trigger: { object: JsonObject; request: AdmissionRequest }) => checkMpolTrigger(cliTrigger(docs, trigger.request, provider), entry.policy, entry.result, patched);
+    const triggerCheck = (trigger: { object: JsonObject; request: AdmissionRequest }) => checkMpolTrigger(cliTrigger(docs, trigger.request, provider, this.options.runtime), entry.policy, entry.result, patched);
     if (entry.resources.length === 0) {
       // Every resource, each standing also for the targets its run reached (the CLI checks those too).
       return this.resources
@@ -157,7 +184,7 @@ class SuiteRun {
     const label = (ref: string) => resourceLabel(entry.kind, ref, entry.namespace);
     const chain = policyChain(this.suite.policies, entry.policy) ?? [];
     const inputs = { values: this.values, userInfo: this.suite.userInfo, policy: entry.policy };
-    const outcomes = runMutateExistingRule(chain, entry.rule ?? '', this.resources, this.targets, inputs);
+    const outcomes = runMutateExistingRule(chain, entry.rule ?? '', this.resources, this.targets, inputs, this.options.runtime);
     if (typeof outcomes === 'string') return refs.map((ref) => row(label(ref), 'failed', outcomes));
     let patched: { name: string; docs: SourceDoc[] } | undefined;
     if (entry.patchedResources) {
@@ -173,13 +200,8 @@ class SuiteRun {
     });
   }
 
-  private check(
-    entry: SuiteResult,
-    prepared: Extract<Prepared, { ok: true }>,
-    names: string[] | undefined,
-    ref: string,
-  ): { status: RowStatus; reason: string; diff?: string } {
-    const failed = (reason: string, diff?: string) => ({ status: 'failed' as const, reason, ...(diff ? { diff } : {}) });
+  private check(entry: SuiteResult, prepared: Extract<Prepared, { ok: true }>, names: string[] | undefined, ref: string): Verdict {
+    const failed = (reason: string): Verdict => ({ status: 'failed', reason });
     const object = findResource(this.resources, entry.kind, ref, entry.namespace);
     if (!object) {
       if (findResource(this.targets, entry.kind, ref, entry.namespace)) {
@@ -187,31 +209,33 @@ class SuiteRun {
       }
       return failed(`resource not found: no ${entry.kind || 'resource'} ${ref} among the test's resources`);
     }
-    const result = this.apply(entry.policy, prepared, object, ref);
-    if (typeof result === 'string') return failed(result);
+    const applied = this.apply(entry.policy, prepared, object, ref);
+    if (typeof applied === 'string') return failed(applied);
+    const { result } = applied;
     const ids = new Set(prepared.targets.map((p) => p.id));
-    const events = responses(result.trace, ids, names);
+    let response = ruleResponse(result.trace, ids, names, this.options.asKyvernoTest === true);
+    if (response.kind === 'response' && response.result === 'skip') {
+      // The engine's wording for a rule a PolicyException exempted.
+      const keys = exemptedBy(applied.exceptions, prepared.targets, names, entry.policy);
+      if (keys.length > 0) response = { ...response, message: `rule is skipped due to policy exceptions ${keys.join(', ')}` };
+    }
     const actual = (result.object ?? object) as JsonValue;
+    const patched = response.kind === 'response' ? this.patchedState(entry, actual) : ({ kind: 'none' } as const);
+    return judge(entry.result, response, patched, {
+      excludedPasses: this.options.asKyvernoTest === true,
+      failOnMissingResources: entry.raw.failOnMissingResources === true,
+    });
+  }
 
-    if (entry.patchedResources) {
-      const docs = readSuiteDocs({ dir: this.suite.dir, display: dirOf(this.suite.file) }, entry.patchedResources);
-      if (!docs.ok) return failed(`patched resource: ${firstError(docs.diagnostics)}`);
-      const expected = isJsonObject(actual) ? findPatched(docs.value, actual) : undefined;
-      if (!expected) return failed(`patched resource: ${entry.patchedResources} has no ${describe(actual)}`);
-      const compared = checkPatched(expected, actual, entry.patchedResources);
-      if (!compared.ok) return failed(compared.reason, compared.diff);
-    }
-    if (events.length === 0) {
-      // The CLI reports no rule response as "Excluded" and passes; only an expected skip agrees with that here.
-      if (entry.result === 'skip') return { status: 'skipped', reason: 'excluded: the rule does not match the resource' };
-      return failed(`the rule did not run on ${ref}: it does not match the resource (want ${entry.result || 'a result'})`);
-    }
-    const got = kyvernoResult(events);
-    if (got !== entry.result) {
-      const why = events.find((e) => e.reason)?.reason;
-      return failed(`want ${entry.result || '(none)'}, got ${got}${why ? `: ${why}` : ''}`);
-    }
-    return { status: entry.result === 'skip' ? 'skipped' : 'passed', reason: 'Ok' };
+  /** The patched-resource file against the actual resource (getAndCompareResource). */
+  private patchedState(entry: SuiteResult, actual: JsonValue): PatchedState {
+    if (!entry.patchedResources) return { kind: 'none' };
+    const docs = readSuiteDocs({ dir: this.suite.dir, display: dirOf(this.suite.file) }, entry.patchedResources);
+    if (!docs.ok) return { kind: 'unreadable', reason: firstError(docs.diagnostics) };
+    const expected = isJsonObject(actual) ? findPatched(docs.value, actual) : undefined;
+    if (!expected) return { kind: 'missing', reason: `${entry.patchedResources} has no ${describe(actual)}` };
+    const compared = checkPatched(expected, actual, entry.patchedResources);
+    return compared.ok ? { kind: 'equal' } : { kind: 'differs', reason: compared.reason, ...(compared.diff ? { diff: compared.diff } : {}) };
   }
 
   /** The policies up to the entry's policy, parsed once per policy name. */
@@ -228,12 +252,16 @@ class SuiteRun {
     const chain = policyChain(this.suite.policies, policyRef);
     if (!chain) return { ok: false, reason: `policy ${policyRef} is not among the test's policies` };
     const doc = chain.filter((d) => !kindOf(d.value).endsWith('Binding')).pop()!;
+    const nonMutating = nonMutatingPolicy(doc);
+    if (nonMutating) return { ok: false, notRun: true, reason: `not run: policy ${policyRef} has only ${nonMutating} rules; transmute runs mutate rules only` };
     const dialect = dialectFor(doc);
     if (!dialect) return { ok: false, reason: `policy ${policyRef} did not run: no dialect reads ${String(isJsonObject(doc.value) ? doc.value.apiVersion : '')} ${kindOf(doc.value)}` };
     // The Kyverno CLI runs an unbound MutatingAdmissionPolicy as if bound without restriction.
     if (dialect.name === 'map') chain.push(...impliedBindingDocs(chain, `${this.suite.file} (binding the Kyverno CLI implies for ${policyRef})`));
     const recognized = chain.filter((d) => dialect.recognizes(d));
-    const siblings = [...chain.filter((d) => !dialect.recognizes(d)), ...this.suite.paramResources, ...this.suite.clusterResources];
+    // The suite's CEL PolicyExceptions reach the MutatingPolicy dialect as siblings; kyverno.io ones are applied here.
+    const celExceptions = this.suite.exceptions.filter((d) => !isKyvernoException(d));
+    const siblings = [...chain.filter((d) => !dialect.recognizes(d)), ...celExceptions, ...this.suite.paramResources, ...this.suite.clusterResources];
     const conformance: JsonObject = {};
     if (this.values) conformance.values = this.values;
     // `kyverno test` refuses a policy its validation refuses; the suite's policies are admitted as on a cluster.
@@ -254,31 +282,69 @@ class SuiteRun {
     return { ok: true, policies: parsed.policies, targets, doc };
   }
 
-  private apply(policyRef: string, prepared: Extract<Prepared, { ok: true }>, object: JsonObject, ref: string): ApplyResult | string {
+  private apply(policyRef: string, prepared: Extract<Prepared, { ok: true }>, object: JsonObject, ref: string): Applied | string {
     const key = `${policyRef}\u0000${this.resources.indexOf(object)}`;
-    let result = this.applied.get(key);
-    if (!result) {
+    let applied = this.applied.get(key);
+    if (!applied) {
       const request = kyvernoRequest(object, { values: this.values, userInfo: this.suite.userInfo, policy: policyRef });
       if (typeof request === 'string') return `resource ${ref}: ${request}`;
-      result = apply(prepared.policies, request);
-      this.applied.set(key, result);
+      const runtime = this.options.runtime;
+      const exceptions = applyingExceptions(this.exceptions.exceptions, request, runtime);
+      const policies = withExemptions(prepared.policies, exceptions, kyvernoPolicyKey);
+      applied = { result: apply(policies, request, runtime ? { runtime } : {}), exceptions };
+      this.applied.set(key, applied);
     }
-    return result;
+    return applied;
   }
 }
 
-/** Why a rule-based entry cannot be checked: the rule is absent, or is of a kind this dialect does not run. */
-function missingRule(prepared: Extract<Prepared, { ok: true }>, rule: string, names: readonly string[]): string | undefined {
+/**
+ * Why a rule-based entry cannot be checked: the rule is absent (a failure), or is of a kind transmute does
+ * not run (not run: validate, generate, verifyImages).
+ */
+function missingRule(prepared: Extract<Prepared, { ok: true }>, rule: string, names: readonly string[]): { reason: string; notRun?: boolean } | undefined {
   if (prepared.targets.some((t) => t.rules.some((r) => names.includes(r.name)))) return undefined;
   const id = prepared.targets[0]!.id;
-  const spec = isJsonObject(prepared.doc.value) && isJsonObject(prepared.doc.value.spec) ? prepared.doc.value.spec : {};
-  const raw = (Array.isArray(spec.rules) ? spec.rules : []).find((r) => isJsonObject(r) && r.name === rule);
-  if (!isJsonObject(raw)) return `rule ${rule} is not a rule of policy ${id}`;
+  const raw = rawRule(prepared.doc, rule);
+  if (!isJsonObject(raw)) return { reason: `rule ${rule} is not a rule of policy ${id}` };
   const mutate = isJsonObject(raw.mutate) ? raw.mutate : undefined;
-  if (mutate && Array.isArray(mutate.targets) && mutate.targets.length > 0) return `rule ${rule} mutates existing resources (mutate.targets): not simulated yet`;
-  const kind = ['validate', 'generate', 'verifyImages'].find((k) => raw[k] !== undefined && raw[k] !== null);
-  if (kind) return `rule ${rule} is a ${kind} rule: transmute runs mutate rules only`;
-  return `rule ${rule} of policy ${id} did not parse into a mutation`;
+  if (mutate && Array.isArray(mutate.targets) && mutate.targets.length > 0) return { reason: `rule ${rule} mutates existing resources (mutate.targets): not simulated yet` };
+  const kind = NOT_RUN_RULE_KINDS.find((k) => raw[k] !== undefined && raw[k] !== null);
+  if (kind) return { reason: `not run: rule ${rule} is a ${kind} rule; transmute runs mutate rules only`, notRun: true };
+  return { reason: `rule ${rule} of policy ${id} did not parse into a mutation` };
+}
+
+const NOT_RUN_RULE_KINDS = ['validate', 'generate', 'verifyImages'] as const;
+
+function rawRule(doc: SourceDoc, rule: string): JsonValue | undefined {
+  const spec = isJsonObject(doc.value) && isJsonObject(doc.value.spec) ? doc.value.spec : {};
+  return (Array.isArray(spec.rules) ? spec.rules : []).find((r) => isJsonObject(r) && r.name === rule);
+}
+
+/** A policy with rules but no mutate rule at all (only validate, generate, verifyImages): nothing to run. */
+function nonMutatingPolicy(doc: SourceDoc): string | undefined {
+  const spec = isJsonObject(doc.value) && isJsonObject(doc.value.spec) ? doc.value.spec : {};
+  const rules = (Array.isArray(spec.rules) ? spec.rules : []).filter(isJsonObject);
+  if (rules.length === 0 || rules.some((r) => r.mutate !== undefined && r.mutate !== null)) return undefined;
+  const kinds = [...new Set(rules.flatMap((r) => NOT_RUN_RULE_KINDS.filter((k) => r[k] !== undefined && r[k] !== null)))];
+  return kinds.length > 0 ? kinds.join(', ') : undefined;
+}
+
+/** The name PolicyExceptions give a Kyverno policy (cache.MetaObjectToName): `namespace/name` or `name`. */
+function kyvernoPolicyKey(p: Policy): string | undefined {
+  return p.origin.dialect === 'kyverno' ? p.id : undefined;
+}
+
+/** The exceptions that exempted the entry's rule (every rule, for a rule-less entry) of the target policies. */
+function exemptedBy(applying: readonly KyvernoException[], targets: readonly Policy[], names: readonly string[] | undefined, policyRef: string): string[] {
+  const keys = new Set<string>();
+  for (const t of targets) {
+    for (const r of t.rules) {
+      if (names && !names.includes(r.name)) continue;
+      for (const k of exemptingKeys(applying, kyvernoPolicyKey(t) ?? policyRef, r.name)) keys.add(k);
+    }
+  }
+  return [...keys];
 }
 
 /** True when the policy's rule of that name has `mutate.targets` (mutate existing). */
@@ -288,19 +354,7 @@ function hasTargets(doc: SourceDoc, rule: string): boolean {
   return isJsonObject(raw) && isJsonObject(raw.mutate) && Array.isArray(raw.mutate.targets) && raw.mutate.targets.length > 0;
 }
 
-/** The rule responses of the policy for the entry: rule events that matched (lookupRuleResponses). */
-function responses(trace: readonly TraceEvent[], policyIds: ReadonlySet<string>, names: readonly string[] | undefined): TraceEvent[] {
-  return trace.filter(
-    (e) => policyIds.has(e.policy) && e.node === 'rule' && e.outcome !== 'not-matched' && (names === undefined || names.includes(e.rule ?? '')),
-  );
-}
 
-/** A mutate rule's result: error, pass when it changed the object, skip otherwise (preconditions, no change). */
-function kyvernoResult(events: readonly TraceEvent[]): string {
-  if (events.some((e) => e.outcome === 'error')) return 'error';
-  if (events.some((e) => e.outcome === 'applied')) return 'pass';
-  return 'skip';
-}
 
 function objects(docs: readonly SourceDoc[]): JsonObject[] {
   return docs.map((d) => d.value).filter(isJsonObject).map((o) => withDefaultNamespace(o));

@@ -2,4 +2,4 @@
 export { findKaptestFiles, isKaptestFile } from './discover.js';
 export { KAPTEST_FILE_NAME, loadKaptest, looksLikeKaptest } from './load.js';
 export type { Expectation, KaptestManifest, KaptestRow, MapTestCase, MapTestSuite, RowStatus } from './model.js';
-export { requestLabel, runKaptest } from './run.js';
+export { requestLabel, runKaptest, type KaptestOptions } from './run.js';

@@ -13,6 +13,7 @@ import type { SourceDoc, YamlPath } from '../../../io/source.js';
 import { readYamlTextFile } from '../../../io/text-check.js';
 import { loadYamlText } from '../../../io/yaml-load.js';
 import type { Expectation, KaptestManifest, KaptestUserInfo, MapTestCase, MapTestSuite, ObjectRef, ParamRef, ResourceDoc, VapTestSuite } from './model.js';
+import { pushAll } from '../../../util/arrays.js';
 
 /** The manifest name `kaptest init` writes into `<policy>.test/` (init.go rootManifestName). */
 export const KAPTEST_FILE_NAME = 'kaptest.yaml';
@@ -84,14 +85,14 @@ export function loadKaptest(path: string, display: string = path): Result<Kaptes
   for (let i = 0; i < policyFiles.length; i++) {
     const r = readDocs(files, policyFiles[i]!, at(['policies', i]));
     if (!r.ok) return r;
-    warnings.push(...r.diagnostics);
-    policies.push(...r.value);
+    pushAll(warnings, r.diagnostics);
+    pushAll(policies, r.value);
   }
   const resources: ResourceDoc[] = [];
   for (let i = 0; i < resourceFiles.length; i++) {
     const r = readDocs(files, resourceFiles[i]!, at(['resources', i]));
     if (!r.ok) return r;
-    warnings.push(...r.diagnostics);
+    pushAll(warnings, r.diagnostics);
     // LoadResources skips what does not decode to an object (an empty document, a list).
     for (const d of r.value) if (isJsonObject(d.value)) resources.push({ value: d.value, doc: d });
   }

@@ -16,6 +16,7 @@ import type { Span } from '../../../diagnostics/span.js';
 import { apply } from '../../../interpreter/index.js';
 import type { JsonObject } from '../../../ir/json.js';
 import { parseApiVersion } from '../../../k8s/resources.js';
+import type { Runtime } from '../../../runtime/runtime.js';
 import { checkExpectObject, expectedObject } from './compare.js';
 import { findPolicyDoc, Invocations, paramKindOf } from './invocation.js';
 import type { Expectation, KaptestManifest, KaptestRow, MapTestCase, MapTestSuite, ObjectRef, ResourceDoc, RowStatus } from './model.js';
@@ -33,8 +34,13 @@ export function requestLabel(tc: Pick<MapTestCase, 'object' | 'oldObject'>): str
   return '';
 }
 
-export function runKaptest(manifest: KaptestManifest): KaptestRow[] {
-  const run = new ManifestRun(manifest);
+export interface KaptestOptions {
+  /** The runtime every test runs with; default: a fresh createRuntime() per test. */
+  runtime?: Runtime;
+}
+
+export function runKaptest(manifest: KaptestManifest, options: KaptestOptions = {}): KaptestRow[] {
+  const run = new ManifestRun(manifest, options);
   const rows = manifest.mapTestSuites.flatMap((s) => run.suiteRows(s));
   for (const s of manifest.vapTestSuites) {
     for (const t of s.tests) {
@@ -51,7 +57,10 @@ class ManifestRun {
   private readonly index: ResourceIndex;
   private readonly invocations: Invocations;
 
-  constructor(private readonly manifest: KaptestManifest) {
+  constructor(
+    private readonly manifest: KaptestManifest,
+    private readonly options: KaptestOptions,
+  ) {
     this.index = new ResourceIndex(manifest.resources);
     this.invocations = new Invocations(manifest.policies, manifest.file);
   }
@@ -120,7 +129,8 @@ class ManifestRun {
     const prepared = this.invocations.prepare(suite, setup.param);
     if (!prepared.ok) return { failed: `${upper(tc.expect)} ==> SETUP ERROR\n${line('TM7003', prepared.span, prepared.reason)}` };
     const request = admissionRequest(setup.object.value, setup.oldObject?.value, setup.namespace, tc.userInfo);
-    const result = apply(prepared.policies, request, { patch: false });
+    const runtime = this.options.runtime;
+    const result = apply(prepared.policies, request, { patch: false, ...(runtime ? { runtime } : {}) });
     return outcomeOf(result, prepared.policies, prepared.policyDoc);
   }
 
