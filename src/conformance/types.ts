@@ -41,7 +41,8 @@ export type CaseFormat =
   | 'kyverno-unit'
   | 'kyverno-suite'
   | 'map'
-  | 'smd-triplet';
+  | 'smd-triplet'
+  | 'gator-expand';
 
 /** How an expected object is compared with the actual one; each INDEX.md prescribes its own. */
 export type CompareProfile =
@@ -56,7 +57,9 @@ export type CompareProfile =
   /** MAP on a custom resource: drop nulls and creationTimestamp only. */
   | 'map-untyped'
   /** MAP `k8s-integration/status-subresource`: only `status.conditions` is compared. */
-  | 'map-status-conditions';
+  | 'map-status-conditions'
+  /** Chainsaw assert semantics (MAP `expect.objectSubset`): the expected document is a subset of the result. */
+  | 'subset';
 
 /** Kyverno rule outcome as `kyverno test` reports it. */
 export interface RuleExpectation {
@@ -174,4 +177,15 @@ export interface SmdTripletCase extends CaseBase {
   out: JsonValue;
 }
 
-export type ConformanceCase = AdmissionCase | ChainsawCase | TableRowCase | SmdTripletCase;
+/**
+ * A `gator expand` case (manifest `runner: "gator-expand"`): every document of `input/`, and the documents of
+ * `output/output.yaml`, each of which must equal one printed resultant; `expectedError` when gator must fail.
+ */
+export interface GatorExpandCase extends CaseBase {
+  format: 'gator-expand';
+  inputDocs: SourceDoc[];
+  expectedDocs: SourceDoc[];
+  expectedError?: { contains?: string };
+}
+
+export type ConformanceCase = AdmissionCase | ChainsawCase | TableRowCase | SmdTripletCase | GatorExpandCase;

@@ -10,7 +10,8 @@ import type { AdmissionCase, Expectation } from '../types.js';
 import { kindOf } from '../kinds.js';
 import { malformed, metadataOf, obj, readDocs, readObject, str, type CaseFiles } from './common.js';
 
-const OPERATIONS: ReadonlySet<string> = new Set(['CREATE', 'UPDATE', 'DELETE', 'CONNECT']);
+/** '' is Gatekeeper's "no admission operation" (audit, expansion, gator), which INDEX.md allows in `context`. */
+const OPERATIONS: ReadonlySet<string> = new Set(['CREATE', 'UPDATE', 'DELETE', 'CONNECT', '']);
 
 export function loadGatekeeperCase(
   base: { id: string; path: string; corpus: string; source: string },
@@ -29,7 +30,6 @@ export function loadGatekeeperCase(
     const input = readObject(files, inputFile);
     if (!input.ok) return input;
     const context = obj(manifest.context) ?? {};
-    // Gatekeeper's "" operation means "no admission operation" (audit, expansion); these cases never use it.
     const operation = str(context, 'operation') ?? 'CREATE';
     if (!OPERATIONS.has(operation)) return malformed(`${files.display}/manifest.json: context.operation "${operation}" is not an admission operation`);
     const namespaceFile = str(names, 'namespace');

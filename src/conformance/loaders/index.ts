@@ -9,6 +9,7 @@ import type { JsonValue } from '../../ir/json.js';
 import type { CaseRef, ConformanceCase } from '../types.js';
 import { caseFiles, malformed, obj, placeOf, readManifest, str } from './common.js';
 import { loadGatekeeperCase } from './gatekeeper.js';
+import { loadGatorExpandCase } from '../runners/gator-expand.js';
 import { loadChainsawCase } from './kyverno-chainsaw.js';
 import { loadKyvernoCliCase } from './kyverno-cli.js';
 import { loadKyvernoSuiteResult } from './kyverno-suite.js';
@@ -66,6 +67,7 @@ function loadManifestCase(id: string, dir: string): Result<ConformanceCase> {
   if (!manifest.ok) return manifest;
   const m = manifest.value;
   const base = { id, path: dir, ...placeOf(dir) };
+  if (str(m, 'runner') === 'gator-expand') return loadGatorExpandCase(base, files, m);
   if (str(obj(m.files), 'mutators')) return loadGatekeeperCase(base, files, m);
   if (obj(m.expect) && obj(m.request)) return loadMapCase(base, files, m);
   switch (str(m, 'source')) {

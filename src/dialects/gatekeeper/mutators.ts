@@ -7,7 +7,7 @@
  * mutator with upstream's wording (TM2004; TM2003 for location syntax). An accepted mutator becomes one
  * policy `<Kind>/<name>` with fix-point semantics; `parseMutators` returns them in Gatekeeper's order.
  */
-import { diagnostic, fail, ok, type Diagnostic, type Result } from '../../diagnostics/diagnostic.js';
+import { diagnostic, fail, failWith, ok, type Diagnostic, type Result } from '../../diagnostics/diagnostic.js';
 import { isJsonObject } from '../../ir/json.js';
 import type { Policy } from '../../ir/nodes.js';
 import type { SourceDoc } from '../../io/source.js';
@@ -17,6 +17,8 @@ import { constructAssignMetadata, readAssignMetadata } from './assign-metadata.j
 import { Refusal, type GatekeeperMutator, type MutatorHeader, type MutatorKind } from './common.js';
 import { DIALECT, FieldReader } from './fields.js';
 import { constructModifySet, readModifySet } from './modify-set.js';
+import { pushAll } from '../../util/arrays.js';
+import { compareUtf8 } from '../../util/bytes.js';
 
 export type { GatekeeperMutator, MutatorKind, SchemaRole } from './common.js';
 
@@ -93,7 +95,7 @@ export function parseMutator(doc: SourceDoc): Result<GatekeeperMutator> {
       break;
     }
   }
-  if (built === undefined) return fail(...r.diagnostics);
+  if (built === undefined) return failWith(r.diagnostics);
   if (built instanceof Refusal) return fail(...r.diagnostics, built.diagnostic);
   return ok(built, r.diagnostics);
 }
@@ -103,7 +105,7 @@ function hasErrors(r: FieldReader): boolean {
 }
 
 function compareBytes(a: string, b: string): number {
-  return Buffer.compare(Buffer.from(a, 'utf8'), Buffer.from(b, 'utf8'));
+  return compareUtf8(a, b);
 }
 
 /**
@@ -128,7 +130,7 @@ export function parseMutators(docs: readonly SourceDoc[]): ParsedMutators {
   for (const doc of docs) {
     if (!isGatekeeperMutator(doc)) continue;
     const res = parseMutator(doc);
-    diagnostics.push(...res.diagnostics);
+    pushAll(diagnostics, res.diagnostics);
     if (res.ok) mutators.push(res.value);
   }
   mutators.sort(compareMutators);

@@ -10,8 +10,10 @@ import { isJsonObject, type JsonObject } from '../../ir/json.js';
 import type { Guard, Origin, Policy } from '../../ir/nodes.js';
 import type { SourceDoc } from '../../io/source.js';
 import { DIALECT } from './fields.js';
+import { isExpansionTemplateDoc } from './expansion/template.js';
 import { parseMutators, type GatekeeperMutator } from './mutators.js';
 import { findSchemaConflicts, type SchemaConflict, type SchemaEntry } from './schema-conflicts.js';
+import { pushAll } from '../../util/arrays.js';
 
 export function schemaEntry(m: GatekeeperMutator): SchemaEntry | null {
   if (m.schema === null || m.applyTo === null) return null;
@@ -58,6 +60,17 @@ function checkExpectedConflicts(opts: ParseOptions | undefined, found: ReadonlyM
   ];
 }
 
+/** An ExpansionTemplate outside `transmute expand`: admitted, then left out of the mutation system's IR. */
+function ignoredTemplate(doc: SourceDoc): Diagnostic {
+  const name = isJsonObject(doc.value) && isJsonObject(doc.value.metadata) && typeof doc.value.metadata.name === 'string' ? doc.value.metadata.name : '';
+  return diagnostic('TM2010', {
+    phase: 'parse',
+    dialect: DIALECT,
+    message: `ExpansionTemplate ${name} is ignored here: only 'transmute expand' expands workloads into the resources they create`,
+    span: doc.spanOf(['kind']),
+  });
+}
+
 /** Dialect.parse for Gatekeeper. */
 export function parseGatekeeper(docs: readonly SourceDoc[], opts?: ParseOptions): ParseResult {
   const { mutators, diagnostics } = parseMutators(docs);
@@ -69,6 +82,7 @@ export function parseGatekeeper(docs: readonly SourceDoc[], opts?: ParseOptions)
     diagnostics.push(conflictDiagnostic(m, c));
     return disabled(m.policy);
   });
-  diagnostics.push(...checkExpectedConflicts(opts, conflicts, mutators));
+  pushAll(diagnostics, checkExpectedConflicts(opts, conflicts, mutators));
+  pushAll(diagnostics, docs.filter(isExpansionTemplateDoc).map(ignoredTemplate));
   return { policies, diagnostics };
 }
