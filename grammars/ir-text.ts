@@ -7,6 +7,7 @@
  *   op        := 'set' PATH '=' value | 'remove' PATH | 'setMembers' PATH NAME valueList
  *              | 'merge' NAME PATH '=' value | 'image' PATH option* | 'jsonPatch' NAME ('from' value)? | 'when' guard
  *              | 'forEach' PATH 'in' (PATH | value) ('index' name)? 'order' NAME | 'let' 'lazy'? name '=' value
+ *              | 'fail' STRING
  *   step      := ('add'|'remove'|'replace'|'move'|'copy'|'test') STRING ('from' STRING)? ('=' value)?
  *   guard     := ('exists'|'notExists') PATH | ('eq'|'neq') PATH value | ('in'|'notIn') PATH valueList
  *              | 'match' PATH STRING | ('and'|'or') '(' (guard (',' guard)*)? ')' | 'not' '(' guard ')'
@@ -83,7 +84,7 @@ const Colon = createToken({ name: 'Colon', pattern: /:/ });
 
 const KEYWORDS = [
   'policy', 'semantics', 'match', 'guard', 'rule', 'else',
-  'set', 'remove', 'setMembers', 'merge', 'image', 'jsonPatch', 'when', 'forEach', 'let', 'in', 'index', 'order',
+  'set', 'remove', 'setMembers', 'merge', 'image', 'jsonPatch', 'when', 'forEach', 'let', 'fail', 'in', 'index', 'order',
   'exists', 'notExists', 'eq', 'neq', 'notIn', 'and', 'or', 'not', 'true', 'false', 'null',
   'cel', 'jmes', 'ref', 'fromMetadata', 'template', 'templated', 'external', 'lazy',
   'add', 'replace', 'move', 'copy', 'test', 'from',
@@ -331,6 +332,13 @@ class LineParser extends EmbeddedActionsParser {
           this.CONSUME2(Equals);
           const value = this.SUBRULE2(this.value);
           return (lazy ? { kind: 'let', name, value, lazy, origin: this.origin() } : { kind: 'let', name, value, origin: this.origin() }) as Op;
+        },
+      },
+      {
+        ALT: () => {
+          this.CONSUME(KW.fail);
+          const message = this.CONSUME(StringLit);
+          return this.ACTION(() => ({ kind: 'fail', message: stringOf(message), origin: this.origin() })) as Op;
         },
       },
     ]);

@@ -25,6 +25,8 @@ export function compareObjects(profile: CompareProfile, expected: JsonValue | un
       return firstDifference(normalizeMapObject(expected, false), normalizeMapObject(actual, false));
     case 'map-status-conditions':
       return firstDifference(statusConditions(expected), statusConditions(actual), '/status/conditions');
+    case 'subset':
+      return subsetDifference(expected ?? null, actual);
   }
 }
 

@@ -161,7 +161,7 @@ export interface JmesGuard {
 
 // ---------------------------------------------------------------------------------------------- ops
 
-export type Op = SetOp | RemoveOp | SetMembersOp | MergeOp | ImageOp | JsonPatchOp | WhenOp | ForEachOp | LetOp;
+export type Op = SetOp | RemoveOp | SetMembersOp | MergeOp | ImageOp | JsonPatchOp | WhenOp | ForEachOp | LetOp | FailOp;
 
 /**
  * Writes `value` at every place `path` reaches, creating missing maps, lists and keyed elements on the way
@@ -253,6 +253,17 @@ export interface ForEachOp {
   indexBind?: string;
   order: 'asc' | 'desc';
   body: Op[];
+  origin: Origin;
+}
+
+/**
+ * Fails where it runs, with `message` as the engine words it: a configuration error the engine raises instead
+ * of evaluating the policy (a MAP paramKind that resolves to no resource, a binding's missing params under
+ * `parameterNotFoundAction: Deny`). The failure policy decides what the failure does, as for any other error.
+ */
+export interface FailOp {
+  kind: 'fail';
+  message: string;
   origin: Origin;
 }
 

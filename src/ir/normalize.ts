@@ -178,6 +178,9 @@ export function normalizeOp(op: Op): Op {
       // `lazy: false` is the default and is dropped.
       out = op.lazy ? { kind: 'let', name: op.name, value: normalizeValue(op.value), lazy: true } : { kind: 'let', name: op.name, value: normalizeValue(op.value) };
       break;
+    case 'fail':
+      out = { kind: 'fail', message: op.message };
+      break;
   }
   return out as Op;
 }

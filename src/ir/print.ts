@@ -274,6 +274,8 @@ class Printer {
       }
       case 'let':
         return this.line(depth, `let ${op.lazy ? 'lazy ' : ''}${printIdent(op.name)} = ${printValue(op.value)}`, op.origin);
+      case 'fail':
+        return this.line(depth, `fail ${JSON.stringify(op.message)}`, op.origin);
     }
   }
 }

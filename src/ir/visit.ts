@@ -149,6 +149,8 @@ class Transformer {
         const value = this.value(op.value);
         return value === op.value ? op : { ...op, value };
       }
+      case 'fail':
+        return op;
     }
   }
 
@@ -295,6 +297,8 @@ class Walker {
         return;
       case 'let':
         return this.value(op.value);
+      case 'fail':
+        return;
       case 'when':
         this.guard(op.guard);
         ancestors.push(op);

@@ -1,4 +1,5 @@
-import type { JsonObject, JsonValue } from '../ir/json.js';
+import { copyObject, defineOwn, hasOwn, isJsonObject, type JsonObject, type JsonValue } from '../ir/json.js';
+import { requestFacts } from './facts.js';
 
 export type Operation = 'CREATE' | 'UPDATE' | 'DELETE' | 'CONNECT';
 
@@ -42,4 +43,39 @@ export interface AdmissionRequest {
   namespaced?: boolean;
   /** Gatekeeper's `source` match: objects under admission are `Original`, expanded ones `Generated`. */
   source?: 'Original' | 'Generated';
+}
+
+/**
+ * The request as admission sees it. kube-apiserver's create and update handlers
+ * (endpoints/handlers/create.go, update.go: rest.EnsureObjectNamespaceMatchesRequestNamespace) put the
+ * request's namespace on a namespaced object that has none before any admission plugin runs, so a policy of
+ * any engine reads `object.metadata.namespace` even when the manifest left it out (kubectl sends the
+ * context's namespace). Only a namespace the request states is placed: one derived from the object adds
+ * nothing. The stored (old) object of an update carries it too.
+ */
+export function withRequestNamespace(request: AdmissionRequest): AdmissionRequest {
+  const namespace = request.namespace;
+  if (namespace === undefined || namespace === '' || (request.operation !== 'CREATE' && request.operation !== 'UPDATE')) return request;
+  const facts = requestFacts(request);
+  if (!facts.namespaced || facts.isNamespace) return request;
+  const object = placedIn(request.object, namespace);
+  const oldObject = placedIn(request.oldObject, namespace);
+  if (object === request.object && oldObject === request.oldObject) return request;
+  const out: AdmissionRequest = { ...request, object: object ?? null };
+  if (oldObject !== undefined) out.oldObject = oldObject;
+  return out;
+}
+
+/** The object with `metadata.namespace` set when it has none (an empty string counts as none, as in Go). */
+function placedIn<T extends JsonValue | null | undefined>(object: T, namespace: string): T {
+  if (!isJsonObject(object) || Object.keys(object).length === 0) return object;
+  const metadata = hasOwn(object, 'metadata') ? object['metadata'] : undefined;
+  if (metadata !== undefined && metadata !== null && !isJsonObject(metadata)) return object;
+  const current = isJsonObject(metadata) && hasOwn(metadata, 'namespace') ? metadata['namespace'] : undefined;
+  if (typeof current === 'string' && current !== '') return object;
+  const placed = copyObject(object);
+  const md = isJsonObject(metadata) ? copyObject(metadata) : {};
+  defineOwn(md, 'namespace', namespace);
+  defineOwn(placed, 'metadata', md);
+  return placed as T;
 }

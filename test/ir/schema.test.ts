@@ -40,7 +40,7 @@ describe('IR JSON Schema', () => {
   it('uses enums for literal unions, oneOf for discriminated unions, and leaves optional fields out of required', () => {
     const defs = committed.$defs as Record<string, Record<string, unknown>>;
     expect(defs.PathRoot).toEqual({ description: expect.any(String), type: 'string', enum: ['object', 'oldObject', 'request', 'params', 'namespaceObject', 'vars'] });
-    expect((defs.Op!.oneOf as unknown[]).length).toBe(9);
+    expect((defs.Op!.oneOf as unknown[]).length).toBe(10);
     expect(defs.Semantics!.required).toEqual(['order']);
     expect(committed.$schema).toBe('https://json-schema.org/draft/2020-12/schema');
   });

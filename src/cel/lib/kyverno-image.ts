@@ -2,11 +2,14 @@
  * Kyverno's image library (pkg/cel/libs/image): `image(ref)` parses an image reference the way
  * go-containerregistry's name.ParseReference does with its defaults (registry `index.docker.io`, official
  * images under `library/`, tag `latest`), and the members read its parts. `image.GetMetadata` (imagedata)
- * needs a registry and fails offline with a message naming the library.
+ * reads the run's image data (image-data.ts) and, for an image it does not hold, fails offline with a message
+ * naming the library and the image.
  */
 import { global, member, type FunctionDef } from '../registry.js';
 import { CelOpaque, err, noOverload } from '../values.js';
 import { unavailable } from './kyverno-context.js';
+import type { RuntimeServices } from '../compile.js';
+import { imageMetadata } from './image-data.js';
 
 const DEFAULT_REGISTRY = 'index.docker.io';
 // go-containerregistry name/repository.go, name/tag.go, name/digest.go.
@@ -43,6 +46,12 @@ export function parseImageReference(ref: string): KyvernoImage | string {
     digest = rest.slice(at + 1);
     rest = rest.slice(0, at);
     if (!DIGEST.test(digest)) return `could not parse reference: ${ref}`;
+    // name.NewDigest: a tag before the digest (`repo:tag@sha256:...`) is parsed and dropped.
+    const colon = rest.lastIndexOf(':');
+    if (colon > rest.lastIndexOf('/')) {
+      if (!TAG.test(rest.slice(colon + 1))) return `could not parse reference: ${ref}`;
+      rest = rest.slice(0, colon);
+    }
   } else {
     const colon = rest.lastIndexOf(':');
     if (colon > rest.lastIndexOf('/')) {
@@ -74,6 +83,14 @@ function parse(fn: string, s: unknown): KyvernoImage {
   return typeof r === 'string' ? err(r) : r;
 }
 
+/** The image's metadata from the run's image data (`--image-data`); without it, the call is unsupported offline. */
+function metadataOf(services: RuntimeServices, fn: string, ref: unknown): unknown {
+  if (typeof ref !== 'string') return noOverload(fn, ref);
+  const found = imageMetadata(services.imageData, ref);
+  if (found === undefined) return unavailable(`imagedata (${fn})`, `the metadata of image "${ref}" from an OCI registry (--image-data)`);
+  return found;
+}
+
 function part(name: string, read: (i: KyvernoImage) => unknown): FunctionDef {
   return member('kyverno', name, 0, (i: unknown) => (i instanceof KyvernoImage ? read(i) : noOverload(name, i)), { recv: ['opaque'] });
 }
@@ -88,6 +105,5 @@ export const kyvernoImageFunctions: FunctionDef[] = [
   part('tag', (i) => i.tag),
   part('digest', (i) => i.digest),
   part('containsDigest', (i) => i.digest !== ''),
-  global('kyverno', 'image.GetMetadata', 1, () => unavailable('imagedata (image.GetMetadata)', 'an OCI registry'), { pure: false }),
-  global('kyverno', 'imagedata.Get', 1, () => unavailable('imagedata (imagedata.Get)', 'an OCI registry'), { pure: false }),
+  ...['image.GetMetadata', 'imagedata.Get'].map((n) => global('kyverno', n, 1, (s: RuntimeServices, ref: unknown) => metadataOf(s, n, ref), { pure: false, services: true })),
 ];

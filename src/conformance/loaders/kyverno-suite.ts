@@ -72,6 +72,8 @@ export function loadKyvernoSuiteResult(
   const hints: JsonObject = {};
   if (suite.values) hints.values = suite.values;
   if (suite.context !== undefined) hints.context = suite.context;
+  // The Context file's images, for the runner's runtime (runners/mutate-existing.ts runSuiteCase).
+  if (suite.imageData) hints.images = [...suite.imageData.values()];
   return ok({
     ...base,
     format: 'kyverno-suite',

@@ -6,7 +6,7 @@
 import { ok, type Result } from '../../diagnostics/diagnostic.js';
 import { isJsonObject, type JsonObject, type JsonValue } from '../../ir/json.js';
 import type { SourceDoc } from '../../io/source.js';
-import type { AdmissionRequest, GroupVersionKind, GroupVersionResource, Operation, UserInfo } from '../../k8s/request.js';
+import { withRequestNamespace, type AdmissionRequest, type GroupVersionKind, type GroupVersionResource, type Operation, type UserInfo } from '../../k8s/request.js';
 import type { AdmissionCase, CompareProfile, Expectation } from '../types.js';
 import { kindOf } from '../kinds.js';
 import { malformed, metadataOf, obj, readDocs, readObject, str, strings, type CaseFiles } from './common.js';
@@ -36,7 +36,8 @@ export function loadMapCase(
   const policyDocs = docsOf('policy', 'policies', 'binding', 'bindings');
   if (!policyDocs.ok) return policyDocs;
   if (policyDocs.value.length === 0) return malformed(`${files.display}/manifest.json: no policy file`);
-  const params = docsOf('params');
+  // CustomResourceDefinitions (a `crds` file, or among the params) type custom kinds and serve paramKinds.
+  const params = docsOf('params', 'crds');
   if (!params.ok) return params;
 
   const req = obj(manifest.request);
@@ -77,8 +78,8 @@ export function loadMapCase(
   const subResource = str(req, 'subResource');
   if (subResource) request.subResource = subResource;
 
-  const expect = mapExpectation(manifest, files, names, environment, object.value);
-  if (!expect.ok) return expect;
+  const expected = mapExpectation(manifest, files, names, environment, object.value);
+  if (!expected.ok) return expected;
 
   const hints: JsonObject = { environment };
   for (const key of ['requestKind', 'requestResource', 'requestSubResource'] as const) if (req[key] !== undefined) hints[key] = req[key]!;
@@ -89,7 +90,7 @@ export function loadMapCase(
     policyDocs: policyDocs.value,
     siblingDocs: params.value,
     request,
-    expect: expect.value,
+    expect: storedExpectation(expected.value, request),
     hints,
   });
 }
@@ -115,14 +116,34 @@ function mapExpectation(
   }
   const profile: CompareProfile =
     manifest.id === 'k8s-integration/status-subresource' ? 'map-status-conditions' : environment.typedObject === false ? 'map-untyped' : 'map-typed';
+  // INDEX.md: `objectSubset` is a chainsaw assert document the result must contain (maps as subsets, lists
+  // element by element), for cases whose source asserts only part of the object.
+  const subsetFile = str(expect, 'objectSubset');
+  if (subsetFile) {
+    const subset = readObject(files, subsetFile);
+    if (!subset.ok) return subset;
+    return ok({ kind: 'object', object: subset.value, profile: 'subset' });
+  }
   const expectedFile = str(expect, 'object') ?? str(names, 'expected');
   if (!expectedFile) {
-    if (outcome === 'mutated') return malformed(`${files.display}/manifest.json: a mutated outcome needs an expected object`);
+    if (outcome === 'mutated') return malformed(`${files.display}/manifest.json: a mutated outcome needs an expected object (expect.object or expect.objectSubset)`);
     return ok({ kind: 'object', object: input, profile });
   }
   const expected = readObject(files, expectedFile);
   if (!expected.ok) return expected;
   return ok({ kind: 'object', object: expected.value, profile });
+}
+
+/**
+ * The expected object as the apiserver stores it: the corpus transcribes manifests that leave the namespace
+ * to the request (kyverno-cli cases: `request.namespace: default`), and the handler places it on the object
+ * before admission (withRequestNamespace), so the expected object carries it as well. A subset assertion says
+ * only what it says.
+ */
+function storedExpectation(expect: Expectation, request: AdmissionRequest): Expectation {
+  if (expect.kind !== 'object' || expect.profile === 'subset') return expect;
+  const placed = withRequestNamespace({ ...request, object: expect.object, oldObject: null });
+  return placed.object === expect.object ? expect : { ...expect, object: placed.object };
 }
 
 function optionalObject(files: CaseFiles, name: string | undefined): Result<JsonObject | null> {

@@ -1,48 +1,15 @@
 /**
- * What the API server itself does around Kyverno's webhook, for the chainsaw replay: the built-in
- * ServiceAccount admission plugin, which runs before the mutating webhooks, and the typed round-trip that
- * persists an object. Only the parts the corpus' assertions observe are modelled.
+ * What the API server and its controllers do around Kyverno's webhook, for the chainsaw replay: defaulting and
+ * the built-in admission plugins (src/k8s/defaults), the typed round-trip that persists an object, the objects
+ * the cluster creates by itself (each namespace's `default` ServiceAccount), and what a
+ * CustomResourceDefinition teaches the cluster (its kind's schema and scope, its plural resource).
  */
-import { isJsonObject, type JsonObject, type JsonValue } from '../../ir/json.js';
+import { isJsonObject, type JsonObject } from '../../ir/json.js';
+import { isBuiltIn, storedObject } from '../../k8s/defaults/index.js';
+import { crdKindSchemas } from '../../merge/ssa/openapi/crd.js';
+import type { KindSchemaTable } from '../../merge/ssa/openapi/kinds.js';
 
-const TOKEN_MOUNT_PATH = '/var/run/secrets/kubernetes.io/serviceaccount';
-
-/**
- * plugin/pkg/admission/serviceaccount/admission.go on a Pod CREATE: defaults `serviceAccountName`, and unless
- * automount is disabled adds the projected `kube-api-access-*` token volume (appended to `spec.volumes`) and
- * its mount in every container and init container that does not already mount that path. Webhooks then see
- * that volume, which is why a policy removing `/spec/volumes/1` removes a different element than offline.
- */
-export function serviceAccountAdmission(pod: JsonObject, suffix: string): JsonObject {
-  if (pod.kind !== 'Pod' || pod.apiVersion !== 'v1' || !isJsonObject(pod.spec)) return pod;
-  const spec: JsonObject = { ...pod.spec };
-  if (typeof spec.serviceAccountName !== 'string' || spec.serviceAccountName === '') spec.serviceAccountName = 'default';
-  if (spec.automountServiceAccountToken === false) return { ...pod, spec };
-  const containers = [spec.initContainers, spec.containers].flatMap((l) => (Array.isArray(l) ? l.filter(isJsonObject) : []));
-  const mounted = containers.some((c) => Array.isArray(c.volumeMounts) && c.volumeMounts.some((m) => isJsonObject(m) && m.mountPath === TOKEN_MOUNT_PATH));
-  if (mounted) return { ...pod, spec };
-  const name = `kube-api-access-${suffix}`;
-  spec.volumes = [...(Array.isArray(spec.volumes) ? spec.volumes : []), tokenVolume(name)];
-  const withMount = (c: JsonValue): JsonValue =>
-    isJsonObject(c) ? { ...c, volumeMounts: [...(Array.isArray(c.volumeMounts) ? c.volumeMounts : []), { name, readOnly: true, mountPath: TOKEN_MOUNT_PATH }] } : c;
-  if (Array.isArray(spec.initContainers)) spec.initContainers = spec.initContainers.map(withMount);
-  if (Array.isArray(spec.containers)) spec.containers = spec.containers.map(withMount);
-  return { ...pod, spec };
-}
-
-function tokenVolume(name: string): JsonObject {
-  return {
-    name,
-    projected: {
-      defaultMode: 420,
-      sources: [
-        { serviceAccountToken: { expirationSeconds: 3607, path: 'token' } },
-        { configMap: { name: 'kube-root-ca.crt', items: [{ key: 'ca.crt', path: 'ca.crt' }] } },
-        { downwardAPI: { items: [{ path: 'namespace', fieldRef: { apiVersion: 'v1', fieldPath: 'metadata.namespace' } }] } },
-      ],
-    },
-  };
-}
+export { serviceAccountAdmission } from '../../k8s/defaults/index.js';
 
 /**
  * The object as the API server stores it. Built-in kinds are decoded into Go structs whose list fields are
@@ -53,14 +20,13 @@ export function persisted(o: JsonObject): JsonObject {
   return isBuiltIn(o) ? (dropEmptyLists(o) as JsonObject) : o;
 }
 
-function isBuiltIn(o: JsonObject): boolean {
-  const apiVersion = typeof o.apiVersion === 'string' ? o.apiVersion : '';
-  const slash = apiVersion.indexOf('/');
-  const group = slash < 0 ? '' : apiVersion.slice(0, slash);
-  return !group.includes('.') || group.endsWith('.k8s.io');
+/** The stored form of an admitted object: its kind's defaults again, then the typed round-trip. */
+export function persistedWithDefaults(o: JsonObject): JsonObject {
+  const stored = storedObject(o);
+  return isJsonObject(stored) ? stored : o;
 }
 
-function dropEmptyLists(v: JsonValue): JsonValue {
+function dropEmptyLists(v: JsonObject[keyof JsonObject]): JsonObject[keyof JsonObject] {
   if (Array.isArray(v)) return v.map(dropEmptyLists);
   if (!isJsonObject(v)) return v;
   const out: JsonObject = {};
@@ -70,4 +36,38 @@ function dropEmptyLists(v: JsonValue): JsonValue {
     Object.defineProperty(out, k, { value: dropEmptyLists(x), enumerable: true, writable: true, configurable: true });
   }
   return out;
+}
+
+/**
+ * The ServiceAccount the service account controller creates in every namespace
+ * (pkg/controller/serviceaccount: `default`, with no token secrets since v1.24).
+ */
+export function defaultServiceAccount(namespace: string): JsonObject {
+  return { apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: 'default', namespace } };
+}
+
+/** What a CustomResourceDefinition makes the cluster know. */
+export interface CrdFacts {
+  group: string;
+  kind: string;
+  plural: string;
+  namespaced: boolean;
+  /** The schemas of its served versions, as the API server publishes them. */
+  kinds: KindSchemaTable | undefined;
+}
+
+/** The facts of an apiextensions.k8s.io/v1 CustomResourceDefinition, or undefined for anything else. */
+export function crdFacts(o: JsonObject): CrdFacts | undefined {
+  if (o.kind !== 'CustomResourceDefinition' || o.apiVersion !== 'apiextensions.k8s.io/v1' || !isJsonObject(o.spec)) return undefined;
+  const spec = o.spec;
+  const names = isJsonObject(spec.names) ? spec.names : {};
+  if (typeof spec.group !== 'string' || typeof names.kind !== 'string') return undefined;
+  const schemas = crdKindSchemas(o);
+  return {
+    group: spec.group,
+    kind: names.kind,
+    plural: typeof names.plural === 'string' ? names.plural : `${names.kind.toLowerCase()}s`,
+    namespaced: spec.scope !== 'Cluster',
+    kinds: schemas.ok ? schemas.value.kinds : undefined,
+  };
 }

@@ -4,7 +4,10 @@
  * steps check the stored objects with chainsaw's partial matching. Asserts on non-resources (policy status,
  * reports, events) cannot be checked offline and are left out; a case with no resource assert left is
  * `unsupported`, never a vacuous pass. The API server's own part is modelled where assertions observe it
- * (chainsaw-apiserver.ts: ServiceAccount admission, typed persistence), and the background controller runs
+ * (chainsaw-apiserver.ts over src/k8s/defaults: defaulting of built-in kinds before admission, after each
+ * MutatingAdmissionPolicy mutation and on storage, the default admission plugins, typed persistence; the
+ * `default` ServiceAccount of every namespace; a CustomResourceDefinition's kind, scope and schema for the
+ * steps after it), and the background controller runs
  * after each write, delete and policy install (chainsaw-background.ts) for Kyverno policies with
  * `mutate.targets` and for MutatingPolicies with `evaluation.mutateExisting` (with `--via kyverno-mpol`, for the
  * MutatingPolicies a Kyverno case's mutate-existing rules translate into).
@@ -16,15 +19,18 @@ import type { SourceDoc } from '../../io/source.js';
 import type { AdmissionRequest } from '../../k8s/request.js';
 import { describeDifference, subsetDifference } from '../compare.js';
 import { isNamespacedKind, kindOf, namespaceStub } from '../kinds.js';
-import { dialectByName } from '../../dialects/registry.js';
+import { BUILT_IN_DIALECTS } from '../../dialects/registry.js';
 import { firstError, MAP_CANNOT_MUTATE_EXISTING, missingDialect, preparePolicies, translateMutateExisting } from '../policies.js';
 import type { CaseResult, ChainsawCase } from '../types.js';
 import type { RunContext } from './context.js';
-import { persisted, serviceAccountAdmission } from './chainsaw-apiserver.js';
+import { crdFacts, defaultServiceAccount, persistedWithDefaults } from './chainsaw-apiserver.js';
+import { admittedObject, applyApiServerDefaults } from '../../k8s/defaults/index.js';
 import { hasMutateExistingRules } from '../../dialects/kyverno/mutate-existing.js';
 import { backgroundPolicies, MpolBackground, runBackground, runOnPolicyUpdate, type BackgroundStore } from './chainsaw-background.js';
 import { UNSUPPORTED_OFFLINE } from '../../cel/lib/kyverno-context.js';
-import { setKyvernoData } from '../../dialects/kyverno-mpol/index.js';
+import type { KyvernoDataProvider } from '../../cel/lib/kyverno-context.js';
+import { createRuntime } from '../../runtime/create.js';
+import { deriveRuntime, withKinds, type Runtime } from '../../runtime/runtime.js';
 import { mutatesExisting } from '../../dialects/kyverno-mpol/recognize.js';
 import { guessResource, lookupKind, parseApiVersion } from '../../k8s/resources.js';
 
@@ -36,9 +42,10 @@ const SYSTEM_NAMESPACES = ['default', 'kube-system', 'kube-public', 'kube-node-l
 const ADMIN = { username: 'kubernetes-admin', groups: ['system:masters', 'system:authenticated'] };
 /** Features whose effects are background mutations of other objects, which admission alone cannot show. */
 const BACKGROUND_FEATURES = ['mutateExisting', 'mpol:mutateExisting', 'mutateExistingOnPolicyUpdate'];
+const OFFLINE_CONTEXT_ENTRY = 'unsupported offline: context entry';
 
 export function runChainsawCase(c: ChainsawCase, ctx: RunContext): CaseResult {
-  const missing = missingDialect(c.dialect, ctx.via);
+  const missing = missingDialect(c.dialect, ctx.via, ctx.dialects);
   if (missing) return missing;
   // Policies may come in any write step (chainsaw `apply` of a policy file too).
   const policyDocs = c.steps.flatMap((s) => ('docs' in s && s.op !== 'assert' && s.op !== 'error' ? s.docs : []));
@@ -66,6 +73,11 @@ export function runChainsawCase(c: ChainsawCase, ctx: RunContext): CaseResult {
     const reason = result.reason;
     return { status: 'unsupported', reason: reason.slice(reason.indexOf(UNSUPPORTED_OFFLINE)).split(/[;)]/)[0]! };
   }
+  // The same for a Kyverno imageRegistry context entry without the image's metadata (dialects/kyverno/context.ts).
+  if (result.status === 'failed' && result.reason?.includes(OFFLINE_CONTEXT_ENTRY)) {
+    const reason = result.reason;
+    return { status: 'unsupported', reason: reason.slice(reason.indexOf(OFFLINE_CONTEXT_ENTRY)).split(/[;]/)[0]! };
+  }
   return result;
 }
 
@@ -78,6 +90,14 @@ class Replay {
 
   /** MutatingPolicies with evaluation.mutateExisting (the source's, or the translation's with `--via`). */
   private readonly mpol: MpolBackground | undefined;
+  /**
+   * The case's runtime, whose Kyverno CEL libraries (resource.Get, resource.List) read the replayed cluster,
+   * with the apiserver's defaulting; CustomResourceDefinitions the steps install add their kinds to it.
+   */
+  private runtime: Runtime;
+  /** Kinds CustomResourceDefinitions installed, by "group|Kind": their scope and plural resource. */
+  private readonly customKinds = new Map<string, { namespaced: boolean; plural: string }>();
+  private readonly store: BackgroundStore;
   /** Whether `mutate.targets` rules run after writes, deletes and policy installs. */
   private readonly background: boolean;
 
@@ -87,8 +107,28 @@ class Replay {
     modes: { kyverno: boolean; mpol: boolean },
   ) {
     this.background = modes.kyverno;
+    const provider: KyvernoDataProvider = { getResource: (av, res, ns, name) => this.lookup(av, res, ns, name), listResources: (av, res, ns) => this.list(av, res, ns) };
+    this.runtime = deriveRuntime(ctx.runtime ?? createRuntime(), { kyvernoData: provider, defaulter: applyApiServerDefaults });
+    const replay = this;
+    this.store = {
+      objects: this.objects,
+      keyOf: (o) => objectKey(o),
+      requestFor: (o) => ({ userInfo: ADMIN, namespaceObject: this.namespaceObject(String(metadata(o).namespace ?? '')) }),
+      // Read on use: a CustomResourceDefinition installed by a step replaces the runtime.
+      get runtime() {
+        return replay.runtime;
+      },
+    };
     this.mpol = modes.mpol
-      ? new MpolBackground({ ...this.store, provider: { getResource: (av, res, ns, name) => this.lookup(av, res, ns, name), listResources: (av, res, ns) => this.list(av, res, ns) } })
+      ? new MpolBackground({
+          objects: this.store.objects,
+          keyOf: this.store.keyOf,
+          requestFor: this.store.requestFor,
+          get runtime() {
+            return replay.runtime;
+          },
+          provider,
+        })
       : undefined;
     // Namespaces that exist before any step runs: the cluster's own and the one chainsaw creates for the test.
     // They are what a policy matching `Namespace` finds as triggers on install (mutateExistingOnPolicyUpdate).
@@ -96,14 +136,9 @@ class Replay {
     for (const name of [...SYSTEM_NAMESPACES, TEST_NAMESPACE]) {
       const ns = namespaceStub(name, { 'kubernetes.io/metadata.name': name });
       this.objects.set(objectKey(ns), ns);
+      this.createdByCluster(defaultServiceAccount(name));
     }
   }
-
-  private readonly store: BackgroundStore = {
-    objects: this.objects,
-    keyOf: (o) => objectKey(o),
-    requestFor: (o) => ({ userInfo: ADMIN, namespaceObject: this.namespaceObject(String(metadata(o).namespace ?? '')) }),
-  };
 
   /** Background rules for one trigger; their failures only become notes (Kyverno records them on the UR). */
   private runBackground(trigger: AdmissionRequest): void {
@@ -112,7 +147,7 @@ class Replay {
   }
 
   run(): CaseResult {
-    const dialect = dialectByName(this.c.dialect)!;
+    const dialect = (this.ctx.dialects ?? BUILT_IN_DIALECTS).byName(this.c.dialect)!;
     let checked = 0;
     for (const step of this.c.steps) {
       switch (step.op) {
@@ -181,7 +216,7 @@ class Replay {
       this.mpol?.reload([]);
       return undefined;
     }
-    const prepared = preparePolicies({ id: this.c.id, dialect: this.c.dialect, policyDocs: this.policyDocs, siblingDocs: [] }, this.ctx.via, this.ctx.admitted);
+    const prepared = preparePolicies({ id: this.c.id, dialect: this.c.dialect, policyDocs: this.policyDocs, siblingDocs: [] }, this.ctx.via, this.ctx.admitted, this.ctx.dialects);
     if (prepared.kind === 'stop') return prepared.result;
     if (prepared.kind === 'rejected') return { status: 'failed', reason: `policies rejected: ${firstError(prepared.diagnostics)}` };
     this.policies = prepared.policies;
@@ -198,7 +233,9 @@ class Replay {
       return;
     }
     const written = existing && (op === 'apply' || op === 'patch') ? overlay(existing, object) : object;
-    const candidate = existing ? written : serviceAccountAdmission(written, (this.generated++).toString(36).padStart(5, '0'));
+    // The request body decoded with its kind's defaults, then (CREATE) the built-in admission plugins.
+    const admitted = existing ? applyApiServerDefaults(written) : admittedObject(written, 'CREATE', (this.generated++).toString(36).padStart(5, '0'));
+    const candidate = isJsonObject(admitted) ? admitted : written;
     const request: AdmissionRequest = {
       object: candidate,
       oldObject: existing ?? null,
@@ -206,21 +243,49 @@ class Replay {
       userInfo: ADMIN,
       namespaceObject: this.namespaceObject(String(metadata(candidate).namespace ?? '')),
     };
-    // Kyverno's CEL libraries (resource.Get, resource.List) read the replayed cluster.
-    setKyvernoData(request, { getResource: (av, res, ns, name) => this.lookup(av, res, ns, name), listResources: (av, res, ns) => this.list(av, res, ns) });
-    const result = apply(this.policies, request);
+    const result = apply(this.policies, request, { runtime: this.runtime });
     if (!result.allowed || !isJsonObject(result.object)) {
       this.notes.push(`${file}: ${describe(object)} denied: ${firstError(result.diagnostics)}`);
       return;
     }
-    const stored = persisted(result.object);
+    const stored = persistedWithDefaults(result.object);
     this.objects.set(key, stored);
+    if (!existing) this.installed(stored);
     // The background controller sees the persisted object (the UpdateRequest carries the admission request).
     this.runBackground({ ...request, object: stored });
     // A MutatingPolicy's UpdateRequest carries the request its mutating webhook received (before the admission
     // mutations of the replay's policies). Requests denied here create none (in a cluster the webhook may have
     // created one before another webhook denied the request).
     if (this.mpol) for (const e of this.mpol.admitted(request)) this.notes.push(`background: ${e}`);
+  }
+
+  /**
+   * What the cluster does once an object is first stored: a CustomResourceDefinition makes its kind known (its
+   * schema types later MutatingAdmissionPolicy mutations, its scope places later objects); a Namespace gets its
+   * `default` ServiceAccount from the service account controller.
+   */
+  private installed(o: JsonObject): void {
+    const crd = crdFacts(o);
+    if (crd) {
+      this.customKinds.set(`${crd.group}|${crd.kind}`, { namespaced: crd.namespaced, plural: crd.plural });
+      if (crd.kinds) this.runtime = withKinds(this.runtime, crd.kinds);
+    }
+    if (o.kind === 'Namespace' && o.apiVersion === 'v1' && typeof metadata(o).name === 'string') this.createdByCluster(defaultServiceAccount(String(metadata(o).name)));
+  }
+
+  /**
+   * An object a controller creates. Stored directly: in a cluster its create is an admission request too, which
+   * the replay's policies could mutate; none of the corpus' policies matches these objects.
+   */
+  private createdByCluster(o: JsonObject): void {
+    const key = objectKey(o);
+    if (!this.objects.has(key)) this.objects.set(key, o);
+  }
+
+  /** Whether objects of this kind are namespaced: a CRD's scope once installed, else the kind-name table. */
+  private namespaced(doc: JsonObject): boolean {
+    const custom = this.customKinds.get(`${parseApiVersion(String(doc.apiVersion ?? '')).group}|${kindOf(doc)}`);
+    return custom ? custom.namespaced : isNamespacedKind(kindOf(doc));
   }
 
   /** Stored objects of an apiVersion and (plural) resource, in a namespace ('' for all). */
@@ -230,7 +295,7 @@ class Replay {
     for (const o of this.objects.values()) {
       if (o.apiVersion !== apiVersion) continue;
       const kind = kindOf(o);
-      if ((lookupKind(group, kind)?.resource ?? guessResource(kind)) !== resource) continue;
+      if ((lookupKind(group, kind)?.resource ?? this.customKinds.get(`${group}|${kind}`)?.plural ?? guessResource(kind)) !== resource) continue;
       if (namespace !== '' && String(metadata(o).namespace ?? '') !== namespace) continue;
       out.push(o);
     }
@@ -301,7 +366,7 @@ class Replay {
   /** The object with the test namespace filled in for namespaced kinds, and a name for `generateName`. */
   private placed(doc: JsonObject): JsonObject {
     const md = metadata(doc);
-    const needsNamespace = isNamespacedKind(kindOf(doc)) && (typeof md.namespace !== 'string' || md.namespace === '');
+    const needsNamespace = this.namespaced(doc) && (typeof md.namespace !== 'string' || md.namespace === '');
     const needsName = typeof md.name !== 'string' && typeof md.generateName === 'string';
     if (!needsNamespace && !needsName) return doc;
     const copy = copyObject(doc);

@@ -154,5 +154,7 @@ export function opToJson(op: Op): JsonObject {
     }
     case 'let':
       return putValue(op.lazy ? { let: op.name, lazy: true } : { let: op.name }, op.value);
+    case 'fail':
+      return { fail: op.message };
   }
 }

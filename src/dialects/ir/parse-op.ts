@@ -7,6 +7,7 @@
  *   {when: <guard>, then: [op…], else?: [op…]}
  *   {forEach: <path> | forEachFrom: <valueFrom>, as, index?, order?, body: [op…]}
  *   {let: <name>, lazy?: bool, value|valueFrom}
+ *   {fail: <message>}
  */
 import { hasOwn, isJsonObject, type JsonValue } from '../../ir/json.js';
 import type { ForEachOp, ImageOp, JsonPatchOp, JsonPatchStep, Op, Value } from '../../ir/nodes.js';
@@ -16,7 +17,7 @@ import { readGuard } from './parse-guard.js';
 import { readPath, readValueField, readValueFrom, readValuesField } from './parse-value.js';
 import { describe, type Reader } from './reader.js';
 
-export const OP_KEYS = ['set', 'remove', 'setMembers', 'merge', 'image', 'jsonPatch', 'when', 'forEach', 'forEachFrom', 'let'] as const;
+export const OP_KEYS = ['set', 'remove', 'setMembers', 'merge', 'image', 'jsonPatch', 'when', 'forEach', 'forEachFrom', 'let', 'fail'] as const;
 type OpKey = (typeof OP_KEYS)[number];
 
 const FIELDS: Record<OpKey, { required: readonly string[]; optional: readonly string[] }> = {
@@ -30,6 +31,7 @@ const FIELDS: Record<OpKey, { required: readonly string[]; optional: readonly st
   forEach: { required: ['as', 'body'], optional: ['index', 'order'] },
   forEachFrom: { required: ['as', 'body'], optional: ['index', 'order'] },
   let: { required: [], optional: ['lazy', 'value', 'valueFrom'] },
+  fail: { required: [], optional: [] },
 };
 
 const PATCH_OPS = ['add', 'remove', 'replace', 'move', 'copy', 'test'] as const;
@@ -93,6 +95,10 @@ export function readOp(r: Reader, v: JsonValue | undefined, at: YamlPath): Op | 
       const value = readValueField(r, o, at, 'let operation');
       if (name === undefined || !value || lazy === undefined) return undefined;
       return lazy ? { kind, name, value, lazy, origin } : { kind, name, value, origin };
+    }
+    case 'fail': {
+      const message = readName(r, x, p, 'fail message');
+      return message === undefined ? undefined : { kind, message, origin };
     }
   }
 }

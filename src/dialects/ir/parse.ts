@@ -23,6 +23,7 @@ import { readMatchSpec } from './match.js';
 import { readGuards } from './parse-guard.js';
 import { readOps } from './parse-op.js';
 import { Reader } from './reader.js';
+import { pushAll } from '../../util/arrays.js';
 
 export const IR_API_VERSION = 'transmute.dev/v1alpha1';
 export const IR_KIND = 'Policy';
@@ -37,7 +38,7 @@ export function parseIrDocuments(docs: readonly SourceDoc[]): ParseResult {
   for (const doc of docs) {
     const r = new Reader(doc);
     const policy = readPolicyDoc(r, doc.value);
-    diagnostics.push(...r.diagnostics);
+    pushAll(diagnostics, r.diagnostics);
     if (policy && !r.diagnostics.some((d) => d.severity === 'error')) policies.push(policy);
   }
   return { policies, diagnostics };

@@ -9,12 +9,13 @@ import { variableRefs } from '../map/cel-check.js';
 import type { Expression } from '../map/model.js';
 import { MPOL_VARIABLES } from './cel-engine.js';
 import { DIALECT, type MpolException, type MpolPolicy } from './model.js';
+import { pushAll } from '../../util/arrays.js';
 
 function check(x: Expression, expect: ResultExpectation, declared: ReadonlySet<string> | undefined, out: Diagnostic[]): void {
   const locate = (start: number, end: number) => x.doc.spanInString(x.path, start, Math.max(end, start + 1));
   const r = compile(x.text, { variables: MPOL_VARIABLES, extraLibraries: ['kyverno'], expect }, locate);
   if (!r.ok) {
-    out.push(...r.diagnostics.map((d) => ({ ...d, dialect: DIALECT })));
+    pushAll(out, r.diagnostics.map((d) => ({ ...d, dialect: DIALECT })));
     return;
   }
   if (!declared) return;

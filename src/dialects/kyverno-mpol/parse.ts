@@ -14,6 +14,7 @@ import { lowerPolicy, policyId } from './lower.js';
 import { DIALECT, type MpolException, type MpolPolicy } from './model.js';
 import { readMpolException, readMpolPolicy } from './policy.js';
 import { isExceptionDoc, isMpolDoc } from './recognize.js';
+import { pushAll } from '../../util/arrays.js';
 
 export interface MpolDocuments {
   policies: MpolPolicy[];
@@ -31,7 +32,7 @@ export function readMpolDocuments(docs: readonly SourceDoc[]): MpolDocuments {
       const p = readMpolPolicy(doc, diagnostics);
       if (!p) continue;
       const cel = checkMpolCel(p);
-      diagnostics.push(...cel);
+      pushAll(diagnostics, cel);
       if (cel.some((d) => d.severity === 'error')) continue;
       if (policies.some((q) => policyId(q) === policyId(p) && q.kind === p.kind)) {
         diagnostics.push(diagnostic('TM2004', { phase: 'parse', dialect: DIALECT, message: `${p.kind} "${policyId(p)}" is defined more than once; the first definition is used`, span: doc.spanOf(['metadata', 'name']), severity: 'warning' }));
@@ -42,7 +43,7 @@ export function readMpolDocuments(docs: readonly SourceDoc[]): MpolDocuments {
       const e = readMpolException(doc, diagnostics);
       if (!e) continue;
       const cel = checkExceptionCel(e);
-      diagnostics.push(...cel);
+      pushAll(diagnostics, cel);
       if (!cel.some((d) => d.severity === 'error')) exceptions.push(e);
     }
   }

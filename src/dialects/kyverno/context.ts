@@ -5,8 +5,11 @@
  * pkg/engine/context/loaders/variable.go semantics; `configMap`, `apiCall`, `globalReference` and
  * `imageRegistry` need a cluster: offline their value comes from supplied data (the CLI's values file,
  * `policies[].rules[].values` or `globalValues`), and without data reading them is an error naming the entry.
+ * An `imageRegistry` entry is also served by the runtime's image data (`--image-data`, a kyverno-test suite's
+ * Context file), shaped as Kyverno's registry client returns it (image-data.ts registryClientData).
  */
 import type { Diagnostic } from '../../diagnostics/diagnostic.js';
+import { registryClientData, type ImageDataTable } from '../../cel/lib/image-data.js';
 import { hasOwn, isJsonObject, type JsonObject, type JsonValue } from '../../ir/json.js';
 import type { LetOp } from '../../ir/nodes.js';
 import type { YamlPath } from '../../io/source.js';
@@ -51,7 +54,10 @@ export function contextLets(r: Reader, at: YamlPath, data: ContextData, diagnost
       return;
     }
     const message = `context entry "${name}" (${type}) needs a cluster or external data; supply its value offline (values file: policies[].rules[].values.${name})`;
-    lets.push({ kind: 'let', name, value: { kind: 'jmes', expr: { text: opaqueExpression('context', { name, unresolved: message }), origin }, origin }, lazy: true, origin });
+    // `unresolved` stays set for an image entry: translations read it as "reads the cluster" (no CEL form).
+    const json: JsonObject = { name, unresolved: message };
+    if (type === 'imageRegistry' && isJsonObject(entry.imageRegistry)) json.imageRegistry = entry.imageRegistry;
+    lets.push({ kind: 'let', name, value: { kind: 'jmes', expr: { text: opaqueExpression('context', json), origin }, origin }, lazy: true, origin });
   });
   return lets;
 }
@@ -65,9 +71,11 @@ export function loadContextEntry(
   entry: JsonValue,
   env: SubstitutionEnv,
   queryOn: (expression: string, data: unknown) => QueryOutcome,
+  imageData?: ImageDataTable,
 ): Substituted<JsonValue> {
   if (!isJsonObject(entry)) return { ok: false, message: 'malformed context entry' };
   const name = typeof entry.name === 'string' ? entry.name : '';
+  if (isJsonObject(entry.imageRegistry)) return loadImageEntry(name, entry.imageRegistry, env, queryOn, imageData);
   if (typeof entry.unresolved === 'string') return { ok: false, message: entry.unresolved };
   const v = isJsonObject(entry.variable) ? entry.variable : {};
   let path = '';
@@ -101,4 +109,38 @@ export function loadContextEntry(
   }
   if (output === null || output === undefined) return { ok: false, message: `unable to add context entry for variable ${name} since it evaluated to nil` };
   return { ok: true, value: output as JsonValue };
+}
+
+/**
+ * loaders/imagedata.go fetchImageData: the reference and the jmesPath substituted, the image's data as the
+ * registry client returns it, narrowed by the jmesPath. Offline the data comes from the runtime's image data;
+ * an image it does not hold is unsupported offline, naming the image.
+ */
+function loadImageEntry(
+  name: string,
+  registry: JsonObject,
+  env: SubstitutionEnv,
+  queryOn: (expression: string, data: unknown) => QueryOutcome,
+  imageData: ImageDataTable | undefined,
+): Substituted<JsonValue> {
+  const ref = substituteTree(registry.reference ?? '', env);
+  if (!ref.ok) return { ok: false, message: `failed to substitute variables in context entry ${name} ${String(registry.reference)}: ${ref.message}` };
+  if (typeof ref.value !== 'string') return { ok: false, message: `invalid image reference ${JSON.stringify(ref.value)}, image reference must be a string` };
+  let path = '';
+  if (typeof registry.jmesPath === 'string' && registry.jmesPath !== '') {
+    const jp = substituteTree(registry.jmesPath, env);
+    if (!jp.ok) return { ok: false, message: `failed to substitute variables in context entry ${name} ${registry.jmesPath}: ${jp.message}` };
+    path = String(jp.value);
+  }
+  const data = registryClientData(imageData, ref.value);
+  if (data === undefined) {
+    return {
+      ok: false,
+      message: `unsupported offline: context entry "${name}" (imageRegistry) needs the metadata of image "${ref.value}" from an OCI registry (--image-data, or values file: policies[].rules[].values.${name}), which this run does not supply`,
+    };
+  }
+  if (path === '') return { ok: true, value: data };
+  const r = queryOn(path, data);
+  if (!r.ok) return { ok: false, message: `failed to apply JMESPath (${path}) results to context entry ${name}, error: ${r.message}` };
+  return { ok: true, value: (r.value ?? null) as JsonValue };
 }

@@ -8,6 +8,7 @@ import { compile, MAP_VARIABLES, type ResultExpectation } from '../../cel/index.
 import type { Expr } from '../../cel/ast.js';
 import { diagnostic, type Diagnostic } from '../../diagnostics/diagnostic.js';
 import type { Expression, MapPolicy } from './model.js';
+import { pushAll } from '../../util/arrays.js';
 
 const WITHOUT_PARAMS = MAP_VARIABLES.filter((v) => v !== 'params');
 
@@ -29,7 +30,7 @@ function check(x: Expression, expect: ResultExpectation, withParams: boolean, de
   const locate = (start: number, end: number) => x.doc.spanInString(x.path, start, Math.max(end, start + 1));
   const r = compile(x.text, { variables: withParams ? MAP_VARIABLES : WITHOUT_PARAMS, expect }, locate);
   if (!r.ok) {
-    out.push(...r.diagnostics.map((d) => ({ ...d, dialect: 'map' })));
+    pushAll(out, r.diagnostics.map((d) => ({ ...d, dialect: 'map' })));
     return;
   }
   const refs: { name: string; start: number; end: number }[] = [];

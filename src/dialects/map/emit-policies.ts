@@ -20,6 +20,7 @@ import { PARAMS_VAR } from '../../engines/cel.js';
 import { jsonEqual, type JsonObject } from '../../ir/json.js';
 import type { Guard, MatchSpec, Op, Policy, Rule } from '../../ir/nodes.js';
 import { cannot, isRefusal, notYet, type GenerationReport, type Refusal } from '../generate-report.js';
+import { qualifiedNameErrors } from '../../validate/object-meta.js';
 import { kyvernoRulePatches } from './kyverno/rule.js';
 import { checkFixpoint } from '../kyverno/lower-fixpoint.js';
 import { sourceOfGuard } from '../gatekeeper/emit-match.js';
@@ -136,6 +137,9 @@ function ruleBody(p: Policy, rule: Rule, target: CelTarget, body: Body, renames:
   for (const { op, guards } of flatten(rule.body, rule.guards)) {
     const cond = conditionOf(guards, target, renames);
     if (cond !== undefined && typeof cond !== 'string') return cond;
+    // A configuration error belongs to the source's cluster (a paramKind nothing serves, params missing), not
+    // to the policy: a translation would carry the error instead of the policy the source means.
+    if (op.kind === 'fail') return refused(cannot(`the configuration error "${op.message}" of the source policy (give the CustomResourceDefinition or the params it needs)`), op.origin);
     if (op.kind === 'let') {
       if (op.name === PARAMS_VAR) return refused(notYet('a parameter object (paramKind) in a generated policy'), op.origin);
       if (op.value.kind !== 'cel' || cond) return refused(`a variable bound to a ${op.value.kind} value`, op.origin);
@@ -222,9 +226,22 @@ function policyConditions(p: Policy, target: CelTarget, report: GenerationReport
     if (typeof e !== 'string') return e;
     // kube-apiserver documents variables as unavailable to matchConditions (they run before the policy body).
     if (target.dialect === 'map' && /\bvariables\s*\./.test(e)) return refused(notYet(`the match condition ${e}, which reads the policy's variables (MAP documents them as unavailable there)`), g.origin);
-    out.push({ name: g.kind === 'cel' && g.name ? g.name : `condition-${out.length + 1}`, expression: e });
+    const name = g.kind === 'cel' && g.name ? g.name : `condition-${out.length + 1}`;
+    out.push({ name: target.dialect === 'map' ? qualifiedConditionName(name) : name, expression: e });
   }
   return out;
+}
+
+/**
+ * kube-apiserver requires a matchCondition name to be a qualified name; Kyverno's MutatingPolicy does not
+ * (its validation never checks it), so a MutatingPolicy's "is not kube system" is written as the closest
+ * qualified name. The name only labels the condition in error messages.
+ */
+function qualifiedConditionName(name: string): string {
+  if (qualifiedNameErrors(name).length === 0) return name;
+  const tidy = (s: string) => s.replace(/^[^A-Za-z0-9]+/, '').replace(/[^A-Za-z0-9]+$/, '');
+  const cut = tidy(tidy(name.replace(/[^A-Za-z0-9._-]+/g, '-')).slice(0, 63));
+  return cut === '' ? 'condition' : cut;
 }
 
 /** Every generated expression compiles in the target's environment, or the policy is refused. */

@@ -59,11 +59,13 @@ function matchSpec(policy: MapPolicy, binding: MapBinding, variant: ParamVariant
 }
 
 /**
- * A configuration error (paramKind not found, no params with Deny, ...) raised when the invocation matches.
- * The IR has no "fail" node: a CEL guard whose evaluation fails with "no such key: <message>" stands in.
+ * A configuration error (paramKind not found, no params with Deny, ...) raised when the invocation matches,
+ * worded as the dispatcher words it. generic/policy_dispatcher.go raises it once the policy and binding
+ * match, before the invocation's matchConditions are evaluated, so the invocation has no guards: a false
+ * matchCondition does not hide the error.
  */
-function configErrorGuard(message: string, origin: Origin): Guard {
-  return celGuard(`{}[${JSON.stringify(message)}]`, origin);
+function configErrorRule(message: string, origin: Origin): Rule {
+  return { name: 'configuration', guards: [], body: [{ kind: 'fail', message, origin }], origin };
 }
 
 function mutationRule(policy: MapPolicy, index: number, variant: ParamVariant): Rule {
@@ -83,12 +85,17 @@ function mutationRule(policy: MapPolicy, index: number, variant: ParamVariant): 
   return { name: `mutations[${index}]`, guards: [], body, origin };
 }
 
+/** Where a configuration error points: the policy's paramKind, or the binding's paramRef. */
+function errorOrigin(policy: MapPolicy, binding: MapBinding, variant: ParamVariant): Origin {
+  if (variant.errorAt === 'paramKind') return originAt(policy, ['spec', 'paramKind']);
+  return originAt(binding, binding.paramRef ? ['spec', 'paramRef'] : ['spec']);
+}
+
 export function lowerInvocation(policy: MapPolicy, binding: MapBinding, variant: ParamVariant): Policy {
   const origin = originAt(policy, []);
   const id = `${policy.name}/${binding.name}${variant.idSuffix ? `/${variant.idSuffix}` : ''}`;
   const guards: Guard[] = [];
-  if (variant.error) guards.push(configErrorGuard(variant.error, originAt(binding, ['spec', 'paramRef'])));
-  for (const c of policy.matchConditions) guards.push(celGuard(c.text, originAt(c, c.path), c.name));
+  if (!variant.error) for (const c of policy.matchConditions) guards.push(celGuard(c.text, originAt(c, c.path), c.name));
   // The invocation's param object: matchConditions read `params` as the mutations do.
   const paramsOrigin = originAt(policy, ['spec', 'paramKind']);
   const lets: LetOp[] = variant.params === undefined ? [] : [{ kind: 'let', name: PARAMS_VAR, value: { kind: 'literal', json: variant.params, origin: paramsOrigin }, origin: paramsOrigin }];
@@ -97,7 +104,7 @@ export function lowerInvocation(policy: MapPolicy, binding: MapBinding, variant:
     match: matchSpec(policy, binding, variant),
     ...(lets.length > 0 ? { lets } : {}),
     guards,
-    rules: variant.error ? [] : policy.mutations.map((_, i) => mutationRule(policy, i, variant)),
+    rules: variant.error ? [configErrorRule(variant.error, errorOrigin(policy, binding, variant))] : policy.mutations.map((_, i) => mutationRule(policy, i, variant)),
     semantics: {
       order: 'ordered',
       reinvocation: policy.reinvocationPolicy === 'IfNeeded' ? 'ifNeeded' : 'never',

@@ -12,6 +12,7 @@ import type { SourceDoc } from '../../io/source.js';
 import { labelsOf } from '../../k8s/labels.js';
 import { compileLabelSelector } from '../../k8s/labels.js';
 import { lookupKind, parseApiVersion } from '../../k8s/resources.js';
+import type { Runtime } from '../../runtime/runtime.js';
 import type { MapBinding, MapPolicy, ParamObject } from './model.js';
 
 /** One invocation's param situation. */
@@ -24,6 +25,8 @@ export interface ParamVariant {
   clause?: MatchClause;
   /** A configuration error raised (under the failure policy) when the variant matches. */
   error?: string;
+  /** What the error is about: the policy's paramKind, else the binding's paramRef. */
+  errorAt?: 'paramKind';
 }
 
 export const NOT_FOUND_DENY = 'no params found for policy binding with `Deny` parameterNotFoundAction';
@@ -48,22 +51,52 @@ export function collectParamObjects(siblings: readonly SourceDoc[]): ParamObject
   return out;
 }
 
-/** Whether the paramKind resolves (a built-in kind or one the input provides) and whether it is namespaced. */
-function paramKindInfo(policy: MapPolicy, objects: readonly ParamObject[]): { namespaced: boolean } | undefined {
+/** What the cluster serves besides the built-in kinds: the runtime's custom kinds and the input's CRDs. */
+export interface ServedKinds {
+  runtime?: Runtime | undefined;
+  crds: readonly JsonObject[];
+}
+
+/** The CustomResourceDefinitions among the input's documents. */
+export function collectCrds(siblings: readonly SourceDoc[]): JsonObject[] {
+  return siblings.map((d) => d.value).filter((v): v is JsonObject => isJsonObject(v) && v.kind === 'CustomResourceDefinition' && typeof v.apiVersion === 'string' && v.apiVersion.startsWith('apiextensions.k8s.io/'));
+}
+
+/** The scope of a kind a CRD serves in `version`; undefined when none of the CRDs serves it. */
+function crdScope(crds: readonly JsonObject[], group: string, version: string, kind: string): { namespaced: boolean } | undefined {
+  for (const crd of crds) {
+    const spec = isJsonObject(crd.spec) ? crd.spec : undefined;
+    const names = isJsonObject(spec?.names) ? spec.names : undefined;
+    if (spec?.group !== group || names?.kind !== kind || !Array.isArray(spec.versions)) continue;
+    if (spec.versions.some((v) => isJsonObject(v) && v.name === version && v.served === true)) return { namespaced: spec.scope !== 'Cluster' };
+  }
+  return undefined;
+}
+
+/**
+ * Whether the paramKind resolves and whether it is namespaced (policy_source.go resolves it with the REST
+ * mapper: a built-in kind, a kind a CRD serves, given with the runtime's custom kinds or among the input),
+ * else a kind the input provides params of.
+ */
+function paramKindInfo(policy: MapPolicy, objects: readonly ParamObject[], served: ServedKinds): { namespaced: boolean } | undefined {
   const pk = policy.paramKind!;
-  const { group } = parseApiVersion(pk.apiVersion);
+  const { group, version } = parseApiVersion(pk.apiVersion);
   const builtin = lookupKind(group, pk.kind);
   if (builtin) return { namespaced: builtin.namespaced };
+  const custom = served.runtime?.schemas.kinds.get({ group, version, kind: pk.kind });
+  if (custom) return { namespaced: custom.namespaced ?? true };
+  const fromCrd = crdScope(served.crds, group, version, pk.kind);
+  if (fromCrd) return fromCrd;
   const ofKind = objects.filter((o) => o.apiVersion === pk.apiVersion && o.kind === pk.kind);
   if (ofKind.length === 0) return undefined;
   return { namespaced: ofKind.some((o) => o.namespace !== '') };
 }
 
-export function paramVariants(policy: MapPolicy, binding: MapBinding, objects: readonly ParamObject[]): ParamVariant[] {
+export function paramVariants(policy: MapPolicy, binding: MapBinding, objects: readonly ParamObject[], served: ServedKinds = { crds: [] }): ParamVariant[] {
   if (!policy.paramKind) return [{}];
   const pk = policy.paramKind;
-  const info = paramKindInfo(policy, objects);
-  if (!info) return [{ error: `failed to configure policy: failed to find resource referenced by paramKind: '${pk.apiVersion}, Kind=${pk.kind}'` }];
+  const info = paramKindInfo(policy, objects, served);
+  if (!info) return [{ error: `failed to configure policy: failed to find resource referenced by paramKind: '${pk.apiVersion}, Kind=${pk.kind}'`, errorAt: 'paramKind' }];
   const ref = binding.paramRef;
   if (!ref) return [{ params: null }];
   if (!info.namespaced && ref.namespace) {

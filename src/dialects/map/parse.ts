@@ -10,9 +10,10 @@ import { readBinding } from './bindings.js';
 import { checkPolicyCel } from './cel-check.js';
 import { DIALECT, lowerInvocation } from './lower.js';
 import type { MapBinding, MapPolicy } from './model.js';
-import { collectParamObjects, paramVariants } from './params.js';
+import { collectCrds, collectParamObjects, paramVariants } from './params.js';
 import { readPolicy } from './policy.js';
 import { isBindingDoc, isPolicyDoc } from './recognize.js';
+import { pushAll } from '../../util/arrays.js';
 
 export function parseMap(docs: readonly SourceDoc[], opts: ParseOptions = {}): ParseResult {
   const diagnostics: Diagnostic[] = [];
@@ -27,7 +28,7 @@ export function parseMap(docs: readonly SourceDoc[], opts: ParseOptions = {}): P
       const p = readPolicy(doc, diagnostics);
       if (!p) continue;
       const cel = checkPolicyCel(p);
-      diagnostics.push(...cel);
+      pushAll(diagnostics, cel);
       if (cel.some((d) => d.severity === 'error')) continue;
       if (policies.some((q) => q.name === p.name)) {
         diagnostics.push(diagnostic('TM2004', { phase: 'parse', dialect: DIALECT, message: `MutatingAdmissionPolicy "${p.name}" is defined more than once; the first definition is used`, span: doc.spanOf(['metadata', 'name']), severity: 'warning' }));
@@ -39,12 +40,14 @@ export function parseMap(docs: readonly SourceDoc[], opts: ParseOptions = {}): P
       if (b) bindings.push(b);
     }
   }
-  const params = collectParamObjects((opts.siblings ?? []).filter((d) => !isPolicyDoc(d) && !isBindingDoc(d)));
+  const others = (opts.siblings ?? []).filter((d) => !isPolicyDoc(d) && !isBindingDoc(d));
+  const params = collectParamObjects(others);
+  const served = { runtime: opts.runtime, crds: collectCrds(others) };
   const out: Policy[] = [];
   for (const policy of policies) {
     for (const binding of bindings) {
       if (binding.policyName !== policy.name) continue;
-      for (const variant of paramVariants(policy, binding, params)) out.push(lowerInvocation(policy, binding, variant));
+      for (const variant of paramVariants(policy, binding, params, served)) out.push(lowerInvocation(policy, binding, variant));
     }
   }
   return { policies: out, diagnostics };

@@ -136,7 +136,7 @@ export function crdKindSchemas(doc: JsonValue, source?: SourceDoc, at: YamlPath 
     const r = convertOpenApiSchema(publishedCrdSchema(openAPIV3Schema), opts);
     diagnostics.push(...r.diagnostics);
     if (!r.ok) return;
-    kinds.set(gvk, r.value);
+    kinds.set(gvk, { ...r.value, namespaced: member(spec, 'scope') !== 'Cluster' });
     served.push({ gvk, typeName });
   });
   if (diagnostics.some((d) => d.severity === 'error')) return fail(...diagnostics);

@@ -11,6 +11,8 @@ import type { Schema, TypeRef } from '../schema.js';
 export interface KindSchema {
   readonly schema: Schema;
   readonly typeRef: TypeRef;
+  /** The kind's scope, when its source states it (a CRD's `spec.scope`; an OpenAPI document does not). */
+  readonly namespaced?: boolean;
 }
 
 /** Kind schemas keyed by group/version/Kind. Later additions of the same kind replace earlier ones. */

@@ -1,0 +1,154 @@
+/**
+ * The chainsaw replay as a cluster (issue 15 items 13 and 14): objects the cluster creates by itself exist for
+ * later asserts (each namespace's `default` ServiceAccount), a CustomResourceDefinition applied in a step makes
+ * its kind known to later steps (scope and schema: a MutatingAdmissionPolicy can type the custom resource),
+ * and built-in objects are defaulted and go through the default admission plugins before policies see them.
+ * Fixtures are written here in the corpus' chainsaw case layout.
+ */
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { stringify } from 'yaml';
+import { runConformance } from '../../src/conformance/run.js';
+import type { JsonObject } from '../../src/ir/json.js';
+import { tempDir } from '../support/temp.js';
+
+const root = tempDir('chainsaw-cluster');
+
+function chainsawCase(name: string, ops: { op: string; file?: string; docs?: JsonObject[] }[], dialects = ['kyverno']): string {
+  const dir = join(root, 'kyverno-chainsaw', name);
+  mkdirSync(dir, { recursive: true });
+  const manifest = {
+    source: 'kyverno-chainsaw',
+    dialects,
+    usable_offline: true,
+    features: [],
+    ops: ops.map(({ docs, ...op }) => {
+      if (docs && op.file) writeFileSync(join(dir, op.file), docs.map((d) => stringify(d)).join('---\n'));
+      return op;
+    }),
+  };
+  writeFileSync(join(dir, 'manifest.json'), JSON.stringify(manifest));
+  return dir;
+}
+
+async function statusOf(dir: string): Promise<{ status: string; reason?: string }> {
+  const run = await runConformance([dir]);
+  expect(run.outcomes).toHaveLength(1);
+  return run.outcomes[0]!;
+}
+
+const noopPolicy: JsonObject = {
+  apiVersion: 'kyverno.io/v1',
+  kind: 'ClusterPolicy',
+  metadata: { name: 'noop' },
+  spec: { rules: [{ name: 'r', match: { any: [{ resources: { kinds: ['ConfigMap'] } }] }, mutate: { patchStrategicMerge: { metadata: { labels: { marked: 'true-ish' } } } } }] },
+};
+
+describe('objects the cluster creates', () => {
+  it('the default ServiceAccount of the test namespace, of system namespaces and of a namespace a step creates', async () => {
+    const dir = chainsawCase('default-sa', [
+      { op: 'policy', file: 'policy.yaml', docs: [noopPolicy] },
+      { op: 'assert', file: 'sa.yaml', docs: [{ apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: 'default' } }] },
+      { op: 'assert', file: 'sa-default.yaml', docs: [{ apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: 'default', namespace: 'default' } }] },
+      { op: 'apply', file: 'ns.yaml', docs: [{ apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'team' } }] },
+      { op: 'assert', file: 'sa-team.yaml', docs: [{ apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: 'default', namespace: 'team' } }] },
+    ]);
+    expect(await statusOf(dir)).toEqual({ id: expect.any(String), status: 'passed' });
+  });
+});
+
+const widgetCrd: JsonObject = {
+  apiVersion: 'apiextensions.k8s.io/v1',
+  kind: 'CustomResourceDefinition',
+  metadata: { name: 'widgets.example.com' },
+  spec: {
+    group: 'example.com',
+    names: { kind: 'Widget', plural: 'widgets', singular: 'widget', listKind: 'WidgetList' },
+    scope: 'Cluster',
+    versions: [
+      {
+        name: 'v1',
+        served: true,
+        storage: true,
+        schema: { openAPIV3Schema: { type: 'object', properties: { spec: { type: 'object', properties: { size: { type: 'integer' }, color: { type: 'string' } } } } } },
+      },
+    ],
+  },
+};
+
+const colorWidgets: JsonObject[] = [
+  {
+    apiVersion: 'admissionregistration.k8s.io/v1beta1',
+    kind: 'MutatingAdmissionPolicy',
+    metadata: { name: 'color-widgets' },
+    spec: {
+      matchConstraints: { resourceRules: [{ apiGroups: ['example.com'], apiVersions: ['v1'], operations: ['CREATE'], resources: ['widgets'] }] },
+      failurePolicy: 'Fail',
+      reinvocationPolicy: 'Never',
+      mutations: [{ patchType: 'ApplyConfiguration', applyConfiguration: { expression: 'Object{spec: Object.spec{color: "blue"}}' } }],
+    },
+  },
+  { apiVersion: 'admissionregistration.k8s.io/v1beta1', kind: 'MutatingAdmissionPolicyBinding', metadata: { name: 'color-widgets' }, spec: { policyName: 'color-widgets' } },
+];
+
+describe('a CustomResourceDefinition applied in a step', () => {
+  it('is stored, and its kind is typed and placed by its scope in later steps', async () => {
+    const dir = chainsawCase(
+      'crd-kind',
+      [
+        { op: 'apply', file: 'crd.yaml', docs: [widgetCrd] },
+        { op: 'assert', file: 'crd-assert.yaml', docs: [{ apiVersion: 'apiextensions.k8s.io/v1', kind: 'CustomResourceDefinition', metadata: { name: 'widgets.example.com' }, status: { acceptedNames: { kind: 'Widget' } } }] },
+        { op: 'policy', file: 'policy.yaml', docs: colorWidgets },
+        { op: 'apply', file: 'widget.yaml', docs: [{ apiVersion: 'example.com/v1', kind: 'Widget', metadata: { name: 'w' }, spec: { size: 3 } }] },
+        { op: 'assert', file: 'widget-assert.yaml', docs: [{ apiVersion: 'example.com/v1', kind: 'Widget', metadata: { name: 'w' }, spec: { size: 3, color: 'blue' } }] },
+      ],
+      ['mutatingadmissionpolicy'],
+    );
+    expect(await statusOf(dir)).toMatchObject({ status: 'passed' });
+  });
+});
+
+describe('API server defaulting and admission plugins in the replay', () => {
+  const pullPolicyLabel: JsonObject = {
+    apiVersion: 'kyverno.io/v1',
+    kind: 'ClusterPolicy',
+    metadata: { name: 'pull-label' },
+    spec: {
+      rules: [
+        {
+          name: 'label',
+          match: { any: [{ resources: { kinds: ['Pod'] } }] },
+          mutate: { patchStrategicMerge: { metadata: { labels: { pull: '{{ request.object.spec.containers[0].imagePullPolicy }}' } } } },
+        },
+      ],
+    },
+  };
+
+  it('policies see the defaulted Pod; the stored Pod shows defaults and DefaultTolerationSeconds', async () => {
+    const dir = chainsawCase('defaults', [
+      { op: 'policy', file: 'policy.yaml', docs: [pullPolicyLabel] },
+      { op: 'apply', file: 'pod.yaml', docs: [{ apiVersion: 'v1', kind: 'Pod', metadata: { name: 'p' }, spec: { containers: [{ name: 'c', image: 'nginx:1.25' }] } }] },
+      {
+        op: 'assert',
+        file: 'pod-assert.yaml',
+        docs: [
+          {
+            apiVersion: 'v1',
+            kind: 'Pod',
+            metadata: { name: 'p', labels: { pull: 'IfNotPresent' } },
+            spec: {
+              dnsPolicy: 'ClusterFirst',
+              serviceAccountName: 'default',
+              tolerations: [
+                { key: 'node.kubernetes.io/not-ready', operator: 'Exists', effect: 'NoExecute', tolerationSeconds: 300 },
+                { key: 'node.kubernetes.io/unreachable', operator: 'Exists', effect: 'NoExecute', tolerationSeconds: 300 },
+              ],
+            },
+          },
+        ],
+      },
+    ]);
+    expect(await statusOf(dir)).toMatchObject({ status: 'passed' });
+  });
+});
