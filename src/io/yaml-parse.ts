@@ -7,7 +7,9 @@
 import { Composer, isScalar, Parser, type CST, type Document, type YAMLError } from 'yaml';
 import type { JsonValue } from '../ir/json.js';
 import { findTooDeep } from './cst-depth.js';
+import { fastDocuments } from './fast-yaml/fast-path.js';
 import { yamlToJson, type ConvertIssue } from './yaml-convert.js';
+import { pushAll } from '../util/arrays.js';
 
 /**
  * Composer options: the failsafe schema keeps every scalar's text as a string so go-yaml-resolve.ts alone decides
@@ -63,13 +65,24 @@ function convertDocument(doc: Document.Parsed, limits: ParseLimits): ParsedDocum
   }
   if (parsed.empty) return parsed;
   const converted = yamlToJson(doc.contents, limits.maxDepth, limits.yaml12 ?? false);
-  parsed.issues.push(...converted.issues);
+  pushAll(parsed.issues, converted.issues);
   if (converted.value !== undefined) parsed.value = converted.value;
   return parsed;
 }
 
-/** Yields every document of `text` in order, converted to JSON, with its problems. */
+/**
+ * Yields every document of `text` in order, converted to JSON, with its problems. Block-style YAML, JSON and
+ * NDJSON are read by the fast readers (fast-yaml/), which give the same values and ranges and decline anything
+ * else; empty documents are then not yielded (every caller drops them).
+ */
 export function* parseYamlDocuments(text: string, limits: ParseLimits): Generator<ParsedDocument> {
+  const fast = fastDocuments(text, limits, (slice) => parseYamlDocumentsReference(slice, limits));
+  if (fast) yield* fast;
+  else yield* parseYamlDocumentsReference(text, limits);
+}
+
+/** `parseYamlDocuments` with the `yaml` package alone: the reference the fast readers are tested against. */
+export function* parseYamlDocumentsReference(text: string, limits: ParseLimits): Generator<ParsedDocument> {
   const composer = new Composer(COMPOSE_OPTIONS);
   for (const token of new Parser().parse(text)) {
     if (token.type === 'document') {

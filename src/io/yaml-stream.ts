@@ -6,14 +6,16 @@
  * The file is cut at document markers: a line that starts with `---` or `...` followed by white space or the end
  * of the line. YAML forbids such lines inside any scalar (spec 9.1.4, c-forbidden), so they always end a document,
  * whatever the indentation or quoting around them. Directives and comments before a `---` stay with the document
- * that follows them.
+ * that follows them. A file of JSON values (NDJSON, or objects one after another) is cut one value a chunk
+ * instead (fast-yaml/json-splitter.ts).
  */
 import { createReadStream } from 'node:fs';
 import { diagnostic, type Diagnostic } from '../diagnostics/diagnostic.js';
 import { LineIndex } from '../diagnostics/span.js';
 import type { JsonValue } from '../ir/json.js';
 import { DEFAULT_MAX_BYTES, DEFAULT_MAX_DEPTH, exceedsBytes, issueDiagnostics, tooLargeDiagnostic } from './yaml-load.js';
-import { parseYamlDocuments } from './yaml-parse.js';
+import { JsonOrYamlSplitter } from './fast-yaml/json-splitter.js';
+import { parseYamlDocuments, parseYamlDocumentsReference } from './yaml-parse.js';
 
 export interface StreamOptions {
   /** Largest single document, in UTF-8 bytes (TM1003). Default 64 MiB. */
@@ -21,6 +23,8 @@ export interface StreamOptions {
   maxDepth?: number;
   /** Read-buffer size; tests use a tiny one to exercise markers split across reads. */
   chunkSize?: number;
+  /** Read with the `yaml` package alone, never the fast readers (fast-yaml/): for the bench's before/after. */
+  referenceReader?: boolean;
 }
 
 /** Thrown from the iteration when a document cannot be read; carries the diagnostics (errors are values elsewhere). */
@@ -48,8 +52,10 @@ export interface DocumentChunk {
 export class DocumentSplitter {
   private buf = '';
   private scanned = 0;
-  private line = 1;
   private first = true;
+
+  /** @param line the line of the file the first piece starts on (when another splitter read the lines before). */
+  constructor(private line = 1) {}
 
   /** Characters held for the current document. */
   get pending(): number {
@@ -109,13 +115,13 @@ export class DocumentSplitter {
 }
 
 /** Parses one chunk; errors get positions in the whole file. */
-function parseChunk(file: string, chunk: DocumentChunk, maxBytes: number, maxDepth: number): JsonValue[] {
+function parseChunk(file: string, chunk: DocumentChunk, maxBytes: number, maxDepth: number, read = parseYamlDocuments): JsonValue[] {
   if (exceedsBytes(chunk.text, maxBytes)) {
     const d = tooLargeDiagnostic(file, maxBytes);
     throw new YamlStreamError([{ ...d, span: { file, line: chunk.line, col: 1, endLine: chunk.line, endCol: 1 } }]);
   }
   const values: JsonValue[] = [];
-  for (const parsed of parseYamlDocuments(chunk.text, { maxDepth })) {
+  for (const parsed of read(chunk.text, { maxDepth })) {
     const errors = parsed.issues.filter((i) => i.code !== 'TM1006');
     if (errors.length > 0) {
       const shifted = issueDiagnostics(file, errors, new LineIndex(chunk.text)).map((d) => ({
@@ -133,11 +139,13 @@ function parseChunk(file: string, chunk: DocumentChunk, maxBytes: number, maxDep
 export async function* streamYamlDocuments(file: string, opts: StreamOptions = {}): AsyncGenerator<JsonValue> {
   const maxBytes = opts.maxBytes ?? DEFAULT_MAX_BYTES;
   const maxDepth = opts.maxDepth ?? DEFAULT_MAX_DEPTH;
-  const splitter = new DocumentSplitter();
+  const read = opts.referenceReader ? parseYamlDocumentsReference : parseYamlDocuments;
+  // JSON values (NDJSON) are cut one value a chunk, YAML at its document markers.
+  const splitter = new JsonOrYamlSplitter((line) => new DocumentSplitter(line));
   const stream = createReadStream(file, { encoding: 'utf8', highWaterMark: opts.chunkSize ?? 1 << 20 });
   try {
     for await (const piece of stream as AsyncIterable<string>) {
-      for (const chunk of splitter.push(piece)) yield* parseChunk(file, chunk, maxBytes, maxDepth);
+      for (const chunk of splitter.push(piece)) yield* parseChunk(file, chunk, maxBytes, maxDepth, read);
       // No marker in more than maxBytes characters: the document is too large, stop reading it into memory.
       if (splitter.pending > maxBytes) throw new YamlStreamError([tooLargeDiagnostic(file, maxBytes)]);
     }
@@ -148,5 +156,5 @@ export async function* streamYamlDocuments(file: string, opts: StreamOptions = {
   } finally {
     stream.destroy();
   }
-  for (const chunk of splitter.end()) yield* parseChunk(file, chunk, maxBytes, maxDepth);
+  for (const chunk of splitter.end()) yield* parseChunk(file, chunk, maxBytes, maxDepth, read);
 }
