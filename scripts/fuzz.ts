@@ -1,6 +1,7 @@
 /**
  * `npm run fuzz [-- --runs N] [--apply-runs N] [--seed S] [--only NAME]`: the fuzz properties of
- * test/fuzz/properties.ts with a large budget (1,000,000 inputs per parser by default), seeded from the golden
+ * test/fuzz/properties.ts and the differential properties `cel-diff` and `jmespath-diff`
+ * (test/fuzz/differential.ts) with a large budget (1,000,000 inputs each by default), seeded from the golden
  * cases, the examples and, when present, ../shared/conformance. Prints inputs tried and failures per parser;
  * exits 1 on any failure, with fast-check's shrunk counterexample (make it a regression test).
  */
@@ -10,6 +11,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import fc from 'fast-check';
 import { applyEndsWell, PARSERS, POD, seedTexts, textFrom } from '../test/fuzz/properties.js';
+import { DIFFERENTIALS } from '../test/fuzz/differential-properties.js';
 
 const args = process.argv.slice(2);
 const flag = (name: string): string | undefined => {
@@ -36,6 +38,17 @@ for (const [name, p] of Object.entries(PARSERS)) {
     console.log(`${name}: FAILED after ${r.numRuns} inputs (${secs} s): ${JSON.stringify(r.counterexample)} ${String(r.errorInstance ?? '')}`);
   } else console.log(`${name}: ${r.numRuns} inputs, 0 failures (${secs} s)`);
 }
+// Differential properties (transmute's CEL and JMESPath engines against an independent oracle).
+for (const [name, property] of Object.entries(DIFFERENTIALS)) {
+  if (only && only !== name) continue;
+  const started = Date.now();
+  const r = fc.check(property(), { seed, numRuns: runs });
+  const secs = ((Date.now() - started) / 1000).toFixed(1);
+  if (r.failed) {
+    failed++;
+    console.log(`${name}: FAILED after ${r.numRuns} inputs (${secs} s): ${JSON.stringify(r.counterexample, bigints)} ${String(r.errorInstance ?? '')}`);
+  } else console.log(`${name}: ${r.numRuns} inputs, 0 differences (${secs} s)`);
+}
 if (!only || only === 'apply') {
   const dir = mkdtempSync(join(tmpdir(), 'transmute-fuzz-'));
   try {
@@ -53,3 +66,7 @@ if (!only || only === 'apply') {
   }
 }
 process.exitCode = failed > 0 ? 1 : 0;
+
+function bigints(_key: string, v: unknown): unknown {
+  return typeof v === 'bigint' ? `${v}n` : v instanceof Uint8Array ? `bytes[${Array.from(v).join(',')}]` : v;
+}

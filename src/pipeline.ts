@@ -3,13 +3,10 @@
  * optimize, translate. Each step returns values and diagnostics; nothing here prints or exits.
  */
 import { diagnostic, hasErrors, type Diagnostic } from './diagnostics/diagnostic.js';
-import type { SourceRegistry } from './diagnostics/render.js';
-import type { GenerateResult } from './dialects/dialect.js';
-import { dialectByName, dialectFor, dialects } from './dialects/registry.js';
+import type { Dialect, GenerateResult } from './dialects/dialect.js';
+import { BUILT_IN_DIALECTS, type DialectSet } from './dialects/registry.js';
 import { isJsonObject, type JsonObject } from './ir/json.js';
 import type { Policy } from './ir/nodes.js';
-import { loadInputs } from './io/inputs.js';
-import { expandLists } from './io/lists.js';
 import type { SourceDoc } from './io/source.js';
 import { optimize } from './optimizer/index.js';
 import { translateMutateExistingRules, type ExistingGeneration } from './dialects/kyverno-mpol/generate-existing.js';
@@ -18,18 +15,9 @@ import { toYamlDocuments } from './io/yaml-dump.js';
 import { admitDocs, type AdmitOptions } from './validate/admit.js';
 import { refusedGenerated } from './validate/generated.js';
 import { loadYamlText } from './io/yaml-load.js';
-
-export interface Loaded {
-  docs: SourceDoc[];
-  sources: SourceRegistry;
-  diagnostics: Diagnostic[];
-}
-
-export function readInputs(paths: string[], stdin?: () => string): Loaded | { docs?: undefined; diagnostics: Diagnostic[]; sources?: SourceRegistry } {
-  const r = loadInputs(paths, stdin ? { stdin } : {});
-  if (!r.ok) return { diagnostics: r.diagnostics };
-  return { docs: r.value.docs, sources: r.value.sources, diagnostics: r.diagnostics };
-}
+import { expansionRefusals } from './dialects/gatekeeper/expansion/translate.js';
+import { pushAll } from './util/arrays.js';
+import type { Runtime } from './runtime/runtime.js';
 
 function describeKind(doc: SourceDoc): string {
   const v = doc.value;
@@ -39,22 +27,42 @@ function describeKind(doc: SourceDoc): string {
   return `${apiVersion}, Kind=${kind}`;
 }
 
+export interface ParsePolicyOptions extends AdmitOptions {
+  /** cli.kyverno.io Values (`apply -f/--set`). */
+  values?: JsonObject;
+  /** The dialects that read the documents (default: the built-in ones). */
+  dialects?: DialectSet;
+  /** The environment the policies will run in (custom kinds a MAP paramKind resolves against). */
+  runtime?: Runtime;
+}
+
+/**
+ * A CustomResourceDefinition among the policies is cluster state, not a policy: it makes its kind served (a
+ * MAP paramKind resolves against it), and the dialects see it as a sibling document.
+ */
+function isCustomResourceDefinition(doc: SourceDoc): boolean {
+  const v = doc.value;
+  return isJsonObject(v) && v.kind === 'CustomResourceDefinition' && typeof v.apiVersion === 'string' && v.apiVersion.startsWith('apiextensions.k8s.io/');
+}
+
 /**
  * Parses policy documents with the dialects that recognize them; policies keep document order. Each document
  * is first admitted as a cluster would admit it (`validate`, strict by default).
  */
-export function parsePolicyDocs(docs: readonly SourceDoc[], opts: AdmitOptions = {}): { policies: Policy[]; diagnostics: Diagnostic[] } {
+export function parsePolicyDocs(docs: readonly SourceDoc[], opts: ParsePolicyOptions = {}): { policies: Policy[]; diagnostics: Diagnostic[] } {
+  const known = opts.dialects ?? BUILT_IN_DIALECTS;
   const diagnostics: Diagnostic[] = [];
   const byDialect = new Map<string, SourceDoc[]>();
   const order = new Map<SourceDoc, number>();
   docs.forEach((d, i) => order.set(d, i));
   for (const doc of docs) {
-    const dialect = dialectFor(doc);
+    const dialect = known.for(doc);
+    if (!dialect && isCustomResourceDefinition(doc)) continue;
     if (!dialect) {
       diagnostics.push(
         diagnostic('TM2001', {
           phase: 'parse',
-          message: `no dialect reads ${describeKind(doc)} (known: ${dialects().map((d) => d.name).join(', ')})`,
+          message: `no dialect reads ${describeKind(doc)} (known: ${known.names().join(', ')})`,
           span: doc.spanOf(isJsonObject(doc.value) && 'kind' in doc.value ? ['kind'] : []),
         }),
       );
@@ -66,34 +74,35 @@ export function parsePolicyDocs(docs: readonly SourceDoc[], opts: AdmitOptions =
   // the document order decides, by each dialect's first document.
   const policies: Policy[] = [];
   for (const [name, group] of byDialect) {
-    const dialect = dialectByName(name)!;
+    const dialect = known.byName(name)!;
     const { admitted, diagnostics: refusals } = admitDocs(dialect, group, opts);
-    diagnostics.push(...refusals);
+    pushAll(diagnostics, refusals);
     if (admitted.length === 0) continue;
-    const r = dialect.parse(admitted, { siblings: docs });
-    diagnostics.push(...r.diagnostics);
-    policies.push(...r.policies);
+    // cli.kyverno.io Values (`apply -f/--set`) reach the Kyverno dialects as the test runner passes them.
+    const r = dialect.parse(admitted, { siblings: docs, ...(opts.runtime ? { runtime: opts.runtime } : {}), ...(opts.values ? { conformance: { values: opts.values } } : {}) } as Parameters<typeof dialect.parse>[1]);
+    pushAll(diagnostics, r.diagnostics);
+    pushAll(policies, r.policies);
   }
   return { policies, diagnostics };
 }
 
-export function loadPolicies(paths: string[], stdin?: () => string, opts: AdmitOptions = {}): { policies: Policy[]; diagnostics: Diagnostic[]; sources?: SourceRegistry; docs?: SourceDoc[] } {
-  const loaded = readInputs(paths, stdin);
-  if (!loaded.docs) return { policies: [], diagnostics: loaded.diagnostics };
-  // As the CLI reads them (src/cli/inputs.ts): a List of policies stands for its items.
-  const docs = expandLists(loaded.docs);
-  const parsed = parsePolicyDocs(docs, opts);
-  return { policies: parsed.policies, diagnostics: [...loaded.diagnostics, ...parsed.diagnostics], sources: loaded.sources, docs };
+/** A target dialect: a built-in one by name, or a dialect value (one of a caller's own DialectSet). */
+export type Target = string | Dialect;
+
+function targetDialect(to: Target): Dialect | undefined {
+  return typeof to === 'string' ? BUILT_IN_DIALECTS.byName(to) : to;
 }
 
+const targetName = (to: Target): string => (typeof to === 'string' ? to : to.name);
+
 /** Translates policies into a dialect: optimize, the target's lowerings, then its generator. */
-export function translate(policies: readonly Policy[], to: string, unsupported: 'ignore' | 'warn' | 'error' = 'error', apiVersion?: string): GenerateResult {
-  const target = dialectByName(to);
+export function translate(policies: readonly Policy[], to: Target, unsupported: 'ignore' | 'warn' | 'error' = 'error', apiVersion?: string): GenerateResult {
+  const target = targetDialect(to);
   if (!target) {
     return {
       documents: [],
       text: '',
-      diagnostics: [diagnostic('TM4004', { phase: 'emit', message: `no dialect named "${to}" (known: ${dialects().map((d) => d.name).join(', ')})` })],
+      diagnostics: [diagnostic('TM4004', { phase: 'emit', message: `no dialect named "${targetName(to)}" (known: ${BUILT_IN_DIALECTS.names().join(', ')})` })],
     };
   }
   let lowered = optimize(policies);
@@ -107,7 +116,7 @@ export function translate(policies: readonly Policy[], to: string, unsupported: 
  * controller): MutatingPolicies that mutate existing resources for kyverno-mpol, a refusal for the targets
  * that mutate only admission requests.
  */
-export function translateDocuments(docs: readonly SourceDoc[], policies: readonly Policy[], to: string, unsupported: 'ignore' | 'warn' | 'error' = 'error', apiVersion?: string): GenerateResult {
+export function translateDocuments(docs: readonly SourceDoc[], policies: readonly Policy[], to: Target, unsupported: 'ignore' | 'warn' | 'error' = 'error', apiVersion?: string): GenerateResult {
   return translateDocumentParts(docs, policies, to, unsupported, apiVersion).result;
 }
 
@@ -125,9 +134,10 @@ export interface DocumentsTranslation {
  * refused decides the case before the admission part does). `admission` narrows the checks of the generated
  * documents for a source its harness never admitted (see `admitted`).
  */
-export function translateDocumentParts(docs: readonly SourceDoc[], policies: readonly Policy[], to: string, unsupported: 'ignore' | 'warn' | 'error' = 'error', apiVersion?: string, admission: AdmitOptions = {}): DocumentsTranslation {
-  const generated = translate(policies, to, unsupported, apiVersion);
-  const existing = translateMutateExistingRules(docs, to, { unsupported, ...(apiVersion ? { apiVersion } : {}) });
+export function translateDocumentParts(docs: readonly SourceDoc[], policies: readonly Policy[], to: Target, unsupported: 'ignore' | 'warn' | 'error' = 'error', apiVersion?: string, admission: AdmitOptions = {}): DocumentsTranslation {
+  const translated = translate(policies, to, unsupported, apiVersion);
+  const generated = { ...translated, diagnostics: [...translated.diagnostics, ...expansionRefusals(docs, targetName(to), unsupported)] };
+  const existing = translateMutateExistingRules(docs, targetName(to), { unsupported, ...(apiVersion ? { apiVersion } : {}) });
   if (existing.rules === 0) return { result: admitted(generated, to, admission), admission: generated, existing };
   // A MutatingPolicy that mutates existing resources is written whole; its admission part is not repeated.
   const documents = [...withoutRewritten(generated.documents, existing.documents), ...existing.documents];
@@ -142,10 +152,10 @@ export function translateDocumentParts(docs: readonly SourceDoc[], policies: rea
  * cluster would refuse is a generator bug (TM4006), and then nothing is output. `opts` narrows the checks only
  * for a source that was never admitted itself (refusedGenerated).
  */
-export function admitted(result: GenerateResult, to: string, opts: AdmitOptions = {}): GenerateResult {
-  const target = dialectByName(to);
+export function admitted(result: GenerateResult, to: Target, opts: AdmitOptions = {}): GenerateResult {
+  const target = targetDialect(to);
   if (!target || result.text === '') return result;
-  const loaded = loadYamlText(`<generated ${to}>`, result.text);
+  const loaded = loadYamlText(`<generated ${target.name}>`, result.text);
   const refused = loaded.ok ? refusedGenerated(target, loaded.value, opts) : loaded.diagnostics.filter((d) => d.severity === 'error');
   if (refused.length === 0) return result;
   return { documents: [], text: '', diagnostics: [...result.diagnostics, ...refused] };

@@ -8,7 +8,9 @@ import { statSync } from 'node:fs';
 import { diagnostic, hasErrors, type Diagnostic } from '../diagnostics/diagnostic.js';
 import type { SourceRegistry } from '../diagnostics/render.js';
 import { isJsonObject } from '../ir/json.js';
-import { loadInputs, STDIN_NAME } from '../io/inputs.js';
+import { DEFAULT_MAX_TOTAL_BYTES, parseByteQuantity, POLICY_SHARE } from '../io/budget.js';
+import { inputDocuments, readInputTexts, STDIN_NAME } from '../io/inputs.js';
+import { pushAll } from '../util/arrays.js';
 import { expandLists } from '../io/lists.js';
 import type { SourceDoc } from '../io/source.js';
 import type { CliIO } from './io.js';
@@ -20,6 +22,8 @@ export interface CliInputOptions {
   objects?: boolean;
   /** What the documents are, for "no policy documents in ...": when given, reading nothing is an error. */
   nonEmpty?: string;
+  /** The documents are policies: they get a quarter of the input budget (see POLICY_SHARE). */
+  policies?: boolean;
 }
 
 export interface CliInputs {
@@ -46,31 +50,101 @@ export function notAnObject(doc: SourceDoc, what: string): Diagnostic | undefine
   });
 }
 
-export function readCliInputs(paths: readonly string[], io: CliIO, sources: SourceRegistry, opts: CliInputOptions = {}): CliInputs {
-  const r = loadInputs(paths, { stdin: io.stdin, sources, requireMapping: true });
-  const diagnostics = [...r.diagnostics];
-  let docs = r.ok ? r.value.docs : [];
-  if (opts.lists) {
-    // Documents are mappings (loadInputs checked them); the items of a List must be too.
-    docs = expandLists(docs).filter((doc) => {
-      if (isJsonObject(doc.value)) return true;
-      const v = doc.value;
-      const what = v === null ? 'null' : Array.isArray(v) ? 'a sequence' : `a ${typeof v}`;
-      diagnostics.push(diagnostic('TM1005', { phase: 'io', message: `the List item is ${what}, not a mapping`, span: doc.spanOf([]) }));
-      return false;
-    });
+type Texts = ReturnType<typeof readInputTexts>['texts'];
+
+/** Where a diagnostic of `checkedDocuments` comes from: reading, a List's items, or the object check. */
+type Checked = { doc: SourceDoc } | { diagnostics: Diagnostic[]; stage: 'load' | 'list' | 'object' };
+
+function listItemRefusal(doc: SourceDoc): Diagnostic | undefined {
+  if (isJsonObject(doc.value)) return undefined;
+  const v = doc.value;
+  const what = v === null ? 'null' : Array.isArray(v) ? 'a sequence' : `a ${typeof v}`;
+  return diagnostic('TM1005', { phase: 'io', message: `the List item is ${what}, not a mapping`, span: doc.spanOf([]) });
+}
+
+/** The documents of `texts`, parsed one at a time, Lists expanded and objects checked as `opts` asks. */
+function* checkedDocuments(texts: Texts, opts: CliInputOptions): Generator<Checked> {
+  for (const item of inputDocuments(texts, { requireMapping: true })) {
+    if (!('doc' in item)) {
+      yield { diagnostics: item.diagnostics, stage: 'load' };
+      continue;
+    }
+    for (const doc of opts.lists ? expandLists([item.doc]) : [item.doc]) {
+      // Documents are mappings (requireMapping checked them); the items of a List must be too.
+      const notMapping = opts.lists ? listItemRefusal(doc) : undefined;
+      if (notMapping) {
+        yield { diagnostics: [notMapping], stage: 'list' };
+        continue;
+      }
+      const refused = opts.objects ? notAnObject(doc, 'the document') : undefined;
+      if (refused) yield { diagnostics: [refused], stage: 'object' };
+      else yield { doc };
+    }
   }
-  if (opts.objects) {
-    docs = docs.filter((doc) => {
-      const refused = notAnObject(doc, 'the document');
-      if (refused) diagnostics.push(refused);
-      return !refused;
-    });
+}
+
+function readTexts(paths: readonly string[], io: CliIO, sources: SourceRegistry, opts: CliInputOptions): Texts {
+  const budget = sources.inputBudget ?? DEFAULT_MAX_TOTAL_BYTES;
+  return readInputTexts(paths, {
+    stdin: io.stdin,
+    sources,
+    maxTotalBytes: opts.policies ? Math.floor(budget / POLICY_SHARE) : budget,
+    budgetLabel: opts.policies ? 'policy input' : 'input',
+  }).texts;
+}
+
+/**
+ * One pass over the documents: the diagnostics in the order a reader expects them (reading, then List items,
+ * then objects; only reading's when it failed, as nothing read then is a document), each accepted document
+ * handed to `visit`, and how many there were.
+ */
+function checkAll(paths: readonly string[], texts: Texts, opts: CliInputOptions, visit: (doc: SourceDoc) => void): { diagnostics: Diagnostic[]; ok: boolean; count: number } {
+  const byStage = { load: [] as Diagnostic[], list: [] as Diagnostic[], object: [] as Diagnostic[] };
+  let count = 0;
+  for (const item of checkedDocuments(texts, opts)) {
+    if ('doc' in item) {
+      count++;
+      visit(item.doc);
+    } else pushAll(byStage[item.stage], item.diagnostics);
   }
-  if (opts.nonEmpty && r.ok && docs.length === 0 && !hasErrors(diagnostics)) {
+  const loaded = !hasErrors(byStage.load);
+  const diagnostics = loaded ? [...byStage.load, ...byStage.list, ...byStage.object] : byStage.load;
+  if (opts.nonEmpty && loaded && count === 0 && !hasErrors(diagnostics)) {
     diagnostics.push(diagnostic('TM7001', { phase: 'cli', message: `no ${opts.nonEmpty} in ${paths.map(shown).join(', ')}` }));
   }
-  return { docs, diagnostics, ok: r.ok && !hasErrors(diagnostics) };
+  return { diagnostics, ok: !hasErrors(diagnostics), count: loaded ? count : 0 };
+}
+
+export function readCliInputs(paths: readonly string[], io: CliIO, sources: SourceRegistry, opts: CliInputOptions = {}): CliInputs {
+  const docs: SourceDoc[] = [];
+  const r = checkAll(paths, readTexts(paths, io, sources, opts), opts, (doc) => docs.push(doc));
+  // When reading failed nothing is a document (count is 0), as before any check ran.
+  return { docs: r.count > 0 ? docs : [], diagnostics: r.diagnostics, ok: r.ok };
+}
+
+export interface CliInputStream {
+  diagnostics: Diagnostic[];
+  ok: boolean;
+  /** The documents again, parsed one at a time (none is kept between calls): for one pass of the work. */
+  documents(): Generator<SourceDoc>;
+}
+
+/**
+ * readCliInputs for inputs too large to hold as documents (a cluster's dump): the texts are read once and every
+ * document checked, each handed to `visit` and then dropped; `documents()` parses them again for the work, so
+ * memory stays at the texts' size whatever the number of documents, and nothing is written before every
+ * document is known to be readable.
+ */
+export function streamCliInputs(paths: readonly string[], io: CliIO, sources: SourceRegistry, opts: CliInputOptions, visit: (doc: SourceDoc) => void = () => {}): CliInputStream {
+  const texts = readTexts(paths, io, sources, opts);
+  const r = checkAll(paths, texts, opts, visit);
+  return {
+    diagnostics: r.diagnostics,
+    ok: r.ok,
+    *documents() {
+      for (const item of checkedDocuments(texts, opts)) if ('doc' in item) yield item.doc;
+    },
+  };
 }
 
 /**
@@ -104,3 +178,16 @@ export function folderForFile(flags: Record<string, string | undefined>): string
   return undefined;
 }
 
+
+/** The `--max-input-size` option, shared by every command that reads policies or resources. */
+export const MAX_INPUT_SIZE_OPTION = { 'max-input-size': { type: 'string' } } as const;
+
+export const MAX_INPUT_SIZE_HELP = `      --max-input-size SIZE  refuse a run whose input files total more than SIZE (default 128Mi; policies may
+                             take a quarter of it), checked from their sizes before reading; e.g. 512Mi, 2G`;
+
+/** The run's input budget in bytes, or a usage error for a value that is not a size. */
+export function maxInputBytes(value: string | undefined): number | { error: string } {
+  if (value === undefined) return DEFAULT_MAX_TOTAL_BYTES;
+  const n = parseByteQuantity(value);
+  return n === undefined ? { error: `--max-input-size "${value}" is not a size (a byte count, or a quantity such as 512Mi or 2G)` } : n;
+}

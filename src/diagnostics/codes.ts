@@ -21,6 +21,7 @@ export const CODES = {
   TM1007: { severity: 'error', title: 'nesting too deep' },
   TM1008: { severity: 'error', title: 'not a Kubernetes object' },
   TM1009: { severity: 'error', title: 'not UTF-8 text' },
+  TM1010: { severity: 'error', title: 'input budget exceeded' },
 
   // 2xxx dialect parsing
   TM2001: { severity: 'error', title: 'unknown kind' },
@@ -32,6 +33,7 @@ export const CODES = {
   TM2007: { severity: 'warning', title: 'unknown field ignored' },
   TM2008: { severity: 'error', title: 'strict decoding error' },
   TM2009: { severity: 'error', title: 'schema validation' },
+  TM2010: { severity: 'warning', title: 'ExpansionTemplate read only by expand' },
 
   // 3xxx evaluation
   TM3001: { severity: 'error', title: 'path shape mismatch' },
@@ -44,6 +46,8 @@ export const CODES = {
   TM3008: { severity: 'info', title: 'policy did not match' },
   TM3009: { severity: 'error', title: 'policy skipped by failure policy' },
   TM3010: { severity: 'error', title: 'apply configuration rejected' },
+  TM3011: { severity: 'error', title: 'expansion failed' },
+  TM3012: { severity: 'error', title: 'policy configuration error' },
 
   // 4xxx translation
   TM4001: { severity: 'error', title: 'unsupported in target' },

@@ -66,3 +66,8 @@ export function ok<T>(value: T, diagnostics: Diagnostic[] = []): Result<T> {
 export function fail<T = never>(...diagnostics: Diagnostic[]): Result<T> {
   return { ok: false, diagnostics };
 }
+
+/** `fail` for a list of any length (a spread of 100,000 diagnostics would overflow the stack). */
+export function failWith<T = never>(diagnostics: Diagnostic[]): Result<T> {
+  return { ok: false, diagnostics };
+}

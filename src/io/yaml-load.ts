@@ -4,14 +4,16 @@
  * input cheap to refuse: a byte cap checked before parsing (TM1003), a nesting cap checked on the CST before
  * composing (TM1007), and go-yaml's alias-expansion budget (TM1002).
  */
-import { diagnostic, fail, ok, type Diagnostic, type Result } from '../diagnostics/diagnostic.js';
+import { diagnostic, fail, failWith, ok, type Diagnostic, type Result } from '../diagnostics/diagnostic.js';
 import { LineIndex, type Span } from '../diagnostics/span.js';
 import { isJsonObject } from '../ir/json.js';
 import type { SourceDoc, YamlPath } from './source.js';
 import type { ConvertIssue } from './yaml-convert.js';
-import { parseYamlDocuments } from './yaml-parse.js';
+import { parseYamlDocuments, parseYamlDocumentsReference } from './yaml-parse.js';
 import { DocumentSpans } from './yaml-spans.js';
 import { MAX_OBJECT_DEPTH } from './limits.js';
+import { pushAll } from '../util/arrays.js';
+import { utf8ByteLength } from '../util/bytes.js';
 
 export const DEFAULT_MAX_BYTES = 64 * 1024 * 1024;
 export const DEFAULT_MAX_DEPTH = MAX_OBJECT_DEPTH;
@@ -30,13 +32,15 @@ export interface LoadOptions {
    * `1.2` reads them as strings, for YAML written for other readers (data transcribed from Go tests).
    */
   yamlVersion?: '1.1' | '1.2';
+  /** Read with the `yaml` package alone, never the fast readers (fast-yaml/): for differential tests and the bench. */
+  referenceReader?: boolean;
 }
 
 /** UTF-8 size of `text` compared with `max`, without encoding it when the length alone decides. */
 export function exceedsBytes(text: string, max: number): boolean {
   if (text.length > max) return true;
   if (text.length * 3 <= max) return false;
-  return Buffer.byteLength(text, 'utf8') > max;
+  return utf8ByteLength(text) > max;
 }
 
 export function tooLargeDiagnostic(file: string, max: number, size?: number): Diagnostic {
@@ -65,36 +69,47 @@ export function issueDiagnostics(file: string, issues: readonly ConvertIssue[], 
 export function loadYamlText(file: string, text: string, opts: LoadOptions = {}): Result<SourceDoc[]> {
   const maxBytes = opts.maxBytes ?? DEFAULT_MAX_BYTES;
   if (exceedsBytes(text, maxBytes)) return fail(tooLargeDiagnostic(file, maxBytes));
-  let index = opts.lineIndex;
-  const lineIndex = (): LineIndex => (index ??= new LineIndex(text));
-
   const docs: SourceDoc[] = [];
   const diagnostics: Diagnostic[] = [];
-  for (const parsed of parseYamlDocuments(text, { maxDepth: opts.maxDepth ?? DEFAULT_MAX_DEPTH, yaml12: opts.yamlVersion === '1.2' })) {
-    if (parsed.issues.length > 0) diagnostics.push(...issueDiagnostics(file, parsed.issues, lineIndex()));
+  for (const item of yamlDocuments(file, text, opts)) {
+    if ('doc' in item) docs.push(item.doc);
+    else pushAll(diagnostics, item.diagnostics);
+  }
+  if (diagnostics.some((d) => d.severity === 'error')) return failWith(diagnostics);
+  return ok(docs, diagnostics);
+}
+
+/**
+ * The documents of `text` one at a time, with the diagnostics of each as they are found: what loadYamlText
+ * collects, for a reader that keeps only the document it is working on (`apply` over a whole cluster's dump).
+ * The caller checks the size; `index` counts the documents yielded.
+ */
+export function* yamlDocuments(file: string, text: string, opts: LoadOptions = {}): Generator<{ doc: SourceDoc } | { diagnostics: Diagnostic[] }> {
+  let index = opts.lineIndex;
+  const lineIndex = (): LineIndex => (index ??= new LineIndex(text));
+  let count = 0;
+  const limits = { maxDepth: opts.maxDepth ?? DEFAULT_MAX_DEPTH, yaml12: opts.yamlVersion === '1.2' };
+  for (const parsed of (opts.referenceReader ? parseYamlDocumentsReference : parseYamlDocuments)(text, limits)) {
+    if (parsed.issues.length > 0) yield { diagnostics: issueDiagnostics(file, parsed.issues, lineIndex()) };
     if (parsed.empty || parsed.value === undefined) continue;
     const value = parsed.value;
     if (opts.requireMapping && !isJsonObject(value)) {
       const what = value === null ? 'null' : Array.isArray(value) ? 'a sequence' : `a ${typeof value}`;
-      diagnostics.push(
-        diagnostic('TM1005', {
-          phase: 'io',
-          message: `document ${docs.length + 1} is ${what}, not a mapping`,
-          span: lineIndex().span(file, parsed.contents[0], Math.max(parsed.contents[0] + 1, parsed.contents[1])),
-        }),
-      );
+      const span = lineIndex().span(file, parsed.contents[0], Math.max(parsed.contents[0] + 1, parsed.contents[1]));
+      yield { diagnostics: [diagnostic('TM1005', { phase: 'io', message: `document ${count + 1} is ${what}, not a mapping`, span })] };
       continue;
     }
     const spans = new DocumentSpans(file, text, parsed.start, parsed.end, lineIndex);
-    docs.push({
-      file,
-      index: docs.length,
-      value,
-      spanOf: (path: YamlPath) => spans.spanOf(path),
-      keySpanOf: (path: YamlPath) => spans.keySpanOf(path),
-      spanInString: (path: YamlPath, start: number, end?: number) => spans.spanInString(path, start, end),
-    });
+    yield {
+      doc: {
+        file,
+        index: count++,
+        value,
+        spanOf: (path: YamlPath) => spans.spanOf(path),
+        keySpanOf: (path: YamlPath) => spans.keySpanOf(path),
+        spanInString: (path: YamlPath, start: number, end?: number) => spans.spanInString(path, start, end),
+      },
+    };
   }
-  if (diagnostics.some((d) => d.severity === 'error')) return fail(...diagnostics);
-  return ok(docs, diagnostics);
 }
+

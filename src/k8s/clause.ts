@@ -7,6 +7,7 @@ import { compileAnyGlob, compileGenerateNamePattern, compileGlob, type GlobMatch
 import { annotationsOf, compileLabelSelector, labelsOf, labelValue, type CompiledSelector, type Labels } from './labels.js';
 import { compileOperations, type NoOperationRule, type OperationTest } from './operations.js';
 import type { MatchProfile } from './profile.js';
+import { pushAll } from '../util/arrays.js';
 
 // One MatchClause compiled to criteria, each read the way `profile.ts` describes for its engine.
 // A criterion returns null when it holds, a string saying why not, or {error} when it cannot be decided.
@@ -217,7 +218,7 @@ function compileSelector(sel: MatchClause['labelSelector'], field: string, ctx: 
     ...(ctx.dialect ? { dialect: ctx.dialect } : {}),
   });
   if (diagnostics.length === 0) return selector;
-  ctx.diagnostics.push(...diagnostics);
+  pushAll(ctx.diagnostics, diagnostics);
   return undefined;
 }
 

@@ -6,6 +6,7 @@ import type { Diagnostic } from '../diagnostics/diagnostic.js';
 import type { Dialect } from '../dialects/dialect.js';
 import type { SourceDoc } from '../io/source.js';
 import { admissionDiagnostics } from './admission.js';
+import { pushAll } from '../util/arrays.js';
 
 export type ValidateMode = 'strict' | 'warn' | 'ignore';
 export const VALIDATE_MODES: readonly ValidateMode[] = ['strict', 'warn', 'ignore'];
@@ -34,8 +35,8 @@ export function admitDocs(dialect: Dialect, docs: readonly SourceDoc[], opts: Ad
   for (const doc of docs) {
     const found = opts.stages === 'engine' ? (engine ? engine(doc) : []) : admissionDiagnostics(doc, engine, dialect.name);
     const refused = found.some((d) => d.severity === 'error');
-    if (mode === 'warn') diagnostics.push(...found.map((d) => (d.severity === 'error' ? { ...d, severity: 'warning' as const } : d)));
-    else diagnostics.push(...found);
+    if (mode === 'warn') pushAll(diagnostics, found.map((d) => (d.severity === 'error' ? { ...d, severity: 'warning' as const } : d)));
+    else pushAll(diagnostics, found);
     if (!refused || mode === 'warn') admitted.push(doc);
   }
   return { admitted, diagnostics };

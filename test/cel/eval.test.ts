@@ -204,3 +204,35 @@ describe('extension and Kubernetes libraries', () => {
     expect(compile('1', { k8sVersion: 'banana' }).ok).toBe(false);
   });
 });
+
+// Found by the differential fuzzing against @bufbuild/cel (test/fuzz/differential.ts), decided from cel-go.
+describe('conversions as cel-go makes them (strconv, overflow.go)', () => {
+  it('uint(double) of any negative value is a range error, not a truncation to 0 (doubleToUint64Checked)', () => {
+    expect(error('uint(-0.5)')).toMatch(/range/);
+    expect(error('uint(-2.9e-62)')).toMatch(/range/);
+    expect(value('uint(-0.0)')).toEqual(new CelUint(0n));
+    expect(value('uint(0.9)')).toEqual(new CelUint(0n));
+  });
+
+  it('uint(string) takes no sign (strconv.ParseUint); int(string) takes one (ParseInt)', () => {
+    expect(error('uint("+5")')).toMatch(/cannot convert/);
+    expect(value('int("+5")')).toBe(5);
+    expect(error('int(" 5")')).toMatch(/cannot convert/);
+  });
+
+  it('double(string) reads what strconv.ParseFloat reads', () => {
+    expect(Number.isNaN(value('double("nan")') as number)).toBe(true);
+    expect(Number.isNaN(value('double("NAN")') as number)).toBe(true);
+    expect(error('double("+nan")')).toMatch(/cannot convert/);
+    expect(value('double("-Infinity")')).toBe(-Infinity);
+    expect(value('double("inf")')).toBe(Infinity);
+    expect(value('double("0x1p-2")')).toBe(0.25);
+    expect(value('double("0x1.8p1")')).toEqual(new CelDouble(3));
+    expect(error('double("0x10")')).toMatch(/cannot convert/);
+    expect(error('double("1e400")')).toMatch(/cannot convert/);
+    expect(value('double("1e-400")')).toEqual(new CelDouble(0));
+    expect(error('double("1_000")')).toMatch(/cannot convert/);
+    expect(error('double(" 1")')).toMatch(/cannot convert/);
+    expect(error('double("")')).toMatch(/cannot convert/);
+  });
+});

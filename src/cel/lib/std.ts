@@ -114,12 +114,14 @@ function toUint(v: unknown): CelUint {
     }
     case 'double': {
       const d = typeof v === 'number' ? v : (v as CelDouble).v;
-      if (!Number.isFinite(d) || d <= -1 || d >= 18446744073709551616) err('uint range error');
+      // cel-go doubleToUint64Checked: any negative value is out of range, -0.5 included (not truncated to 0).
+      if (!Number.isFinite(d) || d < 0 || d >= 18446744073709551616) err('uint range error');
       return new CelUint(BigInt(Math.trunc(d)));
     }
     case 'string': {
       const s = v as string;
-      if (!/^\+?\d+$/.test(s)) err(`cannot convert '${s}' to uint`);
+      // strconv.ParseUint takes no sign at all (cel-go common/types/string.go): "+5" is not a uint.
+      if (!/^\d+$/.test(s)) err(`cannot convert '${s}' to uint`);
       const b = BigInt(s);
       if (b > UINT64_MAX) err('uint range error');
       return new CelUint(b);
@@ -138,15 +140,43 @@ function toDouble(v: unknown): number | CelDouble {
     case 'uint':
       return mkDouble(Number((v as CelUint).v));
     case 'string': {
-      const s = (v as string).trim();
-      const m = /^[+-]?(?:(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?|[Ii]nf(?:inity)?|NaN)$/.test(s);
-      if (!m || s !== v) err(`cannot convert '${String(v)}' to double`);
-      const x = /inf/i.test(s) ? (s.startsWith('-') ? -Infinity : Infinity) : Number(s);
+      const x = parseGoFloat(v as string);
+      if (x === undefined) err(`cannot convert '${String(v)}' to double`);
       return mkDouble(x);
     }
     default:
       return noOverload('double', v);
   }
+}
+
+const GO_DECIMAL_FLOAT = /^[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?$/;
+const GO_HEX_FLOAT = /^([+-]?)0[xX]((?:[0-9a-fA-F]_?)*[0-9a-fA-F]?)(?:\.([0-9a-fA-F]*))?[pP]([+-]?\d+)$/;
+
+/**
+ * strconv.ParseFloat(s, 64), which cel-go's double(string) calls: decimal and hexadecimal (with a mandatory
+ * `p` exponent) forms, `inf`/`infinity` with an optional sign and `nan` without one, in any case; no spaces.
+ * A finite form beyond the float64 range is ErrRange, an error (cel-go then fails the conversion); underflow
+ * rounds to zero without one. Undefined when Go refuses the text.
+ */
+export function parseGoFloat(s: string): number | undefined {
+  if (GO_DECIMAL_FLOAT.test(s)) {
+    const x = Number(s);
+    return Number.isFinite(x) ? x : undefined;
+  }
+  const lower = s.toLowerCase();
+  if (lower === 'nan') return NaN;
+  const unsigned = lower.replace(/^[+-]/, '');
+  if (unsigned === 'inf' || unsigned === 'infinity') return lower.startsWith('-') ? -Infinity : Infinity;
+  const hex = GO_HEX_FLOAT.exec(s);
+  if (hex && (hex[2] !== '' || (hex[3] ?? '') !== '') && !hex[2]!.endsWith('_')) {
+    const int = hex[2]!.replaceAll('_', '');
+    const frac = hex[3] ?? '';
+    const mantissa = Number(BigInt(`0x${int + frac || '0'}`));
+    const x = mantissa * 2 ** (Number(hex[4]) - 4 * frac.length);
+    if (!Number.isFinite(x)) return undefined;
+    return hex[1] === '-' ? -x : x;
+  }
+  return undefined;
 }
 
 /** Go's strconv.FormatFloat(f, 'g', -1, 64), which is what cel-go's string(double) prints (%g). */

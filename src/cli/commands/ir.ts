@@ -3,7 +3,7 @@ import { printPolicies } from '../../ir/print.js';
 import { optimize } from '../../optimizer/index.js';
 import { SourceRegistry } from '../../diagnostics/render.js';
 import { hasErrors, parsePolicyDocs } from '../../pipeline.js';
-import { readCliInputs, stdinNamedTwice } from '../inputs.js';
+import { MAX_INPUT_SIZE_HELP, MAX_INPUT_SIZE_OPTION, maxInputBytes, readCliInputs, stdinNamedTwice } from '../inputs.js';
 import { many, parse } from '../args.js';
 import { EXIT, type CliIO } from '../io.js';
 import { diagnosticsFormat, reportDiagnostics } from '../report.js';
@@ -18,6 +18,7 @@ Options:
       --no-optimize          print the IR as parsed, before the optimizer
       --origins              end each line with the @line:col of the construct it came from
 ${VALIDATE_HELP}
+${MAX_INPUT_SIZE_HELP}
       --diagnostics FORMAT   text (default) | json
   -h, --help                 show this help
 `;
@@ -28,6 +29,7 @@ interface Flags {
   origins?: boolean;
   validate?: string;
   diagnostics?: string;
+  'max-input-size'?: string;
   help?: boolean;
 }
 
@@ -38,6 +40,7 @@ export async function runIr(argv: string[], io: CliIO): Promise<number> {
     origins: { type: 'boolean' },
     validate: { type: 'string' },
     diagnostics: { type: 'string' },
+    ...MAX_INPUT_SIZE_OPTION,
     help: { type: 'boolean', short: 'h' },
   });
   if (!args.ok) {
@@ -58,10 +61,12 @@ export async function runIr(argv: string[], io: CliIO): Promise<number> {
   if (many(f.policy).length === 0) return usage('at least one policy is required (-p POLICY)');
   const mode = validateMode(f.validate);
   if (typeof mode !== 'string') return usage(mode.error);
+  const budget = maxInputBytes(f['max-input-size']);
+  if (typeof budget !== 'number') return usage(budget.error);
   const twice = stdinNamedTwice({ '-p': f.policy });
   if (twice) return usage(twice);
-  const sources = new SourceRegistry();
-  const inputs = readCliInputs(many(f.policy), io, sources, { lists: true, nonEmpty: 'policy documents' });
+  const sources = new SourceRegistry(budget);
+  const inputs = readCliInputs(many(f.policy), io, sources, { lists: true, nonEmpty: 'policy documents', policies: true });
   const loaded = inputs.ok ? parsePolicyDocs(inputs.docs, { mode }) : { policies: [], diagnostics: [] };
   const diagnostics = [...inputs.diagnostics, ...loaded.diagnostics];
   reportDiagnostics(io, diagnostics, format, sources);
