@@ -1,0 +1,153 @@
+/**
+ * Compile, don't interpret (issue 17): the policy compiler that specialises what pays into generated
+ * JavaScript (path writes, path reads of guards, runs of literal sets) and keeps the closure interpreter
+ * (src/interpreter, CLOSURES) for the rest. Its functions have the interpreter's contracts exactly, so the
+ * same semantics (run-policy.ts, semantics.ts) run either; `apply(..., { interpret: true })` runs the
+ * reference, and test/compile/ checks that both give the same results over the golden set and the corpora.
+ */
+import { jsonEqual, type JsonValue } from '../ir/json.js';
+import type { Guard, Op, SetOp } from '../ir/nodes.js';
+import type { Path } from '../ir/path.js';
+import { wildcardMatch } from '../k8s/glob.js';
+import type { OpCompiler } from '../interpreter/compile.js';
+import { compileGuard, type GuardFn } from '../interpreter/guards.js';
+import { isFusableSet } from '../interpreter/ops/fused-sets.js';
+import { compileImage } from '../interpreter/ops/image.js';
+import { compileOp, type OpFn } from '../interpreter/ops/index.js';
+import { compileRemove } from '../interpreter/ops/remove.js';
+import { compileSetMembers } from '../interpreter/ops/set-members.js';
+import { compileSet } from '../interpreter/ops/set.js';
+import { compileValue } from '../interpreter/values.js';
+import type { EvalState } from '../interpreter/state.js';
+import { generateFusedSets } from './fused-sets.js';
+import { generatePathReader, type PathReader } from './path-reader.js';
+import { pathWalker } from './path-walker.js';
+
+function walkerOf(path: Path) {
+  return path.root === 'object' ? pathWalker(path.segments) : undefined;
+}
+
+function compileWhen(op: Extract<Op, { kind: 'when' }>): OpFn {
+  const guard = GENERATED.guard(op.guard);
+  const then = GENERATED.block(op.then);
+  const otherwise = op.else ? GENERATED.block(op.else) : undefined;
+  return (st, scope) => {
+    if (guard(st, scope)) then(st, scope);
+    else if (otherwise) otherwise(st, scope);
+    return scope;
+  };
+}
+
+function op(o: Op): OpFn {
+  switch (o.kind) {
+    case 'set':
+      return compileSet(o, walkerOf(o.path));
+    case 'remove':
+      return compileRemove(o, walkerOf(o.path));
+    case 'setMembers':
+      return compileSetMembers(o, walkerOf(o.path));
+    case 'image':
+      return compileImage(o, walkerOf(o.path));
+    case 'when':
+      return compileWhen(o);
+    default:
+      return compileOp(o);
+  }
+}
+
+/** A block as compileBlock (src/interpreter/ops/block.ts) makes it, with runs of literal sets generated. */
+function block(ops: readonly Op[]): OpFn {
+  const fns: OpFn[] = [];
+  for (let k = 0; k < ops.length; ) {
+    let j = k;
+    while (j < ops.length && isFusableSet(ops[j]!)) j++;
+    const fused = j - k >= 2 ? generateFusedSets(ops.slice(k, j) as SetOp[]) : undefined;
+    if (fused) {
+      fns.push(fused);
+      k = j;
+    } else fns.push(op(ops[k++]!));
+  }
+  if (fns.length === 1) {
+    const only = fns[0]!;
+    return (st, scope) => {
+      only(st, scope);
+      return scope;
+    };
+  }
+  return (st, scope) => {
+    let s = scope;
+    for (const fn of fns) s = fn(st, s);
+    return scope;
+  };
+}
+
+const objectOf = (st: EvalState): JsonValue | undefined => st.object ?? undefined;
+
+/** A guard as compileGuard (src/interpreter/guards.ts) makes it, reading object paths with generated readers. */
+function guard(g: Guard): GuardFn {
+  switch (g.kind) {
+    case 'exists':
+    case 'notExists':
+    case 'eq':
+    case 'neq':
+    case 'in':
+    case 'notIn':
+    case 'match': {
+      const read = g.path.root === 'object' ? generatePathReader(g.path.segments) : undefined;
+      return read ? pathGuard(g, read) : compileGuard(g);
+    }
+    case 'and': {
+      const args = g.args.map(guard);
+      return (st, scope) => args.every((a) => a(st, scope));
+    }
+    case 'or': {
+      const args = g.args.map(guard);
+      return (st, scope) => args.some((a) => a(st, scope));
+    }
+    case 'not': {
+      const arg = guard(g.arg);
+      return (st, scope) => !arg(st, scope);
+    }
+    default:
+      return compileGuard(g);
+  }
+}
+
+function pathGuard(g: Extract<Guard, { kind: 'exists' | 'notExists' | 'eq' | 'neq' | 'in' | 'notIn' | 'match' }>, read: PathReader): GuardFn {
+  switch (g.kind) {
+    case 'exists':
+      return (st) => read(objectOf(st)) !== undefined;
+    case 'notExists':
+      return (st) => read(objectOf(st)) === undefined;
+    case 'eq':
+    case 'neq': {
+      const value = compileValue(g.value);
+      const want = g.kind === 'eq';
+      return (st, scope) => {
+        const found = read(objectOf(st));
+        if (found === undefined) return false;
+        return jsonEqual(found, value(st, scope)) === want;
+      };
+    }
+    case 'in':
+    case 'notIn': {
+      const values = g.values.map(compileValue);
+      const want = g.kind === 'in';
+      return (st, scope) => {
+        const found = read(objectOf(st));
+        if (found === undefined) return false;
+        return values.some((v) => jsonEqual(found, v(st, scope))) === want;
+      };
+    }
+    case 'match': {
+      const pattern = g.pattern;
+      return (st) => {
+        const found = read(objectOf(st));
+        return typeof found === 'string' && wildcardMatch(pattern, found);
+      };
+    }
+  }
+}
+
+/** The generating compiler; the closure interpreter's CLOSURES is the reference it is tested against. */
+export const GENERATED: OpCompiler = Object.freeze({ name: 'generated', op, block, guard });
