@@ -38,6 +38,7 @@ const steps = [
   ['The ClusterPolicy applied to the Pod: the same result', ['apply', '-p', '-', '-r', POD, '-o', 'diff'], translateToKyverno],
   ['The mutators translated to a MutatingAdmissionPolicy and its binding', translateToMap],
   ['The MutatingAdmissionPolicy applied to the Pod: the same result', ['apply', '-p', '-', '-r', POD, '-o', 'diff'], translateToMap],
+  ['A Deployment expanded into the Pod it creates, mutated as Gatekeeper mutates generated Pods (as gator expand)', ['expand', 'examples/expansion']],
   ['A ClusterPolicy library translated to Kyverno MutatingPolicy', ['translate', '-p', 'examples/library/pods/policies.yaml', '--to', 'kyverno-mpol']],
   ['The library migrated with its kyverno-test.yaml suite, every policy proven', ['migrate', 'examples/library', '--out-dir', join(out, 'out')]],
 ];
