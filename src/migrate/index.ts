@@ -3,7 +3,8 @@
  * MutatingPolicy (or MutatingAdmissionPolicy), each migration proven by running the original and the
  * rewritten suites. Steps, one module each: discover.ts (what is under DIR), translate.ts (each source policy
  * through the pipeline), suites.ts (the rewritten suites), output.ts (OUT, staged and renamed into place),
- * prove.ts (both suites run), report.ts (the verdict per source policy).
+ * unchanged.ts (`skip` entries of policies that run and change nothing expect `pass`), prove.ts (both suites
+ * run as `transmute test` runs them), report.ts (the verdict per source policy).
  */
 import { readFileSync } from 'node:fs';
 import { discover } from './discover.js';
@@ -13,6 +14,7 @@ import { prove } from './prove.js';
 import { buildReport, renderJson, type MigrateReport } from './report.js';
 import { rewriteSuite } from './suites.js';
 import { translateLibrary } from './translate.js';
+import { settleUnchanged } from './unchanged.js';
 import type { ValidateMode } from '../validate/admit.js';
 
 export interface MigrateOptions {
@@ -48,6 +50,7 @@ export function migrate(opts: MigrateOptions): MigrateRun {
       const text = file.role === 'suite' ? rewritten.get(file.rel) : file.role === 'policies' ? policyFileText(file, library, outcomes) : undefined;
       staging.write(file.rel, text ?? readFileSync(file.abs));
     }
+    for (const [rel, text] of settleUnchanged(suites, (rel) => staging.path(rel))) staging.write(rel, text);
     const proofs = prove(suites, (rel) => staging.path(rel), opts.outDir);
     const report = buildReport({
       library,

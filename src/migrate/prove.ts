@@ -1,8 +1,9 @@
 /**
- * The proof of a migration: every result entry about a migrated policy's mutate rules is run twice with the
- * runner `transmute test` uses for kyverno-test.yaml (load + runTestSuite), once in the original suite from
- * DIR and once, rewritten, in the migrated suite from the staged OUT; the rows are paired by entry and
- * resource.
+ * The proof of a migration: every result entry about a migrated policy's mutate rules is run twice as
+ * `transmute test` runs kyverno-test.yaml (load + runTestSuite, judged as `kyverno test` judges: a rule
+ * that does not match the resource is "Excluded" and passes, a CEL policy that ran without changing the
+ * resource is `pass`), once in the original suite from DIR and once, rewritten, in the migrated suite from
+ * the staged OUT; the rows are paired by entry and resource.
  */
 import { renderDiagnosticLine } from '../diagnostics/render.js';
 import { loadTestSuite, runTestSuite, type SuiteRow, type TestSuite } from '../dialects/kyverno/test-suite/index.js';
@@ -22,7 +23,7 @@ function entryRows(loaded: Loaded, entry: number): SuiteRow[] | string {
   if (!loaded.ok) return `the suite does not load: ${loaded.reason}`;
   const result = loaded.suite.results[entry];
   if (!result) return `the suite has no results[${entry}]`;
-  return runTestSuite({ ...loaded.suite, results: [result] });
+  return runTestSuite({ ...loaded.suite, results: [result] }, 'strict', { asKyvernoTest: true });
 }
 
 function resultOf(row: SuiteRow | undefined, fallback: { policy: string; rule: string; reason: string }): RowResult {

@@ -36,8 +36,17 @@ export interface RewrittenSuite {
   file: LibraryFile;
   /** The new text, or undefined to copy the file unchanged. */
   text?: string;
+  /** The rewritten test document and the documents after it, from which `text` is written. */
+  documents?: { test: JsonObject; rest: JsonValue[] };
+  /** The entries rewritten for a migrated policy, by their index in the migrated suite. */
+  rewrittenEntries?: number[];
   links: EntryLink[];
   outcome: SuiteOutcome;
+}
+
+/** A rewritten suite's text (sorted keys, as `kyverno fix test` writes them). */
+export function suiteText(documents: { test: JsonObject; rest: JsonValue[] }): string {
+  return toYamlDocuments([documents.test, ...documents.rest], { sortKeys: true });
 }
 
 const LIST_FIELDS = ['policies', 'resources', 'targetResources', 'exceptions', 'paramResources', 'clusterResources'];
@@ -217,5 +226,7 @@ export function rewriteSuite(library: Library, file: LibraryFile, outcomes: Read
   if (!changed) return { file, links, outcome };
   // Documents after the first are not part of the test; they are kept as they were.
   const rest = (file.docs ?? []).slice(1).map((d) => d.value);
-  return { file, text: toYamlDocuments([value, ...rest], { sortKeys: true }), links, outcome };
+  const documents = { test: value, rest };
+  const rewrittenEntries = [...new Set([...marked.keys()].map((i) => at.get(into.get(i) ?? i)!))].sort((a, b) => a - b);
+  return { file, text: suiteText(documents), documents, rewrittenEntries, links, outcome };
 }

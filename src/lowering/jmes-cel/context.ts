@@ -19,6 +19,11 @@ export type Binding =
 export interface JmesCelScope {
   /** What a JMESPath root identifier (first field of the expression) means in CEL; undefined = not available in the target. */
   root(name: string): Binding | undefined;
+  /**
+   * Whether Kyverno's context holds no `name` where the expression runs (no context entry of the rule binds
+   * it): it is then read as a missing key. A scope that cannot tell leaves it out, and such names are refused.
+   */
+  absent?(name: string): boolean;
 }
 
 export interface Cx {
@@ -32,6 +37,8 @@ export interface Cx {
    * key is that text, known at runtime only.
    */
   dynamicKeys?: Map<string, Frag>;
+  /** Raw string literals (`'…'`) that stand for the text of a value spliced in by an inner `{{ }}` hole. */
+  dynamicStrings?: Map<string, Frag>;
 }
 
 export function newCx(scope: JmesCelScope, caps: Caps): Cx {

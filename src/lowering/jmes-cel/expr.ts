@@ -140,6 +140,10 @@ function errorFree(f: Frag, construct: string): Frag {
 function compileValue(node: JmesNode, cur: Cur, mode: Mode, cx: Cx): Frag {
   switch (node.type) {
     case 'Literal':
+      if (typeof node.value === 'string') {
+        const spliced = cx.dynamicStrings?.get(node.value);
+        if (spliced !== undefined) return spliced;
+      }
       return literal(node.value);
     case 'Index':
       return chain(asValue(cur, cx), [{ kind: 'index', index: node.value }], mode, cx);

@@ -21,7 +21,8 @@ export const OTHER: FnDef[] = [
   {
     name: 'x509_decode',
     map: cannot('the Kubernetes CEL environment has no X.509 decoder'),
-    mpol: yet("Kyverno's CEL x509 library is not implemented by transmute's CEL engine"),
+    // kyverno/sdk extensions/cel/libs/x509: `x509.decode(string) dyn`, the same JSON of the parsed certificate or CSR.
+    mpol: yet("Kyverno's CEL x509.decode() (library kyverno.x509) is not implemented by transmute's CEL engine, so the translation could not be proven"),
   },
   { name: 'image_normalize', ...both(yet("depends on Kyverno's configuration (default registry); the parsing is expressible with strings functions")) },
   { name: 'is_external_url', ...both(cannot('needs DNS lookups (network access)')) },

@@ -18,6 +18,21 @@ export function valueCur(f: Frag): Cur {
   return { kind: 'value', f };
 }
 
+/**
+ * A Kyverno context root the scope does not bind: refused where Kyverno would have had a value for it;
+ * otherwise absent, as in Kyverno's context (a context entry of another rule is not carried over: the engine
+ * restores its context checkpoint between rules), which the fork reads as a missing key of the context map:
+ * NotFound in strict mode, null in lenient mode.
+ */
+function unboundRoot(name: string, mode: Mode, cx: Cx): Frag {
+  if (PREDEFINED_ROOTS.has(name) || /^element(Index)?\d*$/.test(name) || cx.scope.absent?.(name) !== true) rootRefusal(name, cx);
+  cx.notes.add(`\`${name}\` is read as absent from Kyverno's context (no context entry of the rule binds it), as Kyverno reads it at admission; a value given by a kyverno-test values file has no counterpart`);
+  return mode === 'strict' ? fail(`Unknown key "${name}" in path: no context entry of the rule binds it`) : NULL;
+}
+
+/** Roots Kyverno's engine fills itself (pkg/engine/context): never absent where the rule could read them. */
+const PREDEFINED_ROOTS = new Set(['request', 'images', 'serviceAccountName', 'serviceAccountNamespace', 'target']);
+
 /** Why a Kyverno context root the scope does not bind has no CEL counterpart. */
 function rootRefusal(name: string, cx: Cx): never {
   const env = cx.caps.env === 'map' ? 'MutatingAdmissionPolicy' : 'Kyverno MutatingPolicy';
@@ -55,7 +70,7 @@ export function fieldOf(cur: Cur, name: string, mode: Mode, cx: Cx): Cur {
   }
   if (cur.kind === 'root') {
     const b = cx.scope.root(name);
-    if (b === undefined) rootRefusal(name, cx);
+    if (b === undefined) return valueCur(unboundRoot(name, mode, cx));
     return { kind: 'binding', b, path: name };
   }
   if (cur.kind === 'binding' && 'fields' in cur.b) {

@@ -9,11 +9,12 @@
  * before a hole, so in `{{a}}{{b}}` the second hole is found on the next pass) are Kyverno's. What depends on
  * the runtime text of a value is guarded: a spliced value holding `{{` or `}}` would be scanned again (or
  * complete a hole around it), and one ending in `\` before a hole found later would escape it; the CEL fails
- * on those, with a note. A hole inside a hole (its text depends on a value) is not compiled yet.
+ * on those, with a note. A hole inside a hole (its text depends on a value) is compiled where the inner value
+ * is a whole quoted identifier or raw string literal (nestedHole).
  */
 import { expressionFrag, run, type Outcome } from './compile.js';
 import type { Cx, JmesCelScope } from './context.js';
-import { bindAll, celString, cond, fail, isNumeric, litString, op, strFrag, tfrag, tyOf, type Frag } from './frag.js';
+import { bind, bindAll, celString, cond, fail, isNumeric, litString, op, strFrag, tfrag, tyOf, type Frag } from './frag.js';
 import { spliceText } from './json-text.js';
 import { yet } from './refuse.js';
 import type { CelTarget } from './target.js';
@@ -51,36 +52,61 @@ function holeValue(body: string, cx: Cx, values: readonly Value[]): { frag: Frag
 const QUOTED_UNSAFE = ['"', '\\', '{', '}'];
 
 /**
+ * Characters of a spliced text that would change how Kyverno reads the raw string literal it lands in: a
+ * quote ends it, a brace changes the hole around it; a backslash only escapes a quote, so it is unsafe only
+ * at the end (before the closing quote).
+ */
+const RAW_UNSAFE = ["'", '{', '}'];
+
+/**
  * A hole whose text holds the value of an inner hole: Kyverno substitutes the inner one first and evaluates
  * the text it makes. Compiled where each inner value is a whole quoted identifier (`images.containers."{{
- * element.name }}".tag`): a field named by the value's text. A text holding `"`, `\`, `{` or `}` would make
- * Kyverno read another expression (or none); the CEL fails on it.
+ * element.name }}".tag`: a field named by the value's text) or a whole raw string literal (`to_upper('{{@}}')`:
+ * a string holding the value's text). A text that Kyverno would read as another expression (or none) makes
+ * the CEL fail.
  */
 function nestedHole(expression: string, cx: Cx, values: readonly Value[]): Frag {
   const keys = new Map<string, Frag>();
-  const rest = expression.replace(/"([\ue000-\uf8ff])"/g, (_m, ch: string) => {
+  const strings = new Map<string, Frag>();
+  const unsafe = new Map<string, { chars: string[]; trailingBackslash: boolean }>();
+  const splice = (ch: string, into: Map<string, Frag>, chars: string[], trailingBackslash: boolean): string => {
     const v = values[ch.charCodeAt(0) - BASE]!;
     if (v.shallow) yet('a shallow `{{- }}` hole inside another hole');
-    keys.set(ch, spliceText(v.frag, cx));
+    into.set(ch, spliceText(v.frag, cx));
+    unsafe.set(ch, { chars, trailingBackslash });
     return '';
-  });
-  if (PLACEHOLDER.test(rest)) yet('a `{{ }}` hole nested in another hole other than as a whole quoted identifier (`"{{ … }}"`)');
-  return bindAll([...keys.values()], cx.names, (texts) => {
-    const bound = new Map([...keys.keys()].map((ch, i) => [ch, texts[i]!]));
-    const inner: Cx = { ...cx, dynamicKeys: new Map([...(cx.dynamicKeys ?? []), ...bound]) };
-    const outer = expressionFrag(expression, inner);
-    const bad: string[] = [];
-    for (const t of texts) {
-      const known = litString(t);
-      if (known !== undefined) {
-        if (QUOTED_UNSAFE.some((c) => known.includes(c))) yet('an inner `{{ }}` value whose text Kyverno would not read as one quoted identifier');
-        continue;
+  };
+  const rest = expression
+    .replace(/"([\ue000-\uf8ff])"/g, (_m, ch: string) => splice(ch, keys, QUOTED_UNSAFE, false))
+    .replace(/'([\ue000-\uf8ff])'/g, (_m, ch: string) => splice(ch, strings, RAW_UNSAFE, true));
+  if (PLACEHOLDER.test(rest)) yet('a `{{ }}` hole nested in another hole other than as a whole quoted identifier (`"{{ … }}"`) or raw string (`\'{{ … }}\'`)');
+  const spliced = [...keys, ...strings];
+  return bindAll(
+    spliced.map(([, f]) => f),
+    cx.names,
+    (texts) => {
+      const bound = new Map(spliced.map(([ch], i) => [ch, texts[i]!]));
+      const inner: Cx = {
+        ...cx,
+        dynamicKeys: new Map([...(cx.dynamicKeys ?? []), ...[...keys.keys()].map((ch) => [ch, bound.get(ch)!] as const)]),
+        dynamicStrings: new Map([...(cx.dynamicStrings ?? []), ...[...strings.keys()].map((ch) => [ch, bound.get(ch)!] as const)]),
+      };
+      const outer = expressionFrag(expression, inner);
+      const bad: string[] = [];
+      for (const [ch, t] of bound) {
+        const { chars, trailingBackslash } = unsafe.get(ch)!;
+        const known = litString(t);
+        if (known !== undefined) {
+          if (chars.some((c) => known.includes(c)) || (trailingBackslash && known.endsWith('\\'))) yet('an inner `{{ }}` value whose text Kyverno would not read as one quoted identifier or string');
+          continue;
+        }
+        bad.push(...chars.map((c) => `${op(t)}.contains(${celString(c)})`));
+        if (trailingBackslash) bad.push(`${op(t)}.endsWith("\\\\")`);
       }
-      bad.push(...QUOTED_UNSAFE.map((c) => `${op(t)}.contains(${celString(c)})`));
-    }
-    if (bad.length === 0) return outer;
-    return cond(bad.join(' || '), fail('an inner hole\'s text holds a quote, a backslash or a brace'), outer, true);
-  });
+      if (bad.length === 0) return outer;
+      return cond(bad.join(' || '), fail("an inner hole's text holds a character that changes the expression it lands in"), outer, true);
+    },
+  );
 }
 
 const SPLICE_NOTE =
@@ -94,6 +120,8 @@ const SPLICE_NOTE =
  */
 export interface TemplateOptions {
   text?: boolean;
+  /** The text lands in a plain YAML scalar that is read again: it must read back as the same string. */
+  plainYaml?: boolean;
   forbid?: { re2: string; js: RegExp; why: string };
 }
 
@@ -162,9 +190,46 @@ export function templateFrag(text: string, cx: Cx, opts: TemplateOptions = {}): 
     });
     const concat = tfrag(bound.map((p) => (p.atom ? p.cel : `(${p.cel})`)).join(' + '), joinedType(bound), { err: bound.some((p) => p.err) });
     const read = unreadable.length === 0 ? concat : cond(unreadable.join(' || '), fail(`a spliced value holds characters that ${forbid!.why}`), concat, true);
-    if (bad.length === 0) return read;
+    const spliced = opts.plainYaml ? readBackAsPlainScalar(read, pieces, cx) : read;
+    if (bad.length === 0) return spliced;
     cx.notes.add(SPLICE_NOTE);
-    return cond(bad.join(' || '), fail('a spliced value holds "{{", "}}" or a trailing backslash'), read, true);
+    return cond(bad.join(' || '), fail('a spliced value holds "{{", "}}" or a trailing backslash'), spliced, true);
+  });
+}
+
+/**
+ * Text go-yaml v2 (sigs.k8s.io/yaml YAMLToJSON, YAML 1.1) reads back from a plain scalar as the same string,
+ * in block and flow context alike: a letter first (numbers, timestamps, `.inf` and indicators start
+ * otherwise), then letters, digits and `._/@+=-` (no `:`, `#`, space, quote, comma or bracket), except the
+ * words YAML 1.1 resolves to a boolean or null (resolve.go), which become that value.
+ */
+const PLAIN_TEXT = '^[A-Za-z][A-Za-z0-9._/@+=-]*$';
+const PLAIN_CHARS = /^[A-Za-z0-9._/@+=-]*$/;
+const YAML11_WORDS: ReadonlyArray<[string, string[]]> = [
+  ['true', ['y', 'Y', 'yes', 'Yes', 'YES', 'on', 'On', 'ON', 'true', 'True', 'TRUE']],
+  ['false', ['n', 'N', 'no', 'No', 'NO', 'off', 'Off', 'OFF', 'false', 'False', 'FALSE']],
+  ['null', ['null', 'Null', 'NULL']],
+];
+
+const PLAIN_NOTE =
+  'a text substituted into a plain YAML scalar of a JSON patch is read again by YAML: the CEL keeps it where it begins with a letter and holds only letters, digits and ._/@+=- (a YAML 1.1 boolean or null word becomes that value), and fails on other texts';
+
+/** The spliced text as YAML reads it back; the CEL fails where that reading is not modelled. */
+function readBackAsPlainScalar(text: Frag, pieces: readonly ({ text: string } | { value: Value })[], cx: Cx): Frag {
+  const statics = pieces.filter((p): p is { text: string } => 'text' in p).map((p) => p.text);
+  const first = pieces[0]!;
+  if (statics.some((t) => !PLAIN_CHARS.test(t)) || ('text' in first && !/^[A-Za-z]/.test(first.text))) {
+    yet('a variable in a plain YAML scalar of a JSON patch whose text YAML may read as something other than that string (quote the scalar)');
+  }
+  cx.notes.add(PLAIN_NOTE);
+  // A static piece holding a character other than a letter rules the words out.
+  const words = statics.some((t) => /[^A-Za-z]/.test(t)) ? [] : YAML11_WORDS;
+  return bind(text, cx.names, (t) => {
+    let out = cond(`${op(t)}.matches(${celString(PLAIN_TEXT)})`, tfrag(t.cel, T.plainString, { err: t.err, atom: t.atom }), fail('a text substituted into a plain YAML scalar that YAML may read back as another value'), true);
+    for (const [value, spellings] of [...words].reverse()) {
+      out = cond(`${t.cel} in [${spellings.map((w) => celString(w)).join(', ')}]`, tfrag(value, value === 'null' ? T.null : T.bool, { atom: true }), out, true);
+    }
+    return out;
   });
 }
 

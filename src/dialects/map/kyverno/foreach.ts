@@ -20,7 +20,7 @@ import { itemType, T, type Ty } from '../../../lowering/jmes-cel/index.js';
 import { and, concat, cond, fieldPlace, indexPlace, NONE, paren, patch, ROOT, staticIndexPlace, type Cel, type Place } from './cel-patch.js';
 import { elementStackPatch, kyvernoJsonPatches, patchPaths } from './json-patch.js';
 import type { RuleScope } from './scope.js';
-import { bindLets, bodyPatches, guardToCel, leadingLets, refused, type RuleCompiler } from './rule.js';
+import { bindLets, bodyPatches, guardToCel, leadingLets, opPatches, refused, type RuleCompiler } from './rule.js';
 import { elementLive, smpElementPatches } from './smp.js';
 import { listStrategies, objectKindTest } from './list-strategy.js';
 import { writeThroughElement, writeThroughPatches, writeThroughReplaced, type WriteThroughElement } from './write-through.js';
@@ -52,31 +52,68 @@ function elementBody(op: ForEachOp): R<{ lets: (Op & { kind: 'let' })[]; pre: Op
   return { lets, pre, work };
 }
 
-/** The foreach list as CEL and the object path it names (`request.object.<fields>`). */
-function listOf(rc: RuleCompiler, op: ForEachOp, scope: RuleScope): R<{ cel: Cel; type: Ty; path: string[] }> {
+/**
+ * The foreach list as CEL and the object path it names: `request.object.<fields>`, or in a nested foreach
+ * `element.<fields>` (also `element<N>` for the enclosing loop's element), a list inside the enclosing
+ * loop's element, whose path holds that loop's `{{elementIndex<N>}}`.
+ */
+interface LoopList {
+  cel: Cel;
+  type: Ty;
+  /** The path as the patch paths spell it: fields, indices, and `{{elementIndex<N>}}` for enclosing loops. */
+  path: string[];
+  place: Place;
+}
+
+/** The loop around a nested foreach: its list and the CEL of its element and index. */
+interface Enclosing {
+  list: LoopList;
+  element: Cel;
+  index: Cel;
+  /** The nesting depth of the inner loop (1 inside one foreach): Kyverno names the outer element `element<depth-1>`. */
+  depth: number;
+}
+
+const TARGET_LIST = /^target((?:\.[A-Za-z_][A-Za-z0-9_]*|\[\d+\])+)(?:\[\])?(?:\s*\|\|\s*`\[\]`)?$/;
+const NESTED_LIST = /^(element\d*)((?:\.[A-Za-z_][A-Za-z0-9_]*|\[\d+\])+)(?:\[\])?(?:\s*\|\|\s*`\[\]`)?$/;
+
+function listOf(rc: RuleCompiler, op: ForEachOp, scope: RuleScope, enclosing?: Enclosing): R<LoopList> {
   if (!('kind' in op.list) || op.list.kind !== 'jmes') return notYet('a foreach over something other than a JMESPath list');
   const text = op.list.expr.text.trim();
-  const m = LIST.exec(text);
-  if (!m) return notYet(`the foreach list ${text} (only lists of the object are translated)`);
+  // A mutate-existing rule patches its target (the CEL policy's `object`): its lists are the target's. The
+  // trigger's (`request.object`) would be iterated while the patches land on the target.
+  const existing = rc.env.mutateExisting === true;
+  if (existing && !enclosing && LIST.test(text)) return notYet(`the foreach list ${text} of a mutate-existing rule (the trigger's list, while the patches land on the target)`);
+  const m = enclosing ? NESTED_LIST.exec(text) : existing ? TARGET_LIST.exec(text) : LIST.exec(text);
+  const outer = enclosing ? `element${enclosing.depth - 1}` : undefined;
+  if (!m || (enclosing && m[1] !== 'element' && m[1] !== outer)) {
+    const lists = enclosing ? `the object or of the enclosing loop's element (element.<field>, ${outer}.<field>)` : existing ? 'the target (target.<field>)' : 'the object';
+    return notYet(`the foreach list ${text} (only lists of ${lists} are translated)`);
+  }
   const q = rc.queryTyped(text, scope);
   if (refused(q)) return q;
-  const path = [...m[1]!.matchAll(/\.([A-Za-z_][A-Za-z0-9_]*)|\[(\d+)\]/g)].map((x) => x[1] ?? x[2]!);
-  return { cel: q.cel, type: q.type, path };
+  const fields = [...m[enclosing ? 2 : 1]!.matchAll(/\.([A-Za-z_][A-Za-z0-9_]*)|\[(\d+)\]/g)].map((x) => x[1] ?? x[2]!);
+  if (!enclosing) return { cel: q.cel, type: q.type, path: fields, place: placeOf(fields) };
+  const path = [...enclosing.list.path, `{{elementIndex${enclosing.depth - 1}}}`, ...fields];
+  return { cel: q.cel, type: q.type, path, place: placeOf(fields, indexPlace(enclosing.list.place, enclosing.index, enclosing.element)) };
 }
 
 /** The place of an object path (numeric segments are list indices). */
-function placeOf(path: readonly string[]): Place {
-  let at = ROOT;
+function placeOf(path: readonly string[], from: Place = ROOT): Place {
+  let at = from;
   for (const f of path) at = /^\d+$/.test(f) ? staticIndexPlace(at, Number(f)) : fieldPlace(at, f);
   return at;
 }
 
-export function forEachPatches(rc: RuleCompiler, op: ForEachOp, scope: RuleScope): R<Cel> {
+export function forEachPatches(rc: RuleCompiler, op: ForEachOp, scope: RuleScope, enclosing?: Enclosing): R<Cel> {
   if (op.bind !== 'element' || op.indexBind !== 'elementIndex') return notYet('a foreach with other bindings');
   const body = elementBody(op);
   if (refused(body)) return body;
-  if ('kind' in op.list && op.list.kind === 'jmes' && ONE_LITERAL.test(op.list.expr.text.trim())) return onceWith(rc, op.list.expr.text.trim(), body, scope);
-  const list = listOf(rc, op, scope);
+  if ('kind' in op.list && op.list.kind === 'jmes' && ONE_LITERAL.test(op.list.expr.text.trim())) {
+    if (enclosing) return notYet('a nested foreach over a literal list');
+    return onceWith(rc, op.list.expr.text.trim(), body, scope);
+  }
+  const list = listOf(rc, op, scope, enclosing);
   if (refused(list)) return list;
   const e = rc.fresh.next('e');
   const i = rc.fresh.next('i');
@@ -103,11 +140,49 @@ export function forEachPatches(rc: RuleCompiler, op: ForEachOp, scope: RuleScope
     guards.push(g);
   }
   const work = body.work;
-  if (work.length === 2 && work[0]!.kind === 'let' && work[1]!.kind === 'jsonPatch') return jsonPatchLoop(rc, op, list, e, i, inner, guards, work[0] as Op & { kind: 'let' }, work[1]! as Op & { kind: 'jsonPatch' });
-  if (work.length === 1 && work[0]!.kind === 'jsonPatch') return jsonPatchLoop(rc, op, list, e, i, inner, guards, undefined, work[0] as Op & { kind: 'jsonPatch' });
+  const depth = enclosing ? enclosing.depth : 0;
+  if (work.length === 2 && work[0]!.kind === 'let' && work[1]!.kind === 'jsonPatch') return jsonPatchLoop(rc, op, list, e, i, inner, guards, work[0] as Op & { kind: 'let' }, work[1]! as Op & { kind: 'jsonPatch' }, depth);
+  if (work.length === 1 && work[0]!.kind === 'jsonPatch') return jsonPatchLoop(rc, op, list, e, i, inner, guards, undefined, work[0] as Op & { kind: 'jsonPatch' }, depth);
+  if (enclosing) return notYet('a nested foreach whose body is not a JSON patch or a foreach');
+  if (work.length === 1 && work[0]!.kind === 'merge' && isConstantMerge(work[0] as Op & { kind: 'merge' })) {
+    // The same patch whatever the element: merged once or many times, the result is the same.
+    const once = opPatches(rc, work[0]!, scope);
+    if (refused(once)) return once;
+    return cond(`${paren(list.cel)}.exists(${e}, ${and(guards)!})`, once);
+  }
   if (work.length === 1 && work[0]!.kind === 'merge') return mergeLoop(rc, op, list, e, i, inner, guards, work[0] as Op & { kind: 'merge' });
-  if (work.some((w) => w.kind === 'forEach')) return notYet('a nested foreach');
+  if (work.length === 1 && work[0]!.kind === 'forEach') return nestedLoop(rc, op, list, e, i, inner, guards, work[0] as ForEachOp);
+  if (work.some((w) => w.kind === 'forEach')) return notYet('a nested foreach beside other patches');
   return notYet('this foreach body');
+}
+
+/**
+ * A strategic merge that reads no variable and holds no anchor or directive: merging it again into its own
+ * result changes nothing (maps and keyed elements merge into what they made, deletions find nothing, an
+ * element merged again is already in front), so a loop of it is one merge when the loop runs at all.
+ */
+function isConstantMerge(merge: Op & { kind: 'merge' }): boolean {
+  if (merge.strategy !== 'smp' || merge.path.segments.length > 0 || merge.value.kind !== 'literal') return false;
+  const plain = (v: JsonValue): boolean => {
+    if (Array.isArray(v)) return v.every(plain);
+    if (!isJsonObject(v)) return typeof v !== 'string' || !v.includes('{{');
+    return Object.entries(v).every(([k, x]) => !k.startsWith('$') && !k.includes('{{') && parseAnchor(k) === undefined && plain(x));
+  };
+  return plain(merge.value.json);
+}
+
+/**
+ * A foreach whose body is another foreach over a list inside the element: each outer element's patches
+ * are the inner loop's, all at the inner list's elements (jsonPatchLoop checks them against the inner
+ * list's path, which lies inside the outer element), so each outer iteration changes only its own element
+ * and the outer loop is exact as a comprehension in any order. Kyverno queries the inner list from the
+ * outer element as the outer loop found it, which is what the comprehension reads. One level of nesting.
+ */
+function nestedLoop(rc: RuleCompiler, op: ForEachOp, list: LoopList, e: string, i: string, scope: RuleScope, guards: readonly Cel[], innerOp: ForEachOp): R<Cel> {
+  const inner = forEachPatches(rc, innerOp, scope, { list, element: e, index: i, depth: 1 });
+  if (refused(inner)) return inner;
+  const comprehension = `${paren(list.cel)}.transformList(${i}, ${e}, ${and(guards)!}, ${inner})`;
+  return op.order === 'desc' ? `${comprehension}.reverse().flatten()` : `${comprehension}.flatten()`;
 }
 
 /** A loop over one literal: its body once, with the element bound to that literal and its index to 0. */
@@ -136,13 +211,19 @@ function onceWith(rc: RuleCompiler, list: string, body: { lets: (Op & { kind: 'l
   }
 }
 
-/** Whether every step of the element's JSON patch is below `/<list>/{{elementIndex}}` (or is the element). */
-function elementLocal(paths: readonly string[], path: readonly string[], only = false): 'element' | 'removes-element' | undefined {
+/**
+ * Whether every step of the element's JSON patch is below `/<list>/{{elementIndex}}` (or is the element).
+ * At nesting depth `depth`, `{{elementIndex<depth>}}` names the same index.
+ */
+function elementLocal(paths: readonly string[], path: readonly string[], only = false, depth = 0): 'element' | 'removes-element' | undefined {
   const prefix = `/${path.join('/')}/{{elementIndex}}`;
   if (paths.length === 0) return undefined;
   let removes = false;
   for (const raw of paths) {
-    const p = raw.replace(/\{\{-?\s*/g, '{{').replace(/\s*\}\}/g, '}}');
+    const p = raw
+      .replace(/\{\{-?\s*/g, '{{')
+      .replace(/\s*\}\}/g, '}}')
+      .replaceAll(`{{elementIndex${depth}}}`, '{{elementIndex}}');
     if (!p.startsWith(prefix)) return undefined;
     const rest = p.slice(prefix.length);
     if (rest === '') removes = true;
@@ -151,20 +232,20 @@ function elementLocal(paths: readonly string[], path: readonly string[], only = 
   return removes ? 'removes-element' : 'element';
 }
 
-function jsonPatchLoop(rc: RuleCompiler, op: ForEachOp, list: { cel: Cel; type: Ty; path: string[] }, e: string, i: string, scope: RuleScope, guards: readonly Cel[], text: (Op & { kind: 'let' }) | undefined, json: Op & { kind: 'jsonPatch' }): R<Cel> {
+function jsonPatchLoop(rc: RuleCompiler, op: ForEachOp, list: LoopList, e: string, i: string, scope: RuleScope, guards: readonly Cel[], text: (Op & { kind: 'let' }) | undefined, json: Op & { kind: 'jsonPatch' }, depth: number): R<Cel> {
   const paths = text && text.value.kind === 'templated' && typeof text.value.json === 'string' ? patchPaths(text.value.json) : json.steps.map((s) => s.path);
   if (refused(paths)) return paths;
-  const local = elementLocal(paths, list.path);
+  const local = elementLocal(paths, list.path, false, depth);
   if (!local) return notYet('a foreach JSON patch with a path outside the iterated element (`/<list>/{{elementIndex}}/...`)');
   let filter = and(guards)!;
-  if (local === 'removes-element' && elementLocal(paths, list.path, true)) {
+  if (local === 'removes-element' && elementLocal(paths, list.path, true, depth)) {
     // Every step at the element itself: where they leave the list's length as it was, each iteration
     // rewrites its own element only (json-patch.ts elementStackPatch), in any order.
     const stack = elementStackPatch(rc, json, scope, text);
     if (refused(stack)) return stack;
     if (stack === 'unchanged') return NONE;
     if (stack !== undefined) {
-      const at = indexPlace(placeOf(list.path), i);
+      const at = indexPlace(list.place, i);
       return `${paren(list.cel)}.transformList(${i}, ${e}, ${filter}, [${patch('replace', at.ptr, stack.value)}]).flatten()`;
     }
   }
@@ -182,7 +263,7 @@ function jsonPatchLoop(rc: RuleCompiler, op: ForEachOp, list: { cel: Cel; type: 
   return op.order === 'desc' ? `${comprehension}.reverse().flatten()` : `${comprehension}.flatten()`;
 }
 
-function mergeLoop(rc: RuleCompiler, op: ForEachOp, list: { cel: Cel; type: Ty; path: string[] }, e: string, i: string, scope: RuleScope, guards: readonly Cel[], merge: Op & { kind: 'merge' }): R<Cel> {
+function mergeLoop(rc: RuleCompiler, op: ForEachOp, list: LoopList, e: string, i: string, scope: RuleScope, guards: readonly Cel[], merge: Op & { kind: 'merge' }): R<Cel> {
   if (merge.strategy !== 'smp' || merge.path.segments.length > 0 || (merge.value.kind !== 'literal' && merge.value.kind !== 'templated')) return notYet('this foreach merge');
   // The patch must be the iterated list and nothing else.
   let node: JsonValue = merge.value.json;
@@ -236,7 +317,7 @@ function mergeLoop(rc: RuleCompiler, op: ForEachOp, list: { cel: Cel; type: Ty; 
  * A foreach whose element is a write-through condition (write-through.ts): every iteration merges the same
  * element (its name is overwritten), so the result depends only on how many iterations run.
  */
-function writeThroughLoop(rc: RuleCompiler, list: { cel: Cel; type: Ty; path: string[] }, e: string, scope: RuleScope, guards: readonly Cel[], through: WriteThroughElement | Refusal): R<Cel> {
+function writeThroughLoop(rc: RuleCompiler, list: LoopList, e: string, scope: RuleScope, guards: readonly Cel[], through: WriteThroughElement | Refusal): R<Cel> {
   if (refused(through)) return through;
   if (guards.length > 1) return notYet('preconditions in a foreach whose element writes through a condition anchor');
   const s = listStrategies(rc.env.match, list.path);

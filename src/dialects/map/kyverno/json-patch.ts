@@ -5,7 +5,8 @@
  * missing parent fails, `remove` of a missing place fails and `replace` of a missing map key adds. Each
  * step is therefore written with the tests that make v4 do what v5 does:
  * - `add`: missing parent maps are created with the value nested in them (a missing list, when the next
- *   segment is an index or `-`, as a list holding the value), an existing place is replaced;
+ *   segment is an index or `-`, as a list holding the value after as many nulls as the index says), a list
+ *   too short for an index on the way is padded with nulls, an existing place is replaced;
  * - `remove`: only where the place exists;
  * - `replace`: where the place exists; where it does not, Kyverno's rule fails, so the expression fails too.
  * The patch text may hold `{{ }}` variables: it is read with each hole as a placeholder, and every string
@@ -157,10 +158,14 @@ function valueCel(rc: RuleCompiler, v: JsonValue, holes: readonly string[], scop
       // that looks like a number or a boolean would change type.
       const t = rc.templateTyped(restore(v, holes), scope);
       if (refused(t)) return t;
+      if (t.type.k === 'string' && !json) return rc.templateText(restore(v, holes), scope, { text: true, plainYaml: true });
       if (!['map', 'list', 'int', 'double', 'number', 'bool'].includes(t.type.k)) return notYet('a variable standing alone as a JSON patch value that may be a string (YAML re-reads the text it substitutes to)');
       return t.cel;
     }
-    return rc.template(restore(v, holes), scope);
+    // Text around a variable in a plain scalar: YAML reads the substituted text again (`{{ x }}s` is `true`
+    // when x is "ye"), JSON refuses it unquoted.
+    if (json) return notYet('a variable beside text in an unquoted value of a JSON patch written as JSON');
+    return rc.templateText(restore(v, holes), scope, { text: true, plainYaml: true });
   }
   if (Array.isArray(v)) {
     const items: Cel[] = [];
@@ -223,6 +228,16 @@ interface Walked {
   patches: Cel;
 }
 
+/** The most nulls a translated `add` pads a list with: each is one index of a literal list in the CEL. */
+const MAX_PADDING = 64;
+
+/** Appends nulls to the list at `at` until it is `n` long (nothing when it is already). */
+function padding(at: Place, n: number): Cel {
+  if (n === 0) return NONE;
+  const indices = [...Array<number>(n).keys()].join(', ');
+  return `[${indices}].filter(padIndex, padIndex >= size(${at.cel})).map(padIndex, ${patch('add', [...at.ptr, '/-'], 'null')})`;
+}
+
 /** `add` with EnsurePathExistsOnAdd (v5 ensurePathExists): missing parents created around the value. */
 function addStep(step: Step, known: Set<string>): R<Walked> {
   const segs = step.segs;
@@ -234,8 +249,13 @@ function addStep(step: Step, known: Set<string>): R<Walked> {
     for (let i = rest.length - 1; i >= 0; i--) {
       const s = rest[i]!;
       if ('index' in s) return notYet('a computed list index below a place that does not exist');
-      if (s.text === '0' || s.text === '-' || s.text === '-1') v = `[${v}]`;
-      else if (isIndexText(s.text) || /^-\d+$/.test(s.text)) return notYet(`the index ${s.text} into a list that does not exist (Kyverno pads it with nulls)`);
+      if (s.text === '-' || s.text === '-1') v = `[${v}]`;
+      else if (isIndexText(s.text)) {
+        // ensurePathExists pads a new list with nulls up to the index.
+        const n = Number(s.text);
+        if (n > MAX_PADDING) return notYet(`the index ${s.text} into a list that does not exist (Kyverno pads it with ${s.text} nulls; transmute writes at most ${MAX_PADDING})`);
+        v = `[${[...Array<string>(n).fill('null'), v].join(', ')}]`;
+      } else if (/^-\d+$/.test(s.text)) return notYet(`the index ${s.text} into a list that does not exist (Kyverno refuses a negative index other than -1 there)`);
       else v = `{${JSON.stringify(s.text)}: ${v}}`;
     }
     return v;
@@ -260,7 +280,13 @@ function addStep(step: Step, known: Set<string>): R<Walked> {
       const here: Place = { cel: `${at.cel}[${n}]`, ptr: [...at.ptr, `/${n}`] };
       const inner = walk(here, i + 1, `${key}/${t}`);
       if (refused(inner)) return inner;
-      return cond(`size(${at.cel}) > ${n}`, inner, `{}[${JSON.stringify(`add operation does not apply: index ${n} is out of range`)}]`);
+      // A list too short for the index is padded with nulls up to it (ensurePathExists), and the element is
+      // created in the slot after them (partialArray.add).
+      if (n > MAX_PADDING) return notYet(`the index ${t} into a list that may be shorter (Kyverno pads it with nulls; transmute writes at most ${MAX_PADDING})`);
+      const made = build(segs.slice(i + 1));
+      if (refused(made)) return made;
+      const grown = concat([padding(at, n), one(patch('add', here.ptr, made))]);
+      return cond(`size(${at.cel}) > ${n}`, inner, grown);
     }
     const here: Place = { cel: `${at.cel}${/^[A-Za-z_][A-Za-z0-9_]*$/.test(t) ? `.${t}` : `[${JSON.stringify(t)}]`}`, ptr: [...at.ptr, `/${t.replaceAll('~', '~0').replaceAll('/', '~1')}`] };
     const k = `${key}/${t}`;

@@ -6,17 +6,20 @@
  *   so `(replicas): "1"` also matches the number 1; a list resource value must have every item match;
  * - below it (map patterns), values keep their JSON types: strings match by wildcard, booleans by equality,
  *   numbers only in Kyverno's exponent text (1 is "1E+00").
- * Only plain string patterns are compiled: no `| &` alternatives, no operators (`> < ! …`), ranges,
- * durations or quantities, which Kyverno compares numerically. They match by Kyverno's wildcards (`*` any
- * run, `?` exactly one character, go-wildcard as kyverno.md §1.4). Everything else is refused.
+ * - a list pattern checks every element against its first pattern; an element whose condition anchor fails
+ *   is passed over, and the list fails when every element was (validate.go validateArray, combineSkips).
+ * Only plain string pieces are compiled, alone or combined by `|` and `&`: no operators (`> < ! …`), ranges
+ * or durations; quantities only below the anchor, for exact equality. Pieces match by Kyverno's wildcards
+ * (`*` any run, `?` exactly one character, go-wildcard as kyverno.md §1.4). Everything else is refused.
  */
 import { isJsonObject, type JsonValue } from '../../../ir/json.js';
 import { parseAnchor } from '../../../../grammars/kyverno-anchor.js';
 import { parseDuration } from '../../../jmespath/functions/duration.js';
 import { parseQuantity } from '../../../jmespath/functions/quantity.js';
 import { scalarText } from '../../../merge/smp/go-text.js';
+import { wildcardMatch } from '../../../k8s/glob.js';
 import { notYet, type Refusal } from '../../generate-report.js';
-import { and, celString, has, or, paren, type Cel, type Place } from './cel-patch.js';
+import { and, celString, has, not, or, paren, type Cel, type Place } from './cel-patch.js';
 import { select } from '../emit-cel.js';
 
 /** A pattern Kyverno matches as a plain wildcard string (pattern-value.ts isPlainPattern). */
@@ -68,33 +71,83 @@ function typedScalarMatch(v: Cel, pattern: string): Cel | Refusal {
   const numbers = matchesNumberText(pattern);
   if (numbers === undefined) return notYet(`the condition pattern ${JSON.stringify(pattern)} on numbers (Kyverno compares them in exponent form)`);
   const parts = [`(type(${v}) == string && ${wildcardCel(v, pattern)})`];
-  if (pattern === '*' || /^(true|false)$/.test(pattern) || /^[*?]+/.test(pattern)) parts.push(`(type(${v}) == bool && ${wildcardCel(`string(${v})`, pattern)})`);
+  // A boolean's text is "true" or "false": which of them the pattern matches is known here.
+  const t = wildcardMatch(pattern, 'true');
+  const f = wildcardMatch(pattern, 'false');
+  if (t && f) parts.push(`type(${v}) == bool`);
+  else if (t || f) parts.push(`(type(${v}) == bool && ${v} == ${t})`);
   if (numbers) parts.push(`type(${v}) in [int, uint, double]`);
   return or(parts);
 }
 
-/** The anchor's own value: scalars compared as text, lists item by item (as themselves). */
-export function anchorConditionCel(v: Cel, pattern: JsonValue): Cel | Refusal {
-  if (isJsonObject(pattern)) return mapPatternCel(v, pattern);
-  if (Array.isArray(pattern)) return notYet('a condition anchor whose value is a list');
-  const text = scalarText(pattern);
-  if (!isPlainPattern(text)) return notYet(`the condition pattern ${JSON.stringify(text)} (operators, alternatives, durations and quantities are compared by Kyverno's own rules)`);
-  const items = typedScalarMatch('x', text);
-  if (typeof items !== 'string') return items;
-  const list = `(type(${v}) == list && ${v}.all(x, ${items}))`;
+/**
+ * The pieces of a string pattern Kyverno splits on `|` then `&` (validateStringPatterns, checkAndConditions),
+ * each trimmed of spaces: alternatives of conjunctions. Only plain pieces are compiled.
+ */
+function alternativesOf(text: string): string[][] | Refusal {
+  if (isPlainPattern(text)) return [[text]];
+  const refusal = notYet(`the condition pattern ${JSON.stringify(text)} (operators, durations and quantities are compared by Kyverno's own rules)`);
+  if (!/[|&]/.test(text)) return refusal;
+  const alternatives = text.split('|').map((c) => trimSpaces(c).split('&').map(trimSpaces));
+  return alternatives.every((pieces) => pieces.every(isPlainPattern)) ? alternatives : refusal;
+}
+
+/** strings.Trim(s, " "). */
+function trimSpaces(s: string): string {
+  return s.replace(/^ +| +$/g, '');
+}
+
+/** The pieces combined, plus the whole text, which a string equal to it matches first (validateStringPatterns). */
+function combinePieces(v: Cel, text: string, alternatives: string[][], piece: (p: string) => Cel | Refusal): Cel | Refusal {
+  const ors: Cel[] = [];
+  for (const pieces of alternatives) {
+    const ands: Cel[] = [];
+    for (const p of pieces) {
+      const c = piece(p);
+      if (typeof c !== 'string') return c;
+      ands.push(c);
+    }
+    ors.push(and(ands) ?? 'true');
+  }
+  // Unless the pieces match the whole text themselves.
+  const wholeMatched = alternatives.some((pieces) => pieces.every((p) => wildcardMatch(p, text)));
+  if (!wholeMatched) ors.unshift(`(type(${v}) == string && ${v} == ${celString(text)})`);
+  return or(ors);
+}
+
+/** A plain piece against the text of a scalar resource value (checkCondition converts it to its YAML text). */
+function scalarTextPiece(v: Cel, text: string): Cel | Refusal {
   // `*` matches the text of every scalar, null's ("null") included.
-  if (text === '*') return or([`(type(${v}) != map && type(${v}) != list)`, list]);
+  if (text === '*') return `(type(${v}) != map && type(${v}) != list)`;
   // The text of a scalar resource value: strings as they are, integers and booleans as CEL prints them (their
   // YAML text), null as "null". A pattern without wildcards is no number (numbers parse as quantities); one
   // whose literal characters could all spell a number might match a double's text, which is refused.
   const literal = text.replace(/[*?]/g, '');
   if (/[*?]/.test(text) && /^[0-9.eE+-]*$/.test(literal)) return notYet(`the wildcard condition pattern ${JSON.stringify(text)}, which Kyverno also matches against the text of decimal numbers`);
-  const scalar = or([
+  return or([
     `(type(${v}) == string && ${wildcardCel(v, text)})`,
     `(type(${v}) in [int, uint, bool] && ${wildcardCel(`string(${v})`, text)})`,
     ...(new RegExp(regexOf(text).replace('(?s)', ''), 's').test('null') ? [`type(${v}) == null_type`] : []),
   ]);
-  return or([scalar, list]);
+}
+
+/**
+ * The anchor's own value (checkCondition → validate.MatchPattern): a scalar resource value compared as its
+ * text, a list item by item (as themselves), maps and lists of patterns as validate.go walks them.
+ */
+export function anchorConditionCel(v: Cel, pattern: JsonValue): Cel | Refusal {
+  if (isJsonObject(pattern) || Array.isArray(pattern)) {
+    const m = treeMatch(v, pattern, 0);
+    return 'why' in m ? m : m.ok;
+  }
+  const text = scalarText(pattern);
+  const alternatives = alternativesOf(text);
+  if (!Array.isArray(alternatives)) return alternatives;
+  const scalar = combinePieces(v, text, alternatives, (p) => scalarTextPiece(v, p));
+  if (typeof scalar !== 'string') return scalar;
+  const items = combinePieces('x', text, alternatives, (p) => typedScalarMatch('x', p));
+  if (typeof items !== 'string') return items;
+  return or([scalar, `(type(${v}) == list && ${v}.all(x, ${items}))`]);
 }
 
 /**
@@ -120,39 +173,106 @@ function quantityMatch(v: Cel, pattern: string): Cel {
   ]);
 }
 
-/** A map pattern: the value is a map and every plain key matches (validate.go validateMap, handleDefault). */
-function mapPatternCel(v: Cel, pattern: Record<string, JsonValue>): Cel | Refusal {
-  const at: Place = { cel: v, ptr: [] };
-  const parts: Cel[] = [`type(${v}) == map`];
-  for (const [k, p] of Object.entries(pattern)) {
-    if (parseAnchor(k)) return notYet(`the anchor ${k} inside a condition`);
-    const child = select(v, k);
-    if (p === '*') {
-      parts.push(and([has(at, k), `${child} != null`])!);
-      continue;
-    }
-    if (isJsonObject(p)) {
-      const inner = mapPatternCel(child, p);
-      if (typeof inner !== 'string') return inner;
-      parts.push(and([has(at, k), inner])!);
-      continue;
-    }
-    if (typeof p === 'boolean') {
-      parts.push(and([has(at, k), `${child} == ${p}`])!);
-      continue;
-    }
-    if (typeof p === 'string' && isQuantityPattern(p)) {
-      parts.push(and([has(at, k), quantityMatch(child, p)])!);
-      continue;
-    }
-    if (typeof p === 'string') {
-      if (!isPlainPattern(p)) return notYet(`the condition pattern ${JSON.stringify(p)} (operators, alternatives, durations and quantities are compared by Kyverno's own rules)`);
-      const m = typedScalarMatch(child, p);
-      if (typeof m !== 'string') return m;
-      parts.push(and([has(at, k), m])!);
-      continue;
-    }
-    return notYet(`the condition pattern ${JSON.stringify(p)} below a condition anchor`);
+/**
+ * What validate.MatchPattern makes of a value below the anchor: `ok` it matches; `skip` a conditional anchor
+ * of it failed first (validate.skip: an array of maps passes over such an element); neither: it fails.
+ */
+interface Match {
+  ok: Cel;
+  skip: Cel;
+  /** `ok || skip`, stated once. */
+  okOrSkip: Cel;
+}
+
+const NEVER: Cel = 'false';
+
+/** A match that never skips. */
+function never(ok: Cel): Match {
+  return { ok, skip: NEVER, okOrSkip: ok };
+}
+
+/** validateElement below the anchor: maps, lists and leaves keep their JSON types. */
+function treeMatch(v: Cel, p: JsonValue, depth: number): Match | Refusal {
+  if (isJsonObject(p)) return mapMatch(v, p, depth);
+  if (Array.isArray(p)) return listMatch(v, p, depth);
+  // A leaf against a list resource value: every item must satisfy it.
+  const x = `x${depth}`;
+  const self = leafMatch(v, p);
+  const item = leafMatch(x, p);
+  if (typeof self !== 'string') return self;
+  if (typeof item !== 'string') return item;
+  const ok = or([self, `(type(${v}) == list && ${v}.all(${x}, ${item}))`]);
+  return { ok, skip: NEVER, okOrSkip: ok };
+}
+
+/** pattern.Validate on a leaf, the value kept as its JSON type. */
+function leafMatch(v: Cel, p: JsonValue): Cel | Refusal {
+  if (typeof p === 'boolean') return `${v} == ${p}`;
+  if (typeof p === 'string' && isQuantityPattern(p)) return quantityMatch(v, p);
+  if (typeof p === 'string') {
+    const alternatives = alternativesOf(p);
+    if (!Array.isArray(alternatives)) return alternatives;
+    return combinePieces(v, p, alternatives, (piece) => typedScalarMatch(v, piece));
   }
-  return and(parts)!;
+  return notYet(`the condition pattern ${JSON.stringify(p)} below a condition anchor`);
+}
+
+/**
+ * validateArray: a list of map patterns checks every element against the first (elements whose condition
+ * anchor fails are passed over, and the list fails when every element was: combineSkips); a list of
+ * leaves checks every element against the first leaf.
+ */
+function listMatch(v: Cel, p: JsonValue[], depth: number): Match | Refusal {
+  if (p.length === 0) return { ok: NEVER, skip: NEVER, okOrSkip: NEVER }; // "pattern Array empty"
+  const first = p[0]!;
+  const x = `x${depth}`;
+  if (Array.isArray(first)) return notYet('a list of lists in a condition pattern');
+  const isList = `type(${v}) == list`;
+  if (!isJsonObject(first)) {
+    const item = leafMatch(x, first);
+    return typeof item === 'string' ? never(`${isList} && ${v}.all(${x}, ${item})`) : item;
+  }
+  const e = mapMatch(x, first, depth + 1);
+  if ('why' in e) return e;
+  if (e.skip === NEVER) return never(`${isList} && ${v}.all(${x}, ${e.ok})`);
+  return never(`${isList} && ${v}.all(${x}, ${e.okOrSkip}) && (${v}.size() == 0 || ${v}.exists(${x}, ${e.ok}))`);
+}
+
+/**
+ * validateMap: the value is a map, its condition anchors hold (checked first: a failure is conditional),
+ * then every plain key matches (handleDefault: `*` asks for a non-null value).
+ */
+function mapMatch(v: Cel, pattern: Record<string, JsonValue>, depth: number): Match | Refusal {
+  const at: Place = { cel: v, ptr: [] };
+  const isMap = `type(${v}) == map`;
+  const anchors: Cel[] = [];
+  const plain: Cel[] = [];
+  for (const [k, p] of Object.entries(pattern)) {
+    // wildcards.ExpandInMetadata renames wildcard keys of labels and annotations after the resource's keys.
+    if (/[*?]/.test(k)) return notYet(`the wildcard key ${JSON.stringify(k)} in a condition pattern`);
+    const a = parseAnchor(k);
+    if (a && a.modifier !== 'condition') return notYet(`the anchor ${k} inside a condition`);
+    const key = a ? a.key : k;
+    const child = select(v, key);
+    if (a) {
+      const inner = treeMatch(child, p, depth + 1);
+      if ('why' in inner) return inner;
+      anchors.push(and([has(at, key), inner.ok])!);
+      continue;
+    }
+    if (p === '*') {
+      plain.push(and([has(at, key), `${child} != null`])!);
+      continue;
+    }
+    const inner = treeMatch(child, p, depth + 1);
+    if ('why' in inner) return inner;
+    if (inner.skip !== NEVER) return notYet(`the condition anchor below the key ${k} of a condition pattern`);
+    // A missing key is nil to the leaf check, which a quantity pattern of zero accepts (convertNumberToString).
+    const missingMatches = typeof p === 'string' && isQuantityPattern(p) && parseQuantity(p)!.unscaled === 0n;
+    plain.push(missingMatches ? or([not(has(at, key)), inner.ok]) : and([has(at, key), inner.ok])!);
+  }
+  const anchorsHold = and(anchors);
+  const ok = and([isMap, anchorsHold, ...plain])!;
+  if (anchorsHold === undefined) return never(ok);
+  return { ok, skip: and([isMap, not(anchorsHold)])!, okOrSkip: and([isMap, or([not(anchorsHold), and(plain) ?? 'true'])])! };
 }

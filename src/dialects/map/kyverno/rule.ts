@@ -16,7 +16,7 @@ import { conditionsToCel, imagesBinding, imagesVariable, jmesToCel, joinTypes, l
 import { readOpaque } from '../../kyverno/opaque.js';
 import { cannot, notYet, type Refusal } from '../../generate-report.js';
 import type { CelTarget } from '../cel-target.js';
-import { celLiteral } from '../emit-cel.js';
+import { celLiteral, isSelectable } from '../emit-cel.js';
 import { emitGuard } from '../emit-value.js';
 import { schemaProblem } from '../emit-schema.js';
 import { concreteKinds } from './list-strategy.js';
@@ -177,7 +177,8 @@ export class RuleCompiler {
 
   /** A fresh policy variable name for the Kyverno context entry `name`. */
   variableName(name: string): string {
-    const base = /^[A-Za-z_][A-Za-z0-9_]*$/.test(name) ? name : `v_${name.replace(/[^A-Za-z0-9_]/g, '_')}`;
+    // A CEL reserved word (`var`, `namespace`) is no variable name: the API server refuses it.
+    const base = isSelectable(name) ? name : `v_${name.replace(/[^A-Za-z0-9_]/g, '_')}`;
     const taken = new Set([...this.env.variables, ...this.variables].map((v) => v.name));
     let out = base;
     for (let n = 2; taken.has(out); n++) out = `${base}_${n}`;

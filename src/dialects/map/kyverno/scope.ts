@@ -52,6 +52,14 @@ export class RuleScope implements JmesCelScope {
     return this.names.get(name);
   }
 
+  /**
+   * Every context entry of the rule (and of the foreach around the expression) is bound before its
+   * expressions are compiled, or the rule is refused: any other name is absent from Kyverno's context.
+   */
+  absent(name: string): boolean {
+    return name !== 'request' && !this.names.has(name);
+  }
+
   /** The kind of the request's object, when the rule's kinds fix it. */
   get objectKind(): string | undefined {
     const kind = this.objectType.k === 'map' ? this.objectType.fields.kind : undefined;

@@ -174,6 +174,10 @@ function hasConditions(v: JsonValue): boolean {
 
 /** Whether a condition's map value is written back unchanged by Kyverno (its wrapper is stripped, not deleted). */
 function conditionWritesNothing(v: JsonValue): boolean {
+  // deleteAnchorsInList drops the elements holding anchors: a single one leaves the list empty and the
+  // condition is deleted. An element without anchors is kept and merged, an empty list is written as it is,
+  // and a second anchored element makes Kyverno index past the shrunk list (a panic).
+  if (Array.isArray(v)) return v.length === 1 && isJsonObject(v[0]) && Object.keys(v[0]).some((k) => parseAnchor(k) !== undefined);
   if (!isJsonObject(v)) return true;
   // deleteAnchorsInMap keeps a condition whose value has plain content and renames it to the plain key: the
   // content is merged. Exact values merge into what they were compared equal to; wildcards would be written.
@@ -202,7 +206,7 @@ function mergeMap(at: Place, p: JsonObject, steps: readonly SchemaStep[], w: Wal
         if (isJsonObject(v) && Object.keys(v).some((k) => parseAnchor(k)?.modifier === 'addIfNotPresent')) return notYet(`the +() anchor inside the condition ${rawKey}`);
         const test = anchorConditionCel(fieldPlace(at, a.key).cel, v);
         if (refused(test)) return test;
-        if (!conditionWritesNothing(v)) return notYet(`the condition ${rawKey} whose map value Kyverno also merges into the object (it holds wildcards)`);
+        if (!conditionWritesNothing(v)) return notYet(`the condition ${rawKey} whose value Kyverno also merges into the object (${Array.isArray(v) ? 'a list that is not one anchored element' : 'it holds wildcards'})`);
         w.conditions.push(and([has(at, a.key), test])!);
         continue;
       }

@@ -1,0 +1,194 @@
+/**
+ * The migrated suite is judged as `kyverno test` judges it: a MutatingPolicy that runs and changes nothing
+ * is `pass` (a mutate rule is `skip`), so an entry expecting `skip` from such a policy is rewritten to expect
+ * `pass` (that the policy left the resource as it was is checked by judging the entry as a mutate rule is
+ * judged); an entry whose rule does not match the resource has no response and passes in both suites
+ * ("Excluded").
+ */
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { parse } from 'yaml';
+import type { MigrateReport } from '../../src/migrate/report.js';
+import { run } from '../cli/support.js';
+
+const roots: string[] = [];
+afterEach(() => {
+  for (const r of roots.splice(0)) rmSync(r, { recursive: true, force: true });
+});
+
+function library(files: Record<string, string>): { dir: string; out: string } {
+  const root = mkdtempSync(join(tmpdir(), 'transmute-migrate-unchanged-'));
+  roots.push(root);
+  const dir = join(root, 'lib');
+  for (const [rel, text] of Object.entries(files)) {
+    mkdirSync(dirname(join(dir, rel)), { recursive: true });
+    writeFileSync(join(dir, rel), text);
+  }
+  return { dir, out: join(root, 'out') };
+}
+
+// A global anchor: the rule's patch changes nothing on a Pod without an emptyDir volume (Kyverno: skip); the
+// MutatingPolicy tests the same inside its mutation, so it runs there and changes nothing (kyverno test: pass).
+// A precondition: the rule is skipped; the MutatingPolicy guards its mutation with it, so it runs and changes nothing.
+const POLICY = `apiVersion: kyverno.io/v1
+kind: ClusterPolicy
+metadata:
+  name: safe-to-evict
+spec:
+  rules:
+  - name: annotate
+    match:
+      any:
+      - resources:
+          kinds: [Pod]
+    mutate:
+      patchStrategicMerge:
+        metadata:
+          annotations:
+            +(cluster-autoscaler.kubernetes.io/safe-to-evict): "true"
+        spec:
+          volumes:
+          - <(emptyDir): {}
+---
+apiVersion: kyverno.io/v1
+kind: ClusterPolicy
+metadata:
+  name: team-label
+spec:
+  rules:
+  - name: label
+    match:
+      any:
+      - resources:
+          kinds: [ConfigMap]
+    preconditions:
+      all:
+      - key: "{{ request.object.metadata.name }}"
+        operator: Equals
+        value: labelled
+    mutate:
+      patchStrategicMerge:
+        metadata:
+          labels:
+            team: platform
+`;
+
+const RESOURCES = `apiVersion: v1
+kind: Pod
+metadata:
+  name: with-empty-dir
+spec:
+  containers:
+  - name: c
+    image: nginx
+  volumes:
+  - name: v
+    emptyDir: {}
+---
+apiVersion: v1
+kind: Pod
+metadata:
+  name: no-volumes
+spec:
+  containers:
+  - name: c
+    image: nginx
+---
+apiVersion: v1
+kind: ConfigMap
+metadata:
+  name: plain
+---
+apiVersion: v1
+kind: Secret
+metadata:
+  name: other
+`;
+
+const PATCHED = `apiVersion: v1
+kind: Pod
+metadata:
+  name: with-empty-dir
+  annotations:
+    cluster-autoscaler.kubernetes.io/safe-to-evict: "true"
+spec:
+  containers:
+  - name: c
+    image: nginx
+  volumes:
+  - name: v
+    emptyDir: {}
+`;
+
+const SUITE = `apiVersion: cli.kyverno.io/v1alpha1
+kind: Test
+metadata:
+  name: unchanged
+policies: [policy.yaml]
+resources: [resources.yaml]
+results:
+- policy: safe-to-evict
+  rule: annotate
+  kind: Pod
+  resources: [with-empty-dir]
+  patchedResources: patched.yaml
+  result: pass
+- policy: safe-to-evict
+  rule: annotate
+  kind: Pod
+  resources: [no-volumes]
+  result: skip
+- policy: team-label
+  rule: label
+  kind: ConfigMap
+  resources: [plain]
+  result: skip
+- policy: team-label
+  rule: label
+  kind: Secret
+  resources: [other]
+  result: pass
+`;
+
+describe('migrate: verdicts of policies that run and change nothing', () => {
+  it('rewrites skip to pass where the MutatingPolicy runs and changes nothing, and proves every row', async () => {
+    const { dir, out } = library({ 'policy.yaml': POLICY, 'resources.yaml': RESOURCES, 'patched.yaml': PATCHED, 'kyverno-test.yaml': SUITE });
+    const r = await run(['migrate', dir, '--out-dir', out, '--json']);
+    expect(r.stderr).toBe('');
+    const report = JSON.parse(r.stdout) as MigrateReport;
+    expect(report.policies.map((p) => [p.source.name, p.status])).toEqual([
+      ['safe-to-evict', 'proven'],
+      ['team-label', 'proven'],
+    ]);
+    expect(r.code).toBe(0);
+    const results = parse(readFileSync(join(out, 'kyverno-test.yaml'), 'utf8')).results as Record<string, unknown>[];
+    expect(results.map((e) => [e.policy, e.resources, e.result, e.isMutatingPolicy])).toEqual([
+      ['safe-to-evict', ['with-empty-dir'], 'pass', true],
+      ['safe-to-evict', ['no-volumes'], 'pass', true], // was skip: the policy ran and changed nothing
+      ['team-label', ['plain'], 'pass', true], // was skip: the guarded mutation wrote nothing
+      ['team-label', ['other'], 'pass', true], // matches nothing: Excluded, passes in both suites
+    ]);
+    // The migrated suite passes as `transmute test` (and `kyverno test`) judge it.
+    const test = await run(['test', out, '-o', 'json']);
+    expect(test.code, test.stdout).toBe(0);
+  });
+});
+
+describe('migrate: a skip entry whose migrated policy changes the resource', () => {
+  it('keeps skip, and the proof reports the difference', async () => {
+    // The suite claims the rule skips a ConfigMap it does label: wrong in the original suite, and the
+    // migrated policy, which also labels it, is not made to pass by the rewrite.
+    const wrong = SUITE.replace(/- policy: team-label\n  rule: label\n  kind: ConfigMap\n  resources: \[plain\]\n  result: skip/, '- policy: team-label\n  rule: label\n  kind: ConfigMap\n  resources: [labelled]\n  result: skip');
+    const resources = `${RESOURCES}---\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: labelled\n`;
+    const { dir, out } = library({ 'policy.yaml': POLICY, 'resources.yaml': resources, 'patched.yaml': PATCHED, 'kyverno-test.yaml': wrong });
+    const r = await run(['migrate', dir, '--out-dir', out, '--json']);
+    const report = JSON.parse(r.stdout) as MigrateReport;
+    const team = report.policies.find((p) => p.source.name === 'team-label')!;
+    expect(team.status).toBe('differences');
+    expect(team.rows.find((row) => row.resource.includes('labelled'))).toMatchObject({ original: { status: 'failed' }, migrated: { status: 'failed' } });
+    const results = parse(readFileSync(join(out, 'kyverno-test.yaml'), 'utf8')).results as Record<string, unknown>[];
+    expect(results[2]).toMatchObject({ policy: 'team-label', resources: ['labelled'], result: 'skip' });
+  });
+});
