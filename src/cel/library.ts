@@ -6,6 +6,7 @@ import { stringFunctions } from './lib/strings.js';
 import { Registry } from './registry.js';
 import { kyvernoDataFunctions } from './lib/kyverno-data.js';
 import { kyvernoImageFunctions } from './lib/kyverno-image.js';
+import { kyvernoX509Functions } from './lib/kyverno-x509.js';
 
 let registry: Registry | undefined;
 
@@ -20,6 +21,7 @@ export function defaultRegistry(): Registry {
     ...k8sFunctions,
     ...kyvernoImageFunctions,
     ...kyvernoDataFunctions,
+    ...kyvernoX509Functions,
   );
   return registry;
 }

@@ -1,7 +1,7 @@
-/** x509_decode: see x509/decode.ts for what it returns and why. */
+/** x509_decode: see src/x509/decode.ts for what it returns and why. */
 import { failure, JmesFailure } from '../types.js';
 import { expectString, type FunctionSpec } from './registry.js';
-import { decodeX509 } from './x509/decode.js';
+import { decodeX509 } from '../../x509/decode.js';
 
 export const X509_FUNCTIONS: FunctionSpec[] = [
   {

@@ -1,6 +1,8 @@
 /**
  * x509.ParseCertificate (parser.go parseCertificate) rendered as Kyverno's x509_decode returns it: the
- * x509.Certificate struct through encoding/json, with PublicKey replaced by {N, E}.
+ * x509.Certificate struct through encoding/json, with PublicKey replaced by {N, E}. Kyverno's CEL
+ * x509.decode renders the same parse through a smaller struct (src/cel/lib/kyverno-x509.ts), hence the
+ * parse (`parseCertificate`) apart from the rendering (`certificateJson`).
  */
 import { PUBLIC_KEY_RSA, publicKeyAlgorithm, readAlgorithmIdentifier, signatureAlgorithm } from './algorithms.js';
 import { contextTag, DerReader, rightAlign, TAG } from './der.js';
@@ -8,11 +10,23 @@ import { extensionFieldsJson, extensionJson, parseExtension, processExtensions, 
 import { asn1Time, bytes, fail, slice, type Json } from './go-json.js';
 import { certificateName } from './names.js';
 import { kyvernoPublicKey, parseRsaKey } from './public-key.js';
-import { sameBytes } from '../../../util/bytes.js';
+import { sameBytes } from '../util/bytes.js';
 
 const RSA_ONLY = 'certificate should use rsa algorithm';
 
-export function decodeCertificate(der: Uint8Array): Json {
+/** The certificate as x509.Certificate marshals it (`json`), and what a rendering needs beyond that JSON. */
+export interface ParsedCertificate {
+  json: Record<string, Json>;
+  /** The serial number exactly (the JSON holds it as a float64). */
+  serial: bigint;
+}
+
+/** The JSON x509_decode gives for a certificate. */
+export function certificateJson(c: ParsedCertificate): Json {
+  return c.json;
+}
+
+export function parseCertificate(der: Uint8Array): ParsedCertificate {
   const top = new DerReader(der);
   const certEl = top.read(TAG.SEQUENCE);
   if (!certEl) fail('x509: malformed certificate');
@@ -101,7 +115,7 @@ export function decodeCertificate(der: Uint8Array): Json {
   if (!top.empty()) fail('x509: trailing data');
 
   if (!rsa) fail(RSA_ONLY);
-  return {
+  const json: Record<string, Json> = {
     Raw: bytes(certEl.full),
     RawTBSCertificate: bytes(tbsEl.full),
     RawSubjectPublicKeyInfo: bytes(spkiEl.full),
@@ -122,6 +136,7 @@ export function decodeCertificate(der: Uint8Array): Json {
     ExtraExtensions: null,
     ...extensionFieldsJson(fields),
   };
+  return { json, serial };
 }
 
 function readTime(r: DerReader): string {

@@ -2,7 +2,7 @@
  * Go's encoding/pem Decode: the first well-formed block of the input. A candidate that is malformed (no
  * matching END line, bad base64) is skipped and the search goes on after its BEGIN line, as pem.Decode does.
  */
-import { fromBase64 } from '../../../util/bytes.js';
+import { fromBase64 } from '../util/bytes.js';
 
 export interface PemBlock {
   type: string;

@@ -5,7 +5,7 @@
  * x509.OID its dotted text, asn1.ObjectIdentifier a list of numbers, structs objects with the field names.
  */
 import { bitStringValue, integerValue, oidValue, TAG, type Element } from './der.js';
-import { latin1Decode, toBase64, toHex, utf8Decode } from '../../../util/bytes.js';
+import { latin1Decode, toBase64, toHex, utf8Decode } from '../util/bytes.js';
 
 type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
 export type { Json };

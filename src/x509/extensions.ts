@@ -4,7 +4,7 @@
  */
 import { contextTag, DerReader, integerValue, oidString, TAG, type Element } from './der.js';
 import { bytes, fail, goUrl, ipNet, ipString, slice, type Json } from './go-json.js';
-import { latin1Decode, toHex } from '../../../util/bytes.js';
+import { latin1Decode, toHex } from '../util/bytes.js';
 
 export interface Extension {
   id: number[];
