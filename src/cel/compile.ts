@@ -12,7 +12,7 @@
  */
 import { qualifiedName, type Expr } from './ast.js';
 import type { ResolvedEnv } from './env.js';
-import { fixedKeyLiteral, fixedKeyObject, isJsonObject, isSafeFieldName } from './fastpath.js';
+import { fieldChain, fixedKeyLiteral, fixedKeyObject, isJsonObject, isSafeFieldName, type ChainBase, type ChainHelpers } from './fastpath.js';
 import * as ops from './operators.js';
 import type { FunctionDef, Registry } from './registry.js';
 import type { KyvernoDataProvider } from './lib/kyverno-context.js';
@@ -68,6 +68,8 @@ interface Node {
   /** Static cost of the always-evaluated part of this subtree. */
   cost: number;
   constant?: { value: unknown };
+  /** Set when the node only reads a comprehension variable or a declared variable: field chains start from it directly. */
+  chainBase?: ChainBase;
 }
 
 export class CompileError extends Error {
@@ -100,6 +102,13 @@ const hasOwn = Object.prototype.hasOwnProperty;
 
 /** Marks "no value" in fused optional chains. */
 const ABSENT = Symbol('absent');
+
+const CHAIN_HELPERS: ChainHelpers = Object.freeze({
+  select: ops.select,
+  optSelect: ops.optSelect,
+  noAttribute: (name: string): never => err(`no such attribute: ${name}`),
+  absent: ABSENT,
+});
 
 function charge(c: Ctx, k: number): void {
   c.cost += k;
@@ -182,7 +191,7 @@ export class Compiler {
     const name = e.name;
     if (!e.leadingDot) {
       const slot = this.local(name);
-      if (slot !== undefined) return { fn: (c) => c.locals[slot], cost: 1 };
+      if (slot !== undefined) return { fn: (c) => c.locals[slot], cost: 1, chainBase: { kind: 'slot', slot } };
     }
     const resolved = this.resolveGlobalName(name, e.leadingDot === true);
     if (resolved) return resolved;
@@ -207,13 +216,8 @@ export class Compiler {
     const candidates = absolute || !this.env.container ? [name] : [`${this.env.container}.${name}`, name];
     for (const cand of candidates) {
       if (this.isDeclared(cand)) {
-        return {
-          fn: (c) => {
-            const v = c.act[cand];
-            return v === undefined ? err(`no such attribute: ${cand}`) : v;
-          },
-          cost: 1,
-        };
+        const chainBase: ChainBase = { kind: 'variable', name: cand };
+        return { fn: fieldChain(chainBase, [], false, CHAIN_HELPERS), cost: 1, chainBase };
       }
     }
     for (const cand of candidates) {
@@ -284,21 +288,6 @@ export class Compiler {
     const n = fields.length;
     const cost = n;
     const safe = fields.every(isSafeFieldName);
-    const slot = base.kind === 'ident' && !base.leadingDot ? this.local(base.name) : undefined;
-    if (slot !== undefined && n === 1 && safe) {
-      const f0 = fields[0]!;
-      return {
-        fn: (c) => {
-          const o = c.locals[slot];
-          if (isJsonObject(o)) {
-            const v = o[f0];
-            if (v !== undefined) return v;
-          }
-          return ops.select(o, f0);
-        },
-        cost: 1 + cost,
-      };
-    }
     const b = this.compile(base);
     const bf = b.fn;
     let fn: Fn;
@@ -308,32 +297,8 @@ export class Compiler {
         for (let i = 0; i < n; i++) o = ops.select(o, fields[i]!);
         return o;
       };
-    } else if (n === 1) {
-      const f0 = fields[0]!;
-      fn = (c) => {
-        const o = bf(c);
-        if (isJsonObject(o)) {
-          const v = o[f0];
-          if (v !== undefined) return v;
-        }
-        return ops.select(o, f0);
-      };
     } else {
-      fn = (c) => {
-        let o = bf(c);
-        for (let i = 0; i < n; i++) {
-          const f = fields[i]!;
-          if (isJsonObject(o)) {
-            const v = o[f];
-            if (v !== undefined) {
-              o = v;
-              continue;
-            }
-          }
-          o = ops.select(o, f);
-        }
-        return o;
-      };
+      fn = fieldChain(b.chainBase ?? { kind: 'fn', fn: bf }, fields, false, CHAIN_HELPERS);
     }
     return this.fold({ fn, cost: b.cost + cost }, [b]);
   }
@@ -352,6 +317,7 @@ export class Compiler {
     const b = this.compile(base);
     const bf = b.fn;
     const n = fields.length;
+    if (fields.every(isSafeFieldName)) return { fn: fieldChain(b.chainBase ?? { kind: 'fn', fn: bf }, fields, true, CHAIN_HELPERS), cost: b.cost + n };
     return {
       fn: (c) => {
         let o = bf(c);

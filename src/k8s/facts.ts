@@ -33,6 +33,19 @@ export interface RequestFacts {
   readonly namespaced: boolean;
   readonly namespaceObject: JsonObject | null;
   readonly userInfo: UserInfo | undefined;
+  /** What derivation read of `object`, to tell whether the facts survive an in-place change (factsStillHold). */
+  readonly reads: ObjectReads;
+}
+
+/** The fields of the matched object the facts follow from, as read (own properties). */
+interface ObjectReads {
+  /** An own key of the new object, proof that it is still not empty (undefined when it was empty or absent). */
+  readonly someKey: string | undefined;
+  readonly apiVersion: unknown;
+  readonly kind: unknown;
+  readonly name: string;
+  readonly generateName: string;
+  readonly namespace: string;
 }
 
 // A one-slot memo: a policy set is matched against one request at a time, so consecutive calls share the
@@ -44,7 +57,7 @@ let lastFacts: RequestFacts | undefined;
 
 /**
  * The facts of a request. Consecutive calls with the same request object share one derivation; requests
- * are treated as immutable (build a new request object after changing its object).
+ * are treated as immutable, except as `objectChangedInPlace` allows.
  */
 export function requestFacts(req: AdmissionRequest): RequestFacts {
   if (req === lastRequest && lastFacts !== undefined) return lastFacts;
@@ -54,11 +67,23 @@ export function requestFacts(req: AdmissionRequest): RequestFacts {
   return f;
 }
 
+/**
+ * Says that `req.object` was changed in place (a fix-point pass writes into the containers it created) and
+ * `req` is to be matched again: its memoised facts are kept when every object field they follow from reads
+ * as it did (a handful of reads where a derivation builds them again), else dropped.
+ */
+export function objectChangedInPlace(req: AdmissionRequest): void {
+  if (req === lastRequest && lastFacts !== undefined && !factsStillHold(lastFacts)) lastFacts = undefined;
+}
+
+function someOwnKey(v: JsonObject): string | undefined {
+  // One own key is enough: no Object.keys array per object version.
+  for (const k in v) if (hasOwn(v, k)) return k;
+  return undefined;
+}
+
 function nonEmptyObject(v: JsonValue | null | undefined): JsonObject | null {
-  if (!isJsonObject(v)) return null;
-  // One own key is enough: no Object.keys array per object version (this runs per policy in a fix-point pass).
-  for (const k in v) if (hasOwn(v, k)) return v;
-  return null;
+  return isJsonObject(v) && someOwnKey(v) !== undefined ? v : null;
 }
 
 function metadataString(obj: JsonObject | null, field: string): string {
@@ -112,14 +137,52 @@ function kindFactsOf(req: AdmissionRequest, object: JsonObject | null): KindFact
   return f;
 }
 
+function ownField(obj: JsonObject | null, field: string): unknown {
+  return obj !== null && hasOwn(obj, field) ? obj[field] : undefined;
+}
+
+function objectReads(newObject: JsonObject | null, object: JsonObject | null): ObjectReads {
+  return {
+    someKey: newObject === null ? undefined : someOwnKey(newObject),
+    apiVersion: ownField(object, 'apiVersion'),
+    kind: ownField(object, 'kind'),
+    name: metadataString(object, 'name'),
+    generateName: metadataString(object, 'generateName'),
+    namespace: metadataString(object, 'namespace'),
+  };
+}
+
+/**
+ * Whether the facts still describe their request after its object changed in place: the new object is as
+ * (non-)empty as it was and every field derivation read of the matched object reads the same (non-string
+ * apiVersion or kind values, read as '', compare by identity, which at worst derives again). Only the new
+ * object is written in place; the old one is the API server's.
+ */
+function factsStillHold(f: RequestFacts): boolean {
+  const r = f.reads;
+  const fresh = f.newObject;
+  if (fresh === null ? nonEmptyObject(f.request.object) !== null : !hasOwn(fresh, r.someKey!) && someOwnKey(fresh) === undefined) return false;
+  const object = f.object;
+  if (ownField(object, 'apiVersion') !== r.apiVersion || ownField(object, 'kind') !== r.kind) return false;
+  const meta = ownField(object, 'metadata');
+  if (!isJsonObject(meta)) return r.name === '' && r.generateName === '' && r.namespace === '';
+  return metaString(meta, 'name') === r.name && metaString(meta, 'generateName') === r.generateName && metaString(meta, 'namespace') === r.namespace;
+}
+
+function metaString(meta: JsonObject, field: string): string {
+  const v = hasOwn(meta, field) ? meta[field] : undefined;
+  return typeof v === 'string' ? v : '';
+}
+
 function deriveFacts(req: AdmissionRequest): RequestFacts {
   const newObject = nonEmptyObject(req.object);
   const oldObject = nonEmptyObject(req.oldObject);
   // kyverno engine: "if the new object is empty (DELETE) the old object is matched instead".
   const object = newObject ?? oldObject;
   const { gvk, matchGvk, resource, knownScope } = kindFactsOf(req, object);
+  const reads = objectReads(newObject, object);
   const subResource = req.subResource ?? '';
-  const namespace = req.namespace ?? metadataString(object, 'namespace');
+  const namespace = req.namespace ?? reads.namespace;
   const isNamespace = matchGvk.group === '' && matchGvk.kind === 'Namespace';
   const namespaced = req.namespaced ?? knownScope ?? (namespace !== '' && !isNamespace);
   return {
@@ -132,12 +195,13 @@ function deriveFacts(req: AdmissionRequest): RequestFacts {
     matchGvk,
     resource,
     subResource,
-    name: req.name ?? metadataString(object, 'name'),
-    generateName: metadataString(object, 'generateName'),
+    name: req.name ?? reads.name,
+    generateName: reads.generateName,
     namespace,
     isNamespace,
     namespaced,
     namespaceObject: isJsonObject(req.namespaceObject) ? req.namespaceObject : null,
     userInfo: req.userInfo,
+    reads,
   };
 }
