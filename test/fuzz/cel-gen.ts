@@ -252,7 +252,8 @@ function specific(t: CelTy, sub: Sub, anyTy: fc.Arbitrary<string>, scalar: fc.Ar
         // Numbers compare across int, uint and double (cel-spec "Heterogeneous numeric comparison").
         fc.tuple(fc.constantFrom(...NUMERIC), fc.constantFrom(...NUMERIC)).chain(([a, b]) => binary(sub, a, ['==', '!=', '<', '<=', '>', '>='], b)),
         binary(sub, 'bool', ['&&', '||']),
-        sub('bool').map((a) => `!${a}`),
+        // `!-x` is a syntax error in cel-go's grammar (unary: `!`+ member | `-`+ member) that @bufbuild/cel accepts.
+        sub('bool').map((a) => (a.startsWith('-') ? `!(${a})` : `!${a}`)),
         fc.tuple(mapKey(), list).map(([a, l]) => `${a} in ${l}`),
         // bytes only against a list literal: `list` may turn out to be a map read from `x` (see mapKey).
         fc.tuple(sub('bytes'), fc.array(sub('bytes'), { maxLength: 3 })).map(([a, l]) => `${a} in [${l.join(', ')}]`),
