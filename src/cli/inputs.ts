@@ -125,6 +125,8 @@ export function readCliInputs(paths: readonly string[], io: CliIO, sources: Sour
 export interface CliInputStream {
   diagnostics: Diagnostic[];
   ok: boolean;
+  /** How many documents `documents()` yields. */
+  count: number;
   /** The documents again, parsed one at a time (none is kept between calls): for one pass of the work. */
   documents(): Generator<SourceDoc>;
 }
@@ -141,6 +143,7 @@ export function streamCliInputs(paths: readonly string[], io: CliIO, sources: So
   return {
     diagnostics: r.diagnostics,
     ok: r.ok,
+    count: r.count,
     *documents() {
       for (const item of checkedDocuments(texts, opts)) if ('doc' in item) yield item.doc;
     },
@@ -181,6 +184,17 @@ export function folderForFile(flags: Record<string, string | undefined>): string
 
 /** The `--max-input-size` option, shared by every command that reads policies or resources. */
 export const MAX_INPUT_SIZE_OPTION = { 'max-input-size': { type: 'string' } } as const;
+
+/** The flags of every command that reads policies and reports diagnostics (apply, expand, ir, translate). */
+export const READER_OPTIONS = { validate: { type: 'string' }, diagnostics: { type: 'string' }, ...MAX_INPUT_SIZE_OPTION } as const;
+
+/** What READER_OPTIONS (and the -h/--help every command takes) parse to. */
+export interface ReaderFlags {
+  validate?: string;
+  diagnostics?: string;
+  'max-input-size'?: string;
+  help?: boolean;
+}
 
 export const MAX_INPUT_SIZE_HELP = `      --max-input-size SIZE  refuse a run whose input files total more than SIZE (default 128Mi; policies may
                              take a quarter of it), checked from their sizes before reading; e.g. 512Mi, 2G`;

@@ -18,39 +18,7 @@
  */
 import { copyObject, defineOwn, hasOwn, isJsonObject, type JsonObject, type JsonValue } from '../ir/json.js';
 import type { PatchOutcome, PatchStep } from './apply.js';
-import { goQuote } from '../k8s/go-strings.js';
-
-const ERR_MISSING = 'missing value';
-const ERR_INVALID_INDEX = 'invalid index referenced';
-const ERR_TEST_FAILED = 'test failed';
-/** What a Go nil-pointer dereference looks like once the apiserver recovers the panic. */
-const NIL_DEREFERENCE = 'runtime error: invalid memory address or nil pointer dereference';
-
-class V4Error {
-  constructor(
-    readonly kind: 'error' | 'testFailed',
-    readonly message: string,
-  ) {}
-}
-
-const fail = (message: string): never => {
-  throw new V4Error('error', message);
-};
-
-// ---------------------------------------------------------------------------------------------- Go helpers
-
-/** strconv.Atoi: optional sign and decimal digits, within int64. */
-function atoi(key: string): number {
-  if (!/^[+-]?\d+$/.test(key)) return fail(`strconv.Atoi: parsing ${goQuote(key)}: invalid syntax`);
-  const n = BigInt(key);
-  if (n > 9223372036854775807n || n < -9223372036854775808n) return fail(`strconv.Atoi: parsing ${goQuote(key)}: value out of range`);
-  return Number(n);
-}
-
-/** rfc6901Decoder: "~1" then "~0", in one left-to-right pass (strings.NewReplacer). */
-function decodeKey(k: string): string {
-  return k.includes('~') ? k.replace(/~[01]/g, (m) => (m === '~1' ? '/' : '~')) : k;
-}
+import { arrayAddIndex, arrayGetIndex, decodeKey, ERR_MISSING, ERR_TEST_FAILED, EvanphxError, fail, firstFailure, NIL_DEREFERENCE } from './evanphx-common.js';
 
 // ---------------------------------------------------------------------------------------------- containers
 
@@ -88,17 +56,6 @@ function decodedPath(path: string): readonly string[] {
   return segments;
 }
 
-/** partialArray.get's index rules (negative from the end), undefined when out of range. */
-function arrayGetIndex(arr: readonly JsonValue[], key: string): number {
-  let idx = atoi(key);
-  if (idx < 0) {
-    if (idx < -arr.length) fail(`Unable to access invalid index: ${idx}: ${ERR_INVALID_INDEX}`);
-    idx += arr.length;
-  }
-  if (idx >= arr.length) fail(`Unable to access invalid index: ${idx}: ${ERR_INVALID_INDEX}`);
-  return idx;
-}
-
 /** container.get: an object member (undefined when absent; null is "nil" too) or an array element. */
 function containerGet(c: JsonObject | JsonValue[], key: string): JsonValue | undefined {
   if (Array.isArray(c)) return c[arrayGetIndex(c, key)];
@@ -120,7 +77,7 @@ function findObject(doc: JsonValue, path: string): Found | undefined {
     try {
       next = containerGet(cur, k);
     } catch (e) {
-      if (e instanceof V4Error) return undefined;
+      if (e instanceof EvanphxError) return undefined;
       throw e;
     }
     if (next === undefined || next === null || !isContainer(next)) return undefined;
@@ -154,19 +111,7 @@ function containerAdd(c: JsonObject | JsonValue[], key: string, value: JsonValue
     return copy;
   }
   if (key === '-') return [...c, value];
-  let idx: number;
-  try {
-    idx = atoi(key);
-  } catch (e) {
-    if (e instanceof V4Error) return fail(`value was not a proper array index: '${key}': ${e.message}`);
-    throw e;
-  }
-  const size = c.length + 1;
-  if (idx >= size) fail(`Unable to access invalid index: ${idx}: ${ERR_INVALID_INDEX}`);
-  if (idx < 0) {
-    if (idx < -size) fail(`Unable to access invalid index: ${idx}: ${ERR_INVALID_INDEX}`);
-    idx += size;
-  }
+  const idx = arrayAddIndex(c, key);
   const copy = c.slice();
   copy.splice(idx, 0, value);
   return copy;
@@ -180,14 +125,9 @@ function containerRemove(c: JsonObject | JsonValue[], key: string): JsonObject |
     for (const k of Object.keys(c)) if (k !== key) defineOwn(copy, k, c[k]!);
     return copy;
   }
-  let idx = atoi(key);
-  if (idx >= c.length) fail(`Unable to access invalid index: ${idx}: ${ERR_INVALID_INDEX}`);
-  if (idx < 0) {
-    if (idx < -c.length) fail(`Unable to access invalid index: ${idx}: ${ERR_INVALID_INDEX}`);
-    idx += c.length;
-  }
+  // partialArray.remove checks the bounds in another order than get, with the same outcome and words.
   const copy = c.slice();
-  copy.splice(idx, 1);
+  copy.splice(arrayGetIndex(c, key), 1);
   return copy;
 }
 
@@ -196,7 +136,7 @@ function wrap<T>(context: () => string, fn: () => T): T {
   try {
     return fn();
   } catch (e) {
-    if (e instanceof V4Error && e.kind === 'error') throw new V4Error('error', `${context()}: ${e.message}`);
+    if (e instanceof EvanphxError && e.kind === 'error') throw new EvanphxError('error', `${context()}: ${e.message}`);
     throw e;
   }
 }
@@ -208,12 +148,12 @@ function wrap<T>(context: () => string, fn: () => T): T {
  * own `value: null` (`top`), a non-nil node holding "null"; a null met deeper is a nil node.
  */
 function nodeEqual(n: JsonValue, o: JsonValue, top: boolean): boolean {
-  if (o === null && !top) throw new V4Error('error', NIL_DEREFERENCE);
+  if (o === null && !top) throw new EvanphxError('error', NIL_DEREFERENCE);
   if (Array.isArray(n)) {
     const other = o === null ? [] : Array.isArray(o) ? o : undefined;
     if (!other || n.length !== other.length) return false;
     for (let i = 0; i < n.length; i++) {
-      if (n[i] === null) throw new V4Error('error', NIL_DEREFERENCE);
+      if (n[i] === null) throw new EvanphxError('error', NIL_DEREFERENCE);
       if (!nodeEqual(n[i]!, other[i]!, false)) return false;
     }
     return true;
@@ -252,7 +192,7 @@ function opAdd(doc: JsonValue, s: PatchStep): JsonValue {
   try {
     added = containerAdd(found.container, found.key, value);
   } catch (e) {
-    if (e instanceof V4Error && e.kind === 'error') throw new V4Error('error', `error in add for path: '${s.path}': ${e.message}`);
+    if (e instanceof EvanphxError && e.kind === 'error') throw new EvanphxError('error', `error in add for path: '${s.path}': ${e.message}`);
     throw e;
   }
   return found.rebuild(added);
@@ -279,7 +219,7 @@ function opReplace(doc: JsonValue, s: PatchStep): JsonValue {
     try {
       containerGet(container, key);
     } catch (e) {
-      if (e instanceof V4Error) return fail(`replace operation does not apply: doc is missing key: ${s.path}: ${ERR_MISSING}`);
+      if (e instanceof EvanphxError) return fail(`replace operation does not apply: doc is missing key: ${s.path}: ${ERR_MISSING}`);
       throw e;
     }
   }
@@ -310,7 +250,7 @@ function opCopy(doc: JsonValue, s: PatchStep): JsonValue {
 
 function opTest(doc: JsonValue, s: PatchStep): JsonValue {
   const failed = (): never => {
-    throw new V4Error('testFailed', `testing value ${s.path} failed: ${ERR_TEST_FAILED}`);
+    throw new EvanphxError('testFailed', `testing value ${s.path} failed: ${ERR_TEST_FAILED}`);
   };
   if (s.path === '') {
     if (s.hasValue === false) return fail(NIL_DEREFERENCE);
@@ -330,38 +270,21 @@ function opTest(doc: JsonValue, s: PatchStep): JsonValue {
   return doc;
 }
 
+const OPS: ReadonlyMap<string, (doc: JsonValue, s: PatchStep) => JsonValue> = new Map([
+  ['add', opAdd],
+  ['remove', opRemove],
+  ['replace', opReplace],
+  ['move', opMove],
+  ['copy', opCopy],
+  ['test', opTest],
+]);
+
 /** Applies the steps in order; the first failure aborts the whole patch. */
 export function applyEvanphxV4(doc: JsonValue, steps: readonly PatchStep[]): PatchOutcome {
   let cur = doc;
-  for (let i = 0; i < steps.length; i++) {
-    const s = steps[i]!;
-    try {
-      switch (s.op) {
-        case 'add':
-          cur = opAdd(cur, s);
-          break;
-        case 'remove':
-          cur = opRemove(cur, s);
-          break;
-        case 'replace':
-          cur = opReplace(cur, s);
-          break;
-        case 'move':
-          cur = opMove(cur, s);
-          break;
-        case 'copy':
-          cur = opCopy(cur, s);
-          break;
-        case 'test':
-          cur = opTest(cur, s);
-          break;
-        default:
-          fail(`Unexpected kind: ${s.op}`);
-      }
-    } catch (e) {
-      if (e instanceof V4Error) return { ok: false, kind: e.kind, message: e.message, step: i };
-      throw e;
-    }
-  }
-  return { ok: true, doc: cur };
+  const failed = firstFailure(steps, (s) => {
+    const op = OPS.get(s.op) ?? fail(`Unexpected kind: ${s.op}`);
+    cur = op(cur, s);
+  });
+  return failed ?? { ok: true, doc: cur };
 }

@@ -29,15 +29,11 @@
  */
 import { defineOwn, hasOwn, isJsonObject, type JsonObject, type JsonValue } from '../ir/json.js';
 import { MAX_OBJECT_DEPTH } from '../io/limits.js';
-import { goQuote } from '../k8s/go-strings.js';
 import type { PatchOutcome, PatchStep } from './apply.js';
+import { arrayAddIndex, arrayGetIndex, atoi, decodeKey, ERR_INVALID_INDEX, ERR_MISSING, ERR_TEST_FAILED, EvanphxError, fail, firstFailure, NIL_DEREFERENCE } from './evanphx-common.js';
 
-const ERR_MISSING = 'missing value';
 const ERR_INVALID = 'invalid state detected';
-const ERR_INVALID_INDEX = 'invalid index referenced';
 const ERR_EXPECTED_OBJECT = 'invalid value, expected object';
-const ERR_TEST_FAILED = 'test failed';
-const NIL_DEREFERENCE = 'runtime error: invalid memory address or nil pointer dereference';
 /** Nulls a single add may pad an array with; upstream has no bound (a token of 10^9 allocates 10^9 nodes). */
 const MAX_PADDING = 100_000;
 
@@ -46,45 +42,19 @@ const RAW_NULL: unique symbol = Symbol('raw null');
 type Node = JsonValue | typeof RAW_NULL | Node[];
 type Container = JsonObject | Node[];
 
-class V5Error {
-  constructor(
-    readonly kind: 'error' | 'testFailed',
-    readonly message: string,
-    /** The error wraps ErrMissing (errors.Unwrap(err) == ErrMissing). */
-    readonly missing = false,
-  ) {}
-}
-
-const fail = (message: string, missing = false): never => {
-  throw new V5Error('error', message, missing);
-};
-
 function isContainer(v: Node | undefined): v is Container {
   return v !== RAW_NULL && (Array.isArray(v) || isJsonObject(v));
 }
 
 // ---------------------------------------------------------------------------------------------- Go helpers
 
-/** strconv.Atoi: optional sign and decimal digits, within int64. */
-function atoi(key: string): number {
-  if (!/^[+-]?\d+$/.test(key)) return fail(`strconv.Atoi: parsing ${goQuote(key)}: invalid syntax`);
-  const n = BigInt(key);
-  if (n > 9223372036854775807n || n < -9223372036854775808n) return fail(`strconv.Atoi: parsing ${goQuote(key)}: value out of range`);
-  return Number(n);
-}
-
 function tryAtoi(key: string): number | undefined {
   try {
     return atoi(key);
   } catch (e) {
-    if (e instanceof V5Error) return undefined;
+    if (e instanceof EvanphxError) return undefined;
     throw e;
   }
-}
-
-/** rfc6901Decoder: "~1" then "~0", in one left-to-right pass (strings.NewReplacer). */
-function decodeKey(k: string): string {
-  return k.includes('~') ? k.replace(/~[01]/g, (m) => (m === '~1' ? '/' : '~')) : k;
 }
 
 function splitPath(path: string): string[] {
@@ -179,7 +149,7 @@ class Document {
       try {
         got = this.get(doc, decodeKey(split[i]!));
       } catch (e) {
-        if (e instanceof V5Error) return undefined;
+        if (e instanceof EvanphxError) return undefined;
         throw e;
       }
       // A nil node, a scalar and a written null ("null" is not '{' for intoDoc) all end the walk.
@@ -202,7 +172,7 @@ class Document {
       try {
         got = this.get(doc, decodeKey(part));
       } catch (e) {
-        if (!(e instanceof V5Error)) throw e;
+        if (!(e instanceof EvanphxError)) throw e;
       }
       if (got && got.node !== undefined) {
         // Present (a written null included): it must be a container (intoDoc / intoAry).
@@ -233,7 +203,7 @@ class Document {
       try {
         containerAdd(doc, decodeKey(part), created);
       } catch (e) {
-        if (!(e instanceof V5Error)) throw e;
+        if (!(e instanceof EvanphxError)) throw e;
       }
       doc = created;
     }
@@ -291,17 +261,6 @@ function plain(node: Node, owned: ReadonlySet<Container>, copy = false): JsonVal
 
 // ---------------------------------------------------------------------------------------------- containers
 
-/** partialArray.get's index: negative from the end. */
-function arrayGetIndex(arr: readonly Node[], key: string): number {
-  let idx = atoi(key);
-  if (idx < 0) {
-    if (idx < -arr.length) fail(`Unable to access invalid index: ${idx}: ${ERR_INVALID_INDEX}`);
-    idx += arr.length;
-  }
-  if (idx >= arr.length) fail(`Unable to access invalid index: ${idx}: ${ERR_INVALID_INDEX}`);
-  return idx;
-}
-
 /** container.add, in place (the container is owned). */
 function containerAdd(c: Container, key: string, value: Node): void {
   if (!Array.isArray(c)) {
@@ -312,20 +271,7 @@ function containerAdd(c: Container, key: string, value: Node): void {
     c.push(value);
     return;
   }
-  let idx: number;
-  try {
-    idx = atoi(key);
-  } catch (e) {
-    if (e instanceof V5Error) return fail(`value was not a proper array index: '${key}': ${e.message}`);
-    throw e;
-  }
-  const size = c.length + 1;
-  if (idx >= size) fail(`Unable to access invalid index: ${idx}: ${ERR_INVALID_INDEX}`);
-  if (idx < 0) {
-    if (idx < -size) fail(`Unable to access invalid index: ${idx}: ${ERR_INVALID_INDEX}`);
-    idx += size;
-  }
-  c.splice(idx, 0, value);
+  c.splice(arrayAddIndex(c, key), 0, value);
 }
 
 /** container.set (replace), in place: the key was found by get, so an index is in range; "" is a member name. */
@@ -359,7 +305,7 @@ function wrap<T>(context: string, fn: () => T): T {
   try {
     return fn();
   } catch (e) {
-    if (e instanceof V5Error && e.kind === 'error') throw new V5Error('error', `${context}: ${e.message}`, e.missing);
+    if (e instanceof EvanphxError && e.kind === 'error') throw new EvanphxError('error', `${context}: ${e.message}`, e.missing);
     throw e;
   }
 }
@@ -484,7 +430,7 @@ function opReplace(d: Document, s: PatchStep): void {
   try {
     d.get(found.container, found.key);
   } catch (e) {
-    if (e instanceof V5Error) return fail(`replace operation does not apply: doc is missing key: ${s.path}: ${ERR_MISSING}`, true);
+    if (e instanceof EvanphxError) return fail(`replace operation does not apply: doc is missing key: ${s.path}: ${ERR_MISSING}`, true);
     throw e;
   }
   // The upstream context really says "remove" (patch.go Patch.replace).
@@ -515,7 +461,7 @@ function opCopy(d: Document, s: PatchStep): void {
 
 function opTest(d: Document, s: PatchStep): void {
   const failed = (): never => {
-    throw new V5Error('testFailed', `testing value ${s.path} failed: ${ERR_TEST_FAILED}`);
+    throw new EvanphxError('testFailed', `testing value ${s.path} failed: ${ERR_TEST_FAILED}`);
   };
   // op.value(): nil without a `value` member; "null" (isNull) for a null one.
   const ov = s.hasValue === false ? undefined : opValue(s);
@@ -531,7 +477,7 @@ function opTest(d: Document, s: PatchStep): void {
   try {
     val = d.get(found.container, found.key).node;
   } catch (e) {
-    if (!(e instanceof V5Error)) throw e;
+    if (!(e instanceof EvanphxError)) throw e;
     if (!e.missing) return fail(`error in test for path: '${s.path}': ${e.message}`);
   }
   if (val === undefined) {
@@ -549,14 +495,8 @@ export function applyEvanphxV5(doc: JsonValue, steps: readonly PatchStep[]): Pat
   const invalid = validate(steps);
   if (invalid) return { ok: false, kind: 'error', message: invalid, step: 0 };
   const d = new Document(doc);
-  for (let i = 0; i < steps.length; i++) {
-    try {
-      OPS[steps[i]!.op]!(d, steps[i]!);
-    } catch (e) {
-      if (e instanceof V5Error) return { ok: false, kind: e.kind, message: e.message, step: i };
-      throw e;
-    }
-  }
+  const failed = firstFailure(steps, (s) => OPS[s.op]!(d, s));
+  if (failed) return failed;
   // partialDoc.MarshalJSON of a whole-document add of null.
   if (d.root === null) return { ok: false, kind: 'error', message: ERR_EXPECTED_OBJECT, step: steps.length - 1 };
   return { ok: true, doc: d.result() };

@@ -21,13 +21,15 @@ import { SourceRegistry } from '../../diagnostics/render.js';
 import { parsePolicyDocs } from '../../pipeline.js';
 import { isNamespace, namespaceFor, valuesProblem, withSetValues } from '../../dialects/kyverno/apply-inputs.js';
 import { applyingExceptions, isKyvernoException, readExceptions, withExemptions } from '../../dialects/kyverno/test-suite/exceptions.js';
-import { folderForFile, MAX_INPUT_SIZE_HELP, MAX_INPUT_SIZE_OPTION, maxInputBytes, notAnObject, readCliInputs, stdinNamedTwice, streamCliInputs } from '../inputs.js';
+import { folderForFile, MAX_INPUT_SIZE_HELP, maxInputBytes, notAnObject, READER_OPTIONS, readCliInputs, type ReaderFlags, stdinNamedTwice, streamCliInputs } from '../inputs.js';
 import { pushAll } from '../../util/arrays.js';
-import { many, parse } from '../args.js';
+import { many } from '../args.js';
+import { startCommand } from '../command-start.js';
 import { EXIT, type CliIO } from '../io.js';
 import { paintDiff, paletteFor } from '../color.js';
 import { patchOutput, resourceRef } from '../patch-output.js';
-import { diagnosticsFormat, reportDiagnostics } from '../report.js';
+import { progressLine } from '../progress.js';
+import { reportDiagnostics } from '../report.js';
 import { VALIDATE_HELP, validateMode } from '../validate-flag.js';
 
 export const APPLY_HELP = `Usage: transmute apply -p POLICY... -r RESOURCE... [options]
@@ -86,7 +88,7 @@ ${MAX_INPUT_SIZE_HELP}
 Exit codes: 0 applied, 1 a request was denied (a policy failed), 2 bad usage or bad input.
 `;
 
-interface ApplyFlags {
+interface ApplyFlags extends ReaderFlags {
   policy?: string[];
   resource?: string[];
   output?: string;
@@ -107,10 +109,6 @@ interface ApplyFlags {
   crd?: string[];
   schema?: string[];
   'unknown-schema'?: string;
-  validate?: string;
-  diagnostics?: string;
-  'max-input-size'?: string;
-  help?: boolean;
 }
 
 const OPERATIONS: readonly Operation[] = ['CREATE', 'UPDATE', 'DELETE', 'CONNECT'];
@@ -170,48 +168,35 @@ export function formatTrace(trace: readonly TraceEvent[]): string {
 }
 
 export async function runApply(argv: string[], io: CliIO): Promise<number> {
-  const args = parse<ApplyFlags>(argv, {
-    policy: { type: 'string', short: 'p', multiple: true },
-    resource: { type: 'string', short: 'r', multiple: true },
-    output: { type: 'string', short: 'o' },
-    explain: { type: 'boolean' },
-    operation: { type: 'string' },
-    'old-object': { type: 'string' },
-    user: { type: 'string' },
-    'namespace-object': { type: 'string' },
-    'values-file': { type: 'string', short: 'f' },
-    set: { type: 'string', short: 's', multiple: true },
-    exception: { type: 'string', short: 'e', multiple: true },
-    params: { type: 'string' },
-    'external-data': { type: 'string' },
-    'image-data': { type: 'string' },
-    'mutation-annotations': { type: 'boolean' },
-    'apiserver-defaults': { type: 'boolean' },
-    'target-resource': { type: 'string', multiple: true },
-    crd: { type: 'string', multiple: true },
-    schema: { type: 'string', multiple: true },
-    'unknown-schema': { type: 'string' },
-    validate: { type: 'string' },
-    diagnostics: { type: 'string' },
-    ...MAX_INPUT_SIZE_OPTION,
-    help: { type: 'boolean', short: 'h' },
+  const start = startCommand<ApplyFlags>(argv, io, {
+    name: 'apply',
+    help: APPLY_HELP,
+    options: {
+      policy: { type: 'string', short: 'p', multiple: true },
+      resource: { type: 'string', short: 'r', multiple: true },
+      output: { type: 'string', short: 'o' },
+      explain: { type: 'boolean' },
+      operation: { type: 'string' },
+      'old-object': { type: 'string' },
+      user: { type: 'string' },
+      'namespace-object': { type: 'string' },
+      'values-file': { type: 'string', short: 'f' },
+      set: { type: 'string', short: 's', multiple: true },
+      exception: { type: 'string', short: 'e', multiple: true },
+      params: { type: 'string' },
+      'external-data': { type: 'string' },
+      'image-data': { type: 'string' },
+      'mutation-annotations': { type: 'boolean' },
+      'apiserver-defaults': { type: 'boolean' },
+      'target-resource': { type: 'string', multiple: true },
+      crd: { type: 'string', multiple: true },
+      schema: { type: 'string', multiple: true },
+      'unknown-schema': { type: 'string' },
+      ...READER_OPTIONS,
+    },
   });
-  if (!args.ok) {
-    reportDiagnostics(io, [args.diagnostic], 'text');
-    io.stderr(`Run 'transmute apply --help' for usage.\n`);
-    return EXIT.badInput;
-  }
-  const f = args.values;
-  if (f.help) {
-    io.stdout(APPLY_HELP);
-    return EXIT.ok;
-  }
-  const format = diagnosticsFormat(f.diagnostics);
-  const usage = (message: string) => {
-    reportDiagnostics(io, [diagnostic('TM7001', { phase: 'cli', message })], format ?? 'text');
-    return EXIT.badInput;
-  };
-  if (!format) return usage(`--diagnostics must be text or json, not "${f.diagnostics}"`);
+  if ('exit' in start) return start.exit;
+  const { flags: f, format, usage } = start;
   const output = f.output ?? 'yaml';
   if (!['yaml', 'json', 'patch', 'diff'].includes(output)) return usage(`-o must be yaml, json, patch or diff, not "${output}"`);
   if (many(f.policy).length === 0) return usage('at least one policy is required (-p POLICY)');
@@ -225,31 +210,27 @@ export async function runApply(argv: string[], io: CliIO): Promise<number> {
 
   const budget = maxInputBytes(f['max-input-size']);
   if (typeof budget !== 'number') return usage(budget.error);
-  const twice = stdinNamedTwice({
-    '-p': f.policy,
-    '-r': f.resource,
-    '--target-resource': f['target-resource'],
+  // The options that each read one file (a document, not a list of them).
+  const oneFile = {
     '--old-object': f['old-object'],
     '--user': f.user,
     '--namespace-object': f['namespace-object'],
     '--params': f.params,
     '--external-data': f['external-data'],
     '--image-data': f['image-data'],
+  };
+  const twice = stdinNamedTwice({
+    '-p': f.policy,
+    '-r': f.resource,
+    '--target-resource': f['target-resource'],
+    ...oneFile,
     '--crd': f.crd,
     '--schema': f.schema,
     '-f': f['values-file'],
     '-e': f.exception,
   });
   if (twice) return usage(twice);
-  const folder = folderForFile({
-    '--old-object': f['old-object'],
-    '--user': f.user,
-    '--namespace-object': f['namespace-object'],
-    '--params': f.params,
-    '--external-data': f['external-data'],
-    '--image-data': f['image-data'],
-    '--values-file': f['values-file'],
-  });
+  const folder = folderForFile({ ...oneFile, '--values-file': f['values-file'] });
   if (folder) return usage(folder);
 
   const diags: Diagnostic[] = [];
@@ -322,7 +303,10 @@ export async function runApply(argv: string[], io: CliIO): Promise<number> {
     else if (output === 'json') printed.push(toJson(object));
   };
   let denied = false;
+  const progress = progressLine(io, resources.count, 'resources');
+  let done = 0;
   for (const doc of resources.documents()) {
+    progress.step(done++);
     // --apiserver-defaults: what admission receives is the decoded, defaulted object after the built-in
     // plugins; a stored old object carries its defaults too.
     const given = apiServer ? admittedObject(doc.value, operation) : doc.value;
@@ -384,6 +368,7 @@ export async function runApply(argv: string[], io: CliIO): Promise<number> {
       outputs.push(unifiedDiff(toYaml(doc.value), toYaml(target), `a/${name}`, `b/${name}`));
     }
   }
+  progress.end();
   reportDiagnostics(io, diags, format, sources);
   if (output === 'yaml') io.stdout(printed.join('---\n'));
   else if (output === 'json') io.stdout((printed.length === 1 ? printed[0]! : jsonList(printed)) + '\n');

@@ -6,10 +6,11 @@ import { gatorExpand } from '../../dialects/gatekeeper/expansion/gator.js';
 import { formatResultants, type GatorFormat } from '../../dialects/gatekeeper/expansion/gator-output.js';
 import { dialectFor } from '../../dialects/registry.js';
 import { parsePolicyDocs } from '../../pipeline.js';
-import { many, parse } from '../args.js';
-import { MAX_INPUT_SIZE_HELP, MAX_INPUT_SIZE_OPTION, maxInputBytes, readCliInputs, stdinNamedTwice } from '../inputs.js';
+import { many } from '../args.js';
+import { startCommand } from '../command-start.js';
+import { MAX_INPUT_SIZE_HELP, maxInputBytes, READER_OPTIONS, readCliInputs, type ReaderFlags, stdinNamedTwice } from '../inputs.js';
 import { EXIT, type CliIO } from '../io.js';
-import { diagnosticsFormat, reportDiagnostics } from '../report.js';
+import { reportDiagnostics } from '../report.js';
 import { VALIDATE_HELP, validateMode } from '../validate-flag.js';
 
 export const EXPAND_HELP = `Usage: transmute expand -f PATH... [options]
@@ -39,54 +40,34 @@ Exit codes: 0 expanded (also when nothing matched), 1 a resource could not be mu
 2 bad usage or bad input (a refused ExpansionTemplate or mutator, templates forming a cycle).
 `;
 
-interface ExpandFlags {
+interface ExpandFlags extends ReaderFlags {
   filename?: string[];
   output?: string;
   format?: string;
   outputfile?: string;
-  validate?: string;
-  diagnostics?: string;
-  'max-input-size'?: string;
-  help?: boolean;
 }
 
 export async function runExpand(argv: string[], io: CliIO): Promise<number> {
-  const args = parse<ExpandFlags>(
-    argv,
-    {
+  const start = startCommand<ExpandFlags>(argv, io, {
+    name: 'expand',
+    help: EXPAND_HELP,
+    positionals: true,
+    options: {
       filename: { type: 'string', short: 'f', multiple: true },
       output: { type: 'string', short: 'o' },
       format: { type: 'string' },
       outputfile: { type: 'string' },
-      validate: { type: 'string' },
-      diagnostics: { type: 'string' },
-      ...MAX_INPUT_SIZE_OPTION,
-      help: { type: 'boolean', short: 'h' },
+      ...READER_OPTIONS,
     },
-    true,
-  );
-  if (!args.ok) {
-    reportDiagnostics(io, [args.diagnostic], 'text');
-    io.stderr(`Run 'transmute expand --help' for usage.\n`);
-    return EXIT.badInput;
-  }
-  const f = args.values;
-  if (f.help) {
-    io.stdout(EXPAND_HELP);
-    return EXIT.ok;
-  }
-  const format = diagnosticsFormat(f.diagnostics);
-  const usage = (message: string) => {
-    reportDiagnostics(io, [diagnostic('TM7001', { phase: 'cli', message })], format ?? 'text');
-    return EXIT.badInput;
-  };
-  if (!format) return usage(`--diagnostics must be text or json, not "${f.diagnostics}"`);
+  });
+  if ('exit' in start) return start.exit;
+  const { flags: f, format, usage } = start;
   if (f.output !== undefined && f.format !== undefined && f.output !== f.format) return usage('-o and --format disagree; give one of them');
   const output = f.output ?? f.format ?? 'yaml';
   if (output !== 'yaml' && output !== 'json') return usage(`-o must be yaml or json, not "${output}"`);
   const mode = validateMode(f.validate);
   if (typeof mode !== 'string') return usage(mode.error);
-  const paths = [...many(f.filename), ...args.positionals];
+  const paths = [...many(f.filename), ...start.positionals];
   if (paths.length === 0) return usage('at least one input is required (-f PATH)');
   const budget = maxInputBytes(f['max-input-size']);
   if (typeof budget !== 'number') return usage(budget.error);

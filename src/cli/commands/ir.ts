@@ -1,12 +1,12 @@
-import { diagnostic } from '../../diagnostics/diagnostic.js';
 import { printPolicies } from '../../ir/print.js';
 import { optimize } from '../../optimizer/index.js';
 import { SourceRegistry } from '../../diagnostics/render.js';
 import { hasErrors, parsePolicyDocs } from '../../pipeline.js';
-import { MAX_INPUT_SIZE_HELP, MAX_INPUT_SIZE_OPTION, maxInputBytes, readCliInputs, stdinNamedTwice } from '../inputs.js';
-import { many, parse } from '../args.js';
+import { MAX_INPUT_SIZE_HELP, maxInputBytes, READER_OPTIONS, readCliInputs, type ReaderFlags, stdinNamedTwice } from '../inputs.js';
+import { many } from '../args.js';
+import { startCommand } from '../command-start.js';
 import { EXIT, type CliIO } from '../io.js';
-import { diagnosticsFormat, reportDiagnostics } from '../report.js';
+import { reportDiagnostics } from '../report.js';
 import { VALIDATE_HELP, validateMode } from '../validate-flag.js';
 
 export const IR_HELP = `Usage: transmute ir -p POLICY... [options]
@@ -23,41 +23,24 @@ ${MAX_INPUT_SIZE_HELP}
   -h, --help                 show this help
 `;
 
-interface Flags {
+interface Flags extends ReaderFlags {
   policy?: string[];
   'no-optimize'?: boolean;
   origins?: boolean;
-  validate?: string;
-  diagnostics?: string;
-  'max-input-size'?: string;
-  help?: boolean;
 }
 
 export async function runIr(argv: string[], io: CliIO): Promise<number> {
-  const args = parse<Flags>(argv, {
-    policy: { type: 'string', short: 'p', multiple: true },
-    'no-optimize': { type: 'boolean' },
-    origins: { type: 'boolean' },
-    validate: { type: 'string' },
-    diagnostics: { type: 'string' },
-    ...MAX_INPUT_SIZE_OPTION,
-    help: { type: 'boolean', short: 'h' },
+  const start = startCommand<Flags>(argv, io, {
+    help: IR_HELP,
+    options: {
+      policy: { type: 'string', short: 'p', multiple: true },
+      'no-optimize': { type: 'boolean' },
+      origins: { type: 'boolean' },
+      ...READER_OPTIONS,
+    },
   });
-  if (!args.ok) {
-    reportDiagnostics(io, [args.diagnostic], 'text');
-    return EXIT.badInput;
-  }
-  const f = args.values;
-  if (f.help) {
-    io.stdout(IR_HELP);
-    return EXIT.ok;
-  }
-  const format = diagnosticsFormat(f.diagnostics);
-  const usage = (message: string): number => {
-    reportDiagnostics(io, [diagnostic('TM7001', { phase: 'cli', message })], format ?? 'text');
-    return EXIT.badInput;
-  };
-  if (!format) return usage(`--diagnostics must be text or json, not "${f.diagnostics}"`);
+  if ('exit' in start) return start.exit;
+  const { flags: f, format, usage } = start;
   if (many(f.policy).length === 0) return usage('at least one policy is required (-p POLICY)');
   const mode = validateMode(f.validate);
   if (typeof mode !== 'string') return usage(mode.error);

@@ -3,7 +3,7 @@ import { VALIDATE_HELP, validateMode } from '../validate-flag.js';
 import { dialectByName } from '../../dialects/registry.js';
 import { migrate, MIGRATE_TARGETS, renderJson, renderText, reportExit, type MigrateTarget } from '../../migrate/index.js';
 import { MARKER } from '../../migrate/output.js';
-import { parse } from '../args.js';
+import { startCommand } from '../command-start.js';
 import { EXIT, type CliIO } from '../io.js';
 import { reportDiagnostics } from '../report.js';
 
@@ -77,25 +77,14 @@ interface Flags {
 }
 
 export async function runMigrate(argv: string[], io: CliIO): Promise<number> {
-  const args = parse<Flags>(
-    argv,
-    { 'out-dir': { type: 'string' }, to: { type: 'string' }, 'api-version': { type: 'string' }, validate: { type: 'string' }, json: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } },
-    true,
-  );
-  if (!args.ok) {
-    reportDiagnostics(io, [args.diagnostic], 'text');
-    return EXIT.badInput;
-  }
-  const f = args.values;
-  if (f.help) {
-    io.stdout(migrateHelp());
-    return EXIT.ok;
-  }
-  const usage = (message: string): number => {
-    reportDiagnostics(io, [diagnostic('TM7001', { phase: 'cli', message })], 'text');
-    return EXIT.badInput;
-  };
-  if (args.positionals.length !== 1) return usage('give exactly one DIR, the library to migrate');
+  const start = startCommand<Flags>(argv, io, {
+    help: migrateHelp,
+    positionals: true,
+    options: { 'out-dir': { type: 'string' }, to: { type: 'string' }, 'api-version': { type: 'string' }, validate: { type: 'string' }, json: { type: 'boolean' } },
+  });
+  if ('exit' in start) return start.exit;
+  const { flags: f, positionals, usage } = start;
+  if (positionals.length !== 1) return usage('give exactly one DIR, the library to migrate');
   if (!f['out-dir']) return usage('--out-dir is required');
   const to = (f.to ?? 'kyverno-mpol') as MigrateTarget;
   if (!MIGRATE_TARGETS.includes(to)) return usage(`--to must be ${MIGRATE_TARGETS.join(' or ')}`);
@@ -106,7 +95,7 @@ export async function runMigrate(argv: string[], io: CliIO): Promise<number> {
   const validate = validateMode(f.validate);
   if (typeof validate !== 'string') return usage(validate.error);
 
-  const run = migrate({ dir: args.positionals[0]!, outDir: f['out-dir'], to, validate, ...(apiVersion ? { apiVersion } : {}) });
+  const run = migrate({ dir: positionals[0]!, outDir: f['out-dir'], to, validate, ...(apiVersion ? { apiVersion } : {}) });
   if (!run.ok) {
     reportDiagnostics(io, [diagnostic('TM7001', { phase: 'cli', message: run.error })], 'text');
     return EXIT.badInput;

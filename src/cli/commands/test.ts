@@ -10,7 +10,7 @@ import { loadExceptions, verdict } from '../../golden/exceptions.js';
 import { runCaseDir } from '../../golden/run.js';
 import { createRuntime } from '../../runtime/create.js';
 import type { Runtime } from '../../runtime/runtime.js';
-import { parse } from '../args.js';
+import { startCommand } from '../command-start.js';
 import { EXIT, type CliIO } from '../io.js';
 import { NO_COLOR_PALETTE, paintDiff, paintTestReport, paletteFor, type Palette } from '../color.js';
 import { reportDiagnostics } from '../report.js';
@@ -139,15 +139,11 @@ class Report {
   }
 }
 
-function usage(io: CliIO, message: string): number {
-  reportDiagnostics(io, [diagnostic('TM7001', { phase: 'cli', message })], 'text');
-  return EXIT.badInput;
-}
-
 export async function runTest(argv: string[], io: CliIO): Promise<number> {
-  const args = parse<Flags>(
-    argv,
-    {
+  const start = startCommand<Flags>(argv, io, {
+    help: TEST_HELP,
+    positionals: true,
+    options: {
       update: { type: 'boolean' },
       json: { type: 'boolean' },
       'output-format': { type: 'string', short: 'o' },
@@ -156,30 +152,21 @@ export async function runTest(argv: string[], io: CliIO): Promise<number> {
       'remove-color': { type: 'boolean' },
       'test-case-selector': { type: 'string', short: 't' },
       validate: { type: 'string' },
-      help: { type: 'boolean', short: 'h' },
     },
-    true,
-  );
-  if (!args.ok) {
-    reportDiagnostics(io, [args.diagnostic], 'text');
-    return EXIT.badInput;
-  }
-  const flags = args.values;
-  if (flags.help) {
-    io.stdout(TEST_HELP);
-    return EXIT.ok;
-  }
-  if (args.positionals.length === 0) return usage(io, 'give at least one golden case folder, kyverno-test.yaml or kaptest manifest path');
+  });
+  if ('exit' in start) return start.exit;
+  const { flags, positionals, usage } = start;
+  if (positionals.length === 0) return usage('give at least one golden case folder, kyverno-test.yaml or kaptest manifest path');
   const mode = validateMode(flags.validate);
-  if (typeof mode !== 'string') return usage(io, mode.error);
+  if (typeof mode !== 'string') return usage(mode.error);
   const requested = flags['output-format'] ?? (flags.json ? 'json' : io.isTTY ? 'table' : 'text');
-  if (!(FORMATS as readonly string[]).includes(requested)) return usage(io, `--output-format ${JSON.stringify(requested)}: want one of ${FORMATS.join(', ')}`);
-  if (flags.json && requested !== 'json') return usage(io, '--json and --output-format differ; give one of them');
+  if (!(FORMATS as readonly string[]).includes(requested)) return usage(`--output-format ${JSON.stringify(requested)}: want one of ${FORMATS.join(', ')}`);
+  if (flags.json && requested !== 'json') return usage('--json and --output-format differ; give one of them');
   const format = requested as Format;
   let selector: Selector | undefined;
   if (flags['test-case-selector'] !== undefined) {
     const parsed = parseSelector(flags['test-case-selector']);
-    if ('error' in parsed) return usage(io, `--test-case-selector: ${parsed.error}`);
+    if ('error' in parsed) return usage(`--test-case-selector: ${parsed.error}`);
     selector = parsed;
   }
   const palette = flags['remove-color'] || format !== 'table' ? NO_COLOR_PALETTE : paletteFor(io, 'stdout');
@@ -190,13 +177,13 @@ export async function runTest(argv: string[], io: CliIO): Promise<number> {
   // Test files that could not be read as tests: bad input (exit 2), not failed tests; the others still run.
   const unreadable: Diagnostic[] = [];
   let found = 0;
-  for (const p of args.positionals) {
+  for (const p of positionals) {
     if (!existsSync(p)) {
       reportDiagnostics(io, [diagnostic('TM1004', { phase: 'io', message: `${p}: no such file or folder` })], 'text');
       return EXIT.badInput;
     }
     const isFile = statSync(p).isFile();
-    if (isFile && basename(p) !== TEST_FILE_NAME && !isKaptestFile(p)) return usage(io, `${p}: not a golden case folder or a ${TEST_FILE_NAME}, nor a kaptest manifest`);
+    if (isFile && basename(p) !== TEST_FILE_NAME && !isKaptestFile(p)) return usage(`${p}: not a golden case folder or a ${TEST_FILE_NAME}, nor a kaptest manifest`);
     const golden = isFile ? undefined : goldenDirs(p);
     if (golden && golden.dirs.length > 0) {
       found += golden.dirs.length;
@@ -245,7 +232,7 @@ export async function runTest(argv: string[], io: CliIO): Promise<number> {
   }
   // A run that checked nothing is not a pass.
   if (found === 0) {
-    reportDiagnostics(io, [diagnostic('TM7003', { phase: 'io', message: `no test found under ${args.positionals.join(', ')}: no golden case folder, ${TEST_FILE_NAME} or kaptest manifest` })], 'text');
+    reportDiagnostics(io, [diagnostic('TM7003', { phase: 'io', message: `no test found under ${positionals.join(', ')}: no golden case folder, ${TEST_FILE_NAME} or kaptest manifest` })], 'text');
     return EXIT.checkFailed;
   }
   if (counts.passed + counts.failed === 0) {

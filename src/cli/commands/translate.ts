@@ -1,4 +1,3 @@
-import { diagnostic } from '../../diagnostics/diagnostic.js';
 import { dialectByName, dialects } from '../../dialects/registry.js';
 import { writeFileAtomic } from '../../io/write.js';
 import { toJson } from '../../io/yaml-dump.js';
@@ -7,10 +6,11 @@ import type { Diagnostic } from '../../diagnostics/diagnostic.js';
 import { writeOutDir } from '../out-dir.js';
 import { SourceRegistry } from '../../diagnostics/render.js';
 import { admitted, hasErrors, parsePolicyDocs, translateDocuments } from '../../pipeline.js';
-import { MAX_INPUT_SIZE_HELP, MAX_INPUT_SIZE_OPTION, maxInputBytes, readCliInputs, stdinNamedTwice } from '../inputs.js';
-import { many, parse } from '../args.js';
+import { MAX_INPUT_SIZE_HELP, maxInputBytes, READER_OPTIONS, readCliInputs, type ReaderFlags, stdinNamedTwice } from '../inputs.js';
+import { many } from '../args.js';
+import { startCommand } from '../command-start.js';
 import { EXIT, type CliIO } from '../io.js';
-import { diagnosticsFormat, reportDiagnostics } from '../report.js';
+import { reportDiagnostics } from '../report.js';
 import { VALIDATE_HELP, validateMode } from '../validate-flag.js';
 import { DNS1123_SUBDOMAIN } from '../../k8s/names.js';
 import { renamePolicy } from '../../dialects/rename.js';
@@ -59,7 +59,7 @@ Exit codes: 0 translated, 1 something could not be translated (under --unsupport
 `;
 }
 
-interface Flags {
+interface Flags extends ReaderFlags {
   policy?: string[];
   to?: string;
   'api-version'?: string;
@@ -68,42 +68,25 @@ interface Flags {
   'out-dir'?: string;
   unsupported?: string;
   name?: string;
-  validate?: string;
-  diagnostics?: string;
-  'max-input-size'?: string;
-  help?: boolean;
 }
 
 export async function runTranslate(argv: string[], io: CliIO): Promise<number> {
-  const args = parse<Flags>(argv, {
-    policy: { type: 'string', short: 'p', multiple: true },
-    to: { type: 'string' },
-    'api-version': { type: 'string' },
-    output: { type: 'string', short: 'o' },
-    'output-file': { type: 'string' },
-    'out-dir': { type: 'string' },
-    unsupported: { type: 'string' },
-    name: { type: 'string' },
-    validate: { type: 'string' },
-    diagnostics: { type: 'string' },
-    ...MAX_INPUT_SIZE_OPTION,
-    help: { type: 'boolean', short: 'h' },
+  const start = startCommand<Flags>(argv, io, {
+    help: translateHelp,
+    options: {
+      policy: { type: 'string', short: 'p', multiple: true },
+      to: { type: 'string' },
+      'api-version': { type: 'string' },
+      output: { type: 'string', short: 'o' },
+      'output-file': { type: 'string' },
+      'out-dir': { type: 'string' },
+      unsupported: { type: 'string' },
+      name: { type: 'string' },
+      ...READER_OPTIONS,
+    },
   });
-  if (!args.ok) {
-    reportDiagnostics(io, [args.diagnostic], 'text');
-    return EXIT.badInput;
-  }
-  const f = args.values;
-  if (f.help) {
-    io.stdout(translateHelp());
-    return EXIT.ok;
-  }
-  const format = diagnosticsFormat(f.diagnostics);
-  const usage = (message: string) => {
-    reportDiagnostics(io, [diagnostic('TM7001', { phase: 'cli', message })], format ?? 'text');
-    return EXIT.badInput;
-  };
-  if (!format) return usage(`--diagnostics must be text or json, not "${f.diagnostics}"`);
+  if ('exit' in start) return start.exit;
+  const { flags: f, format, usage } = start;
   if (many(f.policy).length === 0) return usage('at least one policy is required (-p POLICY)');
   const output = f.output ?? 'yaml';
   if (output !== 'yaml' && output !== 'json') {

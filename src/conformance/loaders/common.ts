@@ -11,6 +11,14 @@ export function malformed<T>(message: string): Result<T> {
   return fail(diagnostic('TM7003', { phase: 'io', message }));
 }
 
+/** What every case carries, whatever its format: its id, folder, corpus and where it was taken from. */
+export interface CaseBase {
+  id: string;
+  path: string;
+  corpus: string;
+  source: string;
+}
+
 /** Where a case's files are read from and how their names are shown (the id's spelling of the folder). */
 export interface CaseFiles {
   dir: string;

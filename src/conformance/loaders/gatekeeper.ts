@@ -8,13 +8,13 @@ import type { JsonObject } from '../../ir/json.js';
 import type { AdmissionRequest, Operation } from '../../k8s/request.js';
 import type { AdmissionCase, Expectation } from '../types.js';
 import { kindOf } from '../kinds.js';
-import { malformed, metadataOf, obj, readDocs, readObject, str, type CaseFiles } from './common.js';
+import { malformed, metadataOf, obj, readDocs, readObject, str, type CaseBase, type CaseFiles } from './common.js';
 
 /** '' is Gatekeeper's "no admission operation" (audit, expansion, gator), which INDEX.md allows in `context`. */
 const OPERATIONS: ReadonlySet<string> = new Set(['CREATE', 'UPDATE', 'DELETE', 'CONNECT', '']);
 
 export function loadGatekeeperCase(
-  base: { id: string; path: string; corpus: string; source: string },
+  base: CaseBase,
   files: CaseFiles,
   manifest: JsonObject,
 ): Result<AdmissionCase> {

@@ -6,13 +6,13 @@ import { ok, type Result } from '../../diagnostics/diagnostic.js';
 import type { JsonObject } from '../../ir/json.js';
 import type { ChainsawCase, ChainsawStep } from '../types.js';
 import { registryDialectName } from '../kinds.js';
-import { list, malformed, obj, readDocs, str, strings, type CaseFiles } from './common.js';
+import { list, malformed, obj, readDocs, str, strings, type CaseBase, type CaseFiles } from './common.js';
 import { needsClusterReason } from './needs.js';
 
 const DOC_OPS = new Set(['policy', 'apply', 'create', 'update', 'patch']);
 
 export function loadChainsawCase(
-  base: { id: string; path: string; corpus: string; source: string },
+  base: CaseBase,
   files: CaseFiles,
   manifest: JsonObject,
 ): Result<ChainsawCase> {

@@ -9,13 +9,13 @@ import type { SourceDoc } from '../../io/source.js';
 import type { AdmissionCase, RuleExpectation } from '../types.js';
 import { registryDialectName } from '../kinds.js';
 import { impliedBindingDocs } from '../../dialects/map/implied-binding.js';
-import { list, malformed, obj, readDocs, readObject, str, strings, type CaseFiles } from './common.js';
+import { list, malformed, obj, readDocs, readObject, str, strings, type CaseBase, type CaseFiles } from './common.js';
 import { kyvernoRequest, withDefaultNamespace } from '../../dialects/kyverno/test-suite/request.js';
 import { needsClusterReason } from './needs.js';
 import { asSubresourceRequest } from './subresources.js';
 
 export function loadKyvernoCliCase(
-  base: { id: string; path: string; corpus: string; source: string },
+  base: CaseBase,
   files: CaseFiles,
   manifest: JsonObject,
 ): Result<AdmissionCase> {

@@ -10,14 +10,14 @@ import { isJsonObject, type JsonObject, type JsonValue } from '../../ir/json.js'
 import type { SourceDoc } from '../../io/source.js';
 import type { AdmissionCase, Expectation, RuleExpectation, Subject } from '../types.js';
 import { dialectOfDocument, kindOf } from '../kinds.js';
-import { malformed, metadataOf, readDocs, type CaseFiles } from './common.js';
+import { malformed, metadataOf, readDocs, type CaseBase, type CaseFiles } from './common.js';
 import { asSubresourceRequest } from './subresources.js';
 import { impliedBindingDocs } from '../../dialects/map/implied-binding.js';
 import { findResource, loadTestSuite, policyChain } from '../../dialects/kyverno/test-suite/index.js';
 import { kyvernoRequest, withDefaultNamespace } from '../../dialects/kyverno/test-suite/request.js';
 
 export function loadKyvernoSuiteResult(
-  base: { id: string; path: string; corpus: string; source: string },
+  base: CaseBase,
   files: CaseFiles,
   testFile: string,
   index: number,

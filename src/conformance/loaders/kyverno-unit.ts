@@ -11,13 +11,13 @@ import type { SourceDoc } from '../../io/source.js';
 import type { AdmissionRequest } from '../../k8s/request.js';
 import type { AdmissionCase, Expectation, RuleExpectation, Subject } from '../types.js';
 import { kindOf } from '../kinds.js';
-import { malformed, metadataOf, obj, readDocs, readJson, readObject, str, strings, synthesizedDocs, type CaseFiles } from './common.js';
+import { malformed, metadataOf, obj, readDocs, readJson, readObject, str, strings, synthesizedDocs, type CaseBase, type CaseFiles } from './common.js';
 
 const UNIT_POLICY = 'conformance-unit';
 const UNIT_RULE = 'unit';
 
 export function loadKyvernoUnitCase(
-  base: { id: string; path: string; corpus: string; source: string },
+  base: CaseBase,
   files: CaseFiles,
   manifest: JsonObject,
 ): Result<AdmissionCase> {

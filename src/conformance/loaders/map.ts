@@ -9,12 +9,12 @@ import type { SourceDoc } from '../../io/source.js';
 import { withRequestNamespace, type AdmissionRequest, type GroupVersionKind, type GroupVersionResource, type Operation, type UserInfo } from '../../k8s/request.js';
 import type { AdmissionCase, CompareProfile, Expectation } from '../types.js';
 import { kindOf } from '../kinds.js';
-import { malformed, metadataOf, obj, readDocs, readObject, str, strings, type CaseFiles } from './common.js';
+import { malformed, metadataOf, obj, readDocs, readObject, str, strings, type CaseBase, type CaseFiles } from './common.js';
 
 const OPERATIONS: ReadonlySet<string> = new Set(['CREATE', 'UPDATE', 'DELETE', 'CONNECT']);
 
 export function loadMapCase(
-  base: { id: string; path: string; corpus: string; source: string },
+  base: CaseBase,
   files: CaseFiles,
   manifest: JsonObject,
 ): Result<AdmissionCase> {

@@ -5,11 +5,11 @@
 import { basename } from 'node:path';
 import { ok, type Result } from '../../diagnostics/diagnostic.js';
 import type { SmdTripletCase, TableRowCase } from '../types.js';
-import { list, malformed, obj, str } from './common.js';
+import { list, malformed, obj, str, type CaseBase } from './common.js';
 import type { JsonValue } from '../../ir/json.js';
 
 export function tableRowCase(
-  base: { id: string; path: string; corpus: string; source: string },
+  base: CaseBase,
   table: JsonValue,
   row: number,
 ): Result<TableRowCase> {
@@ -25,7 +25,7 @@ export function tableRowCase(
 }
 
 export function smdTripletCase(
-  base: { id: string; path: string; corpus: string; source: string },
+  base: CaseBase,
   file: JsonValue,
   group: number,
   triplet: number,

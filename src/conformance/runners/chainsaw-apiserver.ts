@@ -5,37 +5,19 @@
  * CustomResourceDefinition teaches the cluster (its kind's schema and scope, its plural resource).
  */
 import { isJsonObject, type JsonObject } from '../../ir/json.js';
-import { isBuiltIn, storedObject } from '../../k8s/defaults/index.js';
+import { storedObject, typedRoundTrip } from '../../k8s/defaults/index.js';
 import { crdKindSchemas } from '../../merge/ssa/openapi/crd.js';
 import type { KindSchemaTable } from '../../merge/ssa/openapi/kinds.js';
 
 export { serviceAccountAdmission } from '../../k8s/defaults/index.js';
 
-/**
- * The object as the API server stores it. Built-in kinds are decoded into Go structs whose list fields are
- * `omitempty`, so an empty list a patch leaves behind (`env: []` after removing every variable) is gone on
- * read-back; custom resources are stored as written.
- */
-export function persisted(o: JsonObject): JsonObject {
-  return isBuiltIn(o) ? (dropEmptyLists(o) as JsonObject) : o;
-}
+/** The object as the API server stores it, without defaulting: the typed round-trip of a built-in kind. */
+export const persisted: (o: JsonObject) => JsonObject = typedRoundTrip;
 
 /** The stored form of an admitted object: its kind's defaults again, then the typed round-trip. */
 export function persistedWithDefaults(o: JsonObject): JsonObject {
   const stored = storedObject(o);
   return isJsonObject(stored) ? stored : o;
-}
-
-function dropEmptyLists(v: JsonObject[keyof JsonObject]): JsonObject[keyof JsonObject] {
-  if (Array.isArray(v)) return v.map(dropEmptyLists);
-  if (!isJsonObject(v)) return v;
-  const out: JsonObject = {};
-  for (const k of Object.keys(v)) {
-    const x = v[k]!;
-    if (Array.isArray(x) && x.length === 0) continue;
-    Object.defineProperty(out, k, { value: dropEmptyLists(x), enumerable: true, writable: true, configurable: true });
-  }
-  return out;
 }
 
 /**

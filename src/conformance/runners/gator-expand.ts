@@ -20,7 +20,7 @@ import { expandLists } from '../../io/lists.js';
 import type { SourceDoc } from '../../io/source.js';
 import { parsePolicyDocs } from '../../pipeline.js';
 import { compareObjects, describeDifference } from '../compare.js';
-import { caseFiles, malformed, obj, readDocs, str, type CaseFiles } from '../loaders/common.js';
+import { caseFiles, malformed, obj, readDocs, str, type CaseBase, type CaseFiles } from '../loaders/common.js';
 import { firstError, preparePolicies } from '../policies.js';
 import type { CaseResult, GatorExpandCase } from '../types.js';
 import type { RunContext } from './context.js';
@@ -43,7 +43,7 @@ function folderDocs(files: CaseFiles, folder: string): Result<SourceDoc[]> {
   return ok(expandLists(docs));
 }
 
-export function loadGatorExpandCase(base: { id: string; path: string; corpus: string; source: string }, files: CaseFiles, manifest: JsonObject): Result<GatorExpandCase> {
+export function loadGatorExpandCase(base: CaseBase, files: CaseFiles, manifest: JsonObject): Result<GatorExpandCase> {
   const input = folderDocs(files, 'input');
   if (!input.ok) return input;
   if (input.value.length === 0) return malformed(`${files.display}/input: no documents`);

@@ -2,44 +2,19 @@
 import type { JsonValue } from '../../ir/json.js';
 import { hasOwn, isJsonObject } from '../../ir/json.js';
 import { ASSIGN_FIELD, ASSIGN_PATHS, assignValue, readAssignField, validateAssignField, type AssignFieldSpec } from './assign-field.js';
-import {
-  buildPathTests,
-  buildPolicy,
-  checkKeyNotChanged,
-  checkName,
-  LOCATION_FIELD,
-  parseLocationField,
-  readPathTests,
-  Refusal,
-  refuse,
-  targetPath,
-  type GatekeeperMutator,
-  type MutatorHeader,
-  type RawPathTest,
-} from './common.js';
+import { checkKeyNotChanged, LOCATION_FIELD, Refusal, refuse, type GatekeeperMutator, type MutatorHeader } from './common.js';
 import type { FieldReader } from './fields.js';
 import { goValue } from './go-format.js';
-import { hasMetadataRoot, type ListNode, type LocationPath } from './location.js';
-import { readApplyTo, readMatch, validateBindings, type ApplyToEntry, type DecodedMatch } from './match.js';
+import { checkedLocation, checkLocatedFields, endsInList, finishLocated, readLocatedSpec, type LocatedSpec } from './located.js';
+import type { ListNode, LocationPath } from './location.js';
 
-interface AssignSpec {
-  location: string;
-  applyTo: ApplyToEntry[];
-  match: DecodedMatch;
-  pathTests: RawPathTest[];
+interface AssignSpec extends LocatedSpec {
   assign: AssignFieldSpec;
 }
 
 export function readAssign(r: FieldReader): AssignSpec {
-  r.object(['spec'], ['applyTo', 'match', 'location', 'parameters']);
-  r.object(['spec', 'parameters'], ['pathTests', 'assign']);
-  return {
-    location: r.string(LOCATION_FIELD) ?? '',
-    applyTo: readApplyTo(r),
-    match: readMatch(r),
-    pathTests: readPathTests(r),
-    assign: readAssignField(r),
-  };
+  checkLocatedFields(r, ['assign']);
+  return { ...readLocatedSpec(r), assign: readAssignField(r) };
 }
 
 /**
@@ -71,12 +46,8 @@ function checkObjectAssignedToList(r: FieldReader, p: LocationPath, value: JsonV
 }
 
 export function constructAssign(r: FieldReader, header: MutatorHeader, spec: AssignSpec): GatekeeperMutator | Refusal {
-  const { name } = header;
-  const nameCheck = checkName(r, name);
-  if (nameCheck) return nameCheck;
-  const location = parseLocationField(r, spec.location, `invalid location format \`${spec.location}\` for Assign ${name}`);
+  const location = checkedLocation(r, header, spec, { syntax: 'Assign', metadata: 'assign' });
   if (location instanceof Refusal) return location;
-  if (hasMetadataRoot(location)) return refuse(r, `assign ${name} can't change metadata`, LOCATION_FIELD);
   const keyCheck = checkKeyNotChanged(r, location);
   if (keyCheck) return keyCheck;
   const fieldCheck = validateAssignField(r, spec.assign);
@@ -85,24 +56,10 @@ export function constructAssign(r: FieldReader, header: MutatorHeader, spec: Ass
     const listCheck = checkObjectAssignedToList(r, location, spec.assign.value);
     if (listCheck) return listCheck;
   }
-  if (location[location.length - 1]!.type === 'List') {
+  if (endsInList(location)) {
     if (spec.assign.fromMetadata) return refuse(r, 'cannot assign a metadata field to a list', ASSIGN_PATHS.fromMetadata);
     if (spec.assign.externalData) return refuse(r, 'cannot assign external data response to a list', ASSIGN_PATHS.externalData);
   }
-  const tests = buildPathTests(r, 'Assign', name, location, spec.pathTests);
-  if (tests instanceof Refusal) return tests;
-  const bindings = validateBindings('Assign', name, spec.applyTo);
-  if (bindings) return refuse(r, bindings.message, bindings.index === undefined ? ['spec', 'applyTo'] : ['spec', 'applyTo', bindings.index]);
-
-  const target = targetPath(r, location, tests);
-  r.diagnostics.push(...target.warnings);
-  const op = { kind: 'set' as const, path: target.path, value: assignValue(r, spec.assign), origin: r.origin(ASSIGN_FIELD) };
-  return {
-    ...header,
-    location,
-    applyTo: spec.applyTo,
-    schema: { terminalType: 'Unknown', mustTerminate: spec.assign.externalData !== undefined },
-    source: spec.match.source,
-    policy: buildPolicy(r, { kind: 'Assign', name, op, applyTo: spec.applyTo, match: spec.match, guards: target.guards }),
-  };
+  const schema = { terminalType: 'Unknown' as const, mustTerminate: spec.assign.externalData !== undefined };
+  return finishLocated(r, header, spec, location, schema, (path) => ({ kind: 'set', path, value: assignValue(r, spec.assign), origin: r.origin(ASSIGN_FIELD) }));
 }

@@ -72,29 +72,7 @@ export function parseMutator(doc: SourceDoc): Result<GatekeeperMutator> {
   if (name === undefined && !r.has(['metadata', 'name'])) r.diagnostics.push(refusal(doc, 'TM2005', 'metadata.name: Required value', ['metadata']));
   const header: MutatorHeader = { kind: gv.kind, apiVersion, name: name ?? '' };
 
-  let built: GatekeeperMutator | Refusal | undefined;
-  switch (header.kind) {
-    case 'Assign': {
-      const spec = readAssign(r);
-      if (!hasErrors(r)) built = constructAssign(r, header, spec);
-      break;
-    }
-    case 'AssignMetadata': {
-      const spec = readAssignMetadata(r);
-      if (!hasErrors(r)) built = constructAssignMetadata(r, header, spec);
-      break;
-    }
-    case 'ModifySet': {
-      const spec = readModifySet(r);
-      if (!hasErrors(r)) built = constructModifySet(r, header, spec);
-      break;
-    }
-    case 'AssignImage': {
-      const spec = readAssignImage(r);
-      if (!hasErrors(r)) built = constructAssignImage(r, header, spec);
-      break;
-    }
-  }
+  const built = BUILDERS[header.kind](r, header);
   if (built === undefined) return failWith(r.diagnostics);
   if (built instanceof Refusal) return fail(...r.diagnostics, built.diagnostic);
   return ok(built, r.diagnostics);
@@ -103,6 +81,23 @@ export function parseMutator(doc: SourceDoc): Result<GatekeeperMutator> {
 function hasErrors(r: FieldReader): boolean {
   return r.diagnostics.some((d) => d.severity === 'error');
 }
+
+type Builder = (r: FieldReader, header: MutatorHeader) => GatekeeperMutator | Refusal | undefined;
+
+/** A kind's spec read, then, when reading found no error, its construction checks run (undefined: not run). */
+function builder<S>(read: (r: FieldReader) => S, construct: (r: FieldReader, header: MutatorHeader, spec: S) => GatekeeperMutator | Refusal): Builder {
+  return (r, header) => {
+    const spec = read(r);
+    return hasErrors(r) ? undefined : construct(r, header, spec);
+  };
+}
+
+const BUILDERS: Record<MutatorKind, Builder> = {
+  Assign: builder(readAssign, constructAssign),
+  AssignMetadata: builder(readAssignMetadata, constructAssignMetadata),
+  ModifySet: builder(readModifySet, constructModifySet),
+  AssignImage: builder(readAssignImage, constructAssignImage),
+};
 
 function compareBytes(a: string, b: string): number {
   return compareUtf8(a, b);

@@ -3,7 +3,7 @@
  * then the handler. The quirks are kept: functions declared without arguments accept any number
  * (functions.go resolveArgs returns early), and variadic functions only check the minimum count.
  */
-import { failure, type JmesContext, type JmesFailure } from '../types.js';
+import { failure, JmesFailure, type JmesContext } from '../types.js';
 import { goFormatValue, isMap } from '../values.js';
 
 export interface Env {
@@ -104,6 +104,17 @@ export function expectString(fn: string, args: unknown[], index: number): string
   const v = args[index];
   if (typeof v !== 'string') return kyvernoTypeError(fn, index + 1, 'string');
   return v;
+}
+
+/** The first `count` arguments, each a string; the first that is not is the error. */
+export function expectStrings(fn: string, args: unknown[], count: number): string[] | JmesFailure {
+  const vals: string[] = [];
+  for (let i = 0; i < count; i++) {
+    const v = expectString(fn, args, i);
+    if (v instanceof JmesFailure) return v;
+    vals.push(v);
+  }
+  return vals;
 }
 
 export function expectNumber(fn: string, args: unknown[], index: number): number | JmesFailure {

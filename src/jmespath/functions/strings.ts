@@ -6,7 +6,7 @@
 import { hexDigest, HostUnavailable } from '../../util/host.js';
 import { fromBase64, toBase64, utf8Decode, utf8Encode } from '../../util/bytes.js';
 import { compareGoStrings } from '../values.js';
-import { expectNumber, expectString, kyvernoError, type FunctionSpec } from './registry.js';
+import { expectNumber, expectString, expectStrings, kyvernoError, type FunctionSpec } from './registry.js';
 import { JmesFailure } from '../types.js';
 
 function mapRunes(s: string, f: (ch: string) => string): string {
@@ -125,13 +125,8 @@ function strings(name: string, arity: number, f: StrHandler): FunctionSpec {
     name,
     args: Array.from({ length: arity }, () => ['string']),
     handler: (args) => {
-      const vals: string[] = [];
-      for (let i = 0; i < arity; i++) {
-        const v = expectString(name, args, i);
-        if (v instanceof JmesFailure) return v;
-        vals.push(v);
-      }
-      return f(...vals);
+      const vals = expectStrings(name, args, arity);
+      return vals instanceof JmesFailure ? vals : f(...vals);
     },
   };
 }
@@ -143,14 +138,11 @@ export const STRING_FUNCTIONS: FunctionSpec[] = [
     name: 'replace',
     args: [['string'], ['string'], ['string'], ['number']],
     handler: (args) => {
-      const s = expectString('replace', args, 0);
-      if (s instanceof JmesFailure) return s;
-      const old = expectString('replace', args, 1);
-      if (old instanceof JmesFailure) return old;
-      const repl = expectString('replace', args, 2);
-      if (repl instanceof JmesFailure) return repl;
+      const strs = expectStrings('replace', args, 3);
+      if (strs instanceof JmesFailure) return strs;
       const n = expectNumber('replace', args, 3);
       if (n instanceof JmesFailure) return n;
+      const [s, old, repl] = strs as [string, string, string];
       return goReplace(s, old, repl, Math.trunc(n));
     },
   },

@@ -6,7 +6,7 @@
 import { failure, JmesFailure } from '../types.js';
 import { formatDuration, parseDuration } from './duration.js';
 import { fields, formatRFC3339, fromDate, parseTime, RFC3339, truncateTime, type GoTime } from './gotime.js';
-import { expectString, type Env, type FunctionSpec } from './registry.js';
+import { expectString, expectStrings, type Env, type FunctionSpec } from './registry.js';
 
 function now(env: Env): GoTime {
   return fromDate(env.ctx.clock ? env.ctx.clock() : new Date());
@@ -43,12 +43,9 @@ function fn(name: string, arity: number, handler: TimeHandler): FunctionSpec {
 
 export const TIME_FUNCTIONS: FunctionSpec[] = [
   fn('time_since', 3, (args, env) => {
-    const layout = expectString('time_since', args, 0);
-    if (layout instanceof JmesFailure) return layout;
-    const s1 = expectString('time_since', args, 1);
-    if (s1 instanceof JmesFailure) return s1;
-    const s2 = expectString('time_since', args, 2);
-    if (s2 instanceof JmesFailure) return s2;
+    const strs = expectStrings('time_since', args, 3);
+    if (strs instanceof JmesFailure) return strs;
+    const [layout, s1, s2] = strs as [string, string, string];
     const l = layout === '' ? RFC3339 : layout;
     const t1 = parseTime(l, s1);
     if (!t1.ok) return failure('Runtime', t1.message);

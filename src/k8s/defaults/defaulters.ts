@@ -111,29 +111,27 @@ function service(o: JsonObject): void {
   if (spec.type === 'LoadBalancer') setIf(spec, 'allocateLoadBalancerNodePorts', isNil, true);
 }
 
-function deployment(o: JsonObject): void {
-  const spec = member(o, 'spec');
-  setIf(spec, 'replicas', isNil, 1);
-  const strategy = member(spec, 'strategy');
+/** A Deployment's or DaemonSet's strategy: RollingUpdate by default, which then gets its two limits. */
+function rollingUpdateStrategy(strategy: JsonObject, maxUnavailable: JsonValue, maxSurge: JsonValue): void {
   setIf(strategy, 'type', isEmptyString, 'RollingUpdate');
   if (strategy.type === 'RollingUpdate') {
     const rolling = isJsonObject(strategy.rollingUpdate) ? strategy.rollingUpdate : (strategy.rollingUpdate = {});
-    setIf(rolling, 'maxUnavailable', isNil, '25%');
-    setIf(rolling, 'maxSurge', isNil, '25%');
+    setIf(rolling, 'maxUnavailable', isNil, maxUnavailable);
+    setIf(rolling, 'maxSurge', isNil, maxSurge);
   }
+}
+
+function deployment(o: JsonObject): void {
+  const spec = member(o, 'spec');
+  setIf(spec, 'replicas', isNil, 1);
+  rollingUpdateStrategy(member(spec, 'strategy'), '25%', '25%');
   setIf(spec, 'revisionHistoryLimit', isNil, 10);
   setIf(spec, 'progressDeadlineSeconds', isNil, 600);
 }
 
 function daemonSet(o: JsonObject): void {
   const spec = member(o, 'spec');
-  const strategy = member(spec, 'updateStrategy');
-  setIf(strategy, 'type', isEmptyString, 'RollingUpdate');
-  if (strategy.type === 'RollingUpdate') {
-    const rolling = isJsonObject(strategy.rollingUpdate) ? strategy.rollingUpdate : (strategy.rollingUpdate = {});
-    setIf(rolling, 'maxUnavailable', isNil, 1);
-    setIf(rolling, 'maxSurge', isNil, 0);
-  }
+  rollingUpdateStrategy(member(spec, 'updateStrategy'), 1, 0);
   setIf(spec, 'revisionHistoryLimit', isNil, 10);
 }
 

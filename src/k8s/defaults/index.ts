@@ -6,4 +6,4 @@
 export { applyApiServerDefaults, hasApiServerDefaults } from './apply.js';
 export { builtInAdmission, defaultTolerationSeconds, priorityAdmission, serviceAccountAdmission, tokenVolumeSuffix } from './admission.js';
 export { imageTag } from './defaulters.js';
-export { admittedObject, isBuiltIn, storedObject } from './request-cycle.js';
+export { admittedObject, isBuiltIn, storedObject, typedRoundTrip } from './request-cycle.js';

@@ -24,7 +24,15 @@ export function admittedObject(object: JsonValue, operation: string, tokenSuffix
 /** The object as stored after admission returned it: defaulted again, built-in kinds round-tripped. */
 export function storedObject(object: JsonValue): JsonValue {
   const defaulted = applyApiServerDefaults(object);
-  return isJsonObject(defaulted) && isBuiltIn(defaulted) ? dropEmptyLists(defaulted) : defaulted;
+  return isJsonObject(defaulted) ? typedRoundTrip(defaulted) : defaulted;
+}
+
+/**
+ * A built-in kind decoded into its Go struct and encoded again: its list fields are `omitempty`, so an empty
+ * list (`env: []` after a patch removed every variable) is gone. Custom resources are stored as written.
+ */
+export function typedRoundTrip(o: JsonObject): JsonObject {
+  return isBuiltIn(o) ? (dropEmptyLists(o) as JsonObject) : o;
 }
 
 /** Built-in API groups: the core group, unqualified groups (apps, batch) and *.k8s.io. */

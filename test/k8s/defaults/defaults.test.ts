@@ -9,7 +9,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
-import { renderTable, TABLE_PATH } from '../../../scripts/gen-apiserver-defaults.js';
+import { DATA_PATH, renderData, renderTable, TABLE_PATH } from '../../../scripts/gen-apiserver-defaults.js';
 import { admittedObject, applyApiServerDefaults, builtInAdmission, imageTag, storedObject } from '../../../src/k8s/defaults/index.js';
 import { apply } from '../../../src/interpreter/index.js';
 import { createRuntime } from '../../../src/runtime/create.js';
@@ -24,6 +24,7 @@ const at = (o: unknown, ...path: (string | number)[]): unknown => path.reduce<un
 describe('the generated defaulting table', () => {
   it('is what scripts/gen-apiserver-defaults.ts writes', () => {
     expect(readFileSync(TABLE_PATH, 'utf8')).toBe(renderTable());
+    expect(readFileSync(DATA_PATH, 'utf8')).toBe(renderData());
   });
 });
 
