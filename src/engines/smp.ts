@@ -21,9 +21,9 @@ function normalForms(memo: EvalMemo | undefined): NormalForms | undefined {
   return forms;
 }
 
-const strategicMergeEngine: MergeEngine = (target, patch, { op, memo }) => {
-  const r = strategicMerge(target ?? {}, patch, { normalForms: normalForms(memo) });
-  if (r.ok) return { ok: true, value: r.value.value };
+const strategicMergeEngine: MergeEngine = (target, patch, { op, memo, owned }) => {
+  const r = strategicMerge(target ?? {}, patch, { normalForms: normalForms(memo), owned });
+  if (r.ok) return r.value.inPlace === true ? { ok: true, value: r.value.value, inPlace: true } : { ok: true, value: r.value.value };
   const first = r.diagnostics[0];
   return {
     ok: false,
@@ -36,5 +36,6 @@ const strategicMergeEngine: MergeEngine = (target, patch, { op, memo }) => {
   };
 };
 
-// kyamlMerge returns the target itself exactly when the merge leaves it equal (merge/smp/merge.ts).
-export const SMP_ENGINE: MergeEngine = Object.assign(strategicMergeEngine, { identityExact: true } as const);
+// kyamlMerge returns the target itself exactly when the merge leaves it equal or changed it in place, which
+// it reports (merge/smp/merge.ts).
+export const SMP_ENGINE: MergeEngine = Object.assign(strategicMergeEngine, { identityExact: true, writesOwned: true } as const);

@@ -52,15 +52,28 @@ export interface EngineContext {
 }
 
 /**
+ * The maps earlier merges of this evaluation created (copy-on-write across merges): each is referenced once,
+ * from the current object only, never by a snapshot, a variable or the patch. An engine may change them in
+ * place (and says so with `inPlace`); it adds the maps it creates, which the interpreter then keeps out of
+ * every other hand until the next snapshot point (ops/merge.ts).
+ */
+export interface MergeOwnership {
+  has(v: object): boolean;
+  add(v: object): void;
+}
+
+/**
  * A merge strategy provided outside the core (strategic merge for Kyverno, structured merge for MAP).
  * `identityExact`: the engine returns the target itself whenever the merge leaves it equal, so a result that
- * is not the target is a change and the interpreter skips its deep comparison.
+ * is not the target is a change and the interpreter skips its deep comparison. `writesOwned`: the engine
+ * takes `owned` (MergeOwnership); its `inPlace` says maps of it were changed in place (the result may then
+ * be the target itself, changed).
  */
 export type MergeEngine = ((
   target: JsonValue | undefined,
   patch: JsonValue,
-  context: EngineContext & { op: MergeOp },
-) => { ok: true; value: JsonValue } | { ok: false; diagnostic: Diagnostic }) & { readonly identityExact?: boolean };
+  context: EngineContext & { op: MergeOp; owned?: MergeOwnership },
+) => { ok: true; value: JsonValue; inPlace?: boolean } | { ok: false; diagnostic: Diagnostic }) & { readonly identityExact?: boolean; readonly writesOwned?: boolean };
 
 /** Substitutes variables throughout a templated JSON tree (Kyverno `{{ }}` in patches). */
 export interface TemplateEngine {

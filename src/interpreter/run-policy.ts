@@ -2,6 +2,7 @@ import { diagnostic, type Diagnostic } from '../diagnostics/diagnostic.js';
 import { jsonEqual } from '../ir/json.js';
 import { newEpoch } from './walk.js';
 import type { Policy } from '../ir/nodes.js';
+import { objectChangedInPlace } from '../k8s/facts.js';
 import type { AdmissionRequest } from '../k8s/request.js';
 import type { TraceEvent } from './api.js';
 import { describeGuard, type CompiledGuard, type CompiledPolicy } from './compile.js';
@@ -21,11 +22,17 @@ function event(st: EvalState, pass: number | undefined, e: Omit<TraceEvent, 'pol
 
 /**
  * The request as the current object makes it: matching sees what earlier policies wrote. Built once per object
- * version, so the matcher's per-request facts are computed once, not once per policy.
+ * identity, so the matcher's per-request facts are computed once, not once per policy. An in-place write
+ * (which clears `matchRequest`) keeps the identity: the request built for it is used again, its memoised facts
+ * checked against the fields they were read from instead of derived again per policy (a fix-point pass writes
+ * in place from its second changing policy on).
  */
 function currentRequest(st: EvalState): AdmissionRequest {
   if (st.object === st.request.object) return st.request;
-  if (st.matchRequest?.object !== st.object) st.matchRequest = { ...st.request, object: st.object };
+  if (st.matchRequest?.object === st.object) return st.matchRequest;
+  const kept = st.matchRequestKept;
+  if (kept?.object === st.object) objectChangedInPlace(kept);
+  st.matchRequest = st.matchRequestKept = kept?.object === st.object ? kept : { ...st.request, object: st.object };
   return st.matchRequest;
 }
 
@@ -74,6 +81,10 @@ export function runPolicy(cp: CompiledPolicy, st: EvalState, pass?: number, keep
   const start = st.object;
   const snapshots = !keepOwned || st.trace !== undefined || policy.semantics.failurePolicy === 'ignore';
   if (snapshots) st.owned = newEpoch();
+  // A rule's start is a snapshot only where `before` is used: traced outcomes, the rollback of failurePolicy
+  // ignore and `applyRules: One`. Otherwise rules go on writing in place into what earlier rules of the policy
+  // created; the policy's start stays a snapshot, so the policy's result still tells a change by identity.
+  const ruleSnapshots = st.trace !== undefined || policy.semantics.failurePolicy === 'ignore' || policy.semantics.applyRules === 'one';
   let scope = Scope.EMPTY;
   try {
     // A match block that could not be compiled (an invalid selector) fails when the policy is used.
@@ -98,7 +109,7 @@ export function runPolicy(cp: CompiledPolicy, st: EvalState, pass?: number, keep
   for (const cr of cp.rules) {
     st.ruleName = cr.rule.name;
     const before = st.object;
-    if (snapshots) st.owned = newEpoch();
+    if (ruleSnapshots) st.owned = newEpoch();
     try {
       if (cr.match) {
         const m = cr.match.test(currentRequest(st));

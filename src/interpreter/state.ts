@@ -33,12 +33,20 @@ export interface EvalState {
   readonly onFixpointConverged: FixpointConverged | undefined;
   /** The request rebuilt around the current object, for matching (see run-policy.ts currentRequest). */
   matchRequest?: AdmissionRequest;
+  /** The last request currentRequest built, kept across in-place writes: its object is still `object` then. */
+  matchRequestKept?: AdmissionRequest;
   /**
    * Maps and lists created by this evaluation since the last snapshot point (policy, rule, op when tracing):
    * referenced from nowhere else, so later writes change them in place. Reset whenever a snapshot is taken or
    * a value read from the object could be stored twice, so identity still tells "changed since the snapshot".
    */
   owned: Owned;
+  /**
+   * The maps root merges created (MergeOwnership), written in place by later merges. Valid only while `owned`
+   * is still `epoch`: every snapshot point and every value read from the object and stored starts a new
+   * epoch, and so ends them too (ops/merge.ts).
+   */
+  merges?: { epoch: Owned; owned: Owned };
   policyId: string;
   ruleName: string | undefined;
   /** Engines' facts about this evaluation's documents, created on first use (see EvalMemo). */

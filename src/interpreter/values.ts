@@ -27,7 +27,11 @@ export function compileValue(v: Value): ValueFn {
   };
 }
 
-function compileValueNode(v: Value): ValueFn {
+/**
+ * compileValue without its end of in-place writes: for a caller that ends them itself once it has stored the
+ * value (ops/merge.ts), and that can tell from `st.owned` whether evaluating it ended them already.
+ */
+export function compileValueNode(v: Value): ValueFn {
   switch (v.kind) {
     case 'literal': {
       const json = v.json;

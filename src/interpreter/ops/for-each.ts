@@ -33,6 +33,9 @@ export function compileForEach(op: ForEachOp): OpFn {
       else if (!Array.isArray(v)) throw evalFailure('TM3004', `forEach list must be a list, got ${JSON.stringify(v)}`, op.origin);
       else items = v.map((value) => ({ value }));
     }
+    // The elements are bound as they are now (Kyverno evaluates the list once): merges in the body must not
+    // change them in place (EvalState.merges).
+    st.merges = undefined;
     const order = op.order === 'desc' ? items.map((_, i) => items.length - 1 - i) : items.map((_, i) => i);
     for (const i of order) {
       const item = items[i]!;

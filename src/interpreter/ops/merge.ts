@@ -1,9 +1,9 @@
 import { copyObject, defineOwn, hasOwn, isJsonObject, jsonEqual, type JsonObject, type JsonValue } from '../../ir/json.js';
 import { sameJson } from '../same-json.js';
-import { newEpoch } from '../walk.js';
+import { newEpoch, type Owned } from '../walk.js';
 import type { MergeOp } from '../../ir/nodes.js';
 import { EvalFailure, evalFailure } from '../failure.js';
-import { compileValue } from '../values.js';
+import { compileValue, compileValueNode } from '../values.js';
 import { UNCHANGED } from '../walk.js';
 import { evalMemo, type EvalState } from '../state.js';
 import { writePath } from '../write.js';
@@ -32,33 +32,68 @@ export function jsonMergePatch(target: JsonValue | undefined, patch: JsonValue):
   return out ?? (isJsonObject(target) ? target : base);
 }
 
-/** The merged value, or UNCHANGED when it equals `old`. */
-function mergeWith(op: MergeOp, old: JsonValue | undefined, patch: JsonValue, st: EvalState): JsonValue | typeof UNCHANGED {
+/** Returned by mergeWith when the engine changed `old` in place (owned maps) and kept its identity. */
+const IN_PLACE: unique symbol = Symbol('in place');
+
+/** The merged value, UNCHANGED when it equals `old`, or IN_PLACE (only with `owned`). */
+function mergeWith(op: MergeOp, old: JsonValue | undefined, patch: JsonValue, st: EvalState, owned?: Owned): JsonValue | typeof UNCHANGED | typeof IN_PLACE {
   if (op.strategy === 'json') {
     const merged = jsonMergePatch(old, patch);
     return old !== undefined && sameJson(merged, old) ? UNCHANGED : merged;
   }
   const engine = st.runtime.merges[op.strategy];
   if (!engine) throw evalFailure('TM3005', `the ${op.strategy === 'smp' ? 'strategic merge' : 'structured merge'} engine is not available`, op.origin);
-  const r = engine(old, patch, { op, request: st.request, runtime: st.runtime, memo: evalMemo(st) });
+  const r = engine(old, patch, owned ? { op, request: st.request, runtime: st.runtime, memo: evalMemo(st), owned } : { op, request: st.request, runtime: st.runtime, memo: evalMemo(st) });
   if (!r.ok) throw new EvalFailure(r.diagnostic);
   const merged = r.value;
   if (old === undefined) return merged;
-  return merged === old || (engine.identityExact !== true && sameJson(merged, old)) ? UNCHANGED : merged;
+  if (merged === old) return r.inPlace === true ? IN_PLACE : UNCHANGED;
+  return engine.identityExact !== true && sameJson(merged, old) ? UNCHANGED : merged;
+}
+
+/**
+ * The maps earlier root merges created that this one may write in place (EngineContext.owned): those of the
+ * current epoch, unless the patch holds one of them (a value read from the object and put in the patch would
+ * then have two parents). Evaluating the patch may itself end the epoch (a lazy variable storing a read value).
+ */
+function ownedMaps(st: EvalState, epoch: Owned, patch: JsonValue, literal: boolean): Owned {
+  const merges = st.merges;
+  if (merges !== undefined && merges.epoch === epoch && st.owned === epoch && (literal || !holdsAny(patch, merges.owned))) return merges.owned;
+  return newEpoch();
+}
+
+function holdsAny(v: JsonValue, owned: Owned): boolean {
+  if (v === null || typeof v !== 'object') return false;
+  if (owned.has(v)) return true;
+  if (Array.isArray(v)) {
+    for (let i = 0; i < v.length; i++) if (holdsAny(v[i]!, owned)) return true;
+    return false;
+  }
+  for (const k in v) if (holdsAny(v[k]!, owned)) return true;
+  return false;
 }
 
 export function compileMerge(op: MergeOp): OpFn {
-  const value = compileValue(op.value);
   const atRoot = op.path.root === 'object' && op.path.segments.length === 0;
+  // At the root, the patch's own end of in-place writes (compileValue) comes after the merge, in `finally`.
+  const value = atRoot && op.strategy !== 'json' ? compileValueNode(op.value) : compileValue(op.value);
+  const literal = op.value.kind === 'literal';
   return (st, scope) => {
+    const epoch = st.owned;
     const patch = value(st, scope);
+    let owned: Owned | undefined;
     try {
       if (atRoot) {
         // A merge into the whole object (MAP ApplyConfiguration, patch/smd.go) has no parent to write through.
-        const merged = mergeWith(op, st.object ?? undefined, patch, st);
+        if (op.strategy !== 'json' && st.runtime.merges[op.strategy]?.writesOwned === true) owned = ownedMaps(st, epoch, patch, literal);
+        const merged = mergeWith(op, st.object ?? undefined, patch, st, owned);
         // MAP's dispatcher re-defaults the typed object after each mutation (Runtime.defaulter).
         const redefault = op.strategy === 'ssa' && op.origin.dialect === 'map' ? st.runtime.defaulter : undefined;
-        if (merged !== UNCHANGED) st.object = redefault ? redefault(merged) : merged;
+        if (merged === IN_PLACE) {
+          // Same identity, new content: what was derived from the object by identity is stale.
+          st.matchRequest = undefined;
+          if (redefault) st.object = redefault(st.object!);
+        } else if (merged !== UNCHANGED) st.object = redefault ? redefault(merged) : merged;
         return scope;
       }
       writePath(
@@ -66,7 +101,7 @@ export function compileMerge(op: MergeOp): OpFn {
         scope,
         op.path,
         // `old` is undefined exactly when the place does not exist (walk.ts).
-        (old) => mergeWith(op, old, patch, st),
+        (old) => mergeWith(op, old, patch, st) as JsonValue | typeof UNCHANGED,
         true,
         op.origin,
       );
@@ -74,8 +109,10 @@ export function compileMerge(op: MergeOp): OpFn {
     } finally {
       // Merge results share subtrees with the patch value and the target: nothing is owned any more. Also
       // when the merge failed: the engine saw the target's containers, and engines may keep facts about them
-      // for the whole evaluation (EvalMemo), so they must never be written in place again.
+      // for the whole evaluation (EvalMemo), so they must never be written in place again. Only the merge
+      // engine writes in place into the maps it created itself (EngineContext.owned), until the next epoch.
       st.owned = newEpoch();
+      st.merges = owned === undefined ? undefined : { epoch: st.owned, owned };
     }
   };
 }

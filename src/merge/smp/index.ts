@@ -10,7 +10,7 @@ import { diagnostic, fail, ok, type Result } from '../../diagnostics/index.js';
 import { isJsonObject, type JsonValue } from '../../ir/json.js';
 import { needsPreprocessing, preprocessPattern } from './anchors.js';
 import { compileFastPattern, runFastPattern, type FastPattern } from './anchors-fast.js';
-import { kyamlMerge, type MergeFailure, type NormalForms } from './merge.js';
+import { kyamlMerge, type MergeFailure, type MergeOwnership, type NormalForms } from './merge.js';
 
 export interface GroupVersionKind {
   group: string;
@@ -23,12 +23,16 @@ export interface StrategicMergeOptions {
   kind?: GroupVersionKind;
   /** See KyamlMergeOptions.normalForms. */
   normalForms?: NormalForms;
+  /** See KyamlMergeOptions.owned. */
+  owned?: MergeOwnership;
 }
 
 export interface StrategicMergeValue {
   value: JsonValue;
   /** Set when a condition anchor failed: the patch was reduced to `{}` (rule skip unless the merge changed anything). */
   skipped?: string;
+  /** Maps handed over in `owned` were changed in place (`value` may then be the resource itself). */
+  inPlace?: boolean;
 }
 
 const NO_OPTIONS = {};
@@ -57,7 +61,7 @@ function planOf(patch: JsonValue): PatternPlan {
   return plan;
 }
 
-/** Applies a patchStrategicMerge pattern to a resource as Kyverno does. Neither input is modified. */
+/** Applies a patchStrategicMerge pattern to a resource as Kyverno does. Neither input is modified (but see `owned`). */
 export function strategicMerge(resource: JsonValue, patch: JsonValue, opts: StrategicMergeOptions = {}): Result<StrategicMergeValue> {
   let plainPatch = patch;
   let skipped: string | undefined;
@@ -76,13 +80,16 @@ export function strategicMerge(resource: JsonValue, patch: JsonValue, opts: Stra
     resource,
     plainPatch,
     gvk
-      ? { apiVersion: gvk.group === '' ? gvk.version : `${gvk.group}/${gvk.version}`, kind: gvk.kind, normalForms: opts.normalForms }
-      : opts.normalForms !== undefined
-        ? { normalForms: opts.normalForms }
+      ? { apiVersion: gvk.group === '' ? gvk.version : `${gvk.group}/${gvk.version}`, kind: gvk.kind, normalForms: opts.normalForms, owned: opts.owned }
+      : opts.normalForms !== undefined || opts.owned !== undefined
+        ? { normalForms: opts.normalForms, owned: opts.owned }
         : NO_OPTIONS,
   );
   if (!merged.ok) return failure(`failed to apply patchStrategicMerge: ${describe(merged.error)}`, merged.error.kind === 'kind');
-  return ok(skipped === undefined ? { value: merged.value } : { value: merged.value, skipped });
+  const value: StrategicMergeValue = { value: merged.value };
+  if (skipped !== undefined) value.skipped = skipped;
+  if (merged.inPlace === true) value.inPlace = true;
+  return ok(value);
 }
 
 function describe(e: MergeFailure): string {
@@ -94,6 +101,6 @@ function failure(message: string, shape = false): Result<StrategicMergeValue> {
 }
 
 export { preprocessPattern, type PreprocessOutcome, type PreprocessError } from './anchors.js';
-export { kyamlMerge, NormalForms, type KyamlMergeOptions, type MergeOutcome, type MergeFailure } from './merge.js';
+export { kyamlMerge, NormalForms, type KyamlMergeOptions, type MergeOutcome, type MergeFailure, type MergeOwnership } from './merge.js';
 export { matchPattern, type MatchError } from './pattern-match.js';
 export { schemaForResourceType, knownResourceTypes } from './schema.js';

@@ -9,7 +9,17 @@ export interface MergeFailure {
   path: string[];
 }
 
-export type MergeOutcome = { ok: true; value: JsonValue } | { ok: false; error: MergeFailure };
+/** `inPlace`: containers of the resource the caller handed over as owned (KyamlMergeOptions.owned) were changed. */
+export type MergeOutcome = { ok: true; value: JsonValue; inPlace?: boolean } | { ok: false; error: MergeFailure };
+
+/**
+ * The maps an earlier merge of the same evaluation created and handed to the caller, which guarantees that
+ * each is referenced only from the current document (once) and by no snapshot, variable or other engine.
+ */
+export interface MergeOwnership {
+  has(v: object): boolean;
+  add(v: object): void;
+}
 
 export interface KyamlMergeOptions {
   /** The apiVersion/kind whose schema drives the merge; default: the resource's, else the patch's. */
@@ -21,6 +31,11 @@ export interface KyamlMergeOptions {
    * interpreter's EvalMemo: one evaluation, copy-on-write); the merge adds what it verifies.
    */
   normalForms?: NormalForms;
+  /**
+   * Copy-on-write across merges: the merge writes in place into the maps in this set (and reports it with
+   * `inPlace`), and adds every map it creates. Writes are applied only once the whole merge succeeded.
+   */
+  owned?: MergeOwnership;
 }
 
 /** One walk step: the value to set (undefined = clear) and whether it is the resource node merged in place. */

@@ -22,11 +22,11 @@
 import { defineOwn, hasOwn, isJsonObject, jsonEqual, type JsonObject, type JsonValue } from '../../ir/json.js';
 import { compareGoStrings, nodeText, scalarText } from './go-text.js';
 import { kyamlMergeFull, walk as fullWalk } from './merge-full.js';
-import type { KyamlMergeOptions, MergeOutcome } from './merge-types.js';
+import type { KyamlMergeOptions, MergeOutcome, MergeOwnership } from './merge-types.js';
 import type { NormalForms } from './normal-forms.js';
 import { elementSchema, fieldSchema, schemaForResourceType, type SchemaRef, type SmpSchema } from './schema.js';
 
-export type { KyamlMergeOptions, MergeFailure, MergeOutcome } from './merge-types.js';
+export type { KyamlMergeOptions, MergeFailure, MergeOutcome, MergeOwnership } from './merge-types.js';
 export { NormalForms } from './normal-forms.js';
 export { kyamlMergeFull } from './merge-full.js';
 
@@ -36,30 +36,48 @@ type Fast = JsonValue | undefined | typeof BAIL;
 
 const NO_PATH: string[] = [];
 
-/** The caller's memo of verified containers for the merge running now (kyamlMerge is not re-entrant). */
-let normalForms: NormalForms | undefined;
-/**
- * Whether the merge running now used the full walk for some subtree. Until then every node it builds is in
- * normal form (fields the patch reaches are merged into that form, the others were verified), so it goes
- * into `normalForms` and the next merge of the same document skips it.
- */
-let delegated = false;
+/** A write into a map the caller owns, deferred until the whole fast walk succeeded. */
+const DELETE: unique symbol = Symbol('delete');
+
+/** What one merge carries down its walk. */
+interface Walk {
+  /** The caller's memo of verified containers (KyamlMergeOptions.normalForms). */
+  readonly normalForms: NormalForms | undefined;
+  /** The maps the merge may change in place (KyamlMergeOptions.owned). */
+  readonly owned: MergeOwnership | undefined;
+  /**
+   * Whether the merge used the full walk for some subtree. Until then every node it builds is in normal form
+   * (fields the patch reaches are merged into that form, the others were verified), so it goes into
+   * `normalForms` and the next merge of the same document skips it.
+   */
+  delegated: boolean;
+  /**
+   * Writes into owned maps as (map, name, value or DELETE) triples, in the order a copy would have received
+   * them (so keys end in the same order). Deferred: a bail reruns the full walk on the untouched resource.
+   */
+  writes: unknown[] | undefined;
+  /**
+   * The containers that keep their identity while changed in place (the owned maps written, and every
+   * container above one): their normal-form facts are forgotten on commit, before `results` are recorded.
+   */
+  touched: object[] | undefined;
+  /** Results in normal form, as (container, schema) pairs, recorded once the merge succeeded. */
+  results: object[] | undefined;
+  /** The maps this merge created, handed to `owned` once the merge succeeded. */
+  created: JsonObject[] | undefined;
+}
 
 /**
- * kyaml's merge of `patch` into `resource`. The inputs are never modified; untouched subtrees are shared, and
- * the result is `resource` itself exactly when it equals `resource` (callers detect a change by identity).
+ * kyaml's merge of `patch` into `resource`. The inputs are never modified, except the maps the caller hands
+ * over in `options.owned` (then `inPlace` says so); untouched subtrees are shared, and the result is
+ * `resource` itself exactly when it equals `resource` or was changed in place (callers detect a change by
+ * identity, and by `inPlace`).
  */
 export function kyamlMerge(resource: JsonValue, patch: JsonValue, options: KyamlMergeOptions = {}): MergeOutcome {
   let schema: SchemaRef = null;
   if (options.apiVersion !== undefined && options.kind !== undefined) schema = schemaForResourceType(options.apiVersion, options.kind);
-  normalForms = options.normalForms;
-  delegated = false;
-  let value: Fast;
-  try {
-    value = fastNode(resource, patch, schema);
-  } finally {
-    normalForms = undefined;
-  }
+  const cx: Walk = { normalForms: options.normalForms, owned: options.owned, delegated: false, writes: undefined, touched: undefined, results: undefined, created: undefined };
+  const value = fastNode(resource, patch, schema, cx);
   if (value === BAIL) {
     const full = kyamlMergeFull(resource, patch, options);
     return full.ok && full.value !== resource && jsonEqual(full.value, resource) ? { ok: true, value: resource } : full;
@@ -67,12 +85,58 @@ export function kyamlMerge(resource: JsonValue, patch: JsonValue, options: Kyaml
   if (value === undefined || value === null) {
     return { ok: false, error: { kind: 'other', message: 'filter cannot create or delete objects', path: [] } };
   }
-  return { ok: true, value };
+  return commit(cx, value);
+}
+
+/** Applies the fast walk's deferred writes and hands its facts (normal forms, created maps) to the caller. */
+function commit(cx: Walk, value: JsonValue): MergeOutcome {
+  const touched = cx.touched;
+  if (touched !== undefined && cx.normalForms !== undefined) for (let i = 0; i < touched.length; i++) cx.normalForms.forget(touched[i]!);
+  const results = cx.results;
+  if (results !== undefined) for (let i = 0; i < results.length; i += 2) cx.normalForms!.addResult(results[i]!, results[i + 1]!);
+  const created = cx.created;
+  if (created !== undefined) for (let i = 0; i < created.length; i++) cx.owned!.add(created[i]!);
+  const writes = cx.writes;
+  if (writes === undefined) return { ok: true, value };
+  for (let i = 0; i < writes.length; i += 3) {
+    const target = writes[i] as JsonObject;
+    const name = writes[i + 1] as string;
+    const v = writes[i + 2] as JsonValue | typeof DELETE;
+    if (v === DELETE) delete target[name];
+    else defineOwn(target, name, v);
+  }
+  return { ok: true, value, inPlace: true };
+}
+
+/**
+ * Where fastFields writes: a copy of `dest` made on the first write (created by this merge), or, when the
+ * caller owns `dest`, `dest` itself through deferred writes.
+ */
+function setField(cx: Walk, out: JsonObject | undefined, dest: JsonObject, inPlace: boolean, name: string, value: JsonValue | typeof DELETE): JsonObject {
+  if (inPlace) {
+    (cx.writes ??= []).push(dest, name, value);
+    return dest;
+  }
+  out ??= copyOf(cx, dest);
+  if (value === DELETE) delete out[name];
+  else defineOwn(out, name, value);
+  return out;
+}
+
+/** `dest` keeps its identity: when writes were deferred below (or into) it, it changes in place. */
+function noteTouched(cx: Walk, dest: object, writesBefore: number): void {
+  if (cx.writes !== undefined && cx.writes.length > writesBefore) (cx.touched ??= []).push(dest);
+}
+
+function copyOf(cx: Walk, dest: JsonObject): JsonObject {
+  const out = { ...dest };
+  if (cx.owned !== undefined) (cx.created ??= []).push(out);
+  return out;
 }
 
 /** The full walk of one subtree (its failure makes the whole merge rerun in full, for the error's path). */
-function delegate(dest: JsonValue | undefined, patch: JsonValue | undefined, schema: SchemaRef): Fast {
-  delegated = true;
+function delegate(dest: JsonValue | undefined, patch: JsonValue | undefined, schema: SchemaRef, cx: Walk): Fast {
+  cx.delegated = true;
   NO_PATH.length = 0;
   const step = fullWalk(dest, patch, schema, NO_PATH);
   if (!step.ok) return BAIL;
@@ -98,31 +162,34 @@ function kindOf(v: JsonValue): NodeKind {
 }
 
 /** walk.Walker.Walk with merge2's visitors. */
-function fastNode(dest: JsonValue | undefined, patch: JsonValue | undefined, schema: SchemaRef): Fast {
-  if (patch === undefined) return destOnly(dest, schema);
+function fastNode(dest: JsonValue | undefined, patch: JsonValue | undefined, schema: SchemaRef, cx: Walk): Fast {
+  if (patch === undefined) return destOnly(dest, schema, cx);
   if (schema === null) schema = schemaOfNode(dest) ?? schemaOfNode(patch);
   const destSet = dest !== undefined && dest !== null;
   if (!destSet && patch === null) return null; // VisitMap of two missing nodes: the patch's null
   const kind = kindOf(destSet ? dest : patch);
   if (destSet && patch !== null && kindOf(patch) !== kind) return BAIL; // ErrorIfInvalid
-  if (kind === 0) return fastMap(destSet ? (dest as JsonObject) : undefined, patch, schema);
-  if (kind === 1 && schema !== null && schema.merge !== undefined) return fastList(destSet ? (dest as JsonValue[]) : undefined, patch, schema);
+  if (kind === 0) return fastMap(destSet ? (dest as JsonObject) : undefined, patch, schema, cx);
+  if (kind === 1 && schema !== null && schema.merge !== undefined) return fastList(destSet ? (dest as JsonValue[]) : undefined, patch, schema, cx);
   // A replaced list equal to the resource's keeps the resource's (see kyamlMerge: identity means unchanged).
   if (kind === 1 && destSet && patch !== dest && jsonEqual(dest, patch)) return dest;
   return patch;
 }
 
 /** merge2.Merger.VisitMap followed by walkMap; `$patch` directives go to the full walk. */
-function fastMap(dest: JsonObject | undefined, patch: JsonValue, schema: SchemaRef): Fast {
+function fastMap(dest: JsonObject | undefined, patch: JsonValue, schema: SchemaRef, cx: Walk): Fast {
   if (patch === null) return dest === undefined ? null : undefined;
   if (!isJsonObject(patch)) return BAIL;
-  if (patch.$patch !== undefined) return delegate(dest, patch, schema);
-  return dest === undefined ? fastFields(patch, patch, schema) : fastFields(dest, patch, schema);
+  if (patch.$patch !== undefined) return delegate(dest, patch, schema, cx);
+  return dest === undefined ? fastFields(patch, patch, schema, cx) : fastFields(dest, patch, schema, cx);
 }
 
 /** walkMap's field loop with FieldSetter, following the patch's keys (see the header for why). */
-function fastFields(dest: JsonObject, patch: JsonObject, schema: SchemaRef): Fast {
+function fastFields(dest: JsonObject, patch: JsonObject, schema: SchemaRef, cx: Walk): Fast {
   const self = dest === patch;
+  // The patch is the policy's (or shares its subtrees): only a resource map the caller owns is written in place.
+  const inPlace = !self && cx.owned !== undefined && cx.owned.has(dest);
+  const writesBefore = cx.writes === undefined ? 0 : cx.writes.length;
   let out: JsonObject | undefined;
   let appended: string[] | undefined;
   let appendedValues: JsonObject | undefined;
@@ -132,48 +199,49 @@ function fastFields(dest: JsonObject, patch: JsonObject, schema: SchemaRef): Fas
     const dv = self ? patch[name] : ownField(dest, name);
     const inDest = dv !== undefined;
     const pv = patch[name]!;
-    const value = fastNode(dv, pv, fieldSchema(schema, name));
+    const value = fastNode(dv, pv, fieldSchema(schema, name), cx);
     if (value === BAIL) return BAIL;
     if (value === undefined || value === null) {
-      if (inDest) (out ??= { ...dest }), delete out[name];
+      if (inDest) out = setField(cx, out, dest, inPlace, name, DELETE);
       continue;
     }
     if (inDest) {
       const kept = keepStringStyle(dv!, value);
-      if (kept !== dv) defineOwn((out ??= { ...dest }), name, kept);
+      if (kept !== dv) out = setField(cx, out, dest, inPlace, name, kept);
     } else {
       (appended ??= []).push(name);
       defineOwn((appendedValues ??= {}), name, value);
     }
   }
+  const normalForms = cx.normalForms;
   const tracked = normalForms !== undefined && schema !== null && (schema.values !== undefined || (schema.fieldNames !== undefined && schema.fieldNames.length > 0));
   if (!self && schema !== null && !(tracked && normalForms!.has(dest, schema))) {
     // The resource's own fields that can hold a merge list: unchanged unless not already in normal form.
     if (schema.values !== undefined) {
       for (const name of Object.keys(dest)) {
         if (hasOwn(patch, name)) continue;
-        const changed = destOnlyField(dest, name, fieldSchema(schema, name));
+        const changed = destOnlyField(dest, name, fieldSchema(schema, name), cx);
         if (changed === BAIL) return BAIL;
-        if (changed !== dest[name]) out = applyDestOnly(out ?? { ...dest }, name, changed);
+        if (changed !== dest[name]) out = setField(cx, out, dest, inPlace, name, changed === undefined || changed === null ? DELETE : changed);
       }
     } else if (schema.fieldNames !== undefined) {
       const names = schema.fieldNames;
       for (let i = 0; i < names.length; i++) {
         const name = names[i]!;
         if (ownField(dest, name) === undefined || ownField(patch, name) !== undefined) continue;
-        const changed = destOnlyField(dest, name, schema.fieldSchemas![i]!);
+        const changed = destOnlyField(dest, name, schema.fieldSchemas![i]!, cx);
         if (changed === BAIL) return BAIL;
-        if (changed !== dest[name]) out = applyDestOnly(out ?? { ...dest }, name, changed);
+        if (changed !== dest[name]) out = setField(cx, out, dest, inPlace, name, changed === undefined || changed === null ? DELETE : changed);
       }
     }
   }
   if (appended !== undefined) {
-    out ??= { ...dest };
     if (appended.length > 1) appended.sort(compareGoStrings);
-    for (const name of appended) defineOwn(out, name, appendedValues![name]!);
+    for (const name of appended) out = setField(cx, out, dest, inPlace, name, appendedValues![name]!);
   }
   const result = out ?? dest;
-  if (tracked && !delegated) normalForms!.addResult(result, schema!);
+  if (result === dest) noteTouched(cx, dest, writesBefore);
+  if (tracked && !cx.delegated) (cx.results ??= []).push(result, schema!);
   return result;
 }
 
@@ -188,27 +256,21 @@ function ownField(obj: JsonObject, name: string): JsonValue | undefined {
   return v;
 }
 
-function destOnlyField(dest: JsonObject, name: string, schema: SchemaRef): Fast {
-  return destOnly(dest[name], schema);
-}
-
-function applyDestOnly(out: JsonObject, name: string, value: JsonValue | undefined): JsonObject {
-  if (value === undefined || value === null) delete out[name];
-  else defineOwn(out, name, value);
-  return out;
+function destOnlyField(dest: JsonObject, name: string, schema: SchemaRef, cx: Walk): Fast {
+  return destOnly(dest[name], schema, cx);
 }
 
 /** A node the patch does not reach: itself when already in normal form, else what the full walk makes of it. */
-function destOnly(dest: JsonValue | undefined, schema: SchemaRef): Fast {
+function destOnly(dest: JsonValue | undefined, schema: SchemaRef, cx: Walk): Fast {
   if (dest === undefined) return undefined;
-  return isNormal(dest, schema) ? dest : delegate(dest, undefined, schema);
+  return isNormal(dest, schema, cx.normalForms) ? dest : delegate(dest, undefined, schema, cx);
 }
 
 /**
  * Whether the full walk with no patch returns `v` itself: no `null` where it walks (a null node with no patch
  * is cleared) and every associative list below it plain (see isPlainList) with elements in normal form.
  */
-function isNormal(v: JsonValue, schema: SchemaRef): boolean {
+function isNormal(v: JsonValue, schema: SchemaRef, normalForms: NormalForms | undefined): boolean {
   if (v === null) return false;
   if (typeof v !== 'object') return true;
   if (schema === null && (schema = schemaOfNode(v)) === null) return true;
@@ -220,14 +282,14 @@ function isNormal(v: JsonValue, schema: SchemaRef): boolean {
     if (!isPlainList(v, keys)) return false;
     if (keys.length > 0) {
       const elem = elementSchema(schema);
-      for (let i = 0; i < v.length; i++) if (!isNormal(v[i]!, elem)) return false;
+      for (let i = 0; i < v.length; i++) if (!isNormal(v[i]!, elem, normalForms)) return false;
     }
     normalForms?.addVerified(v, schema);
     return true;
   }
   if (schema.values !== undefined) {
     if (normalForms !== undefined && normalForms.has(v, schema)) return true;
-    for (const name of Object.keys(v)) if (!isNormal(v[name]!, fieldSchema(schema, name))) return false;
+    for (const name of Object.keys(v)) if (!isNormal(v[name]!, fieldSchema(schema, name), normalForms)) return false;
     normalForms?.addVerified(v, schema);
     return true;
   }
@@ -237,7 +299,7 @@ function isNormal(v: JsonValue, schema: SchemaRef): boolean {
     for (let i = 0; i < names.length; i++) {
       const name = names[i]!;
       const field = ownField(v, name);
-      if (field !== undefined && !isNormal(field, schema.fieldSchemas![i]!)) return false;
+      if (field !== undefined && !isNormal(field, schema.fieldSchemas![i]!, normalForms)) return false;
     }
     normalForms?.addVerified(v, schema);
   }
@@ -286,35 +348,36 @@ function sameKeys(a: JsonObject, b: JsonObject, keys: readonly string[]): boolea
  * An associative list the patch reaches. The plain case (see the header) is computed directly: patch elements
  * first, merged with their counterparts, then the resource's other elements in order.
  */
-function fastList(dest: JsonValue[] | undefined, patch: JsonValue, schema: SmpSchema): Fast {
+function fastList(dest: JsonValue[] | undefined, patch: JsonValue, schema: SmpSchema, cx: Walk): Fast {
   if (patch === null) return dest === undefined ? null : undefined;
   const keys = schema.merge!;
   if (!Array.isArray(patch) || keys.length === 0 || patch.length > 32 || (dest !== undefined && dest.length > 32)) {
-    return delegate(dest, patch, schema);
+    return delegate(dest, patch, schema, cx);
   }
-  if (!isPlainList(patch, keys) || (dest !== undefined && !isPlainList(dest, keys))) return delegate(dest, patch, schema);
-  for (const p of patch) if ((p as JsonObject).$patch !== undefined) return delegate(dest, patch, schema);
+  if (!isPlainList(patch, keys) || (dest !== undefined && !isPlainList(dest, keys))) return delegate(dest, patch, schema, cx);
+  for (const p of patch) if ((p as JsonObject).$patch !== undefined) return delegate(dest, patch, schema, cx);
   const elem = elementSchema(schema);
+  const writesBefore = cx.writes === undefined ? 0 : cx.writes.length;
   const out: JsonValue[] = [];
   let matched = 0; // bit i: dest[i] has a patch counterpart (lists are at most 32 long here)
   for (const p of patch as JsonObject[]) {
     let di = -1;
     if (dest !== undefined) for (let i = 0; i < dest.length; i++) if (sameKeys(dest[i] as JsonObject, p, keys)) di = i;
     if (di >= 0) matched |= 1 << di;
-    const value = fastNode(di >= 0 ? dest![di] : undefined, p, elem);
+    const value = fastNode(di >= 0 ? dest![di] : undefined, p, elem, cx);
     if (value === BAIL) return BAIL;
     // kyaml writes a missing key back and drops an emptied element; neither happens with a keyed patch
     // element, but should it, the full walk decides.
-    if (!isJsonObject(value)) return delegate(dest, patch, schema);
-    for (const k of keys) if (!hasOwn(value, k)) return delegate(dest, patch, schema);
+    if (!isJsonObject(value)) return delegate(dest, patch, schema, cx);
+    for (const k of keys) if (!hasOwn(value, k)) return delegate(dest, patch, schema, cx);
     out.push(value);
   }
   if (dest === undefined) return out;
   for (let i = 0; i < dest.length; i++) {
     if (matched & (1 << i)) continue;
-    const value = destOnly(dest[i], elem);
+    const value = destOnly(dest[i], elem, cx);
     if (value === BAIL) return BAIL;
-    if (!isJsonObject(value)) return delegate(dest, patch, schema);
+    if (!isJsonObject(value)) return delegate(dest, patch, schema, cx);
     out.push(value);
   }
   let result: JsonValue[] = out;
@@ -323,7 +386,8 @@ function fastList(dest: JsonValue[] | undefined, patch: JsonValue, schema: SmpSc
     for (let i = 0; i < out.length && same; i++) same = out[i] === dest[i];
     if (same) result = dest;
   }
-  if (normalForms !== undefined && !delegated) normalForms.addResult(result, schema);
+  if (result === dest) noteTouched(cx, dest, writesBefore);
+  if (cx.normalForms !== undefined && !cx.delegated) (cx.results ??= []).push(result, schema);
   return result;
 }
 

@@ -28,6 +28,16 @@ export class NormalForms {
     this.next = i + 1 === RING ? 0 : i + 1;
   }
 
+  /**
+   * `v` was changed in place (an owned map, or a container above one): what was known of it may no longer
+   * hold, e.g. under another schema than the merge that changed it used.
+   */
+  forget(v: object): void {
+    const recent = this.recent;
+    for (let i = 0; i < RING; i++) if (recent[i] === v) recent[i] = this.recentSchemas[i] = undefined;
+    this.verified?.delete(v);
+  }
+
   /** A container found in normal form by walking it. */
   addVerified(v: object, schema: object): void {
     (this.verified ??= new Map()).set(v, schema);

@@ -143,6 +143,14 @@ function patchFor(r: Rand, header: JsonObject): JsonObject {
 
 const ROUNDS = 4000;
 
+function deepFreeze<T extends JsonValue>(v: T): T {
+  if (v !== null && typeof v === 'object') {
+    for (const child of Object.values(v)) deepFreeze(child);
+    Object.freeze(v);
+  }
+  return v;
+}
+
 const isObject = (v: JsonValue): v is JsonObject => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 describe('fast kyaml merge ≡ full walk', () => {
@@ -222,6 +230,41 @@ describe('fast kyaml merge ≡ full walk', () => {
         without = b.value;
       }
     }
+  });
+
+  it('gives the same results when each merge writes in place into the maps earlier merges created (owned)', () => {
+    const r = rng(0xc0ffee);
+    let inPlace = 0;
+    for (let i = 0; i < 500; i++) {
+      const header = typeHeader(r);
+      // Frozen: a write into anything the merges did not create throws (ES modules are strict).
+      let withOwned: JsonValue = deepFreeze(resource(r, header));
+      let without: JsonValue = withOwned;
+      const owned = new Set<object>();
+      const ownership = { has: (v: object) => owned.has(v), add: (v: object) => void owned.add(v) };
+      const normalForms = new NormalForms();
+      for (let step = 0; step < 6; step++) {
+        const patch = deepFreeze(patchFor(r, header));
+        const previous = JSON.stringify(withOwned);
+        const previousValue: JsonValue = withOwned;
+        const a = kyamlMerge(withOwned, patch, { normalForms, owned: ownership });
+        const b = kyamlMerge(without, patch);
+        const context = `case ${i} step ${step}: ${JSON.stringify([without, patch])}`;
+        expect(JSON.stringify(a.ok ? { ok: true, value: a.value } : a), context).toBe(JSON.stringify(b));
+        if (!a.ok || !b.ok) {
+          // A failed merge writes nothing, not even into the maps it owns.
+          expect(JSON.stringify(withOwned), context).toBe(previous);
+          break;
+        }
+        // The result is the resource itself exactly when unchanged or changed in place, and says which.
+        if (a.value === previousValue) expect(a.inPlace === true, context).toBe(previous !== JSON.stringify(a.value));
+        else expect(a.inPlace, context).toBeUndefined();
+        if (a.inPlace === true) inPlace++;
+        withOwned = a.value;
+        without = b.value;
+      }
+    }
+    expect(inPlace).toBeGreaterThan(100);
   });
 
   it('shares the untouched parts of the resource', () => {
