@@ -10,7 +10,8 @@ import type { Guard, Op, SetOp } from '../ir/nodes.js';
 import type { Path } from '../ir/path.js';
 import { wildcardMatch } from '../k8s/glob.js';
 import type { OpCompiler } from '../interpreter/compile.js';
-import { compileGuard, type GuardFn } from '../interpreter/guards.js';
+import { compileGuard, type GuardFn, type PathGuard } from '../interpreter/guards.js';
+import { sequence } from '../interpreter/ops/block.js';
 import { isFusableSet } from '../interpreter/ops/fused-sets.js';
 import { compileImage } from '../interpreter/ops/image.js';
 import { compileOp, type OpFn } from '../interpreter/ops/index.js';
@@ -67,53 +68,20 @@ function block(ops: readonly Op[]): OpFn {
       k = j;
     } else fns.push(op(ops[k++]!));
   }
-  if (fns.length === 1) {
-    const only = fns[0]!;
-    return (st, scope) => {
-      only(st, scope);
-      return scope;
-    };
-  }
-  return (st, scope) => {
-    let s = scope;
-    for (const fn of fns) s = fn(st, s);
-    return scope;
-  };
+  return sequence(fns);
 }
 
 const objectOf = (st: EvalState): JsonValue | undefined => st.object ?? undefined;
 
 /** A guard as compileGuard (src/interpreter/guards.ts) makes it, reading object paths with generated readers. */
 function guard(g: Guard): GuardFn {
-  switch (g.kind) {
-    case 'exists':
-    case 'notExists':
-    case 'eq':
-    case 'neq':
-    case 'in':
-    case 'notIn':
-    case 'match': {
-      const read = g.path.root === 'object' ? generatePathReader(g.path.segments) : undefined;
-      return read ? pathGuard(g, read) : compileGuard(g);
-    }
-    case 'and': {
-      const args = g.args.map(guard);
-      return (st, scope) => args.every((a) => a(st, scope));
-    }
-    case 'or': {
-      const args = g.args.map(guard);
-      return (st, scope) => args.some((a) => a(st, scope));
-    }
-    case 'not': {
-      const arg = guard(g.arg);
-      return (st, scope) => !arg(st, scope);
-    }
-    default:
-      return compileGuard(g);
-  }
+  return compileGuard(g, (p) => {
+    const read = p.path.root === 'object' ? generatePathReader(p.path.segments) : undefined;
+    return read ? pathGuard(p, read) : undefined;
+  });
 }
 
-function pathGuard(g: Extract<Guard, { kind: 'exists' | 'notExists' | 'eq' | 'neq' | 'in' | 'notIn' | 'match' }>, read: PathReader): GuardFn {
+function pathGuard(g: PathGuard, read: PathReader): GuardFn {
   switch (g.kind) {
     case 'exists':
       return (st) => read(objectOf(st)) !== undefined;

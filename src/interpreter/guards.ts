@@ -15,7 +15,17 @@ import { compileValue } from './values.js';
  */
 export type GuardFn = (st: EvalState, scope: Scope) => boolean;
 
-export function compileGuard(g: Guard): GuardFn {
+/** The guards that read one path and test what they find. */
+export type PathGuard = Extract<Guard, { kind: 'exists' | 'notExists' | 'eq' | 'neq' | 'in' | 'notIn' | 'match' }>;
+
+/**
+ * @param pathGuard another way to build a path-reading guard (src/compile's generated readers), used where it
+ *   returns one; `and`, `or` and `not` pass it on to their arguments.
+ */
+export function compileGuard(g: Guard, pathGuard?: (g: PathGuard) => GuardFn | undefined): GuardFn {
+  const special = pathGuard && isPathGuard(g) ? pathGuard(g) : undefined;
+  if (special) return special;
+  const sub = (x: Guard): GuardFn => compileGuard(x, pathGuard);
   switch (g.kind) {
     case 'exists':
       return (st, scope) => readFirst(st, g.path, scope) !== undefined;
@@ -49,15 +59,15 @@ export function compileGuard(g: Guard): GuardFn {
       };
     }
     case 'and': {
-      const args = g.args.map(compileGuard);
+      const args = g.args.map(sub);
       return (st, scope) => args.every((a) => a(st, scope));
     }
     case 'or': {
-      const args = g.args.map(compileGuard);
+      const args = g.args.map(sub);
       return (st, scope) => args.some((a) => a(st, scope));
     }
     case 'not': {
-      const arg = compileGuard(g.arg);
+      const arg = sub(g.arg);
       return (st, scope) => !arg(st, scope);
     }
     case 'const': {
@@ -81,4 +91,8 @@ export function compileGuard(g: Guard): GuardFn {
 /** A guard in the IR text form, for traces: `exists object.metadata.labels`. */
 export function describeGuard(g: Guard): string {
   return printGuard(g);
+}
+
+function isPathGuard(g: Guard): g is PathGuard {
+  return g.kind === 'exists' || g.kind === 'notExists' || g.kind === 'eq' || g.kind === 'neq' || g.kind === 'in' || g.kind === 'notIn' || g.kind === 'match';
 }

@@ -1,39 +1,8 @@
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { WIDGET_CRD } from '../support/widget-crd.js';
 import { run, tempFiles } from './support.js';
 
-const CRD = `apiVersion: apiextensions.k8s.io/v1
-kind: CustomResourceDefinition
-metadata:
-  name: widgets.example.com
-spec:
-  group: example.com
-  scope: Namespaced
-  names: {kind: Widget, plural: widgets, singular: widget, listKind: WidgetList}
-  versions:
-  - name: v1
-    served: true
-    storage: true
-    schema:
-      openAPIV3Schema:
-        type: object
-        properties:
-          spec:
-            type: object
-            properties:
-              ports:
-                type: array
-                x-kubernetes-list-type: map
-                x-kubernetes-list-map-keys: [name]
-                items:
-                  type: object
-                  properties:
-                    name: {type: string}
-                    port: {type: integer}
-              tags:
-                type: array
-                items: {type: string}
-`;
 
 /** The same kind as an OpenAPI v3 document, as /openapi/v3/apis/example.com/v1 would serve it. */
 const OPENAPI = JSON.stringify({
@@ -101,11 +70,11 @@ const SET_TAGS = 'Object{spec: Object.spec{tags: ["b"]}}';
 
 function files(expression: string, patchType?: string): string {
   return tempFiles({
-    'crd.yaml': CRD,
+    'crd.yaml': WIDGET_CRD,
     'widget-openapi.json': OPENAPI,
     'policy.yaml': policy(expression, patchType),
     'widget.yaml': WIDGET,
-    'bad-crd.yaml': CRD.replace('x-kubernetes-list-type: map', 'x-kubernetes-list-type: bag'),
+    'bad-crd.yaml': WIDGET_CRD.replace('x-kubernetes-list-type: map', 'x-kubernetes-list-type: bag'),
   });
 }
 
@@ -174,7 +143,7 @@ describe('transmute apply --crd / --schema / --unknown-schema', () => {
     const dir = files(ADD_PORT);
     const bad = await run(applyArgs(dir, '--crd', join(dir, 'bad-crd.yaml')));
     expect(bad.code).toBe(2);
-    const line = CRD.split('\n').findIndex((l) => l.includes('x-kubernetes-list-type: map')) + 1;
+    const line = WIDGET_CRD.split('\n').findIndex((l) => l.includes('x-kubernetes-list-type: map')) + 1;
     expect(bad.stderr).toMatch(new RegExp(`bad-crd\\.yaml:${line}:\\d+: error TM2002: OpenAPI schema: .*unknown list type bag`));
     const missing = await run(applyArgs(dir, '--crd', join(dir, 'nowhere.yaml')));
     expect(missing.code).toBe(2);

@@ -9,31 +9,12 @@ import { join, relative } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { findTestFiles } from '../../src/dialects/kyverno/test-suite/index.js';
 import { run } from '../cli/support.js';
+import { POLICY } from '../dialects/kyverno/test-suite-support.js';
 import { describeShared, sharedPath } from '../support/shared.js';
 import { tempDir } from '../support/temp.js';
 
-const LABEL_POLICY = `apiVersion: kyverno.io/v1
-kind: ClusterPolicy
-metadata:
-  name: add-label
-spec:
-  rules:
-  - name: add-label
-    match:
-      any:
-      - resources:
-          kinds: [Pod]
-    preconditions:
-      all:
-      - key: "{{ request.object.metadata.labels.skip || '' }}"
-        operator: NotEquals
-        value: "yes"
-    mutate:
-      patchStrategicMerge:
-        metadata:
-          labels:
-            color: orange
-  - name: require-team
+/** The shared add-label policy with a validate rule beside its mutate rule (a mixed suite). */
+const LABEL_POLICY = `${POLICY}  - name: require-team
     match:
       any:
       - resources:

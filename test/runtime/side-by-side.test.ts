@@ -12,6 +12,7 @@ import { loadYamlText } from '../../src/io/yaml-load.js';
 import type { AdmissionRequest } from '../../src/k8s/request.js';
 import { kindSchemasFromCrds } from '../../src/merge/ssa/openapi/load.js';
 import { createRuntime, deriveRuntime, emptyRuntime, type Runtime } from '../../src/runtime/index.js';
+import { WIDGET_CRD } from '../support/widget-crd.js';
 
 function docs(text: string) {
   const r = loadYamlText('runtime-test.yaml', text);
@@ -48,34 +49,6 @@ spec: {policyName: p}
   return parsed.policies;
 }
 
-const WIDGET_CRD = `apiVersion: apiextensions.k8s.io/v1
-kind: CustomResourceDefinition
-metadata: {name: widgets.example.com}
-spec:
-  group: example.com
-  scope: Namespaced
-  names: {kind: Widget, plural: widgets, singular: widget, listKind: WidgetList}
-  versions:
-  - name: v1
-    served: true
-    storage: true
-    schema:
-      openAPIV3Schema:
-        type: object
-        properties:
-          spec:
-            type: object
-            properties:
-              ports:
-                type: array
-                x-kubernetes-list-type: map
-                x-kubernetes-list-map-keys: [name]
-                items:
-                  type: object
-                  properties:
-                    name: {type: string}
-                    port: {type: integer}
-`;
 
 function widgetKinds() {
   const r = kindSchemasFromCrds(docs(WIDGET_CRD));

@@ -19,7 +19,11 @@ export function compileOps(ops: readonly Op[]): OpFn[] {
 
 /** A sequence of ops; `let` bindings are visible to the ops after them. */
 export function compileBlock(ops: readonly Op[]): OpFn {
-  const fns = compileOps(ops);
+  return sequence(compileOps(ops));
+}
+
+/** Compiled ops run in order, each seeing the scope the one before it returned; the block's own scope is returned. */
+export function sequence(fns: readonly OpFn[]): OpFn {
   if (fns.length === 1) {
     const only = fns[0]!;
     return (st, scope) => {
