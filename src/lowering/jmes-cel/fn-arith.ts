@@ -1,11 +1,14 @@
 /**
  * Kyverno's arithmetic (arithmetic.go). Numbers are float64, so operands are converted with double() and
  * CEL's double arithmetic is Go's. Operands may also be Kubernetes quantities ("100Mi") or Go durations
- * ("1h"), whose results Kyverno prints in their canonical string forms; CEL has quantity arithmetic but no
- * way back to that string (and durations print as "3600s"), so such operands make the CEL fail, with a note.
+ * ("1h"), whose results Kyverno prints in their canonical string forms. add and subtract of two quantity
+ * strings are computed with the Kubernetes quantity library and printed as Quantity.String() does, for a
+ * whole-number result within int64 (quantity.ts); other quantity and duration operands make the CEL fail,
+ * with a note.
  */
 import type { Cx } from './context.js';
 import { cond, fail, frag, isNumeric, type Frag } from './frag.js';
+import { quantityArithmetic, QUANTITY_NOTE } from './quantity.js';
 import { assume, both, yet, type FnDef } from './table.js';
 import { cannot } from './refuse.js';
 
@@ -16,6 +19,30 @@ function isNum(v: Frag): string | boolean {
   if (isNumeric(v.t)) return true;
   if (v.t !== 'dyn') return false;
   return `(type(${v.cel}) == int || type(${v.cel}) == double)`;
+}
+
+/** A CEL test that a (bound) operand is a quantity string, or false when its static type rules it out. */
+function isQuantityString(v: Frag): string | false {
+  if (v.t === 'string') return `isQuantity(${v.cel})`;
+  return v.t === 'dyn' ? `(type(${v.cel}) == string && isQuantity(${v.cel}))` : false;
+}
+
+/**
+ * add/subtract (arithmetic.go): number ± number is a number, quantity ± quantity a quantity string (a
+ * string operand is a quantity first, a duration second); any other pair is an error in Kyverno too.
+ */
+function additive(a: Frag, b: Frag, cx: Cx, fn: 'add' | 'subtract', body: () => Frag): Frag {
+  const ta = isNum(a);
+  const tb = isNum(b);
+  if (ta === true && tb === true) return body();
+  const qa = isQuantityString(a);
+  const qb = isQuantityString(b);
+  const mismatch = fail(`${fn}(): only numbers and quantity strings are computed in CEL (not durations), both of one kind`);
+  const quantities = qa === false || qb === false ? mismatch : cond(`${qa} && ${qb}`, quantityArithmetic(a, b, fn === 'add' ? 'add' : 'sub', cx), mismatch);
+  cx.notes.add(QUANTITY_NOTE);
+  if (ta === false || tb === false) return quantities;
+  const tests = [ta, tb].filter((t): t is string => typeof t === 'string');
+  return cond(tests.join(' && '), body(), quantities);
 }
 
 function numeric(a: Frag, b: Frag, cx: Cx, fn: string, body: () => Frag): Frag {
@@ -36,10 +63,14 @@ function numeric(a: Frag, b: Frag, cx: Cx, fn: string, body: () => Frag): Frag {
 const d = (v: Frag): string => (v.t === 'double' ? v.cel : `double(${v.cel})`);
 
 const ARITH = assume('double() arithmetic on numbers (float64, as Kyverno)', 'the operands are numbers, not quantity or duration strings (the CEL fails on those)');
+const ADDITIVE = assume(
+  'double() arithmetic on numbers (float64, as Kyverno); quantity strings with the quantity library, printed in canonical form',
+  'the operands are numbers, or quantity strings whose result is a whole number within int64 (the CEL fails on other quantities and on durations)',
+);
 
 export const ARITHMETIC: FnDef[] = [
-  { name: 'add', ...both(ARITH), emit: ([a, b], { cx }) => numeric(a!, b!, cx, 'add', () => frag(`${d(a!)} + ${d(b!)}`, 'double')) },
-  { name: 'subtract', ...both(ARITH), emit: ([a, b], { cx }) => numeric(a!, b!, cx, 'subtract', () => frag(`${d(a!)} - ${d(b!)}`, 'double')) },
+  { name: 'add', ...both(ADDITIVE), emit: ([a, b], { cx }) => additive(a!, b!, cx, 'add', () => frag(`${d(a!)} + ${d(b!)}`, 'double')) },
+  { name: 'subtract', ...both(ADDITIVE), emit: ([a, b], { cx }) => additive(a!, b!, cx, 'subtract', () => frag(`${d(a!)} - ${d(b!)}`, 'double')) },
   { name: 'multiply', ...both(ARITH), emit: ([a, b], { cx }) => numeric(a!, b!, cx, 'multiply', () => frag(`${d(a!)} * ${d(b!)}`, 'double')) },
   {
     name: 'divide',

@@ -237,6 +237,9 @@ export const EXPRESSIONS: string[] = [
   String.raw`regex_replace_all_literal('b', 'abc', '\$1')`,
   // arithmetic
   `add(${o}.spec.replicas, \`1\`)`,
+  "add('1Gi', '512Mi')",
+  `subtract(${o}.metadata.name, '1')`,
+  `add(${o}.spec.upper, ${o}.spec.replicas)`,
   `subtract(${o}.spec.replicas, ${o}.spec.ratio)`,
   `multiply(${o}.spec.replicas, \`2.5\`)`,
   `divide(${o}.spec.replicas, \`2\`)`,
@@ -371,7 +374,6 @@ export const REFUSED_EVERYWHERE: [string, Cls][] = [
   ["time_add('2023-01-01T00:00:00Z', '1h')", 'yet'],
   ["path_canonicalize('a/../b')", 'yet'],
   [`round(${o}.spec.ratio, \`1\`)`, 'yet'],
-  ["add('1Gi', '1Mi')", 'cannot'],
   ["image_normalize('nginx')", 'yet'],
   [`${o}.metadata.labels.*.length(@)`, 'yet'],
   [`[? \`true\`]`, 'cannot'],
