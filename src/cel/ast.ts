@@ -96,3 +96,26 @@ export function qualifiedName(e: Expr): string | undefined {
   }
   return undefined;
 }
+
+/** The direct subexpressions of `e`, in source order (a comprehension's range, then its arguments). */
+export function subexpressions(e: Expr): Expr[] {
+  switch (e.kind) {
+    case 'literal':
+    case 'ident':
+      return [];
+    case 'select':
+      return [e.operand];
+    case 'index':
+      return [e.operand, e.index];
+    case 'call':
+      return e.target ? [e.target, ...e.args] : e.args;
+    case 'list':
+      return e.elements;
+    case 'map':
+      return e.entries.flatMap((en) => [en.key, en.value]);
+    case 'struct':
+      return e.fields.map((f) => f.value);
+    case 'comprehension':
+      return [e.range, ...e.args];
+  }
+}

@@ -14,7 +14,7 @@
  * that means for the output (generate-report.ts).
  */
 import { homogenize } from '../../cel/homogeneous.js';
-import { compile } from '../../cel/index.js';
+import { compile, parse } from '../../cel/index.js';
 import type { Origin } from '../../diagnostics/span.js';
 import { PARAMS_VAR } from '../../engines/cel.js';
 import { jsonEqual, type JsonObject } from '../../ir/json.js';
@@ -32,7 +32,7 @@ import { groupMatch } from './group-match.js';
 import { applyConfigurationsOf, type ApplyConfiguration } from './emit-apply.js';
 import { mergeLeaves } from './emit-merge.js';
 import { forEachOps } from './emit-foreach.js';
-import { schemaProblem } from './emit-schema.js';
+import { initializerProblem, schemaProblem } from './emit-schema.js';
 import { emitGuard } from './emit-value.js';
 import { hoistRuleMatch, ruleKinds, stripOrigin } from './hoist-match.js';
 import { clip, mutatorGroupName, withSuffix } from '../naming.js';
@@ -121,6 +121,12 @@ function and(parts: readonly (string | undefined)[]): string | undefined {
   return defined.map((x) => (/ \|\| | \? /.test(x) ? `(${x})` : x)).join(' && ');
 }
 
+/** An `Object…{…}` initializer of a MAP expression naming a field a matched built-in kind does not declare. */
+function undeclaredInitializer(expression: string, match: MatchSpec): string | undefined {
+  const parsed = parse(expression);
+  return parsed.ok ? initializerProblem(parsed.value, match) : undefined;
+}
+
 /** A Kyverno rule as one JSONPatch mutation (kyverno/rule.ts). */
 function kyvernoRuleBody(rule: Rule, kinds: MatchSpec, target: CelTarget, body: Body, notes: string[]): Refused | undefined {
   const out = kyvernoRulePatches(rule, { target, match: kinds, variables: body.variables });
@@ -158,8 +164,16 @@ function ruleBody(p: Policy, rule: Rule, target: CelTarget, body: Body, renames:
       continue;
     }
     if (op.kind === 'jsonPatch' && op.profile === 'evanphx-v4' && op.steps.length === 0 && op.stepsFrom?.kind === 'cel' && !cond) {
-      const expression = target.carry(op.stepsFrom.expr.text, op.stepsFrom.expr.origin.dialect ?? '', renames);
+      const from = op.stepsFrom.expr.origin.dialect ?? '';
+      const expression = target.carry(op.stepsFrom.expr.text, from, renames);
       if (typeof expression !== 'string') return refused(expression, op.origin);
+      const misfit = from === 'map' && target.dialect !== 'map' ? undeclaredInitializer(expression, ruleKinds.get(rule) ?? p.match) : undefined;
+      if (misfit) {
+        return refused(
+          cannot(`a JSONPatch value the API server rejects when it decodes the object (${misfit}): kube-apiserver denies the request, while Kyverno's webhook patch of the same field is decoded leniently and the field dropped`),
+          op.origin,
+        );
+      }
       body.mutations.push({ patchType: 'JSONPatch', expression });
       continue;
     }

@@ -4,11 +4,12 @@
  * type, fails the request, where Gatekeeper and Kyverno (unstructured objects) write it. Such a write is
  * unsupported rather than emitted with a different outcome.
  */
+import { OP, subexpressions, type Expr } from '../../cel/ast.js';
 import type { JsonValue } from '../../ir/json.js';
 import type { GvkPattern, MatchSpec } from '../../ir/match.js';
 import type { Op } from '../../ir/nodes.js';
 import type { Segment } from '../../ir/path.js';
-import { lookupKind } from '../../k8s/resources.js';
+import { lookupKind, lookupResource } from '../../k8s/resources.js';
 import { builtinKindType, builtinSchema } from '../../merge/ssa/builtin-schema.js';
 import type { Atom, Schema, TypeRef } from '../../merge/ssa/schema.js';
 import { isEmptyTypeRef, makeMapType } from '../../merge/ssa/schema.js';
@@ -103,6 +104,93 @@ export function schemaProblem(op: Op, match: MatchSpec): string | undefined {
     }
   }
   return undefined;
+}
+
+/**
+ * Why a MAP expression's `Object.a.b{f: …}` initializer names a field that some built-in kind the policy
+ * matches does not declare (`Object.spec.template.spec.containers.ports{containerPortZ: 1}`), or undefined.
+ * kube-apiserver fails such a mutation when it decodes the result strictly (map.md §3.6), where a webhook's
+ * (Kyverno's) patch of the same field is decoded leniently and the field dropped. A step of the type name
+ * into a list field names the list's items, as MAP's Object types do.
+ */
+export function initializerProblem(e: Expr, match: MatchSpec): string | undefined {
+  const decoded = builtinSchema();
+  if (!decoded.ok) return undefined;
+  const schema = decoded.value.schema;
+  const types = [...kindsOf(match), ...resourceKinds(match)].flatMap((k) => {
+    const t = typeOfKind(k);
+    return t ? [{ kind: k.kind, type: t }] : [];
+  });
+  if (types.length === 0) return undefined;
+  // The values a JSONPatch writes: a `JSONPatch{value: …}` field, and what a list, map, object or conditional
+  // there holds (an initializer compared or converted elsewhere is never written).
+  const written = (x: Expr): string | undefined => {
+    if (x.kind === 'struct' && (x.typeName === 'Object' || x.typeName.startsWith('Object.'))) {
+      for (const { kind, type } of types) {
+        const p = structProblem(schema, type, x.typeName.split('.').slice(1), x.fields.map((f) => f.name));
+        if (p) return `${kind}: ${p}`;
+      }
+      return first(x.fields.map((f) => f.value), written);
+    }
+    if (x.kind === 'list') return first(x.elements, written);
+    if (x.kind === 'map') return first(x.entries.map((en) => en.value), written);
+    if (x.kind === 'call' && x.fn === OP.cond) return first(x.args.slice(1), written);
+    return undefined;
+  };
+  const find = (x: Expr): string | undefined => {
+    if (x.kind === 'struct' && x.typeName === 'JSONPatch') {
+      const value = x.fields.find((f) => f.name === 'value');
+      const p = value ? written(value.value) : undefined;
+      if (p) return p;
+    }
+    return first(subexpressions(x), find);
+  };
+  return find(e);
+}
+
+function first<T>(xs: readonly T[], f: (x: T) => string | undefined): string | undefined {
+  for (const x of xs) {
+    const p = f(x);
+    if (p) return p;
+  }
+  return undefined;
+}
+
+/** The built-in kinds of a match's concrete resource rules (`apps`/`deployments` → Deployment). */
+function resourceKinds(m: MatchSpec): GvkPattern[] {
+  const out: GvkPattern[] = [];
+  for (const c of [...(m.any ?? []), ...(m.all ?? [])]) {
+    for (const r of c.resources ?? []) {
+      for (const group of r.groups) {
+        for (const resource of r.resources) {
+          const info = group === '*' || resource.includes('/') ? undefined : lookupResource(group, resource);
+          if (!info) continue;
+          const versions = r.versions.filter((v) => v !== '*');
+          for (const version of versions.length > 0 ? versions : [info.version]) out.push({ group: info.group, version, kind: info.kind });
+        }
+      }
+    }
+  }
+  return out;
+}
+
+function structProblem(schema: Schema, root: TypeRef, steps: readonly string[], fields: readonly string[]): string | undefined {
+  let t = root;
+  let where = '';
+  const items = (at: TypeRef): TypeRef => schema.resolve(at)?.list?.elementType ?? at;
+  for (const name of steps) {
+    const a = schema.resolve(t);
+    if (!a?.map) return undefined;
+    const f = a.map.fieldIndex.get(name);
+    // A type name off the schema is MAP's type-name error, which Kyverno's MutatingPolicy raises too.
+    if (!f) return undefined;
+    t = items(f.type);
+    where = `${where}.${name}`;
+  }
+  const a = schema.resolve(t);
+  if (!a?.map || !isEmptyTypeRef(a.map.elementType)) return undefined;
+  const unknown = fields.find((name) => !a.map!.fieldIndex.has(name));
+  return unknown === undefined ? undefined : `${where}.${unknown} is not declared in the schema`.replace(/^\./, '');
 }
 
 const OBJECT_META = 'io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta';

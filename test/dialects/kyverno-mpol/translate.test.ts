@@ -66,3 +66,51 @@ status: {conditionStatus: {ready: true}}`;
     }
   });
 });
+
+describe('MAP → MutatingPolicy: JSONPatch values the API server would not decode', () => {
+  const map = (value: string) => `apiVersion: admissionregistration.k8s.io/v1
+kind: MutatingAdmissionPolicy
+metadata: {name: d1}
+spec:
+  matchConstraints:
+    resourceRules:
+    - {apiGroups: [apps], apiVersions: [v1], operations: ["*"], resources: [deployments]}
+  mutations:
+  - patchType: JSONPatch
+    jsonPatch:
+      expression: '[JSONPatch{op: "add", path: "/spec/template/spec/containers/-", value: ${value}}]'
+---
+apiVersion: admissionregistration.k8s.io/v1
+kind: MutatingAdmissionPolicyBinding
+metadata: {name: d1-binding}
+spec: {policyName: d1}`;
+
+  it('refuses (cannot) an Object initializer written with a field the built-in type does not declare', () => {
+    const parsed = parseText('map.yaml', map('Object.spec.template.spec.containers{name: "x", ports: [Object.spec.template.spec.containers.ports{containerPortZ: 8080}]}'));
+    const g = translate(parsed.policies, 'kyverno-mpol', 'error');
+    const d = g.diagnostics.find((x) => x.code === 'TM4001');
+    expect(d?.unsupported).toBe('cannot');
+    expect(d?.message).toContain('Deployment: spec.template.spec.containers.ports.containerPortZ is not declared in the schema');
+    expect(d?.span?.file).toBe('map.yaml');
+    expect(g.text).toBe('');
+  });
+
+  it('carries declared fields, and initializers that are compared rather than written', () => {
+    for (const value of [
+      'Object.spec.template.spec.containers{name: "x", ports: [Object.spec.template.spec.containers.ports{containerPort: 8080}]}',
+      'Object.spec.template.spec.containers{name: string(Object{field: "x"} == Object{field: "x"})}',
+      'true ? Object.spec.template.spec.containers{name: "x"} : Object.spec.template.spec.containers{name: "y"}',
+    ]) {
+      const parsed = parseText('map.yaml', map(value));
+      const g = translate(parsed.policies, 'kyverno-mpol', 'error');
+      expect(g.diagnostics.filter((x) => x.severity === 'error'), value).toEqual([]);
+    }
+    const parsed = parseText('map.yaml', map('true ? Object.spec.template.spec.containers{name: "x"} : Object.spec.template.spec.containers{nameZ: "y"}'));
+    expect(translate(parsed.policies, 'kyverno-mpol', 'error').diagnostics.find((x) => x.code === 'TM4001')?.message).toContain('containers.nameZ is not declared');
+  });
+
+  it('keeps the MAP → MAP translation as it is (the same error in the same engine)', () => {
+    const parsed = parseText('map.yaml', map('Object.spec.template.spec.containers{name: "x", ports: [Object.spec.template.spec.containers.ports{containerPortZ: 8080}]}'));
+    expect(translate(parsed.policies, 'map', 'error').diagnostics.filter((x) => x.severity === 'error')).toEqual([]);
+  });
+});
