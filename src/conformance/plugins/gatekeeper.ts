@@ -116,10 +116,14 @@ export function runGatekeeperCase(c: AdmissionCase, ctx: RunContext): CaseResult
     return { status: 'failed', reason: `expected the mutators to be rejected${expect.contains ? ` with "${expect.contains}"` : ''}, but they were accepted` };
   }
   if (!c.request) return { status: 'error', reason: 'TM7003: the case has no request to apply' };
-  // --mutation-annotations is a flag of Gatekeeper's deployment, not part of any mutator: a translation into
-  // another engine cannot carry it.
+  // --mutation-annotations is a flag of Gatekeeper's deployment, not part of any mutator. Its mutation id is
+  // a fresh UUID per request: MAP's CEL has nothing unique per request (its request type omits uid,
+  // plugin/cel/compile.go BuildRequestType); Kyverno's policies could read request.uid, which Kyverno's webhook
+  // receives from the API server.
   if (ctx.via !== undefined && ctx.via !== 'gatekeeper' && isJsonObject(c.hints.flags) && c.hints.flags.mutationAnnotations === true) {
-    return { status: 'unsupported', class: 'cannot', reason: `Gatekeeper's --mutation-annotations deployment flag (annotations naming the mutators that applied, and a random mutation id) has no ${ctx.via} equivalent` };
+    const reason = `Gatekeeper's --mutation-annotations deployment flag (annotations naming the mutators that applied, and a fresh UUID per request as the mutation id)`;
+    if (ctx.via === 'kyverno-mpol' || ctx.via === 'kyverno') return { status: 'unsupported', class: 'yet', reason: `${reason}: expressible with request.uid, not translated yet` };
+    return { status: 'unsupported', class: 'cannot', reason: `${reason} has no ${ctx.via} equivalent${ctx.via === 'map' ? ` (MAP's CEL request carries no uid, and CEL has no random value)` : ''}` };
   }
   const env = gatekeeperApplyEnv(c.hints);
   if (typeof env === 'string') return { status: 'error', reason: `TM7003: ${env}` };
