@@ -23,7 +23,7 @@ export { optimize } from './optimizer/index.js';
 export { printPolicies } from './ir/print.js';
 export { BUILT_IN_DIALECTS, dialectByName, dialects, dialectSet, withDialects } from './dialects/registry.js';
 export type { DialectSet } from './dialects/registry.js';
-export type { Dialect, GenerateOptions, GenerateResult, ParseOptions, ParseResult } from './dialects/dialect.js';
+export type { Dialect, GenerateOptions, GenerateResult, MutationAnnotations, ParseOptions, ParseResult } from './dialects/dialect.js';
 export type { Policy, Rule, Op, Guard, Value } from './ir/nodes.js';
 export type { JsonObject, JsonValue } from './ir/json.js';
 export type { SourceDoc } from './io/source.js';

@@ -3,7 +3,7 @@
  * optimize, translate. Each step returns values and diagnostics; nothing here prints or exits.
  */
 import { diagnostic, hasErrors, type Diagnostic } from './diagnostics/diagnostic.js';
-import type { Dialect, GenerateResult } from './dialects/dialect.js';
+import type { Dialect, GenerateOptions, GenerateResult } from './dialects/dialect.js';
 import { BUILT_IN_DIALECTS, type DialectSet } from './dialects/registry.js';
 import { isJsonObject, type JsonObject } from './ir/json.js';
 import type { Policy } from './ir/nodes.js';
@@ -96,7 +96,14 @@ function targetDialect(to: Target): Dialect | undefined {
 const targetName = (to: Target): string => (typeof to === 'string' ? to : to.name);
 
 /** Translates policies into a dialect: optimize, the target's lowerings, then its generator. */
-export function translate(policies: readonly Policy[], to: Target, unsupported: 'ignore' | 'warn' | 'error' = 'error', apiVersion?: string): GenerateResult {
+/** What a translation writes besides the policies' meaning: the target API version, deployment flags of the source. */
+export type TranslateSettings = Pick<GenerateOptions, 'apiVersion' | 'mutationAnnotations'>;
+
+function settingsOf(s: string | TranslateSettings | undefined): TranslateSettings {
+  return typeof s === 'string' ? { apiVersion: s } : (s ?? {});
+}
+
+export function translate(policies: readonly Policy[], to: Target, unsupported: 'ignore' | 'warn' | 'error' = 'error', settings?: string | TranslateSettings): GenerateResult {
   const target = targetDialect(to);
   if (!target) {
     return {
@@ -107,7 +114,8 @@ export function translate(policies: readonly Policy[], to: Target, unsupported: 
   }
   let lowered = optimize(policies);
   for (const lower of target.lowerings) lowered = lower(lowered);
-  return target.generate(lowered, { unsupported, ...(apiVersion ? { apiVersion } : {}) });
+  const { apiVersion, mutationAnnotations } = settingsOf(settings);
+  return target.generate(lowered, { unsupported, ...(apiVersion ? { apiVersion } : {}), ...(mutationAnnotations ? { mutationAnnotations } : {}) });
 }
 
 /**
@@ -116,8 +124,8 @@ export function translate(policies: readonly Policy[], to: Target, unsupported: 
  * controller): MutatingPolicies that mutate existing resources for kyverno-mpol, a refusal for the targets
  * that mutate only admission requests.
  */
-export function translateDocuments(docs: readonly SourceDoc[], policies: readonly Policy[], to: Target, unsupported: 'ignore' | 'warn' | 'error' = 'error', apiVersion?: string): GenerateResult {
-  return translateDocumentParts(docs, policies, to, unsupported, apiVersion).result;
+export function translateDocuments(docs: readonly SourceDoc[], policies: readonly Policy[], to: Target, unsupported: 'ignore' | 'warn' | 'error' = 'error', settings?: string | TranslateSettings): GenerateResult {
+  return translateDocumentParts(docs, policies, to, unsupported, settings).result;
 }
 
 /** `translateDocuments`, with the two translations it merged, as they were before the merge and the admission. */
@@ -134,8 +142,9 @@ export interface DocumentsTranslation {
  * refused decides the case before the admission part does). `admission` narrows the checks of the generated
  * documents for a source its harness never admitted (see `admitted`).
  */
-export function translateDocumentParts(docs: readonly SourceDoc[], policies: readonly Policy[], to: Target, unsupported: 'ignore' | 'warn' | 'error' = 'error', apiVersion?: string, admission: AdmitOptions = {}): DocumentsTranslation {
-  const translated = translate(policies, to, unsupported, apiVersion);
+export function translateDocumentParts(docs: readonly SourceDoc[], policies: readonly Policy[], to: Target, unsupported: 'ignore' | 'warn' | 'error' = 'error', settings?: string | TranslateSettings, admission: AdmitOptions = {}): DocumentsTranslation {
+  const translated = translate(policies, to, unsupported, settings);
+  const { apiVersion } = settingsOf(settings);
   const generated = { ...translated, diagnostics: [...translated.diagnostics, ...expansionRefusals(docs, targetName(to), unsupported)] };
   const existing = translateMutateExistingRules(docs, targetName(to), { unsupported, ...(apiVersion ? { apiVersion } : {}) });
   if (existing.rules === 0) return { result: admitted(generated, to, admission), admission: generated, existing };

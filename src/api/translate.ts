@@ -3,7 +3,7 @@
  * target's lowerings and generator, the Kyverno mutate-existing rules, then the target cluster's admission of
  * what was written).
  */
-import type { Dialect, GenerateResult } from '../dialects/dialect.js';
+import type { Dialect, GenerateResult, MutationAnnotations } from '../dialects/dialect.js';
 import type { Policy } from '../ir/nodes.js';
 import type { SourceDoc } from '../io/source.js';
 import { translateDocuments } from '../pipeline.js';
@@ -15,9 +15,12 @@ export interface TranslateOptions {
   unsupported?: 'error' | 'warn' | 'ignore';
   /** The target API version (default: the newest the target has). */
   apiVersion?: string;
+  /** The Gatekeeper mutators run with Gatekeeper's `--mutation-annotations`: the translation writes them too. */
+  mutationAnnotations?: MutationAnnotations;
 }
 
 /** `loaded` as loadPolicies returns it: its policies, and the documents they came from. */
 export function translate(loaded: { policies: readonly Policy[]; documents: readonly SourceDoc[] }, opts: TranslateOptions): GenerateResult {
-  return translateDocuments(loaded.documents, loaded.policies, opts.to, opts.unsupported ?? 'error', opts.apiVersion);
+  const settings = { ...(opts.apiVersion !== undefined ? { apiVersion: opts.apiVersion } : {}), ...(opts.mutationAnnotations ? { mutationAnnotations: opts.mutationAnnotations } : {}) };
+  return translateDocuments(loaded.documents, loaded.policies, opts.to, opts.unsupported ?? 'error', settings);
 }

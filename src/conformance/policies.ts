@@ -17,7 +17,7 @@ import { loadYamlText } from '../io/yaml-load.js';
 import { MAP_CANNOT_MUTATE_EXISTING, translateMutateExistingRules } from '../dialects/kyverno-mpol/generate-existing.js';
 import { admitDocs, type AdmitOptions } from '../validate/admit.js';
 import { refusedGenerated } from '../validate/generated.js';
-import { translateDocumentParts } from '../pipeline.js';
+import { translateDocumentParts, type TranslateSettings } from '../pipeline.js';
 
 /**
  * Parse options with the case data a dialect may need and the request cannot carry (Gatekeeper `flags`,
@@ -44,6 +44,8 @@ export interface PolicyInput {
   hints?: JsonObject;
   /** How the case's upstream harness admitted its policies (engine checks only for unit-test harnesses). */
   admission?: AdmitOptions;
+  /** Deployment flags of the source engine a translation must carry (Gatekeeper's --mutation-annotations). */
+  settings?: TranslateSettings;
 }
 
 /**
@@ -87,7 +89,7 @@ export function preparePolicies(input: PolicyInput, via?: string, admitted?: { d
   const checks = strict ? {} : (input.admission ?? {});
   // The pipeline `transmute translate` runs, so `--via` checks what users get: optimize, the target's
   // lowerings and generator, the Kyverno mutate-existing rules (not in the admission IR), then admission.
-  const t = translateDocumentParts(input.policyDocs, parsed.policies, target, 'error', undefined, checks);
+  const t = translateDocumentParts(input.policyDocs, parsed.policies, target, 'error', input.settings, checks);
   // A mutate-existing rule refused decides first: it is what keeps the case from ever translating.
   const refusal = (t.existing.rules > 0 ? refusalOf(t.existing, via) : undefined) ?? refusalOf(t.admission, via);
   if (refusal) return refusal;

@@ -22,6 +22,16 @@ export interface GenerateOptions {
   unsupported?: 'ignore' | 'warn' | 'error';
   /** The API version to write (`v1`, `v1beta1`, ...); each dialect lists its own and defaults to the newest. */
   apiVersion?: string;
+  /**
+   * The Gatekeeper mutators translated run with `--mutation-annotations` (a flag of Gatekeeper's deployment):
+   * the translation writes the annotations too, or says why it cannot.
+   */
+  mutationAnnotations?: MutationAnnotations;
+}
+
+/** Gatekeeper's `--mutation-annotations`: the mutators' `metadata.generation` (1 for one created once, never changed). */
+export interface MutationAnnotations {
+  generation: number;
 }
 
 export interface GenerateResult {

@@ -27,6 +27,11 @@ export interface UserInfo {
 
 /** An admission request as the interpreter sees it. Absent kind/resource/namespace/name are derived from the object. */
 export interface AdmissionRequest {
+  /**
+   * The request's UID, a UUID the API server gives each admission request. Webhooks (Kyverno) see it; MAP's
+   * CEL request omits it; offline runs (Kyverno's CLI) leave it empty.
+   */
+  uid?: string;
   object: JsonValue | null;
   oldObject?: JsonValue | null;
   operation: Operation;

@@ -46,6 +46,9 @@ Options:
                              an error (TM4005); one the policies leave empty is a warning.
       --name NAME            the name of the translated policy (when one policy is emitted); by default a
                              policy is named after its source policy or mutator
+      --mutation-annotations the Gatekeeper mutators run with Gatekeeper's --mutation-annotations: write its
+                             gatekeeper.sh/mutation-id (request.uid) and gatekeeper.sh/mutations annotations too
+                             (the mutators' generation taken as 1); MAP cannot (its CEL has no request uid)
 ${VALIDATE_HELP}
 ${MAX_INPUT_SIZE_HELP}
       --diagnostics FORMAT   text (default) | json
@@ -63,6 +66,7 @@ interface Flags extends ReaderFlags {
   policy?: string[];
   to?: string;
   'api-version'?: string;
+  'mutation-annotations'?: boolean;
   output?: string;
   'output-file'?: string;
   'out-dir'?: string;
@@ -77,6 +81,7 @@ export async function runTranslate(argv: string[], io: CliIO): Promise<number> {
       policy: { type: 'string', short: 'p', multiple: true },
       to: { type: 'string' },
       'api-version': { type: 'string' },
+      'mutation-annotations': { type: 'boolean' },
       output: { type: 'string', short: 'o' },
       'output-file': { type: 'string' },
       'out-dir': { type: 'string' },
@@ -123,7 +128,8 @@ export async function runTranslate(argv: string[], io: CliIO): Promise<number> {
     reportDiagnostics(io, loaded.diagnostics, format, loaded.sources);
     return EXIT.badInput;
   }
-  let result = translateDocuments(loaded.docs, loaded.policies, f.to, level, apiVersion);
+  const settings = { ...(apiVersion !== undefined ? { apiVersion } : {}), ...(f['mutation-annotations'] ? { mutationAnnotations: { generation: 1 } } : {}) };
+  let result = translateDocuments(loaded.docs, loaded.policies, f.to, level, settings);
   if (f.name !== undefined && result.documents.length > 0) {
     const renamed = renamePolicy(result, f.name);
     if ('error' in renamed) return usage(renamed.error);

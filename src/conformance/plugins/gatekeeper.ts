@@ -5,6 +5,7 @@
  */
 import type { Diagnostic } from '../../diagnostics/diagnostic.js';
 import { mutationAnnotations } from '../../dialects/gatekeeper/annotations.js';
+import type { MutationAnnotations } from '../../dialects/dialect.js';
 import { TABLE_CHECKERS } from '../../dialects/gatekeeper/unit-tables.js';
 import { apply, type ApplyEnv, type ExternalData, type TraceEvent } from '../../interpreter/index.js';
 import { isJsonObject, type JsonObject, type JsonValue } from '../../ir/json.js';
@@ -76,11 +77,16 @@ export function gatekeeperApplyEnv(hints: JsonObject): ApplyEnv | string {
   const externalData = externalDataOf(hints);
   if (typeof externalData === 'string') return externalData;
   if (externalData) env.externalData = externalData;
-  const flags = isJsonObject(hints.flags) ? hints.flags : {};
-  if (flags.mutationAnnotations === true) {
-    env.onFixpointConverged = mutationAnnotations(typeof flags.mutatorGeneration === 'number' ? { generation: flags.mutatorGeneration } : {});
-  }
+  const annotations = mutationAnnotationsOf(hints);
+  if (annotations) env.onFixpointConverged = mutationAnnotations(annotations);
   return env;
+}
+
+/** The case's `--mutation-annotations` flag, with the mutators' generation (1 unless the manifest says). */
+function mutationAnnotationsOf(hints: JsonObject): MutationAnnotations | undefined {
+  const flags = isJsonObject(hints.flags) ? hints.flags : {};
+  if (flags.mutationAnnotations !== true) return undefined;
+  return { generation: typeof flags.mutatorGeneration === 'number' ? flags.mutatorGeneration : 1 };
 }
 
 // ---------------------------------------------------------------------------------------------- cases
@@ -105,7 +111,16 @@ export function runGatekeeperCase(c: AdmissionCase, ctx: RunContext): CaseResult
   if (missing) return missing;
   const expect = c.expect;
   const admission = harnessAdmission(c);
-  const prepared = preparePolicies({ id: c.id, dialect: c.dialect, policyDocs: c.policyDocs, siblingDocs: c.siblingDocs, hints: c.hints, ...(admission ? { admission } : {}) }, ctx.via, ctx.admitted, ctx.dialects);
+  // --mutation-annotations is a flag of Gatekeeper's deployment, not of any mutator: a translation is asked
+  // to carry it (and says when it cannot), and a translation back to Gatekeeper runs under it again.
+  const annotations = mutationAnnotationsOf(c.hints);
+  const settings = annotations ? { mutationAnnotations: annotations } : undefined;
+  const prepared = preparePolicies(
+    { id: c.id, dialect: c.dialect, policyDocs: c.policyDocs, siblingDocs: c.siblingDocs, hints: c.hints, ...(admission ? { admission } : {}), ...(settings ? { settings } : {}) },
+    ctx.via,
+    ctx.admitted,
+    ctx.dialects,
+  );
   if (prepared.kind === 'stop') return prepared.result;
   if (prepared.kind === 'rejected') {
     if (expect.kind === 'error' && expect.stage !== 'apply') return errorResult(expect, prepared.diagnostics, [], false);
@@ -116,21 +131,14 @@ export function runGatekeeperCase(c: AdmissionCase, ctx: RunContext): CaseResult
     return { status: 'failed', reason: `expected the mutators to be rejected${expect.contains ? ` with "${expect.contains}"` : ''}, but they were accepted` };
   }
   if (!c.request) return { status: 'error', reason: 'TM7003: the case has no request to apply' };
-  // --mutation-annotations is a flag of Gatekeeper's deployment, not part of any mutator. Its mutation id is
-  // a fresh UUID per request: MAP's CEL has nothing unique per request (its request type omits uid,
-  // plugin/cel/compile.go BuildRequestType); Kyverno's policies could read request.uid, which Kyverno's webhook
-  // receives from the API server.
-  if (ctx.via !== undefined && ctx.via !== 'gatekeeper' && isJsonObject(c.hints.flags) && c.hints.flags.mutationAnnotations === true) {
-    const reason = `Gatekeeper's --mutation-annotations deployment flag (annotations naming the mutators that applied, and a fresh UUID per request as the mutation id)`;
-    if (ctx.via === 'kyverno-mpol' || ctx.via === 'kyverno') return { status: 'unsupported', class: 'yet', reason: `${reason}: expressible with request.uid, not translated yet` };
-    return { status: 'unsupported', class: 'cannot', reason: `${reason} has no ${ctx.via} equivalent${ctx.via === 'map' ? ` (MAP's CEL request carries no uid, and CEL has no random value)` : ''}` };
-  }
   const env = gatekeeperApplyEnv(c.hints);
   if (typeof env === 'string') return { status: 'error', reason: `TM7003: ${env}` };
 
   const { externalData, ...options } = env;
   const runtime = externalData ? deriveRuntime(ctx.runtime ?? createRuntime(), { externalData }) : ctx.runtime;
-  const result = apply(prepared.policies, c.request, { ...options, ...(runtime ? { runtime } : {}) });
+  // The request of a cluster's admission: the API server gives each one a UUID (a webhook's request.uid).
+  const request = c.request.uid === undefined ? { ...c.request, uid: globalThis.crypto.randomUUID() } : c.request;
+  const result = apply(prepared.policies, request, { ...options, ...(runtime ? { runtime } : {}) });
   if (expect.kind === 'error') {
     if (result.allowed) return { status: 'failed', reason: `expected an error${expect.contains ? ` containing "${expect.contains}"` : ''}, but the request was allowed` };
     return errorResult(expect, result.diagnostics, result.trace, ctx.via !== undefined);

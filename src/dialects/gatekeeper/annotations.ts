@@ -21,10 +21,10 @@ export interface AnnotationOptions {
 }
 
 /** `Assign//name:1` for policy `Assign/name` (mutators are cluster-scoped: the namespace is empty). */
-function mutatorString(p: Policy, generation: number): string {
-  const slash = p.id.indexOf('/');
-  const kind = slash < 0 ? p.id : p.id.slice(0, slash);
-  const name = slash < 0 ? '' : p.id.slice(slash + 1);
+export function mutatorString(policyId: string, generation: number): string {
+  const slash = policyId.indexOf('/');
+  const kind = slash < 0 ? policyId : policyId.slice(0, slash);
+  const name = slash < 0 ? '' : policyId.slice(slash + 1);
   return `${kind}//${name}:${generation}`;
 }
 
@@ -35,7 +35,7 @@ export function mutationAnnotations(opts: AnnotationOptions = {}): FixpointConve
   const uuid = opts.uuid ?? (() => globalThis.crypto.randomUUID());
   return (object: JsonValue, applied: readonly Policy[]): JsonValue => {
     if (!isJsonObject(object)) return object;
-    const mutations = [...new Set(applied.map((p) => mutatorString(p, generation)))].sort().join(', ');
+    const mutations = [...new Set(applied.map((p) => mutatorString(p.id, generation)))].sort().join(', ');
     const metadata: JsonObject = isJsonObject(object.metadata) ? copyObject(object.metadata) : {};
     const annotations: JsonObject = isJsonObject(metadata.annotations) ? copyObject(metadata.annotations) : {};
     defineOwn(annotations, MUTATIONS_ANNOTATION, mutations);

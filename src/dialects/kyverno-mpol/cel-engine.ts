@@ -45,14 +45,15 @@ function evalOptionsOf(runtime: Runtime | undefined): EvalOptions {
 
 
 /**
- * Kyverno's `request`: the whole admission request (its RequestType), so MAP's request value plus the user's
- * roles and cluster roles and the object and old object. The object is the admission request's
+ * Kyverno's `request`: the whole admission request (its RequestType), so MAP's request value plus its uid
+ * (the API server's UUID; empty offline, as in Kyverno's CLI), the user's roles and cluster roles and the
+ * object and old object. The object is the admission request's
  * (mpol/compiler/eval.go prepareData reads it from the request once): mutations before this expression change
  * `object`, never `request.object`.
  */
 export function mpolRequestValue(req: AdmissionRequest, extras?: RequestExtras): Record<string, unknown> {
   const u = req.userInfo ?? {};
-  return { ...requestValue(req, extras), roles: u.roles ?? [], clusterRoles: u.clusterRoles ?? [], object: req.object ?? null, oldObject: req.oldObject ?? null };
+  return { uid: req.uid ?? '', ...requestValue(req, extras), roles: u.roles ?? [], clusterRoles: u.clusterRoles ?? [], object: req.object ?? null, oldObject: req.oldObject ?? null };
 }
 
 /**

@@ -111,7 +111,7 @@ export function generateMpol(policies: readonly Policy[], opts: GenerateOptions 
     own.push(n ? n.policy : p);
   }
   const docs: JsonObject[] = [];
-  for (const e of emitCelPolicies(own, MPOL_TARGET, report)) {
+  for (const e of emitCelPolicies(own, MPOL_TARGET, report, opts.mutationAnnotations ? { mutationAnnotations: opts.mutationAnnotations } : {})) {
     const fromMpol = e.source.origin.dialect === DIALECT ? folded.get(e.source.id) : undefined;
     const controllers = autogenEligible(e) ? (fromMpol ? POD_CONTROLLERS.filter((c) => fromMpol.has(c)) : []) : undefined;
     docs.push(document(e, apiVersion, namespaces.get(e.source.id), controllers));

@@ -939,6 +939,9 @@ export function generateKyverno(policiesIn: readonly Policy[], opts: GenerateOpt
   const report = new Reporter(opts.unsupported ?? 'error');
   const policies = policiesIn.filter((p) => !neverMatches(p));
   const documents: JsonObject[] = [];
+  const annotated = opts.mutationAnnotations ? policies.find((p) => p.semantics.order === 'fixpoint') : undefined;
+  // Expressible with {{ request.uid }} and the mutators' change conditions, as the MutatingPolicy target does.
+  if (annotated) report.notYet(`Gatekeeper's --mutation-annotations (a mutation id per request and the mutators applied) in a ClusterPolicy`, annotated.origin);
   const fixpoint = policies.filter((p) => p.semantics.order === 'fixpoint');
   const mapNames = policies.filter((p) => p.origin.dialect === 'map').map((p) => slug(p.id.split('/')[0]!));
   const unique = (name: string): boolean => mapNames.filter((n) => n === name).length === 1;

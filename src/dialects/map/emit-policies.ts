@@ -33,6 +33,8 @@ import { applyConfigurationsOf, type ApplyConfiguration } from './emit-apply.js'
 import { mergeLeaves } from './emit-merge.js';
 import { forEachOps } from './emit-foreach.js';
 import { initializerProblem, schemaProblem } from './emit-schema.js';
+import { annotationMutation, changeTest } from './emit-annotations.js';
+import type { MutationAnnotations } from '../dialect.js';
 import { emitGuard } from './emit-value.js';
 import { hoistRuleMatch, ruleKinds, stripOrigin } from './hoist-match.js';
 import { clip, mutatorGroupName, withSuffix } from '../naming.js';
@@ -317,7 +319,7 @@ function policyVariables(p: Policy, target: CelTarget): { variables: Named[]; pa
   return { variables, params };
 }
 
-function emitGroup(original: readonly Policy[], target: CelTarget, report: GenerationReport, used: Set<string>, shared?: EmittedMatch): EmittedPolicy | undefined {
+function emitGroup(original: readonly Policy[], target: CelTarget, report: GenerationReport, used: Set<string>, opts: CelPolicyOptions, shared?: EmittedMatch): EmittedPolicy | undefined {
   const group: Policy[] = [];
   for (const p of original) {
     const h = hoistRuleMatch(p, target.dialect);
@@ -378,6 +380,14 @@ function emitGroup(original: readonly Policy[], target: CelTarget, report: Gener
       body.mutations.push(...scratch.mutations);
     }
   }
+  if (opts.mutationAnnotations && group.some((p) => p.semantics.order === 'fixpoint')) {
+    const annotated = annotate(group, target, opts.mutationAnnotations);
+    if (typeof annotated !== 'string') {
+      report.refuse(annotated, annotated.origin, `policy ${head.id}`);
+      return undefined;
+    }
+    if (body.mutations.length > 0) body.mutations.unshift({ patchType: 'ApplyConfiguration', expression: annotated });
+  }
   if (body.mutations.length === 0) {
     // A policy without admission rules (only mutate-existing ones, say) has nothing to say here.
     if (report.refusals === 0 && group.some((p) => p.rules.length > 0)) report.push('TM4003', `${head.id} writes nothing; no policy emitted`, head.origin, 'warning');
@@ -413,12 +423,39 @@ function emitGroup(original: readonly Policy[], target: CelTarget, report: Gener
   };
 }
 
+/**
+ * The mutation writing Gatekeeper's `--mutation-annotations` for a group of one mutator (emit-annotations.ts),
+ * or why not: MAP has no per-request UUID; several mutators need the mutators applied before a change known
+ * to a later one.
+ */
+function annotate(group: readonly Policy[], target: CelTarget, opts: MutationAnnotations): string | Refused {
+  const head = group[0]!;
+  if (target.dialect === 'map') {
+    return refused(cannot(`Gatekeeper's --mutation-annotations: its mutation id is a fresh UUID per request, and MAP's CEL has none (its request omits uid)`), head.origin);
+  }
+  if (group.length > 1) return refused(notYet(`Gatekeeper's --mutation-annotations for several mutators (${group.map((p) => p.id).join(', ')}) in one policy`), head.origin);
+  const tests: string[] = [];
+  for (const rule of head.rules) {
+    for (const { op, guards } of flatten(rule.body, rule.guards)) {
+      const t = changeTest(op, guards);
+      if (typeof t !== 'string') return refused(notYet(`Gatekeeper's --mutation-annotations for ${t.why}`), op.origin);
+      tests.push(tests.length > 0 || head.rules.length > 1 ? `(${t})` : t);
+    }
+  }
+  return annotationMutation(tests.length > 0 ? tests.join(' || ') : 'false', head.id, opts);
+}
+
 function disabled(p: Policy): boolean {
   return p.guards.some((g) => g.kind === 'const' && !g.value);
 }
 
 /** The CEL policies of an IR policy set, in order; refusals go to `report`. */
-export function emitCelPolicies(policies: readonly Policy[], target: CelTarget, report: GenerationReport): EmittedPolicy[] {
+export interface CelPolicyOptions {
+  /** Gatekeeper's `--mutation-annotations` on the mutators translated (emit-annotations.ts). */
+  mutationAnnotations?: MutationAnnotations;
+}
+
+export function emitCelPolicies(policies: readonly Policy[], target: CelTarget, report: GenerationReport, opts: CelPolicyOptions = {}): EmittedPolicy[] {
   const used = new Set<string>();
   const out: EmittedPolicy[] = [];
   const live = policies.filter((p) => {
@@ -456,11 +493,11 @@ export function emitCelPolicies(policies: readonly Policy[], target: CelTarget, 
     if (p.semantics.order === 'fixpoint') {
       if (fixpointDone || fixpointBroken) continue;
       fixpointDone = true;
-      const e = emitGroup(fixpoint, target, report, used, shared);
+      const e = emitGroup(fixpoint, target, report, used, opts, shared);
       if (e) out.push(e);
       continue;
     }
-    const e = emitGroup([p], target, report, used);
+    const e = emitGroup([p], target, report, used, opts);
     if (e) out.push(e);
   }
   return out;

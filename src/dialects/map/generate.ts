@@ -39,7 +39,7 @@ export function generateMap(policies: readonly Policy[], opts: GenerateOptions =
   const version = opts.apiVersion ?? MAP_API_VERSIONS[0];
   // A policy written for an older API version must compile with that release's CEL libraries.
   const target = { ...MAP_TARGET, k8sVersion: SINCE[version] ?? SINCE.v1 };
-  const docs = emitCelPolicies(policies, target, report).flatMap((e) => documents(e, `${GROUP}/${version}`));
+  const docs = emitCelPolicies(policies, target, report, opts.mutationAnnotations ? { mutationAnnotations: opts.mutationAnnotations } : {}).flatMap((e) => documents(e, `${GROUP}/${version}`));
   report.finish(docs.length, policies.length, policies[0]?.origin);
   return { documents: docs, text: docs.length > 0 ? toYamlDocuments(docs) : '', diagnostics: report.diagnostics };
 }
