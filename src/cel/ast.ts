@@ -119,3 +119,14 @@ export function subexpressions(e: Expr): Expr[] {
       return [e.range, ...e.args];
   }
 }
+
+/**
+ * The direct subexpressions of `e` with the names bound where each is evaluated: a comprehension's
+ * arguments also see its iteration variables.
+ */
+export function scopedSubexpressions(e: Expr, bound: ReadonlySet<string>): [Expr, ReadonlySet<string>][] {
+  if (e.kind !== 'comprehension') return subexpressions(e).map((x) => [x, bound]);
+  const inner = new Set(bound).add(e.iterVar);
+  if (e.iterVar2 !== undefined) inner.add(e.iterVar2);
+  return [[e.range, bound], ...e.args.map((a): [Expr, ReadonlySet<string>] => [a, inner])];
+}

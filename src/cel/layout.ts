@@ -14,24 +14,42 @@ interface Split {
   len: number;
 }
 
+/** The index of the last character of the string literal opening at `i` (quotes, triple quotes, raw). */
+function stringEnd(s: string, i: number): number {
+  const ch = s[i]!;
+  const triple = s.startsWith(ch.repeat(3), i);
+  const raw = i > 0 && /[rR]/.test(s[i - 1]!) && (i < 2 || !/[A-Za-z0-9_]/.test(s[i - 2]!));
+  const close = triple ? ch.repeat(3) : ch;
+  let j = i + close.length;
+  while (j < s.length && !s.startsWith(close, j)) j += !raw && s[j] === '\\' ? 2 : 1;
+  return j + close.length - 1;
+}
+
 /** Visits the characters outside string literals with their bracket depth. */
 function scan(s: string, visit: (i: number, depth: number) => boolean | void): void {
   let depth = 0;
   for (let i = 0; i < s.length; i++) {
     const ch = s[i]!;
     if (ch === '"' || ch === "'") {
-      const triple = s.startsWith(ch.repeat(3), i);
-      const raw = i > 0 && /[rR]/.test(s[i - 1]!) && (i < 2 || !/[A-Za-z0-9_]/.test(s[i - 2]!));
-      const close = triple ? ch.repeat(3) : ch;
-      let j = i + close.length;
-      while (j < s.length && !s.startsWith(close, j)) j += !raw && s[j] === '\\' ? 2 : 1;
-      i = j + close.length - 1;
+      i = stringEnd(s, i);
       continue;
     }
     if (ch === '(' || ch === '[' || ch === '{') depth++;
     else if (ch === ')' || ch === ']' || ch === '}') depth--;
     else if (visit(i, depth) === true) return;
   }
+}
+
+/** Where the bracket opening at `start` closes (string literals skipped), or -1. */
+function closingBracket(s: string, start: number): number {
+  let depth = 0;
+  for (let i = start; i < s.length; i++) {
+    const ch = s[i]!;
+    if (ch === '"' || ch === "'") i = stringEnd(s, i);
+    else if (ch === '(' || ch === '[' || ch === '{') depth++;
+    else if ((ch === ')' || ch === ']' || ch === '}') && --depth === 0) return i;
+  }
+  return -1;
 }
 
 /** The top-level `? :` of a conditional: the first `?` and its matching `:`. */
@@ -77,29 +95,7 @@ function commas(inner: string): number[] {
 /** Whether the brackets at both ends of `s` enclose all of it (`(a) + (b)` is not enclosed). */
 function enclosed(s: string, open: string, close: string): boolean {
   if (!s.startsWith(open) || !s.endsWith(close)) return false;
-  let closes = -1;
-  // scan() skips string literals and reports depth after brackets; the outer bracket closes where the
-  // depth first returns to 0, which must be the last character.
-  let depth = 0;
-  for (let i = 0; i < s.length; i++) {
-    const ch = s[i]!;
-    if (ch === '"' || ch === "'") {
-      const q = s.startsWith(ch.repeat(3), i) ? ch.repeat(3) : ch;
-      let j = i + q.length;
-      while (j < s.length && !s.startsWith(q, j)) j += s[j] === '\\' ? 2 : 1;
-      i = j + q.length - 1;
-      continue;
-    }
-    if (ch === '(' || ch === '[' || ch === '{') depth++;
-    else if (ch === ')' || ch === ']' || ch === '}') {
-      depth--;
-      if (depth === 0) {
-        closes = i;
-        break;
-      }
-    }
-  }
-  return closes === s.length - 1;
+  return closingBracket(s, 0) === s.length - 1;
 }
 
 /**
@@ -110,26 +106,7 @@ function callParts(s: string): { head: string; args: string[]; tail: string } | 
   const open = /^[A-Za-z_][A-Za-z0-9_.]*(?:\([^()]*\))?(?:\.[A-Za-z_][A-Za-z0-9_]*)*\(/.exec(s);
   if (!open) return undefined;
   const start = open[0].length - 1;
-  let depth = 0;
-  let close = -1;
-  for (let i = start; i < s.length; i++) {
-    const ch = s[i]!;
-    if (ch === '"' || ch === "'") {
-      const q = s.startsWith(ch.repeat(3), i) ? ch.repeat(3) : ch;
-      let j = i + q.length;
-      while (j < s.length && !s.startsWith(q, j)) j += s[j] === '\\' ? 2 : 1;
-      i = j + q.length - 1;
-      continue;
-    }
-    if (ch === '(' || ch === '[' || ch === '{') depth++;
-    else if (ch === ')' || ch === ']' || ch === '}') {
-      depth--;
-      if (depth === 0) {
-        close = i;
-        break;
-      }
-    }
-  }
+  const close = closingBracket(s, start);
   if (close < 0) return undefined;
   const tail = s.slice(close + 1);
   if (!/^(?:\.[A-Za-z_][A-Za-z0-9_]*\(\)|\[\d+\])*$/.test(tail)) return undefined;

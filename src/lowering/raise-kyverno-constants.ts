@@ -23,7 +23,7 @@ import { isJsonObject, type JsonValue } from '../ir/json.js';
 import type { ForEachOp, LetOp, MergeOp, Op, Policy, Rule, Value } from '../ir/nodes.js';
 import { apply } from '../interpreter/index.js';
 import { readOpaque } from '../dialects/kyverno/opaque.js';
-import { rewriteOps } from './rewrite.js';
+import { rewritePolicies } from './rewrite.js';
 import type { Raising } from './index.js';
 
 const ADMISSION_ROOTS = new Set(['request', 'images', 'serviceAccountName', 'serviceAccountNamespace', 'target']);
@@ -223,19 +223,4 @@ function collapse(op: ForEachOp): Op[] | undefined {
   return elements.some((e) => e !== null) ? work : [];
 }
 
-export const collapseConstantLoops: Raising = (policies) => {
-  let changed = false;
-  const out = policies.map((p) => {
-    let rulesChanged = false;
-    const rules = p.rules.map((r) => {
-      const body = rewriteOps(r.body, (op) => (op.kind === 'forEach' ? collapse(op) : undefined));
-      if (!body) return r;
-      rulesChanged = true;
-      return { ...r, body };
-    });
-    if (!rulesChanged) return p;
-    changed = true;
-    return { ...p, rules };
-  });
-  return changed ? out : policies;
-};
+export const collapseConstantLoops: Raising = (policies) => rewritePolicies(policies, (op) => (op.kind === 'forEach' ? collapse(op) : undefined));

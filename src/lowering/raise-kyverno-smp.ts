@@ -42,7 +42,7 @@ import { defineOwn, isJsonObject, type JsonObject, type JsonValue } from '../ir/
 import type { Guard, MergeOp, Op, Origin, Policy, Value } from '../ir/nodes.js';
 import type { Path, Segment } from '../ir/path.js';
 import { ELEMENT, listStrategy, matchedKinds, type KindRef, type SchemaStep } from './raise-kyverno-kinds.js';
-import { rewriteOps } from './rewrite.js';
+import { rewriteRules } from './rewrite.js';
 import type { Raising } from './index.js';
 
 const ANCHOR = /^([+<=X^])?\((.+)\)$/;
@@ -253,21 +253,10 @@ export function assemble(out: Walk, origin: Origin): Op[] {
 
 /** Applies `raise` to the ops of every rule, with the kinds the rule matches. */
 export function raiseRuleOps(policies: Policy[], raise: (op: Op, kinds: readonly KindRef[] | undefined) => Op[] | undefined): Policy[] {
-  let changed = false;
-  const out = policies.map((p) => {
-    let rulesChanged = false;
-    const rules = p.rules.map((r) => {
-      const kinds = matchedKinds(p, r);
-      const body = rewriteOps(r.body, (op) => raise(op, kinds));
-      if (!body) return r;
-      rulesChanged = true;
-      return { ...r, body };
-    });
-    if (!rulesChanged) return p;
-    changed = true;
-    return { ...p, rules };
+  return rewriteRules(policies, (p, r) => {
+    const kinds = matchedKinds(p, r);
+    return (op) => raise(op, kinds);
   });
-  return changed ? out : policies;
 }
 
 export const raiseKyvernoStrategicMerge: Raising = (policies) =>

@@ -37,11 +37,16 @@ function rewriteOne(op: Op, rewrite: OpRewriter): Op[] | undefined {
 
 /** Applies `rewrite` to the ops of every rule. */
 export function rewritePolicies(policies: Policy[], rewrite: OpRewriter): Policy[] {
+  return rewriteRules(policies, () => rewrite);
+}
+
+/** Applies the rewriter `rewriterOf` gives for each rule (it may depend on the policy and rule) to its ops. */
+export function rewriteRules(policies: Policy[], rewriterOf: (p: Policy, r: Rule) => OpRewriter): Policy[] {
   let changed = false;
   const out = policies.map((p) => {
     let rulesChanged = false;
     const rules = p.rules.map((r): Rule => {
-      const body = rewriteOps(r.body, rewrite);
+      const body = rewriteOps(r.body, rewriterOf(p, r));
       if (!body) return r;
       rulesChanged = true;
       return { ...r, body };

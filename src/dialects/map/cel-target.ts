@@ -7,7 +7,7 @@
  * CEL read from one of them is carried over to the other only where it means the same there.
  */
 import { parse } from '../../cel/index.js';
-import type { Expr } from '../../cel/ast.js';
+import { scopedSubexpressions, subexpressions, type Expr } from '../../cel/ast.js';
 import { cannot, notYet, type Refusal } from '../generate-report.js';
 
 export interface CelTarget {
@@ -27,44 +27,11 @@ export interface CelTarget {
 
 /** The free identifiers of an expression (names a comprehension binds are not free inside it), with their spans. */
 export function freeIdentifiers(e: Expr, bound: ReadonlySet<string> = new Set(), out: { name: string; start: number; end: number }[] = []): typeof out {
-  switch (e.kind) {
-    case 'ident':
-      if (!bound.has(e.name) && !e.leadingDot) out.push({ name: e.name, start: e.start, end: e.end });
-      break;
-    case 'literal':
-      break;
-    case 'select':
-      freeIdentifiers(e.operand, bound, out);
-      break;
-    case 'index':
-      freeIdentifiers(e.operand, bound, out);
-      freeIdentifiers(e.index, bound, out);
-      break;
-    case 'call':
-      if (e.target) freeIdentifiers(e.target, bound, out);
-      for (const a of e.args) freeIdentifiers(a, bound, out);
-      break;
-    case 'list':
-      for (const x of e.elements) freeIdentifiers(x, bound, out);
-      break;
-    case 'map':
-      for (const en of e.entries) {
-        freeIdentifiers(en.key, bound, out);
-        freeIdentifiers(en.value, bound, out);
-      }
-      break;
-    case 'struct':
-      for (const f of e.fields) freeIdentifiers(f.value, bound, out);
-      break;
-    case 'comprehension': {
-      freeIdentifiers(e.range, bound, out);
-      const inner = new Set(bound);
-      inner.add(e.iterVar);
-      if (e.iterVar2) inner.add(e.iterVar2);
-      for (const a of e.args) freeIdentifiers(a, inner, out);
-      break;
-    }
+  if (e.kind === 'ident') {
+    if (!bound.has(e.name) && !e.leadingDot) out.push({ name: e.name, start: e.start, end: e.end });
+    return out;
   }
+  for (const [sub, b] of scopedSubexpressions(e, bound)) freeIdentifiers(sub, b, out);
   return out;
 }
 
@@ -87,74 +54,24 @@ const KYVERNO_FUNCTIONS = new Set(['image', 'parseImageReference']);
 
 /** A Kyverno global library function called anywhere in `e`. */
 function kyvernoFunction(e: Expr): string | undefined {
-  let found: string | undefined;
-  const visit = (x: Expr): void => {
-    if (found) return;
-    switch (x.kind) {
-      case 'call':
-        if (!x.target && KYVERNO_FUNCTIONS.has(x.fn)) found = x.fn;
-        if (x.target) visit(x.target);
-        return x.args.forEach(visit);
-      case 'select':
-        return visit(x.operand);
-      case 'index':
-        visit(x.operand);
-        return visit(x.index);
-      case 'list':
-        return x.elements.forEach(visit);
-      case 'map':
-        return x.entries.forEach((en) => (visit(en.key), visit(en.value)));
-      case 'struct':
-        return x.fields.forEach((f) => visit(f.value));
-      case 'comprehension':
-        visit(x.range);
-        return x.args.forEach(visit);
-      default:
-        return;
-    }
-  };
-  visit(e);
-  return found;
+  if (e.kind === 'call' && !e.target && KYVERNO_FUNCTIONS.has(e.fn)) return e.fn;
+  for (const sub of subexpressions(e)) {
+    const found = kyvernoFunction(sub);
+    if (found) return found;
+  }
+  return undefined;
 }
 
 const KYVERNO_REQUEST_FIELDS = new Set(['object', 'oldObject', 'roles', 'clusterRoles']);
 
 /** A field of Kyverno's request that kube-apiserver's request lacks, selected anywhere in `e`. */
-function kyvernoRequestField(e: Expr): string | undefined {
-  let found: string | undefined;
-  const visit = (x: Expr, bound: ReadonlySet<string>): void => {
-    if (found) return;
-    if (x.kind === 'select' && x.operand.kind === 'ident' && x.operand.name === 'request' && !bound.has('request') && KYVERNO_REQUEST_FIELDS.has(x.field)) {
-      found = x.field;
-      return;
-    }
-    switch (x.kind) {
-      case 'select':
-        return visit(x.operand, bound);
-      case 'index':
-        visit(x.operand, bound);
-        return visit(x.index, bound);
-      case 'call':
-        if (x.target) visit(x.target, bound);
-        return x.args.forEach((a) => visit(a, bound));
-      case 'list':
-        return x.elements.forEach((a) => visit(a, bound));
-      case 'map':
-        return x.entries.forEach((en) => (visit(en.key, bound), visit(en.value, bound)));
-      case 'struct':
-        return x.fields.forEach((f) => visit(f.value, bound));
-      case 'comprehension': {
-        visit(x.range, bound);
-        const inner = new Set(bound).add(x.iterVar);
-        if (x.iterVar2) inner.add(x.iterVar2);
-        return x.args.forEach((a) => visit(a, inner));
-      }
-      default:
-        return;
-    }
-  };
-  visit(e, new Set());
-  return found;
+function kyvernoRequestField(e: Expr, bound: ReadonlySet<string> = new Set()): string | undefined {
+  if (e.kind === 'select' && e.operand.kind === 'ident' && e.operand.name === 'request' && !bound.has('request') && KYVERNO_REQUEST_FIELDS.has(e.field)) return e.field;
+  for (const [sub, b] of scopedSubexpressions(e, bound)) {
+    const found = kyvernoRequestField(sub, b);
+    if (found) return found;
+  }
+  return undefined;
 }
 
 function carryInto(target: 'map' | 'kyverno-mpol', text: string, from: string, renames: ReadonlyMap<string, string> | undefined): string | Refusal {

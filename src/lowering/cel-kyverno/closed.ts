@@ -7,7 +7,7 @@
  * (kube-apiserver's or Kyverno's) and cost limit, and replaced by that value (referential transparency), or,
  * when it errors, stands for a mutation that always fails.
  */
-import type { Expr } from '../../cel/ast.js';
+import { scopedSubexpressions, type Expr } from '../../cel/ast.js';
 import { compile, MAP_VARIABLES } from '../../cel/index.js';
 import { CelDouble, CelObject, CelOptional, CelUint } from '../../cel/values.js';
 import { PER_CALL_COST_LIMIT } from '../../engines/cel.js';
@@ -20,43 +20,16 @@ export const REQUEST_VARIABLES: ReadonlySet<string> = new Set(MAP_VARIABLES);
 export function freeIdents(e: Expr, bound: ReadonlySet<string> = new Set()): Set<string> {
   const out = new Set<string>();
   const visit = (x: Expr, b: ReadonlySet<string>): void => {
-    switch (x.kind) {
-      case 'literal':
-        return;
-      case 'ident':
-        if (!b.has(x.name)) out.add(x.name);
-        return;
-      case 'select':
-        return visit(x.operand, b);
-      case 'index':
-        visit(x.operand, b);
-        return visit(x.index, b);
-      case 'call':
-        // `optional.of(...)`, `jsonpatch.escapeKey(...)`: a namespace, not a variable.
-        if (x.target && !(x.target.kind === 'ident' && !REQUEST_VARIABLES.has(x.target.name) && !b.has(x.target.name))) visit(x.target, b);
-        for (const a of x.args) visit(a, b);
-        return;
-      case 'list':
-        for (const el of x.elements) visit(el, b);
-        return;
-      case 'map':
-        for (const m of x.entries) {
-          visit(m.key, b);
-          visit(m.value, b);
-        }
-        return;
-      case 'struct':
-        for (const f of x.fields) visit(f.value, b);
-        return;
-      case 'comprehension': {
-        visit(x.range, b);
-        const inner = new Set(b);
-        inner.add(x.iterVar);
-        if (x.iterVar2 !== undefined) inner.add(x.iterVar2);
-        for (const a of x.args) visit(a, inner);
-        return;
-      }
+    if (x.kind === 'ident') {
+      if (!b.has(x.name)) out.add(x.name);
+      return;
     }
+    // `optional.of(...)`, `jsonpatch.escapeKey(...)`: a namespace, not a variable.
+    if (x.kind === 'call' && x.target?.kind === 'ident' && !REQUEST_VARIABLES.has(x.target.name) && !b.has(x.target.name)) {
+      for (const a of x.args) visit(a, b);
+      return;
+    }
+    for (const [sub, sb] of scopedSubexpressions(x, b)) visit(sub, sb);
   };
   visit(e, bound);
   return out;
@@ -65,50 +38,9 @@ export function freeIdents(e: Expr, bound: ReadonlySet<string> = new Set()): Set
 /** Whether `e` calls a function of `env` that reads the cluster or the network (resource.Get, http.Get...). */
 export function callsImpure(e: Expr, env: CelEnv): boolean {
   if (env.impureNamespaces.size === 0 && env.impureFunctions.size === 0) return false;
-  let found = false;
-  const visit = (x: Expr, b: ReadonlySet<string>): void => {
-    if (found) return;
-    switch (x.kind) {
-      case 'literal':
-      case 'ident':
-        return;
-      case 'select':
-        return visit(x.operand, b);
-      case 'index':
-        visit(x.operand, b);
-        return visit(x.index, b);
-      case 'call':
-        if (isImpureCall(x, env, b)) {
-          found = true;
-          return;
-        }
-        if (x.target) visit(x.target, b);
-        for (const a of x.args) visit(a, b);
-        return;
-      case 'list':
-        for (const el of x.elements) visit(el, b);
-        return;
-      case 'map':
-        for (const m of x.entries) {
-          visit(m.key, b);
-          visit(m.value, b);
-        }
-        return;
-      case 'struct':
-        for (const f of x.fields) visit(f.value, b);
-        return;
-      case 'comprehension': {
-        visit(x.range, b);
-        const inner = new Set(b);
-        inner.add(x.iterVar);
-        if (x.iterVar2 !== undefined) inner.add(x.iterVar2);
-        for (const a of x.args) visit(a, inner);
-        return;
-      }
-    }
-  };
-  visit(e, new Set());
-  return found;
+  const visit = (x: Expr, b: ReadonlySet<string>): boolean =>
+    (x.kind === 'call' && isImpureCall(x, env, b)) || scopedSubexpressions(x, b).some(([sub, sb]) => visit(sub, sb));
+  return visit(e, new Set());
 }
 
 /**
