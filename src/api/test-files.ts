@@ -6,8 +6,8 @@
 import { existsSync, statSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
 import type { Diagnostic } from '../diagnostics/diagnostic.js';
-import { findFilesNamed, findTestFiles, loadTestSuite, runTestSuite, TEST_FILE_NAME } from '../dialects/kyverno/test-suite/index.js';
-import { isKaptestFile, KAPTEST_FILE_NAME, loadKaptest, runKaptest } from '../dialects/map/kaptest/index.js';
+import { findTestFiles, loadTestSuite, runTestSuite, TEST_FILE_NAME } from '../dialects/kyverno/test-suite/index.js';
+import { findKaptestFiles, isKaptestFile, loadKaptest, runKaptest } from '../dialects/map/kaptest/index.js';
 import { listCases } from '../golden/case.js';
 import { loadExceptions, verdict } from '../golden/exceptions.js';
 import { runCaseDir } from '../golden/run.js';
@@ -71,7 +71,7 @@ export function test(paths: readonly string[], opts: TestOptions = {}): TestRun 
       if (!suite.ok) run.diagnostics.push(...suite.diagnostics);
       else run.rows.push(...runTestSuite(suite.value, validate, { asKyvernoTest: true, runtime }));
     }
-    const manifests = isFile ? (isKaptestFile(path) ? [path] : []) : findFilesNamed(path, KAPTEST_FILE_NAME, isKaptestFile);
+    const manifests = isFile ? (isKaptestFile(path) ? [path] : []) : findKaptestFiles(path);
     for (const file of manifests) {
       run.found++;
       const manifest = loadKaptest(file, file);

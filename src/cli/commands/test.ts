@@ -1,10 +1,9 @@
 import { existsSync, statSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
 import { diagnostic, type Diagnostic } from '../../diagnostics/diagnostic.js';
-import { findFilesNamed, findTestFiles, loadTestSuite, runTestSuite, TEST_FILE_NAME, type SuiteRow, type TestSuite } from '../../dialects/kyverno/test-suite/index.js';
+import { findTestFiles, loadTestSuite, runTestSuite, TEST_FILE_NAME, type SuiteRow, type TestSuite } from '../../dialects/kyverno/test-suite/index.js';
 import { parseSelector, selectEntries, selectsRow, type Selector } from '../../dialects/kyverno/test-suite/selector.js';
-import { isKaptestFile, loadKaptest, runKaptest } from '../../dialects/map/kaptest/index.js';
-import { KAPTEST_FILE_NAME } from '../../dialects/map/kaptest/load.js';
+import { findKaptestFiles, isKaptestFile, loadKaptest, runKaptest } from '../../dialects/map/kaptest/index.js';
 import { listCases } from '../../golden/case.js';
 import { loadExceptions, verdict } from '../../golden/exceptions.js';
 import { runCaseDir } from '../../golden/run.js';
@@ -199,7 +198,7 @@ export async function runTest(argv: string[], io: CliIO): Promise<number> {
       found++;
       unreadable.push(...runSuite(file, report, mode, selector, runtime));
     }
-    for (const file of findFilesNamed(p, KAPTEST_FILE_NAME, isKaptestFile)) {
+    for (const file of findKaptestFiles(p)) {
       found++;
       unreadable.push(...runKaptestFile(file, report, selector, runtime));
     }

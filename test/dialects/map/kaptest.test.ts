@@ -372,6 +372,18 @@ describe('kaptest manifests through `transmute test`', () => {
     expect(other.stdout.trimEnd().split('\n').at(-1)).toBe('1 passed, 0 failed');
   });
 
+  it('passes over a kaptest v0.1 manifest in a hidden .kaptest/ folder, and runs one of v1 there', async () => {
+    const dir = labelsSuite(fixture('labels.test/kaptest.yaml'), {
+      '.kaptest/kaptest.yaml': 'testSuites:\n- policy: old-vap\n  tests: []\n',
+      '.hidden/kaptest.yaml': fixture('labels.test/kaptest.yaml').replace(/\.\.\/labels\.yaml/g, '../labels.yaml').replace(/resources\.yaml/g, '../labels.test/resources.yaml'),
+    });
+    const r = await run(['test', dir]);
+    expect(r.stderr).toBe('');
+    expect(r.code).toBe(0);
+    expect(r.stdout).not.toContain('.kaptest/');
+    expect(r.stdout).toContain(`${dir}/.hidden/kaptest.yaml`);
+  });
+
   it('a YAML file that is no kaptest manifest is bad usage (exit 2)', async () => {
     const r = await run(['test', join(FIXTURES, 'labels.yaml')]);
     expect(r.code).toBe(2);
@@ -389,16 +401,17 @@ describe('kaptest manifests through `transmute test`', () => {
 });
 
 describe('kaptest discovery', () => {
-  it('finds kaptest.yaml files recursively, the folder\'s own first, hidden folders skipped', () => {
+  it('finds kaptest.yaml files recursively, the folder\'s own first, hidden folders too, kaptest v0.1 manifests passed over', () => {
     const dir = tempDir({
       'b.test/kaptest.yaml': 'mapTestSuites: []\n',
       'a.test/kaptest.yaml': 'mapTestSuites: []\n',
       'kaptest.yaml': 'mapTestSuites: []\n',
       '.kaptest/kaptest.yaml': 'testSuites: []\n',
+      '.hidden/kaptest.yaml': 'vapTestSuites: []\n',
       'a.test/nested/kaptest.yaml': 'mapTestSuites: []\n',
       'a.test/other.yaml': 'mapTestSuites: []\n',
     });
-    expect(findKaptestFiles(dir)).toEqual([`${dir}/kaptest.yaml`, `${dir}/a.test/kaptest.yaml`, `${dir}/a.test/nested/kaptest.yaml`, `${dir}/b.test/kaptest.yaml`]);
+    expect(findKaptestFiles(dir)).toEqual([`${dir}/kaptest.yaml`, `${dir}/.hidden/kaptest.yaml`, `${dir}/a.test/kaptest.yaml`, `${dir}/a.test/nested/kaptest.yaml`, `${dir}/b.test/kaptest.yaml`]);
     expect(isKaptestFile(`${dir}/a.test/other.yaml`)).toBe(true);
     expect(isKaptestFile(join(FIXTURES, 'labels.test/resources.yaml'))).toBe(false);
   });

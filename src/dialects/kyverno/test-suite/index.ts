@@ -1,5 +1,5 @@
 /** `kyverno-test.yaml` suites: load (`loadTestSuite`), find (`findTestFiles`), run (`runTestSuite`). */
-export { findFilesNamed, findTestFiles } from './discover.js';
+export { findTestFiles } from './discover.js';
 export { loadTestSuite, TEST_FILE_NAME } from './load.js';
 export type { RowStatus, SuiteResult, SuiteRow, TestSuite } from './model.js';
 export { runTestSuite, type RunOptions } from './run.js';

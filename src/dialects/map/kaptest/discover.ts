@@ -1,9 +1,10 @@
 /**
  * Finds kaptest manifests under the PATH arguments of `transmute test`. kaptest itself runs the files it is
  * given (any name: README "There are no restrictions on the test file names"); `kaptest init policy.yaml` writes
- * `policy.test/kaptest.yaml`, so a folder is walked recursively for files named `kaptest.yaml` (hidden folders
- * skipped, as for kyverno-test.yaml: the old `.kaptest/` layout is kaptest v0.1's VAP-only format). A file given
- * directly is a manifest when it is named `kaptest.yaml` or reads as one (mapTestSuites / vapTestSuites).
+ * `policy.test/kaptest.yaml`, so a folder is walked recursively for files named `kaptest.yaml`, as for
+ * kyverno-test.yaml (io/find-named.ts). A file found so that is kaptest v0.1's VAP-only format (the old
+ * `.kaptest/` layout: a top-level `testSuites`) is passed over. A file given directly is a manifest when it is
+ * named `kaptest.yaml` or reads as one (mapTestSuites / vapTestSuites).
  */
 import { readFileSync } from 'node:fs';
 import { findNamedFiles } from '../../../io/find-named.js';
@@ -28,6 +29,17 @@ export function isKaptestFile(file: string): boolean {
   return docs.ok && docs.value.length >= 1 && isJsonObject(docs.value[0]!.value) && looksLikeKaptest(docs.value[0]!.value);
 }
 
+/** A kaptest v0.1 manifest: `testSuites` at the top, none of v1's `mapTestSuites` / `vapTestSuites`. */
+function isKaptestV01(file: string): boolean {
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch {
+    return false;
+  }
+  return /^testSuites\s*:/m.test(text) && !/^(mapTestSuites|vapTestSuites)\s*:/m.test(text);
+}
+
 export function findKaptestFiles(path: string): string[] {
-  return findNamedFiles(path, KAPTEST_FILE_NAME, isKaptestFile);
+  return findNamedFiles(path, KAPTEST_FILE_NAME, isKaptestFile, (file) => !isKaptestV01(file));
 }
