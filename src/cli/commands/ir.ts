@@ -1,13 +1,13 @@
 import { printPolicies } from '../../ir/print.js';
 import { optimize } from '../../optimizer/index.js';
-import { SourceRegistry } from '../../diagnostics/render.js';
-import { hasErrors, parsePolicyDocs } from '../../pipeline.js';
-import { MAX_INPUT_SIZE_HELP, maxInputBytes, READER_OPTIONS, readCliInputs, type ReaderFlags, stdinNamedTwice } from '../inputs.js';
+import { hasErrors } from '../../pipeline.js';
+import { MAX_INPUT_SIZE_HELP, READER_OPTIONS, type ReaderFlags } from '../inputs.js';
+import { readPolicyArgs } from '../policy-inputs.js';
 import { many } from '../args.js';
 import { startCommand } from '../command-start.js';
 import { EXIT, type CliIO } from '../io.js';
 import { reportDiagnostics } from '../report.js';
-import { VALIDATE_HELP, validateMode } from '../validate-flag.js';
+import { VALIDATE_HELP } from '../validate-flag.js';
 
 export const IR_HELP = `Usage: transmute ir -p POLICY... [options]
 
@@ -42,18 +42,11 @@ export async function runIr(argv: string[], io: CliIO): Promise<number> {
   if ('exit' in start) return start.exit;
   const { flags: f, format, usage } = start;
   if (many(f.policy).length === 0) return usage('at least one policy is required (-p POLICY)');
-  const mode = validateMode(f.validate);
-  if (typeof mode !== 'string') return usage(mode.error);
-  const budget = maxInputBytes(f['max-input-size']);
-  if (typeof budget !== 'number') return usage(budget.error);
-  const twice = stdinNamedTwice({ '-p': f.policy });
-  if (twice) return usage(twice);
-  const sources = new SourceRegistry(budget);
-  const inputs = readCliInputs(many(f.policy), io, sources, { lists: true, nonEmpty: 'policy documents', policies: true });
-  const loaded = inputs.ok ? parsePolicyDocs(inputs.docs, { mode }) : { policies: [], diagnostics: [] };
-  const diagnostics = [...inputs.diagnostics, ...loaded.diagnostics];
-  reportDiagnostics(io, diagnostics, format, sources);
-  if (hasErrors(diagnostics)) return EXIT.badInput;
+  const read = readPolicyArgs(f, io);
+  if ('usage' in read) return usage(read.usage);
+  reportDiagnostics(io, read.diagnostics, format, read.sources);
+  if (hasErrors(read.diagnostics)) return EXIT.badInput;
+  const loaded = read;
   const policies = f['no-optimize'] ? loaded.policies : optimize(loaded.policies);
   io.stdout(printPolicies(policies, { origins: Boolean(f.origins) }));
   return EXIT.ok;

@@ -4,14 +4,14 @@ import { toJson } from '../../io/yaml-dump.js';
 import { isJsonObject, type JsonObject } from '../../ir/json.js';
 import type { Diagnostic } from '../../diagnostics/diagnostic.js';
 import { writeOutDir } from '../out-dir.js';
-import { SourceRegistry } from '../../diagnostics/render.js';
-import { admitted, hasErrors, parsePolicyDocs, translateDocuments } from '../../pipeline.js';
-import { MAX_INPUT_SIZE_HELP, maxInputBytes, READER_OPTIONS, readCliInputs, type ReaderFlags, stdinNamedTwice } from '../inputs.js';
+import { admitted, hasErrors, translateDocuments } from '../../pipeline.js';
+import { MAX_INPUT_SIZE_HELP, READER_OPTIONS, type ReaderFlags } from '../inputs.js';
+import { readPolicyArgs } from '../policy-inputs.js';
 import { many } from '../args.js';
 import { startCommand } from '../command-start.js';
 import { EXIT, type CliIO } from '../io.js';
 import { reportDiagnostics } from '../report.js';
-import { VALIDATE_HELP, validateMode } from '../validate-flag.js';
+import { VALIDATE_HELP } from '../validate-flag.js';
 import { DNS1123_SUBDOMAIN } from '../../k8s/names.js';
 import { renamePolicy } from '../../dialects/rename.js';
 
@@ -111,19 +111,9 @@ export async function runTranslate(argv: string[], io: CliIO): Promise<number> {
     if (!target.apiVersions.includes(apiVersion)) return usage(`--api-version: ${target.name} is served at ${target.apiVersions.join(', ')}, not ${JSON.stringify(apiVersion)}`);
   }
 
-  const mode = validateMode(f.validate);
-  if (typeof mode !== 'string') return usage(mode.error);
   if (f.name !== undefined && !DNS1123_SUBDOMAIN.test(f.name)) return usage(`--name ${JSON.stringify(f.name)} is not a valid object name (a lowercase RFC 1123 subdomain)`);
-
-  const budget = maxInputBytes(f['max-input-size']);
-  if (typeof budget !== 'number') return usage(budget.error);
-  const twice = stdinNamedTwice({ '-p': f.policy });
-  if (twice) return usage(twice);
-
-  const sources = new SourceRegistry(budget);
-  const inputs = readCliInputs(many(f.policy), io, sources, { lists: true, nonEmpty: 'policy documents', policies: true });
-  const parsed = inputs.ok ? parsePolicyDocs(inputs.docs, { mode }) : { policies: [], diagnostics: [] };
-  const loaded = { docs: inputs.docs, policies: parsed.policies, diagnostics: [...inputs.diagnostics, ...parsed.diagnostics], sources };
+  const loaded = readPolicyArgs(f, io);
+  if ('usage' in loaded) return usage(loaded.usage);
   if (hasErrors(loaded.diagnostics)) {
     reportDiagnostics(io, loaded.diagnostics, format, loaded.sources);
     return EXIT.badInput;

@@ -60,3 +60,22 @@ export function conditional(test: string, then: string, otherwise: string): stri
 export function paren(s: string): string {
   return /^[\w.$"[\]()]*$/.test(s) ? s : `(${s})`;
 }
+
+/** A JSON pointer being built: static text, and CEL for the parts known at runtime (a list index, a key). */
+export type Pointer = readonly (string | { cel: string })[];
+
+/** `"/spec/containers/" + string(i) + "/image"`: the pointer as a CEL string expression. */
+export function renderPointer(ptr: Pointer): string {
+  const parts: string[] = [];
+  let text = '';
+  for (const p of ptr) {
+    if (typeof p === 'string') text += p;
+    else {
+      if (text) parts.push(celString(text));
+      text = '';
+      parts.push(p.cel);
+    }
+  }
+  if (text || parts.length === 0) parts.push(celString(text));
+  return parts.join(' + ');
+}

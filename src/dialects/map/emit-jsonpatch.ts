@@ -5,12 +5,11 @@
  */
 import type { Op, SetMembersOp } from '../../ir/nodes.js';
 import type { Segment } from '../../ir/path.js';
-import { celLiteral, celString, conditional, hasField, isSelectable, select } from './emit-cel.js';
+import { celLiteral, celString, conditional, hasField, isSelectable, renderPointer, select, type Pointer } from './emit-cel.js';
 import { emitValue } from './emit-value.js';
 import { imageValue } from './emit-image.js';
 
 /** A JSON pointer under construction: static text and CEL string expressions (list indices). */
-type Pointer = readonly (string | { cel: string })[];
 
 interface Place {
   cel: string;
@@ -24,22 +23,6 @@ function escapeStatic(key: string): string {
 
 function child(ptr: Pointer, key: string | { cel: string }): Pointer {
   return [...ptr, typeof key === 'string' ? `/${escapeStatic(key)}` : '/', ...(typeof key === 'string' ? [] : [key])];
-}
-
-/** `"/spec/containers/" + string(i) + "/image"`; keys that need escaping go through `jsonpatch.escapeKey`. */
-function renderPointer(ptr: Pointer): string {
-  const parts: string[] = [];
-  let text = '';
-  for (const p of ptr) {
-    if (typeof p === 'string') text += p;
-    else {
-      if (text) parts.push(celString(text));
-      text = '';
-      parts.push(p.cel);
-    }
-  }
-  if (text || parts.length === 0) parts.push(celString(text));
-  return parts.join(' + ');
 }
 
 function pointerOfKey(ptr: Pointer, key: string): Pointer {

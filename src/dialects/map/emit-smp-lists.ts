@@ -4,25 +4,11 @@
  * the field a `merge` patch strategy; every other list, and every list of a kind kyaml does not know, is
  * replaced by the patch's (kyverno.md §1.8 (b); src/merge/smp/schema.ts). A replaced list is a plain set.
  */
-import type { GvkPattern, MatchSpec } from '../../ir/match.js';
+import { tableKindsMatching } from '../../merge/smp/table-kinds.js';
+import type { MatchSpec } from '../../ir/match.js';
 import type { Segment } from '../../ir/path.js';
 import { schemaForResourceType, type SmpSchema } from '../../merge/smp/schema.js';
-import table from '../../merge/smp/merge-keys.json' with { type: 'json' };
 
-const KIND_KEYS: readonly string[] = Object.keys((table as unknown as { kinds: Record<string, string> }).kinds);
-
-/** The `apiVersion/kind` keys of kyaml's table a pattern can match. */
-function candidates(k: GvkPattern): string[] {
-  return KIND_KEYS.filter((key) => {
-    const slash = key.lastIndexOf('/');
-    if (key.slice(slash + 1) !== k.kind) return false;
-    const apiVersion = key.slice(0, slash);
-    const groupEnd = apiVersion.indexOf('/');
-    const group = groupEnd < 0 ? '' : apiVersion.slice(0, groupEnd);
-    const version = groupEnd < 0 ? apiVersion : apiVersion.slice(groupEnd + 1);
-    return (k.group === undefined || k.group === '*' || k.group === group) && (k.version === undefined || k.version === '*' || k.version === version);
-  });
-}
 
 function isMergeList(schema: SmpSchema | null, segs: readonly Segment[]): boolean {
   let s = schema;
@@ -41,7 +27,7 @@ export function smpReplacesList(match: MatchSpec, segs: readonly Segment[]): boo
   const kinds = [...(match.any ?? []), ...(match.all ?? [])].flatMap((c) => c.kinds ?? []);
   if (kinds.length === 0 || kinds.some((k) => k.kind === '*' || /[*?]/.test(k.kind))) return false;
   for (const k of kinds) {
-    for (const key of candidates(k)) {
+    for (const key of tableKindsMatching(k)) {
       const slash = key.lastIndexOf('/');
       if (isMergeList(schemaForResourceType(key.slice(0, slash), key.slice(slash + 1)), segs)) return false;
     }

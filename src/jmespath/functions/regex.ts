@@ -37,6 +37,15 @@ function regexReplace(name: string, literal: boolean): FunctionSpec {
   };
 }
 
+/** regex_match's (and pattern_match's) pattern string and subject (a string or a number as Go prints it). */
+function patternAndSubject(args: unknown[]): { pattern: string; src: string } | JmesFailure {
+  const pattern = expectString('regex_match', args, 0);
+  if (pattern instanceof JmesFailure) return pattern;
+  const src = ifaceToString(args[1]);
+  if (src === undefined) return kyvernoTypeError('regex_match', 2, 'String or Real');
+  return { pattern, src };
+}
+
 export const REGEX_FUNCTIONS: FunctionSpec[] = [
   regexReplace('regex_replace_all', false),
   regexReplace('regex_replace_all_literal', true),
@@ -44,10 +53,9 @@ export const REGEX_FUNCTIONS: FunctionSpec[] = [
     name: 'regex_match',
     args: [['string'], ['string', 'number']],
     handler: (args) => {
-      const pattern = expectString('regex_match', args, 0);
-      if (pattern instanceof JmesFailure) return pattern;
-      const src = ifaceToString(args[1]);
-      if (src === undefined) return kyvernoTypeError('regex_match', 2, 'String or Real');
+      const operands = patternAndSubject(args);
+      if (operands instanceof JmesFailure) return operands;
+      const { pattern, src } = operands;
       const re = compileGoRegexp(pattern);
       // regexp.Match returns the compile error unwrapped.
       if (typeof re === 'string') return failure('Runtime', re);
@@ -58,12 +66,10 @@ export const REGEX_FUNCTIONS: FunctionSpec[] = [
     name: 'pattern_match',
     args: [['string'], ['string', 'number']],
     handler: (args) => {
-      // Upstream validates with the name 'regex_match' (functions.go jpPatternMatch); kept for identical messages.
-      const pattern = expectString('regex_match', args, 0);
-      if (pattern instanceof JmesFailure) return pattern;
-      const src = ifaceToString(args[1]);
-      if (src === undefined) return kyvernoTypeError('regex_match', 2, 'String or Real');
-      return wildcardMatch(pattern, src);
+      // Upstream validates pattern_match with the name 'regex_match' too (functions.go jpPatternMatch).
+      const operands = patternAndSubject(args);
+      if (operands instanceof JmesFailure) return operands;
+      return wildcardMatch(operands.pattern, operands.src);
     },
   },
   {

@@ -19,25 +19,14 @@ import { T } from './types.js';
 export const QUANTITY_NOTE =
   'Kyverno add and subtract of quantity strings ("100Mi") are computed with the Kubernetes quantity library and printed in canonical form when the result is a whole number within int64; the CEL fails on other quantity results, on Go duration strings ("1h") and on other arithmetic of quantities and durations (multiply, divide, modulo, sum), which Kyverno computes';
 
-const DECIMAL: [bigint, string][] = [
-  [10n ** 18n, 'E'],
-  [10n ** 15n, 'P'],
-  [10n ** 12n, 'T'],
-  [10n ** 9n, 'G'],
-  [10n ** 6n, 'M'],
-  [10n ** 3n, 'k'],
-  [1n, ''],
-];
-const EXPONENT: [bigint, string][] = DECIMAL.map(([p], i) => [p, i === DECIMAL.length - 1 ? '' : `e${String(p).length - 1}`]);
-const BINARY: [bigint, string][] = [
-  [2n ** 60n, 'Ei'],
-  [2n ** 50n, 'Pi'],
-  [2n ** 40n, 'Ti'],
-  [2n ** 30n, 'Gi'],
-  [2n ** 20n, 'Mi'],
-  [2n ** 10n, 'Ki'],
-  [1n, ''],
-];
+/** Powers of `base` from base^6 down to base^0, each with its suffix (`suffixes` from the largest). */
+function powers(base: bigint, suffixes: readonly string[]): [bigint, string][] {
+  return suffixes.map((suffix, i) => [base ** BigInt(suffixes.length - 1 - i), suffix]);
+}
+
+const DECIMAL = powers(1000n, ['E', 'P', 'T', 'G', 'M', 'k', '']);
+const EXPONENT = powers(1000n, ['e18', 'e15', 'e12', 'e9', 'e6', 'e3', '']);
+const BINARY = powers(1024n, ['Ei', 'Pi', 'Ti', 'Gi', 'Mi', 'Ki', '']);
 
 /** `n` as `n / p` and the suffix of the largest power `p` in `table` dividing it (the table ends with 1). */
 function scaled(n: string, table: [bigint, string][], cx: Cx): string {

@@ -4,13 +4,15 @@
  * conditionals. Every Kyverno rule becomes one such expression evaluated against the object as the rule finds
  * it, so every test and every value it computes reads the same snapshot, as Kyverno's rule does.
  */
-import { celString, hasField, isSelectable, select } from '../emit-cel.js';
+import { celString, hasField, isSelectable, renderPointer, select, type Pointer } from '../emit-cel.js';
+import type { JsonObject, JsonValue } from '../../../ir/json.js';
 
 /** CEL source text. */
 export type Cel = string;
 
 /** A JSON pointer under construction: static text and CEL string expressions (list indices, computed keys). */
-export type Pointer = readonly (string | { cel: Cel })[];
+export type { Pointer } from '../emit-cel.js';
+export { renderPointer };
 
 export interface Place {
   /** The CEL of the value at this place (valid where the place exists). */
@@ -38,21 +40,6 @@ export function staticIndexPlace(at: Place, index: number): Place {
   return { cel: `${at.cel}[${index}]`, ptr: [...at.ptr, `/${index}`] };
 }
 
-/** `"/spec/containers/" + string(i) + "/image"`. */
-export function renderPointer(ptr: Pointer): Cel {
-  const parts: string[] = [];
-  let text = '';
-  for (const p of ptr) {
-    if (typeof p === 'string') text += p;
-    else {
-      if (text) parts.push(celString(text));
-      text = '';
-      parts.push(p.cel);
-    }
-  }
-  if (text || parts.length === 0) parts.push(celString(text));
-  return parts.join(' + ');
-}
 
 export function patch(op: 'add' | 'replace' | 'remove' | 'move' | 'copy' | 'test', at: Pointer, value?: Cel, from?: Pointer): Cel {
   const f = from === undefined ? '' : `, from: ${renderPointer(from)}`;
@@ -161,3 +148,28 @@ export function has(at: Place, key: string): Cel {
 }
 
 export { celString, isSelectable };
+
+/**
+ * A JSON list or map as a CEL literal, each item or value written by `item` and each key checked by `key`;
+ * the first refusal stops it.
+ */
+export function celCollection<Why>(v: readonly JsonValue[] | JsonObject, item: (x: JsonValue) => Cel | Why, key: (k: string) => Why | undefined, isWhy: (x: Cel | Why) => x is Why): Cel | Why {
+  if (Array.isArray(v)) {
+    const items: Cel[] = [];
+    for (const x of v) {
+      const c = item(x);
+      if (isWhy(c)) return c;
+      items.push(c);
+    }
+    return `[${items.join(', ')}]`;
+  }
+  const entries: string[] = [];
+  for (const [k, x] of Object.entries(v)) {
+    const bad = key(k);
+    if (bad !== undefined) return bad;
+    const c = item(x);
+    if (isWhy(c)) return c;
+    entries.push(`${JSON.stringify(k)}: ${c}`);
+  }
+  return `{${entries.join(', ')}}`;
+}

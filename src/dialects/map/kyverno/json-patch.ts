@@ -20,7 +20,7 @@ import { isJsonObject, type JsonObject, type JsonValue } from '../../../ir/json.
 import type { JsonPatchOp, Op } from '../../../ir/nodes.js';
 import { notYet, type Refusal } from '../../generate-report.js';
 import { celLiteral } from '../emit-cel.js';
-import { concat, cond, has, NONE, one, patch, ROOT, type Cel, type Place } from './cel-patch.js';
+import { celCollection, concat, cond, has, NONE, one, patch, ROOT, type Cel, type Place } from './cel-patch.js';
 import type { RuleScope } from './scope.js';
 import type { TemplateOptions } from '../../../lowering/jmes-cel/index.js';
 import { refused, writeProblem, type RuleCompiler } from './rule.js';
@@ -167,24 +167,8 @@ function valueCel(rc: RuleCompiler, v: JsonValue, holes: readonly string[], scop
     if (json) return notYet('a variable beside text in an unquoted value of a JSON patch written as JSON');
     return rc.templateText(restore(v, holes), scope, { text: true, plainYaml: true });
   }
-  if (Array.isArray(v)) {
-    const items: Cel[] = [];
-    for (const x of v) {
-      const c = valueCel(rc, x, holes, scope, json);
-      if (refused(c)) return c;
-      items.push(c);
-    }
-    return `[${items.join(', ')}]`;
-  }
-  if (isJsonObject(v)) {
-    const entries: string[] = [];
-    for (const [k, x] of Object.entries(v)) {
-      if (hasPlaceholder(k)) return notYet('a variable in a key of a JSON patch value');
-      const c = valueCel(rc, x, holes, scope, json);
-      if (refused(c)) return c;
-      entries.push(`${JSON.stringify(k)}: ${c}`);
-    }
-    return `{${entries.join(', ')}}`;
+  if (Array.isArray(v) || isJsonObject(v)) {
+    return celCollection(v, (x) => valueCel(rc, x, holes, scope, json), (k) => (hasPlaceholder(k) ? notYet('a variable in a key of a JSON patch value') : undefined), refused);
   }
   return notYet('this JSON patch value');
 }

@@ -5,9 +5,9 @@
  * not know) is replaced. A rule matching `Pod` in any group may meet kinds kyaml does not know, so the answer
  * is given per known apiVersion/kind, with what every other object gets.
  */
+import { tableKindsMatching } from '../../../merge/smp/table-kinds.js';
 import type { GvkPattern, MatchSpec } from '../../../ir/match.js';
 import { elementSchema, fieldSchema, schemaForResourceType, type SchemaRef } from '../../../merge/smp/schema.js';
-import table from '../../../merge/smp/merge-keys.json' with { type: 'json' };
 import { and, celString, or, type Cel } from './cel-patch.js';
 
 export type ListStrategy = { kind: 'replace' } | { kind: 'keyed'; key: string } | { kind: 'keys'; keys: readonly string[] } | { kind: 'set' };
@@ -15,19 +15,6 @@ export type ListStrategy = { kind: 'replace' } | { kind: 'keyed'; key: string } 
 /** A step below the object root: a map field or the elements of a list. */
 export type SchemaStep = string | '[]';
 
-const TABLE_KINDS: readonly string[] = Object.keys((table as unknown as { kinds: Record<string, string> }).kinds);
-
-function candidates(k: GvkPattern): string[] {
-  return TABLE_KINDS.filter((key) => {
-    const slash = key.lastIndexOf('/');
-    if (key.slice(slash + 1) !== k.kind) return false;
-    const apiVersion = key.slice(0, slash);
-    const groupEnd = apiVersion.indexOf('/');
-    const group = groupEnd < 0 ? '' : apiVersion.slice(0, groupEnd);
-    const version = groupEnd < 0 ? apiVersion : apiVersion.slice(groupEnd + 1);
-    return (k.group === undefined || k.group === '*' || k.group === group) && (k.version === undefined || k.version === '*' || k.version === version);
-  });
-}
 
 function strategyIn(schema: SchemaRef, steps: readonly SchemaStep[]): ListStrategy {
   let s = schema;
@@ -45,7 +32,7 @@ function strategyIn(schema: SchemaRef, steps: readonly SchemaStep[]): ListStrate
 export function concreteKinds(kinds: readonly GvkPattern[]): GvkPattern[] {
   return kinds.flatMap((k) => {
     if ((k.group !== undefined && k.group !== '*') || /[*?]/.test(k.kind)) return [k];
-    const found = candidates(k);
+    const found = tableKindsMatching(k);
     if (found.length === 0) return [k];
     return found.map((key) => {
       const slash = key.lastIndexOf('/');
@@ -70,9 +57,9 @@ export interface Strategies {
 export function listStrategies(match: MatchSpec, steps: readonly SchemaStep[]): Strategies {
   const kinds = [...(match.any ?? []), ...(match.all ?? [])].flatMap((c) => c.kinds ?? []);
   if (kinds.length === 0 || kinds.some((k) => k.kind === '*' || /[*?]/.test(k.kind))) return { known: undefined, knownKinds: [], others: true, mixed: true };
-  const knownKinds = [...new Set(kinds.flatMap(candidates))].sort();
+  const knownKinds = [...new Set(kinds.flatMap(tableKindsMatching))].sort();
   // A kind pattern that names its group and version exactly, and that kyaml knows, admits nothing else.
-  const others = kinds.some((k) => k.group === undefined || k.group === '*' || k.version === undefined || k.version === '*' || candidates(k).length === 0);
+  const others = kinds.some((k) => k.group === undefined || k.group === '*' || k.version === undefined || k.version === '*' || tableKindsMatching(k).length === 0);
   let known: ListStrategy | undefined;
   let mixed = false;
   for (const key of knownKinds) {

@@ -21,7 +21,7 @@ import { emitGuard } from '../emit-value.js';
 import { schemaProblem } from '../emit-schema.js';
 import { concreteKinds } from './list-strategy.js';
 import type { Segment } from '../../../ir/path.js';
-import { cond, paren, type Cel } from './cel-patch.js';
+import { celCollection, cond, paren, type Cel } from './cel-patch.js';
 import { RuleScope } from './scope.js';
 import { smpPatches } from './smp.js';
 import { forEachPatches } from './foreach.js';
@@ -151,24 +151,8 @@ export class RuleCompiler {
   /** A JSON tree whose strings may hold `{{ }}`, as CEL (Kyverno substitutes every leaf, keys included). */
   tree(v: JsonValue, scope: RuleScope = this.scope): R<Cel> {
     if (typeof v === 'string') return v.includes('{{') ? this.template(v, scope) : JSON.stringify(v);
-    if (Array.isArray(v)) {
-      const items: Cel[] = [];
-      for (const x of v) {
-        const c = this.tree(x, scope);
-        if (refused(c)) return c;
-        items.push(c);
-      }
-      return `[${items.join(', ')}]`;
-    }
-    if (isJsonObject(v)) {
-      const entries: string[] = [];
-      for (const [k, x] of Object.entries(v)) {
-        if (k.includes('{{')) return notYet(`the variable in the key ${JSON.stringify(k)}`);
-        const c = this.tree(x, scope);
-        if (refused(c)) return c;
-        entries.push(`${JSON.stringify(k)}: ${c}`);
-      }
-      return `{${entries.join(', ')}}`;
+    if (Array.isArray(v) || isJsonObject(v)) {
+      return celCollection(v, (x) => this.tree(x, scope), (k) => (k.includes('{{') ? notYet(`the variable in the key ${JSON.stringify(k)}`) : undefined), refused);
     }
     if (v === null) return 'null';
     const lit = celLiteral(v);
