@@ -115,7 +115,7 @@ function compileListElement(items: JsonValue[]): MapPlan | undefined {
   return conditions ? { entries, conditions } : undefined;
 }
 
-function isConditionText(v: JsonValue): boolean {
+export function isConditionText(v: JsonValue): boolean {
   return v !== null && typeof v !== 'object' && isConditionOrGlobal(parseAnchor(scalarText(v)));
 }
 
@@ -218,12 +218,17 @@ function evalList(element: MapPlan, resource: JsonValue | undefined): JsonValue[
 function checkConditions(plan: MapPlan, r: JsonObject | undefined, kind: typeof CONDITION | typeof GLOBAL): string | undefined {
   for (const e of plan.entries) {
     if (e.kind !== kind) continue;
-    if (r === undefined || !hasOwn(r, e.key)) return `could not found "${e.key}" key in the resource`;
-    // checkCondition: a scalar condition is compared as YAML text (convertRNodeToInterface).
-    const actual = r[e.key]!;
-    const text = actual === null || typeof actual !== 'object' ? scalarText(actual) : actual;
-    const err = matchPattern(text, scalarText(e.value as JsonScalar));
-    if (err !== undefined) return err.message;
+    const failure = scalarConditionFailure(r, e.key, scalarText(e.value as JsonScalar));
+    if (failure !== undefined) return failure;
   }
   return undefined;
+}
+
+/** Why the scalar condition `(key): expected` fails on the resource map `r` (undefined: it holds, or no map). */
+export function scalarConditionFailure(r: JsonObject | undefined, key: string, expected: string): string | undefined {
+  if (r === undefined || !hasOwn(r, key)) return `could not found "${key}" key in the resource`;
+  // checkCondition: a scalar condition is compared as YAML text (convertRNodeToInterface).
+  const actual = r[key]!;
+  const text = actual === null || typeof actual !== 'object' ? scalarText(actual) : actual;
+  return matchPattern(text, expected)?.message;
 }

@@ -10,6 +10,7 @@ import { diagnostic, fail, ok, type Result } from '../../diagnostics/index.js';
 import { isJsonObject, type JsonValue } from '../../ir/json.js';
 import { needsPreprocessing, preprocessPattern } from './anchors.js';
 import { compileFastPattern, runFastPattern, type FastPattern } from './anchors-fast.js';
+import { compileMerge, runCompiledMerge, type CompiledMerge } from './compiled-merge.js';
 import { kyamlMerge, type MergeFailure, type MergeOwnership, type NormalForms } from './merge.js';
 
 export interface GroupVersionKind {
@@ -25,6 +26,8 @@ export interface StrategicMergeOptions {
   normalForms?: NormalForms;
   /** See KyamlMergeOptions.owned. */
   owned?: MergeOwnership;
+  /** Always the general path, never the pattern's specialised merge (its reference, for differential tests). */
+  reference?: boolean;
 }
 
 export interface StrategicMergeValue {
@@ -38,13 +41,20 @@ export interface StrategicMergeValue {
 const NO_OPTIONS = {};
 const EMPTY_PATCH: JsonValue = Object.freeze({}) as JsonValue;
 
-/** What stage (a) needs for one pattern: nothing, the compiled form (anchors-fast.ts), or anchors.ts. */
+/**
+ * What stage (a) needs for one pattern: nothing, the compiled form (anchors-fast.ts), or anchors.ts; and the
+ * pattern's specialised merge (compiled-merge.ts), built when the pattern is met a second time (a pattern
+ * substituted per resource is a fresh object each time and would pay for a compilation it never reuses).
+ */
 interface PatternPlan {
   stageA: boolean;
   fast: FastPattern | undefined;
+  /** null: the pattern has no specialised form; undefined: not compiled yet. */
+  compiled: CompiledMerge | null | undefined;
+  uses: number;
 }
 
-const ALWAYS_STAGE_A: PatternPlan = { stageA: true, fast: undefined };
+const ALWAYS_STAGE_A: PatternPlan = { stageA: true, fast: undefined, compiled: null, uses: 0 };
 
 // Patterns are usually the same object for many resources (compile once, evaluate many); one entry per
 // pattern, as substituted patterns are fresh objects every time.
@@ -55,7 +65,7 @@ function planOf(patch: JsonValue): PatternPlan {
   let plan = plans.get(patch);
   if (plan === undefined) {
     const stageA = needsPreprocessing(patch);
-    plan = { stageA, fast: stageA ? compileFastPattern(patch) : undefined };
+    plan = { stageA, fast: stageA ? compileFastPattern(patch) : undefined, compiled: undefined, uses: 0 };
     plans.set(patch, plan);
   }
   return plan;
@@ -66,6 +76,11 @@ export function strategicMerge(resource: JsonValue, patch: JsonValue, opts: Stra
   let plainPatch = patch;
   let skipped: string | undefined;
   const plan = planOf(patch);
+  if (plan.compiled !== null && opts.kind === undefined && opts.reference !== true) {
+    const compiled = plan.compiled ?? (++plan.uses >= 2 ? (plan.compiled = compileMerge(patch) ?? null) : undefined);
+    const outcome = compiled ? runCompiledMerge(compiled, resource, opts.normalForms, opts.owned) : undefined;
+    if (outcome !== undefined) return ok(outcome);
+  }
   if (plan.stageA) {
     const pre = (plan.fast !== undefined ? runFastPattern(plan.fast, resource) : undefined) ?? preprocessPattern(patch, resource);
     if (pre.ok) plainPatch = pre.patch;

@@ -129,8 +129,20 @@ function noteTouched(cx: Walk, dest: object, writesBefore: number): void {
 }
 
 function copyOf(cx: Walk, dest: JsonObject): JsonObject {
-  const out = { ...dest };
+  const out = copyForWrites(dest);
   if (cx.owned !== undefined) (cx.created ??= []).push(out);
+  return out;
+}
+
+/**
+ * A shallow copy that later gets new keys. Not `{ ...m }`: V8 (Node 20) gives a spread's result a map from
+ * which every added property takes the slow path (about 1 µs per new key, measured); a copy built key by key
+ * gets ordinary shared transitions. Same key order as the spread (Object.keys order).
+ */
+export function copyForWrites(m: JsonObject): JsonObject {
+  const out: JsonObject = {};
+  const keys = Object.keys(m);
+  for (let i = 0; i < keys.length; i++) defineOwn(out, keys[i]!, m[keys[i]!]!);
   return out;
 }
 
@@ -145,7 +157,7 @@ function delegate(dest: JsonValue | undefined, patch: JsonValue | undefined, sch
 }
 
 /** walk.Walker.GetSchema: with no schema, a node carrying apiVersion and kind selects its own. */
-function schemaOfNode(v: JsonValue | undefined): SchemaRef {
+export function schemaOfNode(v: JsonValue | undefined): SchemaRef {
   if (!isJsonObject(v)) return null;
   const apiVersion = v.apiVersion;
   const kind = v.kind;
@@ -249,7 +261,7 @@ function fastFields(dest: JsonObject, patch: JsonObject, schema: SchemaRef, cx: 
  * `obj`'s own field, or undefined, in one lookup instead of hasOwn and a read: a JSON value is never
  * undefined nor a function, and `__proto__` is the only other name a plain read finds on Object.prototype.
  */
-function ownField(obj: JsonObject, name: string): JsonValue | undefined {
+export function ownField(obj: JsonObject, name: string): JsonValue | undefined {
   const v = obj[name];
   if (v === undefined) return undefined;
   if (typeof v === 'function' || name === '__proto__') return hasOwn(obj, name) ? v : undefined;
@@ -395,7 +407,7 @@ function fastList(dest: JsonValue[] | undefined, patch: JsonValue, schema: SmpSc
  * FieldSetter gives the new node the existing node's style: over a double-quoted resource string, a patch
  * number or boolean is emitted quoted, i.e. becomes a string.
  */
-function keepStringStyle(existing: JsonValue, value: JsonValue): JsonValue {
+export function keepStringStyle(existing: JsonValue, value: JsonValue): JsonValue {
   if (typeof existing === 'string' && (typeof value === 'number' || typeof value === 'boolean')) return scalarText(value);
   return value;
 }
