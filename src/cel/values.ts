@@ -96,6 +96,14 @@ export abstract class CelOpaque {
   compare?(other: unknown): number;
 }
 
+/** An opaque value with a total order: equal exactly when of the same class and comparing as 0. */
+export abstract class CelOrderedOpaque extends CelOpaque {
+  abstract override compare(other: unknown): number;
+  equals(o: unknown): boolean {
+    return o instanceof this.constructor && this.compare(o) === 0;
+  }
+}
+
 export const TYPES = {
   int: new CelType('int'),
   uint: new CelType('uint'),

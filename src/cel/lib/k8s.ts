@@ -4,7 +4,7 @@
  */
 import { global, member, type FunctionDef } from '../registry.js';
 import { compareSemver } from '../../k8s/semver.js';
-import { CelOpaque, CelOptional, err, kindOf, mkDouble, noOverload, normBig } from '../values.js';
+import { CelOpaque, CelOptional, CelOrderedOpaque, err, kindOf, mkDouble, noOverload, normBig } from '../values.js';
 import { ipFunctions, urlFunctions } from './k8s-net.js';
 import { compileRegex } from './std.js';
 
@@ -76,7 +76,7 @@ const BINARY: Record<string, bigint> = { Ki: 1n << 10n, Mi: 1n << 20n, Gi: 1n <<
 const DECIMAL: Record<string, number> = { n: -9, u: -6, m: -3, '': 0, k: 3, M: 6, G: 9, T: 12, P: 15, E: 18 };
 
 /** An exact rational num / den (den a power of ten), as resource.Quantity keeps an inf.Dec. */
-export class CelQuantity extends CelOpaque {
+export class CelQuantity extends CelOrderedOpaque {
   readonly typeName = 'kubernetes.Quantity';
   constructor(
     readonly raw: string,
@@ -84,9 +84,6 @@ export class CelQuantity extends CelOpaque {
     readonly den: bigint,
   ) {
     super();
-  }
-  equals(o: unknown): boolean {
-    return o instanceof CelQuantity && this.compare(o) === 0;
   }
   override compare(o: unknown): number {
     const q = o as CelQuantity;
@@ -179,7 +176,7 @@ const quantityFunctions: FunctionDef[] = [
 ];
 
 // ------------------------------------------------------------------------------------------ semver
-export class CelSemver extends CelOpaque {
+export class CelSemver extends CelOrderedOpaque {
   readonly typeName = 'kubernetes.Semver';
   constructor(
     readonly major: number,
@@ -189,9 +186,6 @@ export class CelSemver extends CelOpaque {
     readonly raw: string,
   ) {
     super();
-  }
-  equals(o: unknown): boolean {
-    return o instanceof CelSemver && this.compare(o) === 0;
   }
   override compare(o: unknown): number {
     const b = o as CelSemver;

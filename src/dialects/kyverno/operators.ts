@@ -2,6 +2,7 @@
  * Kyverno's condition operators (pkg/engine/variables/operator/*), applied to a key and a value that have
  * already been substituted. Numbers are float64 as in Kyverno's JSON; operator names compare case-insensitively.
  */
+import { jsonStringArray } from '../../util/json-string-array.js';
 import { jsonEqual, type JsonValue } from '../../ir/json.js';
 import { compareSemver, type SemverParts } from '../../k8s/semver.js';
 import { parseDuration } from '../../jmespath/functions/duration.js';
@@ -171,16 +172,6 @@ function inRange(key: string, range: string): boolean {
 
 const matchesEither = (a: string, b: string): boolean => wildcardMatch(a, b) || wildcardMatch(b, a);
 
-function jsonStringArray(s: string): string[] | 'invalid' | undefined {
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(s);
-  } catch {
-    return undefined;
-  }
-  if (!Array.isArray(parsed) || parsed.some((x) => typeof x !== 'string')) return 'invalid';
-  return parsed as string[];
-}
 
 function keyStrings(key: unknown): string[] | undefined {
   if (Array.isArray(key)) return key.map(sprint);

@@ -23,7 +23,7 @@ import {
   quantityToFloat,
   type Quantity,
 } from './quantity.js';
-import { expectNumber, intNumber, kyvernoError, type FunctionSpec } from './registry.js';
+import { expectNumber, withTwo, intNumber, kyvernoError, type FunctionSpec } from './registry.js';
 
 type Operand = { kind: 'scalar'; n: number } | { kind: 'quantity'; q: Quantity } | { kind: 'duration'; d: bigint };
 
@@ -182,17 +182,13 @@ export const ARITHMETIC_FUNCTIONS: FunctionSpec[] = [
   {
     name: 'round',
     args: [['number'], ['number']],
-    handler: (args) => {
-      const x = expectNumber('round', args, 0);
-      if (x instanceof JmesFailure) return x;
-      const digits = expectNumber('round', args, 1);
-      if (digits instanceof JmesFailure) return digits;
+    handler: withTwo('round', expectNumber, expectNumber, (x, digits) => {
       const n = intNumber(digits);
       if (typeof n === 'string') return kyvernoError('round', 'Non-integer argument(s) passed for round off');
       // error.go argOutOfBoundsError is formatted without its values upstream, hence Go's %!d(MISSING).
       if (n < 0) return kyvernoError('round', '%!d(MISSING) argument is out of bounds (%!d(MISSING))');
       const shift = Math.pow(10, n);
       return goRound(x * shift) / shift;
-    },
+    }),
   },
 ];

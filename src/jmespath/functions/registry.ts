@@ -117,6 +117,19 @@ export function expectStrings(fn: string, args: unknown[], count: number): strin
   return vals;
 }
 
+type Expect<T> = (fn: string, args: unknown[], index: number) => T | JmesFailure;
+
+/** A handler of two arguments, each checked by its expectation (expectString, expectNumber) before `body` runs. */
+export function withTwo<A, B>(fn: string, first: Expect<A>, second: Expect<B>, body: (a: A, b: B) => unknown): FunctionSpec['handler'] {
+  return (args) => {
+    const a = first(fn, args, 0);
+    if (a instanceof JmesFailure) return a;
+    const b = second(fn, args, 1);
+    if (b instanceof JmesFailure) return b;
+    return body(a, b);
+  };
+}
+
 export function expectNumber(fn: string, args: unknown[], index: number): number | JmesFailure {
   const v = args[index];
   if (typeof v !== 'number') return kyvernoTypeError(fn, index + 1, 'float64');

@@ -3,8 +3,8 @@
  * 0.0.0 when invalid (functions.go ignores the error); the range is space-separated comparators
  * (AND) joined by `||` (OR), with `x` wildcards expanded as range.go expandWildcardVersion does.
  */
-import { failure, JmesFailure } from '../types.js';
-import { expectString, type FunctionSpec } from './registry.js';
+import { failure } from '../types.js';
+import { expectString, withTwo, type FunctionSpec } from './registry.js';
 
 interface Version {
   major: bigint;
@@ -137,15 +137,11 @@ export const SEMVER_FUNCTIONS: FunctionSpec[] = [
   {
     name: 'semver_compare',
     args: [['string'], ['string']],
-    handler: (args) => {
-      const v = expectString('semver_compare', args, 0);
-      if (v instanceof JmesFailure) return v;
-      const r = expectString('semver_compare', args, 1);
-      if (r instanceof JmesFailure) return r;
+    handler: withTwo('semver_compare', expectString, expectString, (v, r) => {
       const version = parseVersion(v) ?? { major: 0n, minor: 0n, patch: 0n, pre: [] };
       const range = parseRange(r);
       if (typeof range === 'string') return failure('Runtime', range);
       return range(version);
-    },
+    }),
   },
 ];

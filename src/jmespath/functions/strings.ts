@@ -6,7 +6,7 @@
 import { hexDigest, HostUnavailable } from '../../util/host.js';
 import { fromBase64, toBase64, utf8Decode, utf8Encode } from '../../util/bytes.js';
 import { compareGoStrings } from '../values.js';
-import { expectNumber, expectString, expectStrings, kyvernoError, type FunctionSpec } from './registry.js';
+import { expectNumber, expectString, expectStrings, withTwo, kyvernoError, type FunctionSpec } from './registry.js';
 import { JmesFailure } from '../types.js';
 
 function mapRunes(s: string, f: (ch: string) => string): string {
@@ -155,15 +155,11 @@ export const STRING_FUNCTIONS: FunctionSpec[] = [
   {
     name: 'truncate',
     args: [['string'], ['number']],
-    handler: (args) => {
-      const s = expectString('truncate', args, 0);
-      if (s instanceof JmesFailure) return s;
-      const n = expectNumber('truncate', args, 1);
-      if (n instanceof JmesFailure) return n;
+    handler: withTwo('truncate', expectString, expectNumber, (s, n) => {
       const length = Math.trunc(Math.max(0, n));
       const runes = Array.from(s);
       return runes.length <= length ? s : runes.slice(0, length).join('');
-    },
+    }),
   },
   strings('base64_decode', 1, (s) => goBase64Decode(s!)),
   strings('base64_encode', 1, (s) => toBase64(utf8Encode(s!))),

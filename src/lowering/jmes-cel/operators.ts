@@ -9,6 +9,7 @@
  * - a list or map stringified with fmt.Sprint inside a set operator;
  * - a duration beyond Go's int64 nanoseconds, a float string beyond float64 (Kyverno treats them as non-numbers).
  */
+import { jsonStringArray } from '../../util/json-string-array.js';
 import type { Cx } from './context.js';
 import { celString, fail, frag, tfrag, tyOf } from './frag.js';
 import { inlineInto } from './inline.js';
@@ -155,16 +156,6 @@ function inRange(key: Operand, range: { lo: string; hi: string; outside: boolean
   return range.outside ? and(key.quantity(), not(inside)) : inside;
 }
 
-function staticJsonStringArray(s: string): string[] | 'invalid' | undefined {
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(s);
-  } catch {
-    return undefined;
-  }
-  if (!Array.isArray(parsed) || parsed.some((x) => typeof x !== 'string')) return 'invalid';
-  return parsed as string[];
-}
 
 const JSON_SCALAR = '^[ \\t\\n\\r]*(true|false|null|-?(0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?)[ \\t\\n\\r]*$';
 const JSON_COMPOSITE = '^[ \\t\\n\\r]*[\\[{"]';
@@ -258,7 +249,7 @@ function scalarKey(mode: SetMode, key: Operand, value: Operand, cx: Cx): B {
   let byString: B;
   if (s !== undefined) {
     const range = staticRange(s);
-    const arr = range ? undefined : staticJsonStringArray(s);
+    const arr = range ? undefined : jsonStringArray(s);
     if (range) byString = flip(or(w, inRange(key, range)));
     else if (arr === 'invalid') byString = and(w, flip(true));
     else byString = flip(or(w, ...(arr ?? [s]).map((x) => strEq(key, Operand.literal(x)))));
@@ -292,7 +283,7 @@ function listKey(mode: SetMode, key: Operand, value: Operand, cx: Cx): B {
   if (s !== undefined) {
     const single = singleKeyEquals(key, s);
     const range = staticRange(s);
-    const arr = range ? undefined : staticJsonStringArray(s);
+    const arr = range ? undefined : jsonStringArray(s);
     let normal: B;
     if (range) normal = rangeCount(mode, key, range, cx);
     else if (arr === 'invalid') normal = false;
@@ -343,7 +334,7 @@ export function setOperator(mode: SetMode, key: Operand, value: Operand, cx: Cx)
 /** in.go / notin.go (deprecated): exact membership, wildcard only for a scalar key against a string value. */
 export function inOperator(key: Operand, value: Operand, negate: boolean, cx: Cx): B {
   const s = value.stringValue();
-  const arr = s === undefined ? undefined : staticJsonStringArray(s);
+  const arr = s === undefined ? undefined : jsonStringArray(s);
   // values(): a list (stringified), a JSON string array, or the string itself; undefined otherwise.
   const defined: B = s !== undefined ? arr !== 'invalid' : or(value.isList(), and(value.isStr(), not(jsonScalar(value))));
   const member = (k: Operand): B => {

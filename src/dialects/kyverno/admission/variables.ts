@@ -73,31 +73,20 @@ function hasUserMatchExclude(r: RuleRef): { message: string; at: Where } | undef
       .replace(/\/\[/g, '[');
     return { message: `invalid variable used at path: ${shown}`, at: atKey([...r.path, block, ...sub, key]) };
   };
-  const match = obj(get(r.rule, 'match'));
-  const flatMatch = check('match', match, []);
-  if (flatMatch) return flatMatch;
-  for (const [i, f] of (arr(get(match, 'any')) ?? []).entries()) {
-    const hit = check('match', obj(f), ['any', i]);
-    if (hit) return hit;
-  }
-  for (const [i, f] of (arr(get(match, 'all')) ?? []).entries()) {
-    const hit = check('match', obj(f), ['all', i]);
-    if (hit) return hit;
-  }
-  const exclude = obj(get(r.rule, 'exclude'));
-  if (exclude !== undefined) {
-    const flat = check('exclude', exclude, []);
+  // The block itself, then its alternatives: match's any before all, exclude's all before any (as upstream).
+  const inBlock = (block: 'match' | 'exclude', parts: readonly ('any' | 'all')[]): { message: string; at: Where } | undefined => {
+    const b = obj(get(r.rule, block));
+    const flat = check(block, b, []);
     if (flat) return flat;
-    for (const [i, f] of (arr(get(exclude, 'all')) ?? []).entries()) {
-      const hit = check('exclude', obj(f), ['all', i]);
-      if (hit) return hit;
+    for (const part of parts) {
+      for (const [i, f] of (arr(get(b, part)) ?? []).entries()) {
+        const hit = check(block, obj(f), [part, i]);
+        if (hit) return hit;
+      }
     }
-    for (const [i, f] of (arr(get(exclude, 'any')) ?? []).entries()) {
-      const hit = check('exclude', obj(f), ['any', i]);
-      if (hit) return hit;
-    }
-  }
-  return undefined;
+    return undefined;
+  };
+  return inBlock('match', ['any', 'all']) ?? inBlock('exclude', ['all', 'any']);
 }
 
 /** background.go containsUserVariables. */

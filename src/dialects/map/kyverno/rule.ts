@@ -12,7 +12,7 @@
  */
 import { isJsonObject, type JsonObject, type JsonValue } from '../../../ir/json.js';
 import type { Guard, MatchSpec, Op, Rule, Value } from '../../../ir/nodes.js';
-import { conditionsToCel, imagesBinding, imagesVariable, jmesToCel, joinTypes, literalType, nonNull, objectTypeOf, T, templateToCel, type CelTarget as JmesTarget, type TemplateOptions, type Ty } from '../../../lowering/jmes-cel/index.js';
+import { conditionsToCel, imagesBinding, imagesVariable, jmesToCel, joinTypes, literalType, nonNull, objectTypeOf, T, templateToCel, type CelTarget as JmesTarget, type Compiled, type Refusal as JmesRefusal, type TemplateOptions, type Ty } from '../../../lowering/jmes-cel/index.js';
 import { readOpaque } from '../../kyverno/opaque.js';
 import { cannot, notYet, type Refusal } from '../../generate-report.js';
 import type { CelTarget } from '../cel-target.js';
@@ -114,18 +114,12 @@ export class RuleCompiler {
 
   /** A `{{ }}` string and the type of what it substitutes to. */
   templateTyped(text: string, scope: RuleScope = this.scope): R<{ cel: Cel; type: Ty }> {
-    const r = templateToCel(text, scope, this.jmes);
-    if (!r.ok) return { why: r.why, class: r.class };
-    for (const n of r.notes) this.notes.add(n);
-    return { cel: r.cel, type: r.type };
+    return this.accept(templateToCel(text, scope, this.jmes), (r) => ({ cel: r.cel, type: r.type }));
   }
 
   /** A `{{ }}` string as the text Kyverno splices (a hole alone too), guarded as `opts` says. */
   templateText(text: string, scope: RuleScope, opts: TemplateOptions): R<Cel> {
-    const r = templateToCel(text, scope, this.jmes, opts);
-    if (!r.ok) return { why: r.why, class: r.class };
-    for (const n of r.notes) this.notes.add(n);
-    return r.cel;
+    return this.accept(templateToCel(text, scope, this.jmes, opts), (r) => r.cel);
   }
 
   query(text: string, scope: RuleScope = this.scope): R<Cel> {
@@ -135,17 +129,18 @@ export class RuleCompiler {
 
   /** A query and the type of what it yields (a foreach list's elements are typed by it). */
   queryTyped(text: string, scope: RuleScope = this.scope): R<{ cel: Cel; type: Ty }> {
-    const r = jmesToCel(text, scope, this.jmes);
-    if (!r.ok) return { why: r.why, class: r.class };
-    for (const n of r.notes) this.notes.add(n);
-    return { cel: r.cel, type: r.type };
+    return this.accept(jmesToCel(text, scope, this.jmes), (r) => ({ cel: r.cel, type: r.type }));
   }
 
   conditions(block: JsonValue, scope: RuleScope = this.scope): R<Cel> {
-    const r = conditionsToCel(block, scope, this.jmes);
+    return this.accept(conditionsToCel(block, scope, this.jmes), (r) => r.cel);
+  }
+
+  /** A compilation's value, its notes kept; a refusal as the rule's. */
+  private accept<T>(r: Compiled | JmesRefusal, value: (c: Compiled) => T): R<T> {
     if (!r.ok) return { why: r.why, class: r.class };
     for (const n of r.notes) this.notes.add(n);
-    return r.cel;
+    return value(r);
   }
 
   /** A JSON tree whose strings may hold `{{ }}`, as CEL (Kyverno substitutes every leaf, keys included). */
