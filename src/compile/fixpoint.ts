@@ -13,14 +13,9 @@
  * analysis does not model (expressions, references to variables, bindings, loops, merges, patches, external
  * data) makes it give up, and the system runs its passes as before.
  */
-import type { Guard, Op, Policy, Value } from '../ir/nodes.js';
-import type { MatchClause, MatchSpec } from '../ir/match.js';
-import type { Path, Segment } from '../ir/path.js';
-
-/** A place in the object: field names, and `*` for any list element. */
-type Place = readonly string[];
-
-const ELEMENT = '\u0000*';
+import type { Op, Policy } from '../ir/nodes.js';
+import type { Path } from '../ir/path.js';
+import { GiveUp, overlaps, placeOf, readGuard, readMatch, readValue, type Place } from './places.js';
 
 interface Footprint {
   reads: Place[];
@@ -33,82 +28,6 @@ interface Footprint {
    */
   leaf?: Place;
   leafClass?: 'assign' | 'remove' | 'image' | 'members';
-}
-
-class GiveUp extends Error {}
-
-function token(seg: Segment): string {
-  return seg.kind === 'field' ? seg.name : ELEMENT;
-}
-
-function placeOf(segs: readonly Segment[], upTo = segs.length): Place {
-  return segs.slice(0, upTo).map(token);
-}
-
-function overlaps(a: Place, b: Place): boolean {
-  const n = Math.min(a.length, b.length);
-  for (let i = 0; i < n; i++) if (a[i] !== b[i] && a[i] !== ELEMENT && b[i] !== ELEMENT) return false;
-  return true;
-}
-
-/** Reads of an object path: the path, and the parents whose existence a segment test asks about. */
-function readPath(path: Path, into: Footprint): void {
-  if (path.root === 'vars') throw new GiveUp();
-  if (path.root !== 'object') return; // the other documents do not change during an evaluation
-  into.reads.push(placeOf(path.segments));
-}
-
-function readValue(v: Value, into: Footprint): void {
-  switch (v.kind) {
-    case 'literal':
-      return;
-    case 'ref':
-      return readPath(v.path, into);
-    case 'fromMetadata':
-      into.reads.push(['metadata', v.field]);
-      return;
-    default:
-      throw new GiveUp();
-  }
-}
-
-function readGuard(g: Guard, into: Footprint): void {
-  switch (g.kind) {
-    case 'exists':
-    case 'notExists':
-    case 'match':
-      return readPath(g.path, into);
-    case 'eq':
-    case 'neq':
-      readPath(g.path, into);
-      return readValue(g.value, into);
-    case 'in':
-    case 'notIn':
-      readPath(g.path, into);
-      for (const v of g.values) readValue(v, into);
-      return;
-    case 'and':
-    case 'or':
-      for (const a of g.args) readGuard(a, into);
-      return;
-    case 'not':
-      return readGuard(g.arg, into);
-    case 'const':
-      return;
-    default:
-      throw new GiveUp();
-  }
-}
-
-/** What matching reads of the object (src/k8s/facts.ts, clause.ts). */
-function readMatch(m: MatchSpec | undefined, into: Footprint): void {
-  if (!m) return;
-  into.reads.push(['apiVersion'], ['kind'], ['metadata', 'name'], ['metadata', 'generateName'], ['metadata', 'namespace']);
-  const clauses: MatchClause[] = [...(m.any ?? []), ...(m.all ?? []), ...(m.exclude?.any ?? []), ...(m.exclude?.all ?? [])];
-  for (const c of clauses) {
-    if (c.labelSelector !== undefined || c.namespaceSelector !== undefined) into.reads.push(['metadata', 'labels']);
-    if (c.annotations !== undefined) into.reads.push(['metadata', 'annotations']);
-  }
 }
 
 /**
@@ -154,7 +73,7 @@ function unitsOf(op: Op, above: readonly Place[], out: Footprint[]): void {
   const fp: Footprint = { reads: [...above], writes: [] };
   switch (op.kind) {
     case 'set':
-      if (op.value.kind !== 'literal') readValue(op.value, fp);
+      if (op.value.kind !== 'literal') readValue(op.value, fp.reads);
       writePath(op.path, false, fp, 'assign', true);
       break;
     case 'remove':
@@ -170,7 +89,7 @@ function unitsOf(op: Op, above: readonly Place[], out: Footprint[]): void {
       writePath(op.path, false, fp, 'image');
       break;
     case 'when': {
-      readGuard(op.guard, fp);
+      readGuard(op.guard, fp.reads);
       for (const o of op.then) unitsOf(o, fp.reads, out);
       for (const o of op.else ?? []) unitsOf(o, fp.reads, out);
       return;
@@ -208,16 +127,17 @@ export function singlePassConverges(policies: readonly Policy[]): boolean {
     const units: Unit[] = [];
     const gates: Unit[] = [];
     for (const policy of policies) {
-      if (policy.lets?.length || policy.semantics.applyRules !== undefined) return false;
+      // Under failurePolicy ignore a failing op fails again, with its warning, in every pass.
+      if (policy.lets?.length || policy.semantics.applyRules !== undefined || policy.semantics.failurePolicy === 'ignore') return false;
       // The policy's match and guards run before any of its ops in each pass.
       const gate: Footprint = { reads: [], writes: [] };
-      readMatch(policy.match, gate);
-      for (const g of policy.guards) readGuard(g, gate);
+      readMatch(policy.match, gate.reads);
+      for (const g of policy.guards) readGuard(g, gate.reads);
       gates.push({ policy, footprint: gate });
       for (const rule of policy.rules) {
         const ruleGate: Footprint = { reads: [], writes: [] };
-        readMatch(rule.match, ruleGate);
-        for (const g of rule.guards) readGuard(g, ruleGate);
+        readMatch(rule.match, ruleGate.reads);
+        for (const g of rule.guards) readGuard(g, ruleGate.reads);
         const ops: Footprint[] = [];
         for (const op of rule.body) unitsOf(op, ruleGate.reads, ops);
         for (const footprint of ops) units.push({ policy, footprint });

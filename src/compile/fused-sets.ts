@@ -28,14 +28,27 @@ class Emitter {
     return `${prefix}${this.n++}`;
   }
 
-  /** Statements running `plan` on the node held by the variable `node` (reassigned when it changes). */
+  /**
+   * Statements running `plan` on the node held by the variable `node` (reassigned when it changes). Every
+   * node variable has a companion flag, `<node>$`, true once the node is a container this run created or
+   * copied, so later writes go in place without asking `opts.owned` again.
+   */
   plan(plan: Plan, node: string): string {
-    return plan.map((g) => this.group(g, node)).join('\n');
+    // The node's shape is tested once per run of field groups: their writes keep it a map; a keyed group or
+    // an ordinary walk may make it a list, so the test is made again after them.
+    let checked = false;
+    return plan
+      .map((g) => {
+        const out = this.group(g, node, checked);
+        checked = g.kind === 'field';
+        return out;
+      })
+      .join('\n');
   }
 
-  private group(g: Group, node: string): string {
+  private group(g: Group, node: string, checked: boolean): string {
     if (g.kind === 'opaque') return this.opaque(g, node);
-    return g.kind === 'field' ? this.field(g, node) : this.keyed(g, node);
+    return g.kind === 'field' ? this.field(g, node, checked) : this.keyed(g, node);
   }
 
   private opaque(g: Extract<Group, { kind: 'opaque' }>, node: string): string {
@@ -44,20 +57,23 @@ class Emitter {
     const r = this.fresh('r');
     return `{ opts.origin = ${this.k.ref(g.item.origin)};
   const ${r} = ${this.k.ref(walker)}(${node}, ${this.k.ref(g.item.leaf)}, opts);
-  if (${r} !== h.UNCHANGED) ${node} = ${r}; }`;
+  if (${r} !== h.UNCHANGED && ${r} !== ${node}) { ${node} = ${r}; ${node}$ = true; } }`;
   }
 
-  private field(g: Extract<Group, { kind: 'field' }>, node: string): string {
+  private field(g: Extract<Group, { kind: 'field' }>, node: string, checked: boolean): string {
     const name = literal(g.name);
     const original = this.fresh('o');
     const child = this.fresh('c');
     const read = g.inherited ? `(h.hasOwn(${node}, ${name}) ? ${node}[${name}] : undefined)` : `${node}[${name}]`;
-    const write = g.name === '__proto__' ? `h.defineOwn(m, ${name}, ${child});` : `m[${name}] = ${child};`;
-    return `{ if (${node} !== undefined && (typeof ${node} !== 'object' || ${node} === null || Array.isArray(${node}))) { opts.origin = ${this.k.ref(g.origin)}; h.mismatch('object', ${node}, opts); }
+    const write = g.name === '__proto__' ? `h.defineOwn(${node}, ${name}, ${child});` : `${node}[${name}] = ${child};`;
+    const check = checked
+      ? ''
+      : `if (${node} !== undefined && (typeof ${node} !== 'object' || ${node} === null || Array.isArray(${node}))) { opts.origin = ${this.k.ref(g.origin)}; h.mismatch('object', ${node}, opts); }`;
+    return `{ ${check}
   const ${original} = ${node} === undefined ? undefined : ${read};
-  let ${child} = ${original};
+  let ${child} = ${original}, ${child}$ = false;
   ${this.steps(g.steps, child)}
-  if (${child} !== ${original}) { const m = h.writableMap(${node}, opts); ${write} ${node} = m; } }`;
+  if (${child} !== ${original}) { if (!${node}$) { ${node} = h.writableMap(${node}, opts); ${node}$ = true; } ${write} } }`;
   }
 
   /** Steps on the value held by the variable `child`. */
@@ -74,22 +90,23 @@ class Emitter {
   private leaf(item: Item, seg: Segment, child: string): string {
     const v = this.json.get(item);
     if (seg.kind === 'field' && v !== undefined && (v === null || typeof v !== 'object')) {
-      return `opts.leafCalls++; if (${child} !== ${literal(v)}) ${child} = ${literal(v)};`;
+      return `opts.leafCalls++; if (${child} !== ${literal(v)}) { ${child} = ${literal(v)}; ${child}$ = false; }`;
     }
+    // The value written is the policy's own literal: not owned, never written in place.
     if (seg.kind === 'field' && v !== undefined) {
       const ref = this.k.ref(v);
-      return `opts.leafCalls++; if (${child} === undefined || !h.jsonEqual(${child}, ${ref})) ${child} = ${ref};`;
+      return `opts.leafCalls++; if (${child} === undefined || !h.jsonEqual(${child}, ${ref})) { ${child} = ${ref}; ${child}$ = false; }`;
     }
     const r = this.fresh('r');
     return `{ opts.leafCalls++; opts.origin = ${this.k.ref(item.origin)};
   const ${r} = ${this.k.ref(item.leaf)}(${child}, ${child} !== undefined, ${this.k.ref(seg)});
-  if (${r} !== h.UNCHANGED) ${child} = ${r}; }`;
+  if (${r} !== h.UNCHANGED) { ${child} = ${r}; ${child}$ = false; } }`;
   }
 
   private keyed(g: Extract<Group, { kind: 'keyed' }>, node: string): string {
     // The steps run on a matching element or on a created one: one function, emitted once.
     const fn = this.fresh('s');
-    this.functions.push(`function ${fn}(c, opts) {\n${this.steps(g.steps, 'c')}\nreturn c; }`);
+    this.functions.push(`function ${fn}(c, opts) {\nlet c$ = false;\n${this.steps(g.steps, 'c')}\nreturn c; }`);
     const key = literal(g.key);
     const value = literal(g.value);
     const out = this.fresh('out');
@@ -108,7 +125,7 @@ class Emitter {
     const r = ${fn}(created, opts);
     if (r !== undefined && (r !== created || Object.keys(created).length > 1)) (${out} ??= h.writableList(${node}, opts)).push(r);
   }
-  if (${out} !== undefined) ${node} = ${out}; }`;
+  if (${out} !== undefined) { ${node} = ${out}; ${node}$ = true; } }`;
   }
 }
 
@@ -135,7 +152,7 @@ export function generateFusedSets(ops: readonly SetOp[]): OpFn | undefined {
 return function fusedSets(st, scope) {
   const opts = { create: true, origin: ${k.ref(items[0]!.origin)}, owned: st.owned, leafCalls: 0, inPlace: 0 };
   const start = st.object ?? undefined;
-  let n = start;
+  let n = start, n$ = false;
   ${body}
   st.writes += opts.leafCalls;
   if (opts.inPlace > 0) st.matchRequest = undefined;

@@ -5,6 +5,8 @@ import type { AdmissionRequest, ApplyOptions, ApplyResult, Patch6902 } from './a
 import { CLOSURES, compilePolicy, type OpCompiler } from './compile.js';
 import { GENERATED } from '../compile/index.js';
 import { singlePassConverges } from '../compile/fixpoint.js';
+import { stableMatchSlots } from '../compile/stable-match.js';
+import { fusedPasses } from '../compile/fused-pass.js';
 import { resolvePlaceholders } from './external.js';
 import { EvalFailure } from './failure.js';
 import { candidatesFor } from '../optimizer/kind-index.js';
@@ -31,18 +33,34 @@ function unitsFor(policies: readonly Policy[], candidates: readonly Policy[], co
   let units = byCandidates.get(candidates);
   if (!units) {
     units = plan(policies, candidates.map((p) => compilePolicy(p, compiler)));
-    // Generated runs skip a fix-point system's idle confirmation pass when it is proven idle; the closure
-    // interpreter, the reference, always runs it.
-    if (compiler !== CLOSURES) for (const u of units) if (u.kind === 'fixpoint') u.singlePass = singlePassConverges(u.policies.map((cp) => cp.policy));
+    // Generated runs skip a fix-point system's idle confirmation pass when it is proven idle, test the matches
+    // it cannot change once per run and run its passes as one walk; the closure interpreter, the reference,
+    // does none of these.
+    if (compiler !== CLOSURES) {
+      for (const u of units) {
+        if (u.kind !== 'fixpoint') continue;
+        const ps = u.policies.map((cp) => cp.policy);
+        u.singlePass = singlePassConverges(ps);
+        u.matchSlots = stableMatchSlots(ps);
+        u.fused = fusedPasses(u.policies, u.matchSlots);
+      }
+    }
     byCandidates.set(candidates, units);
   }
   return units;
 }
 
+/**
+ * The runtime of the calls that bring none. One for all: a default runtime is frozen through and through
+ * (src/runtime/create.ts), so nothing of one evaluation can reach the next through it, and building one per
+ * call cost more than matching the request (issue 17).
+ */
+const DEFAULT_RUNTIME = createRuntime();
+
 export interface ApplyEnv extends ApplyOptions {
   /**
-   * The engines, schemas and outside data to evaluate with (src/runtime). Default: a fresh `createRuntime()`,
-   * the shipped engines with the built-in kinds and no outside data.
+   * The engines, schemas and outside data to evaluate with (src/runtime). Default: `createRuntime()`, the
+   * shipped engines with the built-in kinds and no outside data (built once and shared: it is immutable).
    */
   runtime?: Runtime;
   /** @deprecated put it in the runtime (`createRuntime({ externalData })`); when given, it wins over the runtime's. */
@@ -59,7 +77,7 @@ export interface ApplyEnv extends ApplyOptions {
 export function apply(policies: readonly Policy[], given: AdmissionRequest, opts: ApplyEnv = {}): ApplyResult {
   // Every engine sees the object as kube-apiserver hands it to admission (the request's namespace placed on it).
   const request = withRequestNamespace(given);
-  const runtime = opts.runtime ?? createRuntime();
+  const runtime = opts.runtime ?? DEFAULT_RUNTIME;
   const st: EvalState = {
     object: request.object,
     request,

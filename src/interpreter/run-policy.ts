@@ -3,6 +3,7 @@ import { jsonEqual } from '../ir/json.js';
 import { newEpoch } from './walk.js';
 import type { Policy } from '../ir/nodes.js';
 import { objectChangedInPlace } from '../k8s/facts.js';
+import type { MatchOutcome } from '../k8s/match.js';
 import type { AdmissionRequest } from '../k8s/request.js';
 import type { TraceEvent } from './api.js';
 import { describeGuard, type CompiledGuard, type CompiledPolicy } from './compile.js';
@@ -34,6 +35,26 @@ function currentRequest(st: EvalState): AdmissionRequest {
   if (kept?.object === st.object) objectChangedInPlace(kept);
   st.matchRequest = st.matchRequestKept = kept?.object === st.object ? kept : { ...st.request, object: st.object };
   return st.matchRequest;
+}
+
+/**
+ * Match outcomes kept for the whole run of a fix-point unit, one per slot (semantics.ts Unit.matchSlots).
+ * An outcome that could not be decided is not kept: its diagnostic spans its own policy's match block.
+ */
+export class SharedMatches {
+  private readonly outcomes: (MatchOutcome | undefined)[] = [];
+
+  constructor(private readonly slots: readonly number[]) {}
+
+  outcome(i: number, cp: CompiledPolicy, st: EvalState): MatchOutcome {
+    const slot = this.slots[i]!;
+    if (slot < 0) return cp.match.test(currentRequest(st));
+    const kept = this.outcomes[slot];
+    if (kept !== undefined) return kept;
+    const m = cp.match.test(currentRequest(st));
+    if (!m.error) this.outcomes[slot] = m;
+    return m;
+  }
 }
 
 function firstError(ds: readonly Diagnostic[]): Diagnostic | undefined {
@@ -74,7 +95,7 @@ function anyFalse(st: EvalState, guards: readonly CompiledGuard[], scope: Scope)
  * is reported by the policy that first copied the root in this pass, which is all a pass needs. Real
  * snapshots are kept where they are used: traced runs (per-op outcomes) and failurePolicy ignore (rollback).
  */
-export function runPolicy(cp: CompiledPolicy, st: EvalState, pass?: number, keepOwned = false): boolean {
+export function runPolicy(cp: CompiledPolicy, st: EvalState, pass?: number, keepOwned = false, shared?: SharedMatches, index = -1): boolean {
   const policy = cp.policy;
   st.policyId = policy.id;
   st.ruleName = undefined;
@@ -90,7 +111,7 @@ export function runPolicy(cp: CompiledPolicy, st: EvalState, pass?: number, keep
     // A match block that could not be compiled (an invalid selector) fails when the policy is used.
     const invalid = firstError(cp.match.diagnostics);
     if (invalid) throw new EvalFailure(invalid);
-    const m = cp.match.test(currentRequest(st));
+    const m = shared ? shared.outcome(index, cp, st) : cp.match.test(currentRequest(st));
     if (m.error) throw new EvalFailure(m.error);
     if (!m.matched) {
       if (st.trace) event(st, pass, { node: 'policy', outcome: 'not-matched', reason: m.reason, origin: policy.origin });

@@ -1,11 +1,9 @@
 import { diagnostic } from '../diagnostics/diagnostic.js';
-import { jsonEqual } from '../ir/json.js';
 import type { Policy } from '../ir/nodes.js';
 import type { CompiledPolicy } from './compile.js';
-import { evalFailure } from './failure.js';
 import { RequestDenied, runPolicy } from './run-policy.js';
+import { runFixpoint, type FusedPasses } from './run-fixpoint.js';
 import type { EvalState } from './state.js';
-import { newEpoch } from './walk.js';
 
 /**
  * A unit of execution. Each engine's system runs as a whole at the position of its first policy:
@@ -19,6 +17,13 @@ export type Unit =
       maxPasses: number;
       /** Proven (src/compile/fixpoint.ts) that a pass after one that changed the object changes nothing. */
       singlePass?: boolean;
+      /**
+       * Per policy, the slot its match outcome is kept in for the whole run of the unit, or -1 (proven by
+       * src/compile/stable-match.ts: nothing in the unit writes what the match reads; equal matches share a slot).
+       */
+      matchSlots?: readonly number[];
+      /** Whole passes as generated walks (src/compile/fused-pass.ts), where the matches allow. */
+      fused?: FusedPasses;
     }
   | { kind: 'ordered'; policies: CompiledPolicy[] };
 
@@ -64,46 +69,6 @@ export function runUnit(unit: Unit, st: EvalState): void {
     case 'ordered':
       return runOrdered(unit, st);
   }
-}
-
-/**
- * Repeats all fix-point policies in order until a pass leaves the object as it found it (deep comparison,
- * pkg/mutation/system.go); exceeding the bound is an error that fails the request.
- */
-function runFixpoint(unit: Extract<Unit, { kind: 'fixpoint' }>, st: EvalState): void {
-  // Policies whose ops reached their place in a non-final pass: Gatekeeper's appliedMutations, which name the
-  // mutators in the `gatekeeper.sh/mutations` annotation (a setter call counts, changed or not).
-  const applied = st.onFixpointConverged ? new Set<Policy>() : undefined;
-  for (let pass = 1; pass <= unit.maxPasses; pass++) {
-    const snapshot = st.object;
-    // The snapshot is compared after the pass, so nothing in it may be written in place: the pass starts a
-    // new epoch, which its policies then share (runPolicy keepOwned). Any change in the pass therefore
-    // replaces the root, and the first policy to change something reports it.
-    st.owned = newEpoch();
-    let changed = false;
-    const appliedNow: Policy[] = [];
-    for (const cp of unit.policies) {
-      const writes = st.writes;
-      changed = runPolicy(cp, st, pass, true) || changed;
-      if (applied && st.writes !== writes) appliedNow.push(cp.policy);
-    }
-    st.trace?.push({ policy: '*', node: 'pass', outcome: changed ? 'applied' : 'unchanged', pass });
-    if (!changed || jsonEqual(snapshot, st.object)) {
-      if (pass > 1 && applied && st.onFixpointConverged && st.object !== null) st.object = st.onFixpointConverged(st.object, [...applied]);
-      return;
-    }
-    for (const p of appliedNow) applied?.add(p);
-    // The next pass is proven idle: it would find nothing to change and converge (untraced runs only, so a
-    // trace still shows every pass).
-    if (pass === 1 && unit.singlePass === true && unit.maxPasses >= 2 && st.trace === undefined) {
-      if (applied && st.onFixpointConverged && st.object !== null) st.object = st.onFixpointConverged(st.object, [...applied]);
-      return;
-    }
-  }
-  const ids = unit.policies.map((p) => p.policy.id).join(', ');
-  throw new RequestDenied(
-    evalFailure('TM3002', `mutation system did not converge after ${unit.maxPasses} passes (policies: ${ids})`, unit.policies[0]?.policy.origin),
-  );
 }
 
 /**

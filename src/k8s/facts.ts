@@ -86,14 +86,6 @@ function nonEmptyObject(v: JsonValue | null | undefined): JsonObject | null {
   return isJsonObject(v) && someOwnKey(v) !== undefined ? v : null;
 }
 
-function metadataString(obj: JsonObject | null, field: string): string {
-  if (!obj || !hasOwn(obj, 'metadata')) return '';
-  const meta = obj['metadata'];
-  if (!isJsonObject(meta) || !hasOwn(meta, field)) return '';
-  const v = meta[field];
-  return typeof v === 'string' ? v : '';
-}
-
 /** The facts that follow from the request's kind alone. */
 interface KindFacts {
   gvk: GroupVersionKind;
@@ -125,9 +117,9 @@ let lastKindFacts: KindFacts | undefined;
 
 function kindFactsOf(req: AdmissionRequest, object: JsonObject | null): KindFacts {
   if (req.kind !== undefined || req.resource !== undefined || req.subResource !== undefined || object === null) return kindFacts(req, object);
-  // Own properties only, as gvkOf reads them; a non-string misses the memo (gvkOf reads it as '').
-  const av = hasOwn(object, 'apiVersion') ? object['apiVersion'] : undefined;
-  const k = hasOwn(object, 'kind') ? object['kind'] : undefined;
+  // Own properties only, as gvkOf reads them (see ownField); a non-string misses the memo (gvkOf reads it as '').
+  const av = ownField(object, 'apiVersion');
+  const k = ownField(object, 'kind');
   if (typeof av !== 'string' || typeof k !== 'string') return kindFacts(req, object);
   if (lastKindFacts !== undefined && av === lastApiVersion && k === lastKind) return lastKindFacts;
   const f = kindFacts(req, object);
@@ -137,18 +129,29 @@ function kindFactsOf(req: AdmissionRequest, object: JsonObject | null): KindFact
   return f;
 }
 
-function ownField(obj: JsonObject | null, field: string): unknown {
-  return obj !== null && hasOwn(obj, field) ? obj[field] : undefined;
+/** The fields matching reads of an object: none is a property of Object.prototype (walk.ts INHERITED). */
+type ReadField = 'apiVersion' | 'kind' | 'metadata' | 'name' | 'generateName' | 'namespace';
+
+/**
+ * An own field of a JSON map. A plain read is an own read for these names (none is inherited, and a JSON
+ * value is never undefined), and costs far less than a hasOwnProperty call: matching runs per object.
+ */
+function ownField(obj: JsonObject | null, field: ReadField): unknown {
+  return obj !== null ? obj[field] : undefined;
 }
 
-function objectReads(newObject: JsonObject | null, object: JsonObject | null): ObjectReads {
+/** `newSomeKey` is the own key that proved the new object non-empty (undefined when it is empty or absent). */
+function objectReads(newSomeKey: string | undefined, object: JsonObject | null): ObjectReads {
+  // The metadata map is looked up once for the three strings read from it.
+  const raw = ownField(object, 'metadata');
+  const meta = isJsonObject(raw) ? raw : undefined;
   return {
-    someKey: newObject === null ? undefined : someOwnKey(newObject),
+    someKey: newSomeKey,
     apiVersion: ownField(object, 'apiVersion'),
     kind: ownField(object, 'kind'),
-    name: metadataString(object, 'name'),
-    generateName: metadataString(object, 'generateName'),
-    namespace: metadataString(object, 'namespace'),
+    name: meta === undefined ? '' : metaString(meta, 'name'),
+    generateName: meta === undefined ? '' : metaString(meta, 'generateName'),
+    namespace: meta === undefined ? '' : metaString(meta, 'namespace'),
   };
 }
 
@@ -169,18 +172,19 @@ function factsStillHold(f: RequestFacts): boolean {
   return metaString(meta, 'name') === r.name && metaString(meta, 'generateName') === r.generateName && metaString(meta, 'namespace') === r.namespace;
 }
 
-function metaString(meta: JsonObject, field: string): string {
-  const v = hasOwn(meta, field) ? meta[field] : undefined;
+function metaString(meta: JsonObject, field: ReadField): string {
+  const v = meta[field];
   return typeof v === 'string' ? v : '';
 }
 
 function deriveFacts(req: AdmissionRequest): RequestFacts {
-  const newObject = nonEmptyObject(req.object);
-  const oldObject = nonEmptyObject(req.oldObject);
+  const newSomeKey = isJsonObject(req.object) ? someOwnKey(req.object) : undefined;
+  const newObject = newSomeKey !== undefined ? (req.object as JsonObject) : null;
+  const oldObject = req.oldObject === undefined || req.oldObject === null ? null : nonEmptyObject(req.oldObject);
   // kyverno engine: "if the new object is empty (DELETE) the old object is matched instead".
   const object = newObject ?? oldObject;
   const { gvk, matchGvk, resource, knownScope } = kindFactsOf(req, object);
-  const reads = objectReads(newObject, object);
+  const reads = objectReads(newSomeKey, object);
   const subResource = req.subResource ?? '';
   const namespace = req.namespace ?? reads.namespace;
   const isNamespace = matchGvk.group === '' && matchGvk.kind === 'Namespace';

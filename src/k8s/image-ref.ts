@@ -9,13 +9,18 @@ export interface ImageRef {
   tag: string;
 }
 
+/** Whether the part of a reference before its first `/` is read as a domain. */
+export function isDomain(head: string): boolean {
+  return head.includes('.') || head.includes(':') || head === 'localhost';
+}
+
 export function splitImage(ref: string): ImageRef {
   let domain = '';
   let rest = ref;
   const slash = ref.indexOf('/');
   if (slash >= 0) {
     const head = ref.slice(0, slash);
-    if (head.includes('.') || head.includes(':') || head === 'localhost') {
+    if (isDomain(head)) {
       domain = head;
       rest = ref.slice(slash + 1);
     }

@@ -322,6 +322,8 @@ export async function runApply(argv: string[], io: CliIO): Promise<number> {
     const exempted = withExemptions(loaded.policies, applyingExceptions(kyvernoExceptions.exceptions, request), (p) => (p.origin.dialect === 'kyverno' ? p.id : undefined));
     const result = apply(exempted, request, {
       runtime,
+      // The trace is printed only under --explain; untraced runs take the generated fast paths.
+      trace: f.explain === true,
       ...(f['mutation-annotations'] ? { onFixpointConverged: mutationAnnotations() } : {}),
     });
     diags.push(...result.diagnostics);

@@ -12,30 +12,36 @@ function goValue(v: JsonValue | undefined): string {
 }
 
 /**
- * Gatekeeper ModifySet (modifyset/modify_set_mutator.go setter.SetValue): `merge` appends each value not
+ * The leaf of a ModifySet with its values computed. Gatekeeper ModifySet (modifyset/modify_set_mutator.go setter.SetValue): `merge` appends each value not
  * already present (deep, type-sensitive equality, values appended in this pass included); `prune` keeps the
  * elements equal to none of the values. A present value that is not a list (`null` included) is an error.
  * Upstream quirks kept: merge into a missing key stores the values verbatim, duplicates and all; prune of a
  * missing key writes nothing but still counts as a mutation, so the parents created on the way stay.
  */
+export function setMembersLeaf(op: SetMembersOp, members: readonly JsonValue[]): Leaf {
+  return (old, exists) => {
+    if (!exists) return op.mode === 'merge' ? members.slice() : TOUCHED;
+    if (!Array.isArray(old)) throw evalFailure('TM3001', `${goValue(old)} is not a list of values, cannot treat it as a set`, op.origin);
+    if (op.mode === 'merge') {
+      let out: JsonValue[] | undefined;
+      for (const m of members) {
+        const list = out ?? old;
+        // A scalar equals exactly the identical scalars (jsonEqual), which indexOf finds without a closure.
+        const present = m === null || typeof m !== 'object' ? list.indexOf(m) >= 0 : list.some((el) => jsonEqual(el, m));
+        if (!present) (out ??= old.slice()).push(m);
+      }
+      return out ?? UNCHANGED;
+    }
+    const kept = old.filter((el) => !members.some((m) => jsonEqual(el, m)));
+    return kept.length === old.length ? UNCHANGED : kept;
+  };
+}
+
 export function compileSetMembers(op: SetMembersOp, walker?: PathWalker): OpFn {
   const values = op.values.map(compileValue);
   return (st, scope) => {
     const members = values.map((v) => v(st, scope));
-    const leaf: Leaf = (old, exists) => {
-      if (!exists) return op.mode === 'merge' ? members.slice() : TOUCHED;
-      if (!Array.isArray(old)) throw evalFailure('TM3001', `${goValue(old)} is not a list of values, cannot treat it as a set`, op.origin);
-      if (op.mode === 'merge') {
-        let out: JsonValue[] | undefined;
-        for (const m of members) {
-          if (!(out ?? old).some((el) => jsonEqual(el, m))) (out ??= old.slice()).push(m);
-        }
-        return out ?? UNCHANGED;
-      }
-      const kept = old.filter((el) => !members.some((m) => jsonEqual(el, m)));
-      return kept.length === old.length ? UNCHANGED : kept;
-    };
-    writePath(st, scope, op.path, leaf, true, op.origin, walker);
+    writePath(st, scope, op.path, setMembersLeaf(op, members), true, op.origin, walker);
     return scope;
   };
 }
