@@ -63,6 +63,11 @@ function memoRequestValue(req: AdmissionRequest, extras: RequestExtras | undefin
   return value;
 }
 
+/** One engine's request-derived activation entries for one evaluation (createCelEngine). */
+interface RequestEntries extends RequestValueMemo {
+  readonly check: CelAuthzCheck;
+}
+
 /** The CEL `request` value (admission/v1 AdmissionRequest as plugin/cel CreateAdmissionRequest fills it). */
 export function requestValue(req: AdmissionRequest, requestExtras?: RequestExtras): Record<string, unknown> {
   const f = requestFacts(req);
@@ -148,7 +153,11 @@ function variablesProxyHandler(names: readonly string[]): ProxyHandler<Variables
   return {
     get(t, key) {
       const binding = bindingOf(t, key);
-      return binding === undefined ? undefined : readVariable(binding, key as string);
+      if (binding !== undefined) return readVariable(binding, key as string);
+      // What the target would answer: CEL's field chains (cel/fastpath.ts) read a plain map's own keys with a
+      // named load once `constructor` says Object, where otherwise every read goes through ops.select, whose
+      // hasOwnProperty builds a descriptor in the trap below.
+      return key === 'constructor' ? Object : undefined;
     },
     has: (t, key) => bindingOf(t, key) !== undefined,
     getOwnPropertyDescriptor(t, key) {
@@ -250,14 +259,17 @@ export function createCelEngine(options: CelEngineOptions = {}): ExpressionEngin
   const costLimit = options.costLimit ?? PER_CALL_COST_LIMIT;
   const env = { variables: MAP_VARIABLES, ...(options.k8sVersion ? { k8sVersion: options.k8sVersion } : {}) };
   const evalOptions = { costLimit };
-  // `authorizer.requestResource` of the evaluation's request, built once per evaluation and engine.
-  const checkKey = Symbol('cel authorizer.requestResource');
-  const checkOf = (scope: ExprScope): CelAuthzCheck => {
-    const hit = scope.memo?.get(checkKey) as { request: AdmissionRequest; check: CelAuthzCheck } | undefined;
-    if (hit !== undefined && hit.request === scope.request) return hit.check;
-    const check = requestResourceCheck(authorizer, scope.request);
-    scope.memo?.set(checkKey, { request: scope.request, check });
-    return check;
+  // The request-derived activation entries of the evaluation's request (`request`, `authorizer.requestResource`),
+  // built once per evaluation and engine and found with one memo lookup per expression.
+  const requestKey = Symbol('cel request entries');
+  const requestEntries = (scope: ExprScope): RequestEntries => {
+    const memo = scope.memo;
+    const extras = scope.runtime?.requestExtras;
+    const hit = memo?.get(requestKey) as RequestEntries | undefined;
+    if (hit !== undefined && hit.request === scope.request && hit.extras === extras) return hit;
+    const entries: RequestEntries = { request: scope.request, extras, value: memoRequestValue(scope.request, extras, memo), check: requestResourceCheck(authorizer, scope.request) };
+    memo?.set(requestKey, entries);
+    return entries;
   };
   return {
     compile(expr: ExprSource) {
@@ -272,15 +284,16 @@ export function createCelEngine(options: CelEngineOptions = {}): ExpressionEngin
       const fn: CompiledExpr = (scope: ExprScope): ExprOutcome => {
         const bound = scope.lookup ? scope.lookup(PARAMS_VAR) : Object.prototype.hasOwnProperty.call(scope.vars, PARAMS_VAR) ? { value: scope.vars[PARAMS_VAR]! } : undefined;
         const params = bound !== undefined ? bound.value : scope.params;
+        const entries = requestEntries(scope);
         const activation: Record<string, unknown> = {
           object: scope.object ?? null,
           oldObject: scope.oldObject ?? null,
           params: params ?? null,
           namespaceObject: isNamespace(scope.object) ? null : (scope.namespaceObject ?? null),
-          request: memoRequestValue(scope.request, scope.runtime?.requestExtras, scope.memo),
+          request: entries.value,
           variables: variablesFor(names, handler, scope),
           authorizer: authorizerVal,
-          'authorizer.requestResource': checkOf(scope),
+          'authorizer.requestResource': entries.check,
         };
         const out = program.eval(activation, evalOptions);
         if (!out.ok) return { ok: false, diagnostic: { ...out.diagnostic, dialect: expr.origin.dialect } };

@@ -19,6 +19,7 @@ import { gvkOf } from '../k8s/resources.js';
 import { applyStructuredMergeDiff } from '../merge/ssa/apply.js';
 import { builtinSchema } from '../merge/ssa/builtin-schema.js';
 import { CheckedSubtrees } from '../merge/ssa/checked.js';
+import { declaresEveryField } from '../merge/ssa/fast-checks.js';
 import { gvkKey } from '../merge/ssa/builtin-kinds.js';
 import { formatGvk, type KindSchema } from '../merge/ssa/openapi/kinds.js';
 import { DEDUCED_SCHEMA, DEDUCED_TYPE_REF, isEmptyTypeRef, type Schema, type TypeRef } from '../merge/ssa/schema.js';
@@ -103,7 +104,7 @@ function checkedSubtrees(memo: EvalMemo | undefined, schema: Schema): CheckedSub
  * is typed and guarded against atomics, then merged into the live object. Messages carry the patcher's
  * "error applying patch: " prefix.
  */
-export const SSA_ENGINE: MergeEngine = (target, patch, { op, request, runtime, memo }) => {
+const ssaEngine: MergeEngine = (target, patch, { op, request, runtime, memo }) => {
   const facts = kindFacts(memo, request, runtime.schemas, target);
   const gvk = facts.gvk;
   let known = facts.known;
@@ -121,10 +122,13 @@ export const SSA_ENGINE: MergeEngine = (target, patch, { op, request, runtime, m
     }
   }
   const checked = checkedSubtrees(memo, known.schema);
-  const r = applyStructuredMergeDiff(known.schema, known.typeRef, target ?? null, typedPatch, checked ? { atomicGuard: true, checked } : { atomicGuard: true });
+  const r = applyStructuredMergeDiff(known.schema, known.typeRef, target ?? null, typedPatch, checked ? { atomicGuard: true, checked, keepEqual: true } : { atomicGuard: true, keepEqual: true });
   if (!r.ok) return failure(`error applying patch: ${r.diagnostics[0]?.message ?? 'merge failed'}`, op.origin);
   return { ok: true, value: r.value };
 };
+
+/** identityExact: the merge returns the target itself whenever it leaves it equal (ApplyOptions.keepEqual). */
+export const SSA_ENGINE: MergeEngine = Object.assign(ssaEngine, { identityExact: true } as const);
 
 /**
  * The strict decode of a JSONPatch result into its Go type (json_patch.go: jsonSerializer.Decode with Strict):
@@ -136,8 +140,16 @@ export function strictDecodeErrors(object: JsonValue, gvk: GroupVersionKind, sch
 
 function undeclaredFields(object: JsonValue, known: KindSchema | undefined, memo: EvalMemo | undefined): string[] {
   if (!known) return [];
+  const checked = checkedSubtrees(memo, known.schema);
+  // Nearly every object declares all its fields: answer that without paths, and walk again to name them.
+  if (declaresEveryField(known.schema.node(known.typeRef), object, checked)) return [];
+  return undeclaredFieldPaths(known, object, checked);
+}
+
+/** The reference walk of the strict decode, which names every undeclared field (fast-checks.ts only answers yes or no). */
+export function undeclaredFieldPaths(known: KindSchema, object: JsonValue, checked: CheckedSubtrees | undefined): string[] {
   const unknown: string[] = [];
-  walkUnknown(known.schema, known.typeRef, object, [], unknown, checkedSubtrees(memo, known.schema), { containers: 0 });
+  walkUnknown(known.schema, known.typeRef, object, [], unknown, checked, { containers: 0 });
   return unknown;
 }
 

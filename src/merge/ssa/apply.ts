@@ -20,6 +20,8 @@ export interface ApplyOptions {
   atomicGuard?: boolean;
   /** Subtrees of live objects already typed in this evaluation (see checked.ts). */
   checked?: CheckedSubtrees;
+  /** Return the live object itself when the merge leaves it equal (jsonEqual), so that identity tells a change. */
+  keepEqual?: boolean;
 }
 
 export function applyStructuredMergeDiff(
@@ -37,5 +39,5 @@ export function applyStructuredMergeDiff(
     const atomics = atomicGuard(schema, typeRef, patch);
     if (atomics.length > 0) return mergeFailure(`invalid ApplyConfiguration: ${atomicGuardMessage(atomics)}`);
   }
-  return mergeIntoValidatedPatch(schema, typeRef, live, patch, options.checked);
+  return mergeIntoValidatedPatch(schema, typeRef, live, patch, options.checked, options.keepEqual === true);
 }

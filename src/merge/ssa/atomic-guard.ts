@@ -4,6 +4,7 @@
  * set a brand-new value, because the merge would replace the whole atomic value.
  */
 import { hasOwn, type JsonValue } from '../../ir/json.js';
+import { setsNoAtomic } from './fast-checks.js';
 import type { Schema, TypeRef } from './schema.js';
 
 /**
@@ -14,6 +15,12 @@ import type { Schema, TypeRef } from './schema.js';
  * containers and are never reported.
  */
 export function atomicGuard(schema: Schema, typeRef: TypeRef, patch: JsonValue): string[] {
+  if (setsNoAtomic(schema.node(typeRef), patch)) return [];
+  return atomicPaths(schema, typeRef, patch);
+}
+
+/** The reference walk of atomicGuard, which renders the paths (fast-checks.ts only answers yes or no). */
+export function atomicPaths(schema: Schema, typeRef: TypeRef, patch: JsonValue): string[] {
   const found: string[] = [];
   findAtomics(schema, typeRef, patch, [], found);
   return found;

@@ -29,6 +29,23 @@ export function atomFormFor(atom: Atom, v: JsonValue): AtomForm {
   return 'none';
 }
 
+/** scalarError(kind, v, prefix) === undefined, without building a message. */
+export function scalarFits(kind: string, v: JsonValue | undefined): boolean {
+  if (v === undefined || v === null) return true;
+  switch (kind) {
+    case 'numeric':
+      return typeof v === 'number';
+    case 'string':
+      return typeof v === 'string';
+    case 'boolean':
+      return typeof v === 'boolean';
+    case 'untyped':
+      return typeof v === 'number' || typeof v === 'string' || typeof v === 'boolean';
+    default:
+      return false;
+  }
+}
+
 /** validateScalar: undefined when `v` fits the scalar kind (null always fits), else the upstream message. */
 export function scalarError(kind: string, v: JsonValue | undefined, prefix: string): string | undefined {
   if (v === undefined || v === null) return undefined;

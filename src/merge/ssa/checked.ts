@@ -9,27 +9,47 @@
  */
 import type { Schema, TypeRef } from './schema.js';
 
+/** A container with no undeclared field below it at `tr`, not known to type cleanly (see CheckedSubtrees). */
+class DeclaredOnly {
+  constructor(readonly tr: TypeRef) {}
+}
+
 export class CheckedSubtrees {
-  /** Containers that validateTyped (duplicates allowed) found free of errors, with the type they were checked as. */
-  private readonly valid = new Map<object, TypeRef>();
-  /** Containers with no undeclared field anywhere below them (implied by `valid`). */
-  private readonly declared = new Map<object, TypeRef>();
+  /**
+   * Per container: the type validateTyped (duplicates allowed) found it free of errors at, or a DeclaredOnly
+   * for one known only to have no undeclared field anywhere below it (implied by valid). One map, made on
+   * first use: an evaluation asks about a few containers only, and most evaluations ask nothing twice.
+   */
+  private facts: Map<object, TypeRef | DeclaredOnly> | undefined;
+  /** One DeclaredOnly per type, so that recording one allocates nothing. */
+  private declaredTags: Map<TypeRef, DeclaredOnly> | undefined;
 
   constructor(readonly schema: Schema) {}
 
   isValid(tr: TypeRef, v: object): boolean {
-    return this.valid.get(v) === tr;
+    return this.facts !== undefined && this.facts.get(v) === tr;
   }
 
   markValid(tr: TypeRef, v: object): void {
-    this.valid.set(v, tr);
+    (this.facts ??= new Map()).set(v, tr);
   }
 
   isDeclared(tr: TypeRef, v: object): boolean {
-    return this.valid.get(v) === tr || this.declared.get(v) === tr;
+    if (this.facts === undefined) return false;
+    const fact = this.facts.get(v);
+    return fact === tr || (fact instanceof DeclaredOnly && fact.tr === tr);
   }
 
   markDeclared(tr: TypeRef, v: object): void {
-    this.declared.set(v, tr);
+    const facts = (this.facts ??= new Map());
+    // Valid at `tr` says more; another type's entry is only replaced (at worst a later walk again).
+    if (facts.get(v) === tr) return;
+    const tags = (this.declaredTags ??= new Map());
+    let tag = tags.get(tr);
+    if (tag === undefined) {
+      tag = new DeclaredOnly(tr);
+      tags.set(tr, tag);
+    }
+    facts.set(v, tag);
   }
 }

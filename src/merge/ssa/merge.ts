@@ -8,12 +8,13 @@
  * is `lhs` itself when nothing changed. Treat inputs and result as immutable.
  */
 import { diagnostic, fail, ok, type Result } from '../../diagnostics/index.js';
-import { copyObject, defineOwn, hasOwn, isJsonObject, type JsonObject, type JsonValue } from '../../ir/json.js';
-import { atomFormFor, invalidAtomMessage, scalarError } from './atoms.js';
+import { copyObject, defineOwn, hasOwn, isJsonObject, jsonEqual, type JsonObject, type JsonValue } from '../../ir/json.js';
+import { atomFormFor, invalidAtomMessage, scalarError, scalarFits } from './atoms.js';
 import type { CheckedSubtrees } from './checked.js';
 import { ErrorSink, formatValidationErrors, type ValidationError } from './errors.js';
 import { associativeItemId, associativeItemString, ItemKeyError, type ItemId } from './list-keys.js';
 import type { ListType, MapType, Schema, TypeRef } from './schema.js';
+import type { TypeNode } from './type-nodes.js';
 import { validateTyped } from './validate.js';
 
 export interface RawMergeResult {
@@ -22,21 +23,41 @@ export interface RawMergeResult {
   readonly errors: readonly ValidationError[];
 }
 
+interface MergeOutcome extends RawMergeResult {
+  /**
+   * Some leaf (an atomic or empty container) was replaced by an equal value of another identity: only then
+   * can a result other than lhs itself equal lhs.
+   */
+  readonly equalLeaf: boolean;
+}
+
 /**
  * The merge alone, for values already typed with validateTyped (rhs strictly, lhs with duplicates
  * allowed), as `TypedValue.Merge` assumes. Errors are upstream's merge errors (e.g. a list that is neither
  * atomic nor associative).
  */
 export function mergeValidated(schema: Schema, typeRef: TypeRef, lhs: JsonValue, rhs: JsonValue): RawMergeResult {
-  return mergeTypedValues(schema, typeRef, lhs, rhs, undefined);
+  const { value, errors } = mergeTypedValues(schema, typeRef, lhs, rhs, undefined);
+  return { value, errors };
+}
+
+/**
+ * mergeValidated by the general list walk only (no simpleListItems): the reference the fast shapes are
+ * tested against (test/merge/ssa/simple-lists.test.ts).
+ */
+export function mergeValidatedByGeneralWalk(schema: Schema, typeRef: TypeRef, lhs: JsonValue, rhs: JsonValue): RawMergeResult {
+  const m = new Merger(schema, undefined, false);
+  const value = m.merge(schema.node(typeRef), lhs, rhs);
+  m.sink.release();
+  return { value, errors: m.sink.errors };
 }
 
 /** mergeValidated, recording in `checked` the containers it builds (see mergeIntoValidatedPatch for why they are valid). */
-function mergeTypedValues(schema: Schema, typeRef: TypeRef, lhs: JsonValue, rhs: JsonValue, checked: CheckedSubtrees | undefined): RawMergeResult {
+function mergeTypedValues(schema: Schema, typeRef: TypeRef, lhs: JsonValue, rhs: JsonValue, checked: CheckedSubtrees | undefined): MergeOutcome {
   const m = new Merger(schema, checked?.schema === schema ? checked : undefined);
-  const value = m.merge(typeRef, lhs, rhs);
+  const value = m.merge(schema.node(typeRef), lhs, rhs);
   m.sink.release();
-  return { value, errors: m.sink.errors };
+  return { value, errors: m.sink.errors, equalLeaf: m.equalLeaf };
 }
 
 /**
@@ -49,14 +70,19 @@ export function mergeTyped(schema: Schema, typeRef: TypeRef, lhs: JsonValue, rhs
   return mergeIntoValidatedPatch(schema, typeRef, lhs, rhs);
 }
 
-/** The steps after the patch is typed (and, for MAP, guarded): type the live object, then merge. */
-export function mergeIntoValidatedPatch(schema: Schema, typeRef: TypeRef, lhs: JsonValue, rhs: JsonValue, checked?: CheckedSubtrees): Result<JsonValue> {
+/**
+ * The steps after the patch is typed (and, for MAP, guarded): type the live object, then merge. With
+ * `keepEqual`, a result equal to lhs (jsonEqual) is lhs itself, so that a caller can tell "changed" by identity.
+ */
+export function mergeIntoValidatedPatch(schema: Schema, typeRef: TypeRef, lhs: JsonValue, rhs: JsonValue, checked?: CheckedSubtrees, keepEqual = false): Result<JsonValue> {
   const lhsErrors = validateTyped(schema, typeRef, lhs, checked ? { allowDuplicates: true, checked } : { allowDuplicates: true });
   if (lhsErrors.length > 0) return mergeFailure(`failed to convert original object to typed object: ${formatValidationErrors(lhsErrors)}`);
   const merged = mergeTypedValues(schema, typeRef, lhs, rhs, checked);
   if (merged.errors.length > 0) return mergeFailure(`failed to merge patch: ${formatValidationErrors(merged.errors)}`);
   // typeconverter.go valueToObject: a merge without output has no object to convert back.
   if (merged.value === undefined) return mergeFailure('failed to convert typed object to object: failed to convert value to unstructured for type <nil>');
+  // Every container the merge builds differs from its lhs counterpart unless a leaf was swapped for an equal one.
+  if (keepEqual && merged.value !== lhs && merged.equalLeaf && jsonEqual(merged.value, lhs)) return ok(lhs);
   // The result types without errors (duplicates allowed), so the next ApplyConfiguration of this evaluation
   // does not walk it again when it is still the live object, nor the typed decode of a JSONPatch result the
   // containers it shares with it (the Merger records the containers it builds). Every value of the result is (1) a subtree of
@@ -79,6 +105,8 @@ export function mergeFailure(message: string): Result<never> {
 
 class Merger {
   readonly sink: ErrorSink;
+  /** See MergeOutcome.equalLeaf. */
+  equalLeaf = false;
   /** See Schema.hasUnmergeableLists: untouched subtrees must then be walked for upstream's errors. */
   private readonly walkUntouched: boolean;
 
@@ -92,6 +120,8 @@ class Merger {
   constructor(
     private readonly schema: Schema,
     checked?: CheckedSubtrees,
+    /** Take simpleListItems for the list shapes it knows (off only for the reference). */
+    private readonly simpleLists = true,
   ) {
     this.checked = checked;
     this.sink = new ErrorSink(schema);
@@ -102,7 +132,8 @@ class Merger {
    * mergingWalker.merge. `undefined` is an absent side (Go nil), `null` a present null. With one side
    * absent the other is the result verbatim: upstream rebuilds it unchanged.
    */
-  merge(tr: TypeRef, lhs: JsonValue | undefined, rhs: JsonValue | undefined): JsonValue | undefined {
+  merge(n: TypeNode, lhs: JsonValue | undefined, rhs: JsonValue | undefined): JsonValue | undefined {
+    const tr = n.tr;
     if (rhs === undefined) {
       if (this.walkUntouched && lhs !== undefined) this.walkOneSide(tr, lhs);
       return lhs;
@@ -111,7 +142,7 @@ class Merger {
       if (this.walkUntouched) this.walkOneSide(tr, rhs);
       return rhs;
     }
-    const atom = this.schema.resolve(tr);
+    const atom = n.atom;
     if (atom === undefined) {
       this.sink.report(`schema error: no type found matching: ${tr.namedType ?? ''}`);
       return undefined;
@@ -122,9 +153,10 @@ class Merger {
     if (this.walkUntouched && atomFormFor(atom, lhs) !== form) this.walkOneSide(tr, lhs);
     switch (form) {
       case 'map':
-        return this.built(tr, lhs, rhs, this.mergeMap(atom.map!, lhs, rhs));
+        return this.built(tr, lhs, rhs, this.mergeMap(n, atom.map!, lhs, rhs));
       case 'scalar': {
         // doScalar: fails only when neither side is a valid scalar.
+        if (scalarFits(atom.scalar!, lhs)) return rhs;
         const le = scalarError(atom.scalar!, lhs, 'lhs: ');
         const re = le === undefined ? undefined : scalarError(atom.scalar!, rhs, 'rhs: ');
         if (le !== undefined && re !== undefined) {
@@ -135,11 +167,17 @@ class Merger {
         return rhs;
       }
       case 'list':
-        return this.built(tr, lhs, rhs, this.mergeList(atom.list!, lhs, rhs));
+        return this.built(tr, lhs, rhs, this.mergeList(n, atom.list!, lhs, rhs));
       case 'none':
         this.sink.report(invalidAtomMessage(tr.namedType));
         return undefined;
     }
+  }
+
+  /** rhs, replacing the whole of lhs; notes when they are equal (MergeOutcome.equalLeaf). */
+  private leaf(lhs: JsonValue, rhs: JsonValue): JsonValue {
+    if (!this.equalLeaf && lhs !== rhs && jsonEqual(lhs, rhs)) this.equalLeaf = true;
+    return rhs;
   }
 
   /** Records `v` as valid at `tr` when the merge built it (it is neither input). */
@@ -149,58 +187,63 @@ class Merger {
   }
 
   /** doMap: a value of the wrong form counts as absent (derefMap's error is dropped upstream). */
-  private mergeMap(t: MapType, lhs: JsonValue, rhs: JsonValue): JsonValue | undefined {
+  private mergeMap(n: TypeNode, t: MapType, lhs: JsonValue, rhs: JsonValue): JsonValue | undefined {
     const l = isJsonObject(lhs) ? lhs : undefined;
     const r = isJsonObject(rhs) ? rhs : undefined;
-    // Both empty-or-null is a leaf, which keeps the {} / null distinction of rhs.
-    if (t.elementRelationship === 'atomic' || (isEmptyObject(l) && isEmptyObject(r))) return rhs;
+    if (t.elementRelationship === 'atomic') return this.leaf(lhs, rhs);
+    // Both empty-or-null is a leaf, which keeps the {} / null distinction of rhs. (When both are maps, the
+    // loop below finds whether rhs is empty: no emptiness walk for the usual non-empty patch.)
     if (r === undefined) {
+      if (isEmptyObject(l)) return this.leaf(lhs, rhs);
       if (this.walkUntouched) this.walkMapEntries(t, l!);
       return l;
     }
     if (l === undefined) {
+      if (isEmptyObject(r)) return this.leaf(lhs, rhs);
       if (this.walkUntouched) this.walkMapEntries(t, r);
       return r;
     }
     let out: JsonObject | undefined;
+    let rhsEmpty = true;
     for (const key in r) {
       if (!hasOwn(r, key)) continue;
-      const fieldType = t.fieldIndex.get(key)?.type ?? t.elementType;
+      rhsEmpty = false;
       const rv = r[key]!;
       let merged: JsonValue | undefined;
       if (hasOwn(l, key)) {
         const lv = l[key]!;
         this.sink.push(key);
-        merged = this.merge(fieldType, lv, rv);
+        merged = this.merge(n.fieldOrElementNode(key), lv, rv);
         this.sink.pop();
         if (merged === lv) continue;
       } else {
-        merged = this.walkUntouched ? this.mergeAt(key, fieldType, undefined, rv) : rv;
+        merged = this.walkUntouched ? this.mergeAt(key, n.fieldOrElementNode(key), undefined, rv) : rv;
       }
       out ??= copyObject(l);
       // A child without output is left out (visitMapItem only sets keys with output).
       if (merged === undefined) delete out[key];
       else defineOwn(out, key, merged);
     }
+    if (rhsEmpty && isEmptyObject(l)) return this.leaf(lhs, rhs);
     if (this.walkUntouched) {
-      for (const key of Object.keys(l)) if (!hasOwn(r, key)) this.mergeAt(key, t.fieldIndex.get(key)?.type ?? t.elementType, l[key]!, undefined);
+      for (const key of Object.keys(l)) if (!hasOwn(r, key)) this.mergeAt(key, n.fieldOrElementNode(key), l[key]!, undefined);
     }
     return out ?? l;
   }
 
-  private mergeAt(field: string, tr: TypeRef, lhs: JsonValue | undefined, rhs: JsonValue | undefined): JsonValue | undefined {
+  private mergeAt(field: string, n: TypeNode, lhs: JsonValue | undefined, rhs: JsonValue | undefined): JsonValue | undefined {
     this.sink.push(field);
-    const v = this.merge(tr, lhs, rhs);
+    const v = this.merge(n, lhs, rhs);
     this.sink.pop();
     return v;
   }
 
   /** doList. */
-  private mergeList(t: ListType, lhs: JsonValue, rhs: JsonValue): JsonValue | undefined {
+  private mergeList(n: TypeNode, t: ListType, lhs: JsonValue, rhs: JsonValue): JsonValue | undefined {
     const l = Array.isArray(lhs) ? lhs : undefined;
     const r = Array.isArray(rhs) ? rhs : undefined;
-    if (t.elementRelationship === 'atomic' || ((l === undefined || l.length === 0) && (r === undefined || r.length === 0))) return rhs;
-    return this.mergeListItems(t, l, r);
+    if (t.elementRelationship === 'atomic' || ((l === undefined || l.length === 0) && (r === undefined || r.length === 0))) return this.leaf(lhs, rhs);
+    return this.mergeListItems(n, t, l, r);
   }
 
   /**
@@ -208,7 +251,7 @@ class Merger {
    * null, so the rhs item replaces all its copies and they collapse into one). The walk emits lhs-only items
    * in place, shared and rhs-only items in rhs order: lhs [a,b,c,d] + rhs [d,e,f,a] gives [b,c,d,e,f,a].
    */
-  private mergeListItems(t: ListType, l: JsonValue[] | undefined, r: JsonValue[] | undefined): JsonValue | undefined {
+  private mergeListItems(n: TypeNode, t: ListType, l: JsonValue[] | undefined, r: JsonValue[] | undefined): JsonValue | undefined {
     const lhs = l ?? [];
     const rhs = r ?? [];
     // One side empty: upstream rebuilds the other unchanged. Indexing could only fail on values typing
@@ -221,6 +264,11 @@ class Merger {
     const rhsIds = this.indexItems(t, rhs, false);
     const lhsIds = this.indexItems(t, lhs, true);
     if (this.sink.count > errorsBefore || rhsIds === undefined || lhsIds === undefined) return undefined;
+    const simple = this.simpleLists ? this.simpleListItems(n, t, lhs, rhs, lhsIds, rhsIds) : NOT_SIMPLE;
+    if (simple !== NOT_SIMPLE) {
+      if (simple === undefined) return undefined;
+      return l !== undefined && sameItems(simple, l) ? l : simple;
+    }
 
     const observedRhs = new Map<ItemId, JsonValue>();
     for (let i = 0; i < rhs.length; i++) observedRhs.set(rhsIds[i]!, rhs[i]!);
@@ -247,7 +295,7 @@ class Merger {
         const id = lhsIds[li]!;
         if (id === rhsIds[ri]) {
           mergedRhs.add(id);
-          this.emitItem(out, t, observedLhs.get(id), observedRhs.get(id), rhs[ri]!);
+          this.emitItem(out, n, t, observedLhs.get(id), observedRhs.get(id), rhs[ri]!);
           li++;
           ri++;
           nextShared = sharedOrder[sharedAt++];
@@ -263,7 +311,7 @@ class Merger {
         const id = lhsIds[li]!;
         if (!observedRhs.has(id)) {
           // The actual item at this index, so lhs duplicates the patch does not name all survive.
-          this.emitItem(out, t, lhs[li]!, undefined, lhs[li]!);
+          this.emitItem(out, n, t, lhs[li]!, undefined, lhs[li]!);
           li++;
           continue;
         } else if (mergedRhs.has(id)) {
@@ -274,7 +322,7 @@ class Merger {
       if (ri < rLen) {
         const id = rhsIds[ri]!;
         mergedRhs.add(id);
-        this.emitItem(out, t, observedLhs.get(id), observedRhs.get(id), rhs[ri]!);
+        this.emitItem(out, n, t, observedLhs.get(id), observedRhs.get(id), rhs[ri]!);
         ri++;
         if (nextShared === id) nextShared = sharedOrder[sharedAt++];
       }
@@ -284,13 +332,32 @@ class Merger {
   }
 
   /**
+   * The walk below for the two shapes most patches take, without its maps: the same keys in the same order
+   * (every item merges with its counterpart), or no key in common (lhs items in place, then rhs items).
+   * Returns the items, undefined for none, or NOT_SIMPLE for any other shape.
+   */
+  private simpleListItems(n: TypeNode, t: ListType, lhs: JsonValue[], rhs: JsonValue[], lhsIds: ItemId[], rhsIds: ItemId[]): JsonValue[] | undefined | typeof NOT_SIMPLE {
+    const out: JsonValue[] = [];
+    if (lhsIds.length === rhsIds.length && sameItems(lhsIds, rhsIds)) {
+      // rhs keys are unique (indexItems), so lhs keys are too: each item is observed as itself.
+      for (let i = 0; i < rhs.length; i++) this.emitItem(out, n, t, lhs[i]!, rhs[i]!, rhs[i]!);
+      return out.length === 0 ? undefined : out;
+    }
+    if (lhsIds.length * rhsIds.length > SMALL_LIST_PRODUCT) return NOT_SIMPLE;
+    for (const id of rhsIds) if (lhsIds.includes(id)) return NOT_SIMPLE;
+    for (let i = 0; i < lhs.length; i++) this.emitItem(out, n, t, lhs[i]!, undefined, lhs[i]!);
+    for (let i = 0; i < rhs.length; i++) this.emitItem(out, n, t, undefined, rhs[i]!, rhs[i]!);
+    return out.length === 0 ? undefined : out;
+  }
+
+  /**
    * mergeListItem. Upstream drops the item's errors (`mergeOut, errs := ...` shadows the outer `errs` in
    * visitListItems), so they are discarded here too; an item without output is left out.
    */
-  private emitItem(out: JsonValue[], t: ListType, lhs: JsonValue | undefined, rhs: JsonValue | undefined, keyed: JsonValue): void {
+  private emitItem(out: JsonValue[], n: TypeNode, t: ListType, lhs: JsonValue | undefined, rhs: JsonValue | undefined, keyed: JsonValue): void {
     const before = this.sink.count;
     this.sink.pushItem(t, keyed);
-    const v = this.merge(t.elementType, lhs, rhs);
+    const v = this.merge(n.item, lhs, rhs);
     this.sink.pop();
     this.sink.truncate(before);
     if (v !== undefined) out.push(v);
@@ -299,7 +366,8 @@ class Merger {
   /** indexListPathElements: item identities, or undefined after reporting errors. */
   private indexItems(t: ListType, items: readonly JsonValue[], allowDuplicates: boolean): ItemId[] | undefined {
     const ids: ItemId[] = [];
-    const seen = allowDuplicates ? undefined : new Set<ItemId>();
+    // Short lists look their keys up in `ids` itself (the same SameValueZero test as a Set).
+    const seen = allowDuplicates || items.length <= SMALL_LIST ? undefined : new Set<ItemId>();
     let failed = false;
     for (let i = 0; i < items.length; i++) {
       if (t.elementRelationship !== 'associative') {
@@ -313,13 +381,13 @@ class Merger {
         failed = true;
         continue;
       }
-      if (seen !== undefined) {
-        if (seen.has(id)) {
+      if (!allowDuplicates) {
+        if (seen === undefined ? ids.includes(id) : seen.has(id)) {
           this.sink.report(`duplicate entries for key ${associativeItemString(this.schema, t, items[i]!)}`);
           failed = true;
           continue;
         }
-        seen.add(id);
+        seen?.add(id);
       }
       ids.push(id);
     }
@@ -364,6 +432,12 @@ class Merger {
     }
   }
 }
+
+/** Lists up to this long are searched instead of hashed. */
+const SMALL_LIST = 16;
+/** Up to this many (lhs, rhs) key pairs, a patch list with no key in common with lhs is found by search. */
+const SMALL_LIST_PRODUCT = 64;
+const NOT_SIMPLE: unique symbol = Symbol('not a simple list merge');
 
 function isEmptyObject(m: JsonObject | undefined): boolean {
   if (m === undefined) return true;

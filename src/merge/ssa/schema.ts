@@ -5,6 +5,7 @@
  * schema-load.ts; this module only models and resolves.
  */
 import type { JsonValue } from '../../ir/json.js';
+import { TypeNode, type NodeSource } from './type-nodes.js';
 
 export type ScalarKind = 'numeric' | 'string' | 'boolean' | 'untyped';
 
@@ -95,6 +96,12 @@ export class Schema {
   private readonly named: ReadonlyMap<string, Atom>;
   private readonly overridden = new WeakMap<TypeRef, Atom | null>();
   private unmergeableLists: boolean | undefined;
+  private readonly nodes = new WeakMap<TypeRef, TypeNode>();
+  private readonly nodeSource: NodeSource = {
+    resolve: (tr) => this.resolve(tr),
+    node: (tr) => this.node(tr),
+    isEmptyTypeRef,
+  };
 
   constructor(types: Iterable<readonly [string, Atom]>) {
     this.named = new Map(types);
@@ -119,6 +126,16 @@ export class Schema {
     const computed = this.resolveWithOverride(tr, tr.elementRelationship);
     this.overridden.set(tr, computed ?? null);
     return computed;
+  }
+
+  /** The reference's node (type-nodes.ts), built once per reference. */
+  node(tr: TypeRef): TypeNode {
+    let n = this.nodes.get(tr);
+    if (n === undefined) {
+      n = new TypeNode(this.nodeSource, tr);
+      this.nodes.set(tr, n);
+    }
+    return n;
   }
 
   /**

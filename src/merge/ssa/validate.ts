@@ -7,6 +7,7 @@ import { hasOwn, isJsonObject, type JsonObject, type JsonValue } from '../../ir/
 import { atomFormFor, invalidAtomMessage, scalarError } from './atoms.js';
 import type { CheckedSubtrees } from './checked.js';
 import { ErrorSink, type ValidationError } from './errors.js';
+import { typesCleanly } from './fast-checks.js';
 import { goValueV } from './go-format.js';
 import { associativeItemError, associativeItemId, associativeItemString, ItemKeyError, type ItemId } from './list-keys.js';
 import { isEmptyTypeRef, type ListType, type MapType, type Schema, type TypeRef } from './schema.js';
@@ -25,6 +26,13 @@ export interface ValidateOptions {
 export function validateTyped(schema: Schema, typeRef: TypeRef, value: JsonValue, options: ValidateOptions = {}): ValidationError[] {
   const allowDuplicates = options.allowDuplicates === true;
   const checked = allowDuplicates && options.checked?.schema === schema ? options.checked : undefined;
+  // Nearly every value types cleanly: answer that without paths, and walk again for the words otherwise.
+  if (typesCleanly(schema, schema.node(typeRef), value, allowDuplicates, checked)) return [];
+  return typingErrors(schema, typeRef, value, allowDuplicates, checked);
+}
+
+/** The reference walk of validateTyped, which words every error (fast-checks.ts only answers yes or no). */
+export function typingErrors(schema: Schema, typeRef: TypeRef, value: JsonValue, allowDuplicates: boolean, checked: CheckedSubtrees | undefined): ValidationError[] {
   const v = new Validator(schema, allowDuplicates, checked);
   v.validate(typeRef, value);
   v.sink.release();
