@@ -73,6 +73,13 @@ function readPolicyDoc(r: Reader, v: JsonValue): Policy | undefined {
   return { id, match, ...(lets.length > 0 ? { lets: lets as LetOp[] } : {}), guards, rules, semantics, origin: r.origin([]) };
 }
 
+/** The semantics fields that take one of a few words, with the words each takes. */
+const SEMANTICS_CHOICES = {
+  reinvocation: ['never', 'ifNeeded'],
+  failurePolicy: ['fail', 'ignore'],
+  applyRules: ['all', 'one'],
+} as const satisfies Partial<Record<keyof Semantics, readonly string[]>>;
+
 function readSemantics(r: Reader, v: JsonValue | undefined, at: YamlPath): Semantics | undefined {
   const o = r.object(v, at, 'semantics', ['order'], ['maxPasses', 'reinvocation', 'failurePolicy', 'applyRules']);
   if (!o) return undefined;
@@ -85,20 +92,11 @@ function readSemantics(r: Reader, v: JsonValue | undefined, at: YamlPath): Seman
     if (n === undefined) good = false;
     else s.maxPasses = n;
   }
-  if (hasOwn(o, 'reinvocation')) {
-    const x = r.oneOf(o.reinvocation, [...at, 'reinvocation'], 'semantics.reinvocation', ['never', 'ifNeeded'] as const);
+  for (const key of Object.keys(SEMANTICS_CHOICES) as (keyof typeof SEMANTICS_CHOICES)[]) {
+    if (!hasOwn(o, key)) continue;
+    const x = r.oneOf(o[key], [...at, key], `semantics.${key}`, SEMANTICS_CHOICES[key]);
     if (x === undefined) good = false;
-    else s.reinvocation = x;
-  }
-  if (hasOwn(o, 'failurePolicy')) {
-    const x = r.oneOf(o.failurePolicy, [...at, 'failurePolicy'], 'semantics.failurePolicy', ['fail', 'ignore'] as const);
-    if (x === undefined) good = false;
-    else s.failurePolicy = x;
-  }
-  if (hasOwn(o, 'applyRules')) {
-    const x = r.oneOf(o.applyRules, [...at, 'applyRules'], 'semantics.applyRules', ['all', 'one'] as const);
-    if (x === undefined) good = false;
-    else s.applyRules = x;
+    else Object.assign(s, { [key]: x });
   }
   return good ? s : undefined;
 }

@@ -4,7 +4,7 @@
  * disabled yields no admission policy (it only mutates existing objects, which `mutateExistingPolicies`
  * reports to whoever simulates the background controller).
  */
-import { diagnostic, type Diagnostic } from '../../diagnostics/diagnostic.js';
+import type { Diagnostic } from '../../diagnostics/diagnostic.js';
 import type { Policy } from '../../ir/nodes.js';
 import type { SourceDoc } from '../../io/source.js';
 import type { ParseOptions, ParseResult } from '../dialect.js';
@@ -14,7 +14,7 @@ import { lowerPolicy, policyId } from './lower.js';
 import { DIALECT, type MpolException, type MpolPolicy } from './model.js';
 import { readMpolException, readMpolPolicy } from './policy.js';
 import { isExceptionDoc, isMpolDoc } from './recognize.js';
-import { pushAll } from '../../util/arrays.js';
+import { definedTwice, readChecked } from '../read-checked.js';
 
 export interface MpolDocuments {
   policies: MpolPolicy[];
@@ -29,22 +29,16 @@ export function readMpolDocuments(docs: readonly SourceDoc[]): MpolDocuments {
   const exceptions: MpolException[] = [];
   for (const doc of new Set(docs)) {
     if (isMpolDoc(doc)) {
-      const p = readMpolPolicy(doc, diagnostics);
+      const p = readChecked(doc, diagnostics, readMpolPolicy, checkMpolCel);
       if (!p) continue;
-      const cel = checkMpolCel(p);
-      pushAll(diagnostics, cel);
-      if (cel.some((d) => d.severity === 'error')) continue;
       if (policies.some((q) => policyId(q) === policyId(p) && q.kind === p.kind)) {
-        diagnostics.push(diagnostic('TM2004', { phase: 'parse', dialect: DIALECT, message: `${p.kind} "${policyId(p)}" is defined more than once; the first definition is used`, span: doc.spanOf(['metadata', 'name']), severity: 'warning' }));
+        diagnostics.push(definedTwice(DIALECT, `${p.kind} "${policyId(p)}"`, doc));
         continue;
       }
       policies.push(p);
     } else if (isExceptionDoc(doc)) {
-      const e = readMpolException(doc, diagnostics);
-      if (!e) continue;
-      const cel = checkExceptionCel(e);
-      pushAll(diagnostics, cel);
-      if (!cel.some((d) => d.severity === 'error')) exceptions.push(e);
+      const e = readChecked(doc, diagnostics, readMpolException, checkExceptionCel);
+      if (e) exceptions.push(e);
     }
   }
   return { policies, exceptions, diagnostics };

@@ -2,7 +2,7 @@
  * Parses MAP policies and bindings of one input together and lowers every invocation. A policy without a
  * binding never runs (no IR policy); a binding to an unknown policy is ignored, as the API server ignores it.
  */
-import { diagnostic, type Diagnostic } from '../../diagnostics/diagnostic.js';
+import type { Diagnostic } from '../../diagnostics/diagnostic.js';
 import type { Policy } from '../../ir/nodes.js';
 import type { SourceDoc } from '../../io/source.js';
 import type { ParseOptions, ParseResult } from '../dialect.js';
@@ -13,7 +13,7 @@ import type { MapBinding, MapPolicy } from './model.js';
 import { collectCrds, collectParamObjects, paramVariants } from './params.js';
 import { readPolicy } from './policy.js';
 import { isBindingDoc, isPolicyDoc } from './recognize.js';
-import { pushAll } from '../../util/arrays.js';
+import { definedTwice, readChecked } from '../read-checked.js';
 
 export function parseMap(docs: readonly SourceDoc[], opts: ParseOptions = {}): ParseResult {
   const diagnostics: Diagnostic[] = [];
@@ -25,13 +25,10 @@ export function parseMap(docs: readonly SourceDoc[], opts: ParseOptions = {}): P
     if (seen.has(doc)) continue;
     seen.add(doc);
     if (isPolicyDoc(doc)) {
-      const p = readPolicy(doc, diagnostics);
+      const p = readChecked(doc, diagnostics, readPolicy, checkPolicyCel);
       if (!p) continue;
-      const cel = checkPolicyCel(p);
-      pushAll(diagnostics, cel);
-      if (cel.some((d) => d.severity === 'error')) continue;
       if (policies.some((q) => q.name === p.name)) {
-        diagnostics.push(diagnostic('TM2004', { phase: 'parse', dialect: DIALECT, message: `MutatingAdmissionPolicy "${p.name}" is defined more than once; the first definition is used`, span: doc.spanOf(['metadata', 'name']), severity: 'warning' }));
+        diagnostics.push(definedTwice(DIALECT, `MutatingAdmissionPolicy "${p.name}"`, doc));
         continue;
       }
       policies.push(p);

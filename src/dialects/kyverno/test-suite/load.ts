@@ -3,15 +3,18 @@
  * commands/test runTest's loading): cli.kyverno.io/v1alpha1 `Test` or the legacy form (no apiVersion/kind,
  * `resource`, `patchedResource`, `status`, `namespace`). Files are resolved against the test's folder.
  */
-import { basename, dirname, resolve } from 'node:path';
+import { folderOf } from '../../../io/relative-files.js';
 import { diagnostic, fail, ok, type Result } from '../../../diagnostics/diagnostic.js';
 import { isJsonObject, type JsonObject, type JsonValue } from '../../../ir/json.js';
 import type { SourceDoc } from '../../../io/source.js';
-import { readSuiteDocs, readSuiteObject, type SuiteFiles } from './files.js';
+import { readSuiteDocs, readSuiteObject } from './files.js';
 import type { SuiteResult, TestSuite } from './model.js';
 import { readImageData, type ImageDataTable } from '../../../cel/lib/image-data.js';
 
 export const TEST_FILE_NAME = 'kyverno-test.yaml';
+
+/** The fields of a test naming files of documents, read in this order (the first unreadable one is the error). */
+const FILE_LISTS = ['policies', 'resources', 'targetResources', 'exceptions', 'paramResources', 'clusterResources'] as const;
 
 const str = (o: JsonObject | undefined, key: string): string | undefined => (typeof o?.[key] === 'string' ? (o[key] as string) : undefined);
 const strings = (v: JsonValue | undefined): string[] => (Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string') : []);
@@ -21,10 +24,8 @@ const strings = (v: JsonValue | undefined): string[] => (Array.isArray(v) ? v.fi
  * test and its files in rows and diagnostics.
  */
 export function loadTestSuite(path: string, display: string = path): Result<TestSuite> {
-  const abs = resolve(path);
-  const slash = display.lastIndexOf('/');
-  const files: SuiteFiles = { dir: dirname(abs), display: slash < 0 ? '' : display.slice(0, slash) };
-  const test = readSuiteObject(files, basename(abs));
+  const { files, name } = folderOf(path, display);
+  const test = readSuiteObject(files, name);
   if (!test.ok) return test;
   const t = test.value;
   const malformed = (message: string): Result<TestSuite> => fail(diagnostic('TM7003', { phase: 'io', message: `${display}: ${message}` }));
@@ -42,18 +43,12 @@ export function loadTestSuite(path: string, display: string = path): Result<Test
     }
     return ok(out);
   };
-  const policies = docsOf('policies');
-  if (!policies.ok) return policies;
-  const resources = docsOf('resources');
-  if (!resources.ok) return resources;
-  const targetResources = docsOf('targetResources');
-  if (!targetResources.ok) return targetResources;
-  const exceptions = docsOf('exceptions');
-  if (!exceptions.ok) return exceptions;
-  const paramResources = docsOf('paramResources');
-  if (!paramResources.ok) return paramResources;
-  const clusterResources = docsOf('clusterResources');
-  if (!clusterResources.ok) return clusterResources;
+  const named = {} as Record<(typeof FILE_LISTS)[number], SourceDoc[]>;
+  for (const key of FILE_LISTS) {
+    const docs = docsOf(key);
+    if (!docs.ok) return docs;
+    named[key] = docs.value;
+  }
 
   // variables.New: a `variables` file wins over inline `values`.
   const variablesFile = str(t, 'variables');
@@ -84,13 +79,8 @@ export function loadTestSuite(path: string, display: string = path): Result<Test
   return ok({
     file: display,
     dir: files.dir,
-    name: str(metadata, 'name') ?? str(t, 'name') ?? basename(abs),
-    policies: policies.value,
-    resources: resources.value,
-    targetResources: targetResources.value,
-    exceptions: exceptions.value,
-    paramResources: paramResources.value,
-    clusterResources: clusterResources.value,
+    name: str(metadata, 'name') ?? str(t, 'name') ?? name,
+    ...named,
     ...(values.value ? { values: values.value } : {}),
     ...(userInfo.value ? { userInfo: userInfo.value } : {}),
     apiCallResponses: (Array.isArray(t.apiCallResponses) ? t.apiCallResponses : []).filter(isJsonObject),

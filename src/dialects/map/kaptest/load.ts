@@ -5,13 +5,12 @@
  * `version`) are diagnostics with the place in the manifest; a malformed test entry is kept with its problems
  * so that only that test fails.
  */
-import { basename, dirname, posix, resolve } from 'node:path';
+import { folderOf, readDocsShown, type RelativeFiles } from '../../../io/relative-files.js';
+import { posix } from 'node:path';
 import { diagnostic, fail, ok, type Diagnostic, type Result } from '../../../diagnostics/diagnostic.js';
 import type { Span } from '../../../diagnostics/span.js';
 import { defineOwn, isJsonObject, type JsonObject, type JsonValue } from '../../../ir/json.js';
 import type { SourceDoc, YamlPath } from '../../../io/source.js';
-import { readYamlTextFile } from '../../../io/text-check.js';
-import { loadYamlText } from '../../../io/yaml-load.js';
 import type { Expectation, KaptestManifest, KaptestUserInfo, MapTestCase, MapTestSuite, ObjectRef, ParamRef, ResourceDoc, VapTestSuite } from './model.js';
 import { pushAll } from '../../../util/arrays.js';
 
@@ -20,11 +19,7 @@ export const KAPTEST_FILE_NAME = 'kaptest.yaml';
 const SUPPORTED_VERSIONS = ['v1alpha1'];
 const EXPECTATIONS: readonly Expectation[] = ['mutate', 'skip', 'error'];
 
-interface Files {
-  dir: string;
-  /** The manifest's folder as the user reached it ('' for the current folder). */
-  display: string;
-}
+type Files = RelativeFiles;
 
 function displayName(files: Files, name: string): string {
   // `policy.test/../policy.yaml` reads better as `policy.yaml`.
@@ -32,14 +27,7 @@ function displayName(files: Files, name: string): string {
 }
 
 function readDocs(files: Files, name: string, span?: Span): Result<SourceDoc[]> {
-  let read: ReturnType<typeof readYamlTextFile>;
-  try {
-    read = readYamlTextFile(resolve(files.dir, name), displayName(files, name));
-  } catch (e) {
-    return fail(diagnostic('TM1004', { phase: 'io', message: `${displayName(files, name)}: ${(e as Error).message}`, span }));
-  }
-  if ('diagnostic' in read) return fail(read.diagnostic);
-  return loadYamlText(displayName(files, name), read.text);
+  return readDocsShown(files, name, displayName(files, name), span);
 }
 
 /** True when a YAML mapping looks like a kaptest manifest (any file name is allowed upstream). */
@@ -52,10 +40,8 @@ export function looksLikeKaptest(value: JsonValue | undefined): boolean {
  * rows and diagnostics.
  */
 export function loadKaptest(path: string, display: string = path): Result<KaptestManifest> {
-  const abs = resolve(path);
-  const slash = display.lastIndexOf('/');
-  const files: Files = { dir: dirname(abs), display: slash < 0 ? '' : display.slice(0, slash) };
-  const docs = readDocs(files, basename(abs));
+  const { files, name } = folderOf(path, display);
+  const docs = readDocs(files, name);
   if (!docs.ok) return docs;
   const doc = docs.value[0];
   if (!doc || !isJsonObject(doc.value)) return fail(diagnostic('TM1005', { phase: 'io', message: `${display}: expected one YAML mapping (a kaptest manifest)`, span: doc?.spanOf([]) }));
