@@ -20,6 +20,9 @@ import type { Guard, LetOp, MatchSpec, Op, Policy, Rule } from '../../ir/nodes.j
 import type { Segment, SegmentTest } from '../../ir/path.js';
 import { toYamlDocuments } from '../../io/yaml-dump.js';
 import { matchedKinds } from '../../lowering/raise-kyverno-kinds.js';
+import { callsImpure } from '../../lowering/cel-kyverno/closed.js';
+import { MPOL_ENV } from '../../lowering/cel-kyverno/env.js';
+import { parse } from '../../cel/index.js';
 import type { GenerateOptions, GenerateResult } from '../dialect.js';
 import { cannot, GenerationReport, isRefusal, type Refusal } from '../generate-report.js';
 import type { MutatorKind } from './common.js';
@@ -206,14 +209,24 @@ function readLater(ops: readonly { op: Op }[], from: number, name: string): bool
   return ops.slice(from + 1).some(({ op }) => word.test(JSON.stringify(op)));
 }
 
+/** A MutatingPolicy variable calling Kyverno's resource, http, globalContext or image-data libraries. */
+function readsClusterOrNetwork(l: LetOp): boolean {
+  if (l.value.kind !== 'cel') return false;
+  const parsed = parse(l.value.expr.text);
+  return parsed.ok && callsImpure(parsed.value, MPOL_ENV);
+}
+
 /** Plans every op of every policy, in IR order. */
 function plan(policies: readonly Policy[], report: Reporter): Planned[] {
   const planned: Planned[] = [];
   for (const policy of policies) {
     const let0 = policy.lets?.[0];
     if (let0) {
-      // The parameters are known data: one mutator set per binding with them substituted could say it.
-      report.notYet(`the policy-level binding ${let0.name}, a MAP parameter object (Gatekeeper mutators take no parameters: its values inlined)`, let0.origin);
+      const reads = policy.lets!.find(readsClusterOrNetwork);
+      // A variable read from the cluster or the network has no value at translation time; parameters are
+      // known data: one mutator set per binding with them substituted could say it.
+      if (reads) report.cannot(`the variable ${reads.name}, which reads the cluster or the network at admission (Gatekeeper mutators read only the object, and external data providers only for values at a location)`, reads.origin);
+      else report.notYet(`the policy-level binding ${let0.name}, a MAP parameter object (Gatekeeper mutators take no parameters: its values inlined)`, let0.origin);
       continue;
     }
     const disabled = isDisabled(policy);
