@@ -1,3 +1,4 @@
+import { stableRuleMatchSlots } from '../compile/stable-match.js';
 import type { Guard, LetOp, Op, Policy, Rule } from '../ir/nodes.js';
 import { compileMatch, type CompiledMatch } from '../k8s/match.js';
 import { compileGuard, describeGuard, type GuardFn } from './guards.js';
@@ -26,6 +27,13 @@ export interface CompiledPolicy {
   lets: OpFn | undefined;
   guards: CompiledGuard[];
   rules: CompiledRule[];
+  /**
+   * Per rule, the slot its match outcome is kept in for one run of the policy, or -1 (src/compile/stable-match.ts
+   * stableRuleMatchSlots); undefined when no rule has a slot.
+   */
+  ruleMatchSlots: readonly number[] | undefined;
+  /** How many slots `ruleMatchSlots` uses. */
+  ruleMatchSlotCount: number;
 }
 
 /**
@@ -64,8 +72,14 @@ export function compilePolicy(policy: Policy, c: OpCompiler = CLOSURES): Compile
   if (!cache) caches.set(c, (cache = new WeakMap()));
   const hit = cache.get(policy);
   if (hit) return hit;
+  // Generated runs test a rule match its policy cannot change once per run; the closure interpreter, the
+  // reference, tests every rule's match.
+  const slots = c === CLOSURES ? [] : stableRuleMatchSlots(policy);
+  const slotCount = slots.reduce((n, s) => Math.max(n, s + 1), 0);
   const compiled: CompiledPolicy = {
     policy,
+    ruleMatchSlots: slotCount > 0 ? slots : undefined,
+    ruleMatchSlotCount: slotCount,
     match: compileMatch(policy.match),
     lets: policy.lets && policy.lets.length > 0 ? compileLets(policy.lets, c) : undefined,
     guards: guardsOf(policy.guards, c),

@@ -1,7 +1,7 @@
-import { isJsonObject, jsonEqual, type JsonValue } from '../ir/json.js';
+import { jsonEqual } from '../ir/json.js';
 import type { Policy } from '../ir/nodes.js';
 import { EvalFailure, evalFailure } from './failure.js';
-import { RequestDenied, runPolicy, SharedMatches } from './run-policy.js';
+import { isNonEmptyObject, RequestDenied, runPolicy, SharedMatches } from './run-policy.js';
 import type { Unit } from './semantics.js';
 import type { EvalState } from './state.js';
 import { newEpoch } from './walk.js';
@@ -18,12 +18,6 @@ export type FusedPass = (st: EvalState, pass: number, shared: SharedMatches, app
 export interface FusedPasses {
   /** The pass program for this run's match outcomes, or undefined when the run must go policy by policy. */
   program(shared: SharedMatches, st: EvalState): FusedPass | undefined;
-}
-
-function isNonEmptyObject(v: JsonValue | null): boolean {
-  if (!isJsonObject(v)) return false;
-  for (const k in v) if (Object.prototype.hasOwnProperty.call(v, k)) return true;
-  return false;
 }
 
 /** A pass policy by policy, the reference. Returns whether some policy changed the object. */

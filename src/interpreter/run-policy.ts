@@ -1,9 +1,9 @@
 import { diagnostic, type Diagnostic } from '../diagnostics/diagnostic.js';
-import { jsonEqual } from '../ir/json.js';
+import { isJsonObject, jsonEqual, type JsonValue } from '../ir/json.js';
 import { newEpoch } from './walk.js';
 import type { Policy } from '../ir/nodes.js';
 import { objectChangedInPlace } from '../k8s/facts.js';
-import type { MatchOutcome } from '../k8s/match.js';
+import type { CompiledMatch, MatchOutcome } from '../k8s/match.js';
 import type { AdmissionRequest } from '../k8s/request.js';
 import type { TraceEvent } from './api.js';
 import { describeGuard, type CompiledGuard, type CompiledPolicy } from './compile.js';
@@ -55,6 +55,31 @@ export class SharedMatches {
     if (!m.error) this.outcomes[slot] = m;
     return m;
   }
+}
+
+export function isNonEmptyObject(v: JsonValue | null): boolean {
+  if (!isJsonObject(v)) return false;
+  for (const k in v) if (Object.prototype.hasOwnProperty.call(v, k)) return true;
+  return false;
+}
+
+/**
+ * A rule's match outcome, kept in `kept[slot]` for the rest of the policy's run when its slot says the
+ * policy's rules cannot change what it reads (CompiledPolicy.ruleMatchSlots). The proof assumes a non-empty
+ * object (an empty one is matched as absent, src/k8s/facts.ts, and a kyaml merge may prune an object of nulls
+ * to nothing), so an outcome is kept and reused only while the object is non-empty; an undecided one is not
+ * kept (its diagnostic is the rule's own).
+ */
+function ruleMatch(match: CompiledMatch, slot: number, kept: (MatchOutcome | undefined)[], st: EvalState): MatchOutcome {
+  if (slot < 0) return match.test(currentRequest(st));
+  const nonEmpty = isNonEmptyObject(st.object);
+  if (nonEmpty) {
+    const k = kept[slot];
+    if (k !== undefined) return k;
+  }
+  const m = match.test(currentRequest(st));
+  if (nonEmpty && !m.error) kept[slot] = m;
+  return m;
 }
 
 function firstError(ds: readonly Diagnostic[]): Diagnostic | undefined {
@@ -127,13 +152,16 @@ export function runPolicy(cp: CompiledPolicy, st: EvalState, pass?: number, keep
     if (e instanceof EvalFailure) return failed(cp, st, e, start, pass);
     throw e;
   }
-  for (const cr of cp.rules) {
+  const slots = cp.ruleMatchSlots;
+  const kept = slots ? new Array<MatchOutcome | undefined>(cp.ruleMatchSlotCount) : undefined;
+  for (let i = 0; i < cp.rules.length; i++) {
+    const cr = cp.rules[i]!;
     st.ruleName = cr.rule.name;
     const before = st.object;
     if (ruleSnapshots) st.owned = newEpoch();
     try {
       if (cr.match) {
-        const m = cr.match.test(currentRequest(st));
+        const m = kept ? ruleMatch(cr.match, slots![i]!, kept, st) : cr.match.test(currentRequest(st));
         if (m.error) throw new EvalFailure(m.error);
         if (!m.matched) {
           if (st.trace) event(st, pass, { rule: cr.rule.name, node: 'rule', outcome: 'not-matched', reason: m.reason, origin: cr.rule.origin });

@@ -145,7 +145,10 @@ export function kyvernoDocumentFields(scope: ExprScope, names: readonly string[]
   for (const name of names) {
     const binding = scope.lookup(name);
     if (binding !== undefined) {
-      Object.defineProperty(doc, name, { enumerable: true, configurable: true, get: () => binding.value });
+      // A binding holding its value (a foreach element) is read now: an accessor per query costs more than
+      // the query. A lazy one (its value a getter, interpreter/scope.ts LazyBinding) stays lazy.
+      if (hasOwn(binding, 'value')) doc[name] = binding.value;
+      else Object.defineProperty(doc, name, { enumerable: true, configurable: true, get: () => binding.value });
       continue;
     }
     if (name === 'request') doc.request = requestDocument(scope);

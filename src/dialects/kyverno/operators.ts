@@ -32,8 +32,12 @@ export const OPERATORS = [
 
 const BY_LOWER = new Map<string, string>(OPERATORS.map((o) => [o.toLowerCase(), o]));
 
+const CANONICAL = new Set<string>(OPERATORS);
+
 /** The canonical operator name, or undefined when Kyverno has no such operator. */
 export function canonicalOperator(name: string): string | undefined {
+  // Most policies spell operators canonically: no lower-cased copy per evaluated condition then.
+  if (CANONICAL.has(name)) return name;
   return BY_LOWER.get(name.toLowerCase());
 }
 
