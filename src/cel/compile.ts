@@ -13,6 +13,7 @@
 import { qualifiedName, type Expr } from './ast.js';
 import type { ResolvedEnv } from './env.js';
 import { fieldChain, fixedKeyLiteral, fixedKeyObject, isJsonObject, isSafeFieldName, type ChainBase, type ChainHelpers } from './fastpath.js';
+import { constantObjectJson } from './mutation.js';
 import * as ops from './operators.js';
 import type { FunctionDef, Registry } from './registry.js';
 import type { KyvernoDataProvider } from './lib/kyverno-context.js';
@@ -22,6 +23,7 @@ import {
   CelError,
   CelMap,
   CelObject,
+  ConstantCelObject,
   CelOptional,
   CelType,
   CelUint,
@@ -148,6 +150,14 @@ export class Compiler {
       if (isFatal(e)) throw e;
       return node;
     }
+  }
+
+  /** A folded `Object.*` literal as a ConstantCelObject, its JSON made once (see there). */
+  private withConstantJson(node: Node): Node {
+    const v = node.constant?.value;
+    if (!(v instanceof CelObject) || v instanceof ConstantCelObject) return node;
+    const json = constantObjectJson(v);
+    return json === undefined ? node : this.constant(new ConstantCelObject(v.typeName, v.fields, json));
   }
 
   private local(name: string): number | undefined {
@@ -659,7 +669,8 @@ export class Compiler {
       // Field values are CEL values and never mutated, so an object of constants is built once
       // (except the result itself, which the caller owns).
       const node: Node = { fn: fixedKeyObject(names, vf, wrap), cost };
-      return root ? node : this.fold(node, vals);
+      if (root) return node;
+      return isObject ? this.withConstantJson(this.fold(node, vals)) : this.fold(node, vals);
     }
     const fn: Fn = (c) => {
       const fields: Record<string, unknown> = {};

@@ -6,7 +6,7 @@
 import type { Expr } from './ast.js';
 import type { ResultExpectation } from './env.js';
 import { formatDuration, formatTimestamp } from './time.js';
-import { CelDouble, CelDuration, CelError, CelMap, CelObject, CelOptional, CelTimestamp, CelType, CelUint, CelOpaque, err, isPlainMap, kindOf, normBig, typeName } from './values.js';
+import { CelDouble, CelDuration, CelError, CelMap, CelObject, ConstantCelObject, CelOptional, CelTimestamp, CelType, CelUint, CelOpaque, err, isPlainMap, kindOf, normBig, typeName } from './values.js';
 import { toBase64 } from '../util/bytes.js';
 
 /** The result type of an expression when it is evident without a type checker; 'dyn' otherwise. */
@@ -225,6 +225,21 @@ export function toSharedJson(v: unknown): unknown {
   return sharedJson(v, undefined, undefined);
 }
 
+/**
+ * The JSON sharedJson makes of `v` below a correctly named position (its fields converted, the type names
+ * inside checked against its own), or undefined when that conversion fails: then nothing is made ahead and
+ * each evaluation fails as it would. Without checks (below an optional) the same value comes out whenever
+ * the checks pass, so the one JSON serves both.
+ */
+export function constantObjectJson(v: CelObject): unknown {
+  try {
+    return sharedFields(v.fields, v.typeName, undefined, true);
+  } catch (e) {
+    if (e instanceof TypeNameMismatch || e instanceof CelError) return undefined;
+    throw e;
+  }
+}
+
 /** Thrown by sharedJson at the first `Object.*` literal named after another field path. */
 class TypeNameMismatch {
   constructor(readonly message: string) {}
@@ -278,6 +293,8 @@ function sharedJson(v: unknown, parent: string | undefined, field: string | unde
             `type mismatch: unexpected type name "${v.typeName}", expected "${field === undefined ? parent : `${parent}.${field}`}", which matches field name path from root Object type`,
           );
         }
+        // Made by the same call as below, when the literal was folded (the checks inside it depend on its own name only).
+        if (v instanceof ConstantCelObject) return v.json;
         return sharedFields(v.fields, parent === undefined ? undefined : v.typeName, undefined, true);
       }
       if (v instanceof CelMap) {

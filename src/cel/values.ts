@@ -89,6 +89,21 @@ export class CelObject {
   ) {}
 }
 
+/**
+ * An `Object.*` literal of constants, folded when the expression is compiled, with its JSON (mutation.ts
+ * constantObjectJson, type names checked) made then: every result that holds it converts it without a walk.
+ * Treat `json` as immutable, as every CEL value.
+ */
+export class ConstantCelObject extends CelObject {
+  constructor(
+    typeName: string,
+    fields: Record<string, unknown>,
+    readonly json: unknown,
+  ) {
+    super(typeName, fields);
+  }
+}
+
 /** Base of the Kubernetes library value types (quantity, url, ip, cidr, semver, format, authorizer). */
 export abstract class CelOpaque {
   abstract readonly typeName: string;

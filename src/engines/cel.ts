@@ -224,6 +224,49 @@ function variableNames(ast: Expr): string[] | undefined {
   return whole ? undefined : [...names];
 }
 
+/** The identifiers an expression names (activation entries it may read; iteration variables too). */
+function identifiers(ast: Expr): Set<string> {
+  const names = new Set<string>();
+  const visit = (e: Expr): void => {
+    switch (e.kind) {
+      case 'literal':
+        return;
+      case 'ident':
+        names.add(e.name);
+        return;
+      case 'select':
+        visit(e.operand);
+        return;
+      case 'index':
+        visit(e.operand);
+        visit(e.index);
+        return;
+      case 'call':
+        if (e.target) visit(e.target);
+        e.args.forEach(visit);
+        return;
+      case 'list':
+        e.elements.forEach(visit);
+        return;
+      case 'map':
+        for (const m of e.entries) {
+          visit(m.key);
+          visit(m.value);
+        }
+        return;
+      case 'struct':
+        for (const f of e.fields) visit(f.value);
+        return;
+      case 'comprehension':
+        visit(e.range);
+        e.args.forEach(visit);
+        return;
+    }
+  };
+  visit(ast);
+  return names;
+}
+
 /**
  * The activation's `variables` for one evaluation: the names the expression selects, looked up in the
  * interpreter's scope; every variable of `vars` when the expression uses `variables` as a whole value or the
@@ -279,21 +322,25 @@ export function createCelEngine(options: CelEngineOptions = {}): ExpressionEngin
       const program: CelProgram = r.value;
       const names = variableNames(program.ast);
       const handler = names !== undefined && names.length > 0 ? variablesProxyHandler(names) : undefined;
+      // Activation entries are read only through their identifiers: those the expression never names are
+      // left null rather than derived (the params binding is a scope look-up, the request entries a memo one).
+      const idents = identifiers(program.ast);
+      const readsParams = idents.has('params');
+      const readsRequest = idents.has('request') || idents.has('authorizer');
       // JSON values (src/ir/json.ts) hold no bigint, so they are CEL values as they are (fromJson would
       // return them unchanged after walking them whole, once per document and evaluation).
       const fn: CompiledExpr = (scope: ExprScope): ExprOutcome => {
-        const bound = scope.lookup ? scope.lookup(PARAMS_VAR) : Object.prototype.hasOwnProperty.call(scope.vars, PARAMS_VAR) ? { value: scope.vars[PARAMS_VAR]! } : undefined;
-        const params = bound !== undefined ? bound.value : scope.params;
-        const entries = requestEntries(scope);
+        const params = readsParams ? paramsOf(scope) : null;
+        const entries = readsRequest ? requestEntries(scope) : undefined;
         const activation: Record<string, unknown> = {
           object: scope.object ?? null,
           oldObject: scope.oldObject ?? null,
           params: params ?? null,
           namespaceObject: isNamespace(scope.object) ? null : (scope.namespaceObject ?? null),
-          request: entries.value,
+          request: entries?.value ?? null,
           variables: variablesFor(names, handler, scope),
           authorizer: authorizerVal,
-          'authorizer.requestResource': entries.check,
+          'authorizer.requestResource': entries?.check ?? null,
         };
         const out = program.eval(activation, evalOptions);
         if (!out.ok) return { ok: false, diagnostic: { ...out.diagnostic, dialect: expr.origin.dialect } };
@@ -307,6 +354,12 @@ export function createCelEngine(options: CelEngineOptions = {}): ExpressionEngin
       return { ok: true, fn };
     },
   };
+}
+
+/** The invocation's param object: the dialect's `$params` binding, else the scope's params. */
+function paramsOf(scope: ExprScope): JsonValue | undefined {
+  const bound = scope.lookup ? scope.lookup(PARAMS_VAR) : Object.prototype.hasOwnProperty.call(scope.vars, PARAMS_VAR) ? { value: scope.vars[PARAMS_VAR]! } : undefined;
+  return bound !== undefined ? bound.value : scope.params;
 }
 
 /** kube-apiserver hands MAP `namespaceObject: null` when the object under admission is itself a Namespace. */

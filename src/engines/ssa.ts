@@ -19,7 +19,7 @@ import { gvkOf } from '../k8s/resources.js';
 import { applyStructuredMergeDiff } from '../merge/ssa/apply.js';
 import { builtinSchema } from '../merge/ssa/builtin-schema.js';
 import { CheckedSubtrees } from '../merge/ssa/checked.js';
-import { declaresEveryField } from '../merge/ssa/fast-checks.js';
+import { declaresEveryField, declaresEveryFieldSince } from '../merge/ssa/fast-checks.js';
 import { gvkKey } from '../merge/ssa/builtin-kinds.js';
 import { formatGvk, type KindSchema } from '../merge/ssa/openapi/kinds.js';
 import { DEDUCED_SCHEMA, DEDUCED_TYPE_REF, isEmptyTypeRef, type Schema, type TypeRef } from '../merge/ssa/schema.js';
@@ -68,6 +68,8 @@ interface KindFacts {
   readonly kind: unknown;
   readonly gvk: GroupVersionKind;
   readonly known: KindSchema | undefined;
+  /** The kind's root declares apiVersion and kind as strings (see typeKeysInert). */
+  readonly stringTypeKeys: boolean;
 }
 
 /**
@@ -82,7 +84,8 @@ function kindFacts(memo: EvalMemo | undefined, request: AdmissionRequest, schema
   const hit = memo?.get(KIND) as KindFacts | undefined;
   if (hit !== undefined && hit.apiVersion === apiVersion && hit.kind === kind) return hit;
   const gvk = kindOf(request, object);
-  const facts: KindFacts = { apiVersion, kind, gvk, known: kindSchema(gvk, schemas) };
+  const known = kindSchema(gvk, schemas);
+  const facts: KindFacts = { apiVersion, kind, gvk, known, stringTypeKeys: known !== undefined && declaresStringTypeKeys(known) };
   memo?.set(KIND, facts);
   return facts;
 }
@@ -114,18 +117,46 @@ const ssaEngine: MergeEngine = (target, patch, { op, request, runtime, memo }) =
     known = { schema: DEDUCED_SCHEMA, typeRef: DEDUCED_TYPE_REF };
   }
   if (!isJsonObject(patch)) return failure(`error applying patch: invalid ApplyConfiguration: expected an object, got ${JSON.stringify(patch)}`, op.origin);
-  let typedPatch = patch;
-  if (isJsonObject(target)) {
-    typedPatch = copyObject(patch);
-    for (const key of ['apiVersion', 'kind']) {
-      if (hasOwn(target, key)) defineOwn(typedPatch, key, target[key]!);
-    }
-  }
+  const typedPatch = isJsonObject(target) && !(known === facts.known && typeKeysInert(facts.stringTypeKeys, target, patch)) ? withTargetTypeKeys(target, patch) : patch;
   const checked = checkedSubtrees(memo, known.schema);
   const r = applyStructuredMergeDiff(known.schema, known.typeRef, target ?? null, typedPatch, checked ? { atomicGuard: true, checked, keepEqual: true } : { atomicGuard: true, keepEqual: true });
   if (!r.ok) return failure(`error applying patch: ${r.diagnostics[0]?.message ?? 'merge failed'}`, op.origin);
   return { ok: true, value: r.value };
 };
+
+const TYPE_KEYS = ['apiVersion', 'kind'] as const;
+
+function withTargetTypeKeys(target: JsonObject, patch: JsonObject): JsonObject {
+  const typed = copyObject(patch);
+  for (const key of TYPE_KEYS) {
+    if (hasOwn(target, key)) defineOwn(typed, key, target[key]!);
+  }
+  return typed;
+}
+
+/**
+ * Whether setting the target's apiVersion and kind on the patch changes nothing, so that the copy can be
+ * skipped: for each, the target lacks it, or the patch has the same value, or the patch lacks it and the
+ * target's is a string at a declared string field (it then types cleanly, sets no atomic, and merges into
+ * the target's own equal value, leaving the result as it was).
+ */
+function typeKeysInert(stringTypeKeys: boolean, target: JsonObject, patch: JsonObject): boolean {
+  for (const key of TYPE_KEYS) {
+    if (!hasOwn(target, key)) continue;
+    const value = target[key];
+    if (hasOwn(patch, key)) {
+      if (patch[key] !== value) return false;
+      continue;
+    }
+    if (!stringTypeKeys || typeof value !== 'string') return false;
+  }
+  return true;
+}
+
+function declaresStringTypeKeys(known: KindSchema): boolean {
+  const node = known.schema.node(known.typeRef);
+  return node.map !== undefined && TYPE_KEYS.every((key) => node.declaredNode(key)?.scalar === 'string');
+}
 
 /** identityExact: the merge returns the target itself whenever it leaves it equal (ApplyOptions.keepEqual). */
 export const SSA_ENGINE: MergeEngine = Object.assign(ssaEngine, { identityExact: true } as const);
@@ -142,7 +173,12 @@ function undeclaredFields(object: JsonValue, known: KindSchema | undefined, memo
   if (!known) return [];
   const checked = checkedSubtrees(memo, known.schema);
   // Nearly every object declares all its fields: answer that without paths, and walk again to name them.
-  if (declaresEveryField(known.schema.node(known.typeRef), object, checked)) return [];
+  const node = known.schema.node(known.typeRef);
+  const prev = checked?.declaredDocument(known.typeRef);
+  if (prev !== undefined ? declaresEveryFieldSince(node, object, prev, checked) : declaresEveryField(node, object, checked)) {
+    if (checked !== undefined && object !== null && typeof object === 'object') checked.noteDeclaredDocument(known.typeRef, object);
+    return [];
+  }
   return undeclaredFieldPaths(known, object, checked);
 }
 

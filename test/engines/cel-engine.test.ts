@@ -129,3 +129,25 @@ describe('CEL results as JSON', () => {
     expect(objectResultToJson(v)).toStrictEqual({ o: { a: 1 } });
   });
 });
+
+describe('CEL engine: activation entries derived only when named', () => {
+  it('still reads params, request and authorizer.requestResource when the expression names them', () => {
+    const scope = scopeWith({ $params: () => ({ x: 'from-binding' }) });
+    expect(run('params.x', scope)).toEqual({ ok: true, value: 'from-binding' });
+    expect(run('request.operation', scope)).toEqual({ ok: true, value: 'CREATE' });
+    expect(run('[1].map(p, params.x)', scope)).toEqual({ ok: true, value: ['from-binding'] });
+    expect(run('authorizer.requestResource.check("get").allowed()', scope)).toEqual({ ok: true, value: true });
+  });
+
+  it('leaves the unnamed entries alone', () => {
+    const looked: string[] = [];
+    const scope = scopeWith({});
+    const lookup = scope.lookup!;
+    scope.lookup = (name: string) => {
+      looked.push(name);
+      return lookup(name);
+    };
+    expect(run('object.metadata.name + "!"', scope)).toEqual({ ok: true, value: 'p!' });
+    expect(looked).toEqual([]);
+  });
+});

@@ -8,6 +8,7 @@ import type { JsonValue } from '../../ir/json.js';
 import { atomicGuard, atomicGuardMessage } from './atomic-guard.js';
 import type { CheckedSubtrees } from './checked.js';
 import { formatValidationErrors } from './errors.js';
+import { typesStrictlySettingNoAtomic } from './fast-checks.js';
 import { mergeFailure, mergeIntoValidatedPatch } from './merge.js';
 import type { Schema, TypeRef } from './schema.js';
 import { validateTyped } from './validate.js';
@@ -31,13 +32,17 @@ export function applyStructuredMergeDiff(
   patch: JsonValue,
   options: ApplyOptions = {},
 ): Result<JsonValue> {
-  const patchErrors = validateTyped(schema, typeRef, patch);
-  if (patchErrors.length > 0) {
-    return mergeFailure(`failed to convert patch object to typed object: ${formatValidationErrors(patchErrors)}`);
-  }
-  if (options.atomicGuard !== false) {
-    const atomics = atomicGuard(schema, typeRef, patch);
-    if (atomics.length > 0) return mergeFailure(`invalid ApplyConfiguration: ${atomicGuardMessage(atomics)}`);
+  const guard = options.atomicGuard !== false;
+  // Nearly every patch passes both checks: one walk answers that, and the references word what it finds.
+  if (!(guard && typesStrictlySettingNoAtomic(schema, schema.node(typeRef), patch))) {
+    const patchErrors = validateTyped(schema, typeRef, patch);
+    if (patchErrors.length > 0) {
+      return mergeFailure(`failed to convert patch object to typed object: ${formatValidationErrors(patchErrors)}`);
+    }
+    if (guard) {
+      const atomics = atomicGuard(schema, typeRef, patch);
+      if (atomics.length > 0) return mergeFailure(`invalid ApplyConfiguration: ${atomicGuardMessage(atomics)}`);
+    }
   }
   return mergeIntoValidatedPatch(schema, typeRef, live, patch, options.checked, options.keepEqual === true);
 }

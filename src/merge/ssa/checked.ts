@@ -7,6 +7,7 @@
  * copy-on-write documents (the interpreter never writes in place into a container it has handed to an
  * engine) and drop it afterwards.
  */
+import type { JsonValue } from '../../ir/json.js';
 import type { Schema, TypeRef } from './schema.js';
 
 /** A container with no undeclared field below it at `tr`, not known to type cleanly (see CheckedSubtrees). */
@@ -24,7 +25,40 @@ export class CheckedSubtrees {
   /** One DeclaredOnly per type, so that recording one allocates nothing. */
   private declaredTags: Map<TypeRef, DeclaredOnly> | undefined;
 
+  /** The documents recorded last by noteValidDocument and noteDeclaredDocument, with their type. */
+  private lastValid: { readonly tr: TypeRef; readonly value: JsonValue } | undefined;
+  private lastDeclared: { readonly tr: TypeRef; readonly value: JsonValue } | undefined;
+
   constructor(readonly schema: Schema) {}
+
+  /**
+   * A whole document found valid at `tr` (validateTyped, duplicates allowed): the next typing of a document
+   * at `tr` compares against it (fast-checks.ts typesCleanlySince), walking only what differs. Valid implies
+   * declared, so the next strict decode does the same.
+   */
+  noteValidDocument(tr: TypeRef, v: JsonValue): void {
+    this.lastValid = this.lastDeclared = { tr, value: v };
+  }
+
+  /**
+   * A whole document found to have no undeclared field at `tr`: the next strict decode compares against it
+   * (fast-checks.ts declaresEveryFieldSince), walking only what differs.
+   */
+  noteDeclaredDocument(tr: TypeRef, v: JsonValue): void {
+    this.lastDeclared = { tr, value: v };
+  }
+
+  /** The document noteValidDocument recorded last, when it was at `tr`. */
+  validDocument(tr: TypeRef): JsonValue | undefined {
+    const last = this.lastValid;
+    return last !== undefined && last.tr === tr ? last.value : undefined;
+  }
+
+  /** The document noteDeclaredDocument (or noteValidDocument) recorded last, when it was at `tr`. */
+  declaredDocument(tr: TypeRef): JsonValue | undefined {
+    const last = this.lastDeclared;
+    return last !== undefined && last.tr === tr ? last.value : undefined;
+  }
 
   isValid(tr: TypeRef, v: object): boolean {
     return this.facts !== undefined && this.facts.get(v) === tr;

@@ -93,6 +93,7 @@ export class ErrorSink {
 
   /** Drops errors recorded after `count` (upstream swallows list-item merge errors; see merge.ts). */
   truncate(count: number): void {
-    this.errors.length = count;
+    // Writing `length` costs even when it does not change, and nearly every call has nothing to drop.
+    if (this.errors.length !== count) this.errors.length = count;
   }
 }

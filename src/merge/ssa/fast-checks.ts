@@ -21,7 +21,25 @@ const MEMO_MIN_VALUES = 6;
  * it knows valid are skipped and those found valid recorded, as the reference walk does.
  */
 export function typesCleanly(schema: Schema, node: TypeNode, value: JsonValue, allowDuplicates: boolean, checked: CheckedSubtrees | undefined): boolean {
-  return new CleanTyping(schema, allowDuplicates, allowDuplicates ? checked : undefined).valid(node, value);
+  return new CleanTyping(schema, allowDuplicates, allowDuplicates ? checked : undefined).valid(node, value, false);
+}
+
+/**
+ * typesCleanly with duplicates allowed, given `prev`, a value known to type cleanly so at the same node (the
+ * last document this evaluation typed or merged): a copy-on-write edit of `prev` shares its untouched
+ * subtrees, and those (same identity), like keys `prev` has, need no look-up; only what differs is walked.
+ */
+export function typesCleanlySince(schema: Schema, node: TypeNode, value: JsonValue, prev: JsonValue, checked: CheckedSubtrees | undefined): boolean {
+  return new CleanTyping(schema, true, checked).validSince(node, value, prev);
+}
+
+/**
+ * typesCleanly (strictly) && setsNoAtomic, in one walk: what MAP asks of every ApplyConfiguration patch.
+ * The guard looks where setsNoAtomic does: below declared fields and list items, never below a map's
+ * element type. A no says only that one of the two found something; the caller then runs both references.
+ */
+export function typesStrictlySettingNoAtomic(schema: Schema, node: TypeNode, value: JsonValue): boolean {
+  return new CleanTyping(schema, false, undefined).valid(node, value, true);
 }
 
 class CleanTyping {
@@ -34,60 +52,101 @@ class CleanTyping {
     private readonly checked: CheckedSubtrees | undefined,
   ) {}
 
-  valid(n: TypeNode, v: JsonValue): boolean {
+  /** valid(n, v) when `prev` is valid at `n` (duplicates allowed). */
+  validSince(n: TypeNode, v: JsonValue, prev: JsonValue): boolean {
+    if (v === prev) return true;
+    if (v === null || typeof v !== 'object' || prev === null || typeof prev !== 'object' || Array.isArray(v) !== Array.isArray(prev)) return this.valid(n, v, false);
+    if (Array.isArray(v)) {
+      const t = n.list;
+      if (t === undefined) return false;
+      const p = prev as JsonValue[];
+      const item = n.item;
+      const associative = t.elementRelationship === 'associative';
+      for (let i = 0; i < v.length; i++) {
+        const x = v[i]!;
+        if (i < p.length && x === p[i]) continue;
+        // With duplicates allowed an associative item only needs to be keyable (validList).
+        if (associative && !keyable(this.schema, t, x)) return false;
+        if (!(i < p.length ? this.validSince(item, x, p[i]!) : this.valid(item, x, false))) return false;
+      }
+      return true;
+    }
+    if (n.map === undefined) return false;
+    const p = prev as JsonObject;
+    for (const key in v) {
+      if (!hasOwn(v, key)) continue;
+      const x = v[key]!;
+      // A JSON value is never undefined nor equal to what a map inherits: equal means an own, equal value.
+      const px = p[key];
+      if (x === px) continue;
+      const inPrev = px !== undefined && hasOwn(p, key);
+      const child = n.keyNode(key);
+      if (child === undefined || !(inPrev ? this.validSince(child, x, px) : this.valid(child, x, false))) return false;
+    }
+    return true;
+  }
+
+  /** `guard`: also answer no for an atomic container where setsNoAtomic would (typesStrictlySettingNoAtomic). */
+  valid(n: TypeNode, v: JsonValue, guard: boolean): boolean {
     const checked = this.checked;
     if (checked !== undefined && v !== null && typeof v === 'object') {
       if (checked.isValid(n.tr, v)) return true;
       const before = this.visited;
-      if (!this.validValue(n, v)) return false;
+      if (!this.validValue(n, v, guard)) return false;
       if (this.visited - before >= MEMO_MIN_VALUES) checked.markValid(n.tr, v);
       return true;
     }
-    return this.validValue(n, v);
+    return this.validValue(n, v, guard);
   }
 
   /** validateValue's cases, folded: see atoms.ts atomFormFor for which form a value selects. */
-  private validValue(n: TypeNode, v: JsonValue): boolean {
+  private validValue(n: TypeNode, v: JsonValue, guard: boolean): boolean {
     this.visited++;
     if (n.atom === undefined) return false;
     if (v === null) return !n.formless;
     if (typeof v !== 'object') return n.scalar !== undefined && scalarFits(n.scalar, v);
-    if (Array.isArray(v)) return n.list !== undefined && this.validList(n, n.list, v);
-    return n.map !== undefined && this.validMap(n, v);
+    if (Array.isArray(v)) {
+      const t = n.list;
+      return t !== undefined && !(guard && t.elementRelationship === 'atomic') && this.validList(n, t, v, guard);
+    }
+    const t = n.map;
+    return t !== undefined && !(guard && t.elementRelationship === 'atomic') && this.validMap(n, v, guard);
   }
 
-  private validMap(n: TypeNode, v: JsonObject): boolean {
+  private validMap(n: TypeNode, v: JsonObject, guard: boolean): boolean {
     for (const key in v) {
       if (!hasOwn(v, key)) continue;
-      const child = n.keyNode(key);
-      if (child === undefined || !this.valid(child, v[key]!)) return false;
+      // keyNode, knowing whether the field is declared: the guard does not look below the element type.
+      const declared = n.declaredNode(key);
+      const child = declared ?? (n.closed ? undefined : n.elementNode);
+      if (child === undefined || !this.valid(child, v[key]!, guard && declared !== undefined)) return false;
     }
     return true;
   }
 
-  private validList(n: TypeNode, t: ListType, v: JsonValue[]): boolean {
+  private validList(n: TypeNode, t: ListType, v: JsonValue[], guard: boolean): boolean {
     if (v.length === 0) return true;
     const item = n.item;
     if (t.elementRelationship !== 'associative') {
-      for (let i = 0; i < v.length; i++) if (!this.valid(item, v[i]!)) return false;
+      for (let i = 0; i < v.length; i++) if (!this.valid(item, v[i]!, guard)) return false;
       return true;
     }
-    if (!this.allowDuplicates) return this.validUniqueItems(item, t, v);
+    if (!this.allowDuplicates) return this.validUniqueItems(item, t, v, guard);
     for (let i = 0; i < v.length; i++) {
       const x = v[i]!;
-      if (!keyable(this.schema, t, x) || !this.valid(item, x)) return false;
+      if (!keyable(this.schema, t, x) || !this.valid(item, x, guard)) return false;
     }
     return true;
   }
 
-  private validUniqueItems(item: TypeNode, t: ListType, v: JsonValue[]): boolean {
+  private validUniqueItems(item: TypeNode, t: ListType, v: JsonValue[], guard: boolean): boolean {
     const seen = new Set<ItemId>();
     for (let i = 0; i < v.length; i++) {
       const x = v[i]!;
       const id = associativeItemId(this.schema, t, x);
       if (id instanceof ItemKeyError || seen.has(id)) return false;
       seen.add(id);
-      if (!this.valid(item, x)) return false;
+      if (!this.valid(item, x, guard)) return false;
     }
     return true;
   }
@@ -136,10 +195,49 @@ export function declaresEveryField(n: TypeNode, v: JsonValue, checked: CheckedSu
   return new DeclaredFields(checked).declared(n, v);
 }
 
+/**
+ * declaresEveryField for `v` given `prev`, a value known to declare every field at the same node (the last
+ * document this evaluation decoded or typed): a copy-on-write edit of `prev` shares its untouched subtrees,
+ * and those (same identity), like keys `prev` has, need no look-up; only what differs is walked.
+ */
+export function declaresEveryFieldSince(n: TypeNode, v: JsonValue, prev: JsonValue, checked: CheckedSubtrees | undefined): boolean {
+  return new DeclaredFields(checked).declaredSince(n, v, prev);
+}
+
 class DeclaredFields {
   private containers = 0;
 
   constructor(private readonly checked: CheckedSubtrees | undefined) {}
+
+  /** `prev` declares every field at `n`. */
+  declaredSince(n: TypeNode, v: JsonValue, prev: JsonValue): boolean {
+    if (v === prev) return true;
+    if (v === null || typeof v !== 'object' || prev === null || typeof prev !== 'object' || Array.isArray(v) !== Array.isArray(prev)) return this.declared(n, v);
+    // As declaredContainer: no atom or a form the atom lacks has nothing to check below it.
+    if (n.atom === undefined) return true;
+    if (Array.isArray(v)) {
+      if (n.list === undefined || v.length === 0) return true;
+      const p = prev as JsonValue[];
+      const item = n.item;
+      for (let i = 0; i < v.length; i++) {
+        if (!(i < p.length ? this.declaredSince(item, v[i]!, p[i]!) : this.declared(item, v[i]!))) return false;
+      }
+      return true;
+    }
+    if (n.map === undefined) return true;
+    const p = prev as JsonObject;
+    for (const key in v) {
+      if (!hasOwn(v, key)) continue;
+      const x = v[key]!;
+      // A JSON value is never undefined nor equal to what a map inherits: equal means an own, equal value.
+      const px = p[key];
+      if (x === px) continue;
+      const inPrev = px !== undefined && hasOwn(p, key);
+      const child = n.keyNode(key);
+      if (child === undefined || !(inPrev ? this.declaredSince(child, x, px) : this.declared(child, x))) return false;
+    }
+    return true;
+  }
 
   declared(n: TypeNode, v: JsonValue): boolean {
     if (v === null || typeof v !== 'object') return true;

@@ -37,7 +37,7 @@ interface MergeOutcome extends RawMergeResult {
  * atomic nor associative).
  */
 export function mergeValidated(schema: Schema, typeRef: TypeRef, lhs: JsonValue, rhs: JsonValue): RawMergeResult {
-  const { value, errors } = mergeTypedValues(schema, typeRef, lhs, rhs, undefined);
+  const { value, errors } = mergeTypedValues(schema, typeRef, lhs, rhs);
   return { value, errors };
 }
 
@@ -46,15 +46,14 @@ export function mergeValidated(schema: Schema, typeRef: TypeRef, lhs: JsonValue,
  * tested against (test/merge/ssa/simple-lists.test.ts).
  */
 export function mergeValidatedByGeneralWalk(schema: Schema, typeRef: TypeRef, lhs: JsonValue, rhs: JsonValue): RawMergeResult {
-  const m = new Merger(schema, undefined, false);
+  const m = new Merger(schema, false);
   const value = m.merge(schema.node(typeRef), lhs, rhs);
   m.sink.release();
   return { value, errors: m.sink.errors };
 }
 
-/** mergeValidated, recording in `checked` the containers it builds (see mergeIntoValidatedPatch for why they are valid). */
-function mergeTypedValues(schema: Schema, typeRef: TypeRef, lhs: JsonValue, rhs: JsonValue, checked: CheckedSubtrees | undefined): MergeOutcome {
-  const m = new Merger(schema, checked?.schema === schema ? checked : undefined);
+function mergeTypedValues(schema: Schema, typeRef: TypeRef, lhs: JsonValue, rhs: JsonValue): MergeOutcome {
+  const m = new Merger(schema);
   const value = m.merge(schema.node(typeRef), lhs, rhs);
   m.sink.release();
   return { value, errors: m.sink.errors, equalLeaf: m.equalLeaf };
@@ -77,15 +76,19 @@ export function mergeTyped(schema: Schema, typeRef: TypeRef, lhs: JsonValue, rhs
 export function mergeIntoValidatedPatch(schema: Schema, typeRef: TypeRef, lhs: JsonValue, rhs: JsonValue, checked?: CheckedSubtrees, keepEqual = false): Result<JsonValue> {
   const lhsErrors = validateTyped(schema, typeRef, lhs, checked ? { allowDuplicates: true, checked } : { allowDuplicates: true });
   if (lhsErrors.length > 0) return mergeFailure(`failed to convert original object to typed object: ${formatValidationErrors(lhsErrors)}`);
-  const merged = mergeTypedValues(schema, typeRef, lhs, rhs, checked);
+  const merged = mergeTypedValues(schema, typeRef, lhs, rhs);
   if (merged.errors.length > 0) return mergeFailure(`failed to merge patch: ${formatValidationErrors(merged.errors)}`);
   // typeconverter.go valueToObject: a merge without output has no object to convert back.
   if (merged.value === undefined) return mergeFailure('failed to convert typed object to object: failed to convert value to unstructured for type <nil>');
   // Every container the merge builds differs from its lhs counterpart unless a leaf was swapped for an equal one.
-  if (keepEqual && merged.value !== lhs && merged.equalLeaf && jsonEqual(merged.value, lhs)) return ok(lhs);
+  if (keepEqual && merged.value !== lhs && merged.equalLeaf && jsonEqual(merged.value, lhs)) {
+    if (checked?.schema === schema && lhs !== null && typeof lhs === 'object') checked.noteValidDocument(typeRef, lhs);
+    return ok(lhs);
+  }
   // The result types without errors (duplicates allowed), so the next ApplyConfiguration of this evaluation
-  // does not walk it again when it is still the live object, nor the typed decode of a JSONPatch result the
-  // containers it shares with it (the Merger records the containers it builds). Every value of the result is (1) a subtree of
+  // does not walk it again when it is still the live object, and the next typing or strict decode of a
+  // JSONPatch result walks only where that differs from it (CheckedSubtrees.noteValidDocument). Every
+  // value of the result is (1) a subtree of
   // lhs at the same type (valid: lhs was just typed), (2) a subtree of rhs at the same type (valid strictly,
   // hence with duplicates allowed), or (3) a container mergeMap / mergeListItems built, of the form rhs has
   // there (so a form the atom has): a map's keys are keys of lhs or rhs (declared, or under the element type,
@@ -95,7 +98,7 @@ export function mergeIntoValidatedPatch(schema: Schema, typeRef: TypeRef, lhs: J
   // as the rhs values, doScalar returning rhs), so every item stays keyable. Scalars and atomic containers
   // are rhs's. A merge that reports an error outside a list item fails above; an item whose merge fails is
   // left out (upstream drops those errors), which keeps the list valid.
-  if (checked?.schema === schema && merged.value !== null && typeof merged.value === 'object') checked.markValid(typeRef, merged.value);
+  if (checked?.schema === schema && merged.value !== null && typeof merged.value === 'object') checked.noteValidDocument(typeRef, merged.value);
   return ok(merged.value);
 }
 
@@ -110,20 +113,11 @@ class Merger {
   /** See Schema.hasUnmergeableLists: untouched subtrees must then be walked for upstream's errors. */
   private readonly walkUntouched: boolean;
 
-  /**
-   * Where the containers the merge builds are recorded as valid; only for inputs typed as
-   * mergeIntoValidatedPatch types them. Each is valid by itself, whatever happens elsewhere in the merge
-   * (see there); one the merge later discards is unreachable, so its entry is never looked up.
-   */
-  private readonly checked: CheckedSubtrees | undefined;
-
   constructor(
     private readonly schema: Schema,
-    checked?: CheckedSubtrees,
     /** Take simpleListItems for the list shapes it knows (off only for the reference). */
     private readonly simpleLists = true,
   ) {
-    this.checked = checked;
     this.sink = new ErrorSink(schema);
     this.walkUntouched = schema.hasUnmergeableLists();
   }
@@ -153,7 +147,7 @@ class Merger {
     if (this.walkUntouched && atomFormFor(atom, lhs) !== form) this.walkOneSide(tr, lhs);
     switch (form) {
       case 'map':
-        return this.built(tr, lhs, rhs, this.mergeMap(n, atom.map!, lhs, rhs));
+        return this.mergeMap(n, atom.map!, lhs, rhs);
       case 'scalar': {
         // doScalar: fails only when neither side is a valid scalar.
         if (scalarFits(atom.scalar!, lhs)) return rhs;
@@ -167,7 +161,7 @@ class Merger {
         return rhs;
       }
       case 'list':
-        return this.built(tr, lhs, rhs, this.mergeList(n, atom.list!, lhs, rhs));
+        return this.mergeList(n, atom.list!, lhs, rhs);
       case 'none':
         this.sink.report(invalidAtomMessage(tr.namedType));
         return undefined;
@@ -178,12 +172,6 @@ class Merger {
   private leaf(lhs: JsonValue, rhs: JsonValue): JsonValue {
     if (!this.equalLeaf && lhs !== rhs && jsonEqual(lhs, rhs)) this.equalLeaf = true;
     return rhs;
-  }
-
-  /** Records `v` as valid at `tr` when the merge built it (it is neither input). */
-  private built(tr: TypeRef, lhs: JsonValue, rhs: JsonValue, v: JsonValue | undefined): JsonValue | undefined {
-    if (this.checked !== undefined && v !== lhs && v !== rhs && v !== undefined && v !== null && typeof v === 'object') this.checked.markValid(tr, v);
-    return v;
   }
 
   /** doMap: a value of the wrong form counts as absent (derefMap's error is dropped upstream). */

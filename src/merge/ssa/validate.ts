@@ -7,7 +7,7 @@ import { hasOwn, isJsonObject, type JsonObject, type JsonValue } from '../../ir/
 import { atomFormFor, invalidAtomMessage, scalarError } from './atoms.js';
 import type { CheckedSubtrees } from './checked.js';
 import { ErrorSink, type ValidationError } from './errors.js';
-import { typesCleanly } from './fast-checks.js';
+import { typesCleanly, typesCleanlySince } from './fast-checks.js';
 import { goValueV } from './go-format.js';
 import { associativeItemError, associativeItemId, associativeItemString, ItemKeyError, type ItemId } from './list-keys.js';
 import { isEmptyTypeRef, type ListType, type MapType, type Schema, type TypeRef } from './schema.js';
@@ -26,6 +26,9 @@ export interface ValidateOptions {
 export function validateTyped(schema: Schema, typeRef: TypeRef, value: JsonValue, options: ValidateOptions = {}): ValidationError[] {
   const allowDuplicates = options.allowDuplicates === true;
   const checked = allowDuplicates && options.checked?.schema === schema ? options.checked : undefined;
+  // A copy-on-write edit of the document typed last: only what differs from it needs a walk.
+  const prev = checked?.validDocument(typeRef);
+  if (prev !== undefined && typesCleanlySince(schema, schema.node(typeRef), value, prev, checked)) return [];
   // Nearly every value types cleanly: answer that without paths, and walk again for the words otherwise.
   if (typesCleanly(schema, schema.node(typeRef), value, allowDuplicates, checked)) return [];
   return typingErrors(schema, typeRef, value, allowDuplicates, checked);

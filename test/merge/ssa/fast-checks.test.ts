@@ -15,7 +15,7 @@ import type { JsonObject, JsonValue } from '../../../src/ir/json.js';
 import { gvkOf } from '../../../src/k8s/resources.js';
 import { atomicPaths } from '../../../src/merge/ssa/atomic-guard.js';
 import { CheckedSubtrees } from '../../../src/merge/ssa/checked.js';
-import { declaresEveryField, setsNoAtomic, typesCleanly } from '../../../src/merge/ssa/fast-checks.js';
+import { declaresEveryField, declaresEveryFieldSince, setsNoAtomic, typesCleanly, typesCleanlySince, typesStrictlySettingNoAtomic } from '../../../src/merge/ssa/fast-checks.js';
 import { DEDUCED_SCHEMA, DEDUCED_TYPE_REF, loadSmdSchema, type Schema, type TypeRef } from '../../../src/merge/ssa/index.js';
 import { typingErrors } from '../../../src/merge/ssa/validate.js';
 import { HAS_SHARED, describeShared, sharedPath } from '../../support/shared.js';
@@ -63,12 +63,34 @@ function expectAgreement(t: Typed): void {
   expect(typingErrors(t.schema, t.typeRef, t.value, true, checked).length === 0, `${t.name} typing with memo`).toBe(fast);
   const atomics = atomicPaths(t.schema, t.typeRef, t.value);
   expect(setsNoAtomic(node, t.value), `${t.name} atomic guard: ${atomics.join(', ')}`).toBe(atomics.length === 0);
+  const strictlyClean = typingErrors(t.schema, t.typeRef, t.value, false, undefined).length === 0;
+  expect(typesStrictlySettingNoAtomic(t.schema, node, t.value), `${t.name} typing and guard in one walk`).toBe(strictlyClean && atomics.length === 0);
   const known = { schema: t.schema, typeRef: t.typeRef };
   const undeclared = undeclaredFieldPaths(known, t.value, undefined);
   expect(declaresEveryField(node, t.value, undefined), `${t.name} strict decode: ${undeclared.join(', ')}`).toBe(undeclared.length === 0);
   const declared = new CheckedSubtrees(t.schema);
   const fastDeclared = declaresEveryField(node, t.value, declared);
   expect(undeclaredFieldPaths(known, t.value, declared).length === 0, `${t.name} strict decode with memo`).toBe(fastDeclared);
+}
+
+/**
+ * typesCleanlySince and declaresEveryFieldSince against the references, for the copy-on-write edits of a
+ * value that types cleanly (duplicates allowed) or declares every field (each variant shares the value's untouched subtrees, as a JSONPatch result shares its input's).
+ */
+function expectSinceAgreement(t: Typed): void {
+  const known = { schema: t.schema, typeRef: t.typeRef };
+  const node = t.schema.node(t.typeRef);
+  if (typingErrors(t.schema, t.typeRef, t.value, true, undefined).length === 0) {
+    for (const [i, value] of [t.value, ...variants(t.value)].entries()) {
+      const errors = typingErrors(t.schema, t.typeRef, value, true, undefined);
+      expect(typesCleanlySince(t.schema, node, value, t.value, undefined), `${t.name} variant ${i} typing since the value: ${JSON.stringify(errors)}`).toBe(errors.length === 0);
+    }
+  }
+  if (undeclaredFieldPaths(known, t.value, undefined).length > 0) return;
+  for (const [i, value] of [t.value, ...variants(t.value)].entries()) {
+    const undeclared = undeclaredFieldPaths(known, value, undefined);
+    expect(declaresEveryFieldSince(node, value, t.value, undefined), `${t.name} variant ${i} strict decode since the value: ${undeclared.join(', ')}`).toBe(undeclared.length === 0);
+  }
 }
 
 function withVariants(cases: Typed[]): Typed[] {
@@ -122,6 +144,7 @@ describe('fast checks agree with the reference walks on the benchmark Pods', () 
     const pod = kindSchema({ group: '', version: 'v1', kind: 'Pod' })!;
     const cases = makePods(30).map((value: JsonObject, i: number) => ({ name: `pod ${i}`, schema: pod.schema, typeRef: pod.typeRef, value }));
     for (const c of withVariants(cases)) expectAgreement(c);
+    for (const c of cases) expectSinceAgreement(c);
   });
 });
 
@@ -130,12 +153,15 @@ describeShared('fast checks agree with the reference walks on the MAP conformanc
     const cases = withVariants(tripletValues());
     expect(cases.length).toBeGreaterThan(200);
     for (const c of cases) expectAgreement(c);
+    for (const c of tripletValues()) expectSinceAgreement(c);
   });
 
   it('agrees on every object of the MAP cases and their broken variants', () => {
     const cases = caseObjects();
     expect(cases.length).toBeGreaterThan(100);
     for (const c of withVariants(cases)) expectAgreement(c);
+    for (const c of cases) expectSinceAgreement(c);
+    for (const c of cases) expectSinceAgreement(c);
   });
 });
 

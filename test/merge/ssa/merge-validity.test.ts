@@ -14,12 +14,16 @@ class RecordingMemo extends CheckedSubtrees {
     this.marked.push([tr, v]);
     super.markValid(tr, v);
   }
+  override noteValidDocument(tr: TypeRef, v: JsonValue): void {
+    if (v !== null && typeof v === 'object') this.marked.push([tr, v]);
+    super.noteValidDocument(tr, v);
+  }
 }
 
 /**
- * merge.ts records the result of a merge and every container it builds as valid (duplicates allowed), so
- * that later steps of an evaluation skip typing them: each must type without errors on its own, and the
- * merge result must not depend on the memo.
+ * merge.ts records the result of a merge (and the typing of lhs the containers it walked) as valid
+ * (duplicates allowed), so that later steps of an evaluation skip typing them or walk only what differs from
+ * them: each must type without errors on its own, and the merge result must not depend on the memo.
  */
 function checkMergeRecordsOnlyValid(schema: Schema, tr: TypeRef, lhs: JsonValue, rhs: JsonValue): number {
   if (validateTyped(schema, tr, rhs).length > 0 || validateTyped(schema, tr, lhs, { allowDuplicates: true }).length > 0) return 0;
