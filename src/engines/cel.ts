@@ -8,6 +8,7 @@
  * the way patch/json_patch.go builds them (op and path always, from when non-empty, value when set).
  */
 import { compile, jsonPatchOps, MAP_VARIABLES, objectResultToJson, toSharedJson, type CelProgram, type Expr } from '../cel/index.js';
+import { subexpressions } from '../cel/ast.js';
 import { authorizers, authorizerValue, CelAuthzCheck, type AuthorizerFn } from '../cel/lib/k8s.js';
 import { CelError, CelObject } from '../cel/values.js';
 import { diagnostic } from '../diagnostics/diagnostic.js';
@@ -184,41 +185,9 @@ function variableNames(ast: Expr): string[] | undefined {
   const names = new Set<string>();
   let whole = false;
   const visit = (e: Expr): void => {
-    switch (e.kind) {
-      case 'literal':
-        return;
-      case 'ident':
-        if (e.name === 'variables') whole = true;
-        return;
-      case 'select':
-        if (e.operand.kind === 'ident' && e.operand.name === 'variables') names.add(e.field);
-        else visit(e.operand);
-        return;
-      case 'index':
-        visit(e.operand);
-        visit(e.index);
-        return;
-      case 'call':
-        if (e.target) visit(e.target);
-        e.args.forEach(visit);
-        return;
-      case 'list':
-        e.elements.forEach(visit);
-        return;
-      case 'map':
-        for (const m of e.entries) {
-          visit(m.key);
-          visit(m.value);
-        }
-        return;
-      case 'struct':
-        for (const f of e.fields) visit(f.value);
-        return;
-      case 'comprehension':
-        visit(e.range);
-        e.args.forEach(visit);
-        return;
-    }
+    if (e.kind === 'ident' && e.name === 'variables') whole = true;
+    else if (e.kind === 'select' && e.operand.kind === 'ident' && e.operand.name === 'variables') names.add(e.field);
+    else subexpressions(e).forEach(visit);
   };
   visit(ast);
   return whole ? undefined : [...names];
@@ -228,40 +197,8 @@ function variableNames(ast: Expr): string[] | undefined {
 function identifiers(ast: Expr): Set<string> {
   const names = new Set<string>();
   const visit = (e: Expr): void => {
-    switch (e.kind) {
-      case 'literal':
-        return;
-      case 'ident':
-        names.add(e.name);
-        return;
-      case 'select':
-        visit(e.operand);
-        return;
-      case 'index':
-        visit(e.operand);
-        visit(e.index);
-        return;
-      case 'call':
-        if (e.target) visit(e.target);
-        e.args.forEach(visit);
-        return;
-      case 'list':
-        e.elements.forEach(visit);
-        return;
-      case 'map':
-        for (const m of e.entries) {
-          visit(m.key);
-          visit(m.value);
-        }
-        return;
-      case 'struct':
-        for (const f of e.fields) visit(f.value);
-        return;
-      case 'comprehension':
-        visit(e.range);
-        e.args.forEach(visit);
-        return;
-    }
+    if (e.kind === 'ident') names.add(e.name);
+    else subexpressions(e).forEach(visit);
   };
   visit(ast);
   return names;

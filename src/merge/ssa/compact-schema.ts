@@ -13,19 +13,7 @@
  */
 import { diagnostic, fail, ok, type Result } from '../../diagnostics/index.js';
 import type { JsonValue } from '../../ir/json.js';
-import {
-  EMPTY_TYPE_REF,
-  isEmptyTypeRef,
-  makeListType,
-  makeMapType,
-  Schema,
-  type Atom,
-  type ElementRelationship,
-  type ListType,
-  type MapType,
-  type StructField,
-  type TypeRef,
-} from './schema.js';
+import { EMPTY_TYPE_REF, isEmptyTypeRef, makeListType, makeMapType, Schema, type Atom, type ElementRelationship, type ListType, type MapType, type StructField, type TypeRef } from './schema.js';
 
 export const COMPACT_FORMAT = 'transmute-smd/1';
 

@@ -6,17 +6,7 @@
 import { parse as parseYaml } from 'yaml';
 import { diagnostic, fail, ok, type Diagnostic, type Result } from '../../diagnostics/index.js';
 import { isJsonObject, type JsonObject, type JsonValue } from '../../ir/json.js';
-import {
-  makeListType,
-  makeMapType,
-  Schema,
-  type Atom,
-  type ElementRelationship,
-  type ListType,
-  type MapType,
-  type StructField,
-  type TypeRef,
-} from './schema.js';
+import { makeListType, makeMapType, Schema, type Atom, type ElementRelationship, type ListType, type MapType, type StructField, type TypeRef } from './schema.js';
 
 const RELATIONSHIPS: ReadonlySet<string> = new Set(['associative', 'atomic', 'separable']);
 

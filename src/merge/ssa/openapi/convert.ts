@@ -23,21 +23,7 @@ import { diagnostic, fail, ok, type Diagnostic, type Result } from '../../../dia
 import { hasOwn, isJsonObject, type JsonObject, type JsonValue } from '../../../ir/json.js';
 import type { SourceDoc, YamlPath } from '../../../io/source.js';
 import { builtinSchema } from '../builtin-schema.js';
-import {
-  DEDUCED_SCHEMA,
-  EMPTY_TYPE_REF,
-  makeListType,
-  makeMapType,
-  Schema,
-  UNTYPED_ATOMIC,
-  UNTYPED_DEDUCED,
-  type Atom,
-  type ElementRelationship,
-  type ListType,
-  type MapType,
-  type StructField,
-  type TypeRef,
-} from '../schema.js';
+import { DEDUCED_SCHEMA, EMPTY_TYPE_REF, makeListType, makeMapType, Schema, UNTYPED_ATOMIC, UNTYPED_DEDUCED, type Atom, type ElementRelationship, type ListType, type MapType, type StructField, type TypeRef } from '../schema.js';
 import { borrowTypes, referencedNames } from './closure.js';
 import { KindSchemaTable, type KindSchema } from './kinds.js';
 
