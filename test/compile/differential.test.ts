@@ -8,43 +8,26 @@
 import { join } from 'node:path';
 import { afterAll, describe, expect, it, vi } from 'vitest';
 import type * as Interpreter from '../../src/interpreter/index.js';
+import { report } from '../support/run-differential.js';
 import { REPO_ROOT, describeShared, sharedPath } from '../support/shared.js';
-
-interface Divergence {
-  where: string;
-  what: string;
-}
 
 const seen = vi.hoisted(() => ({ applies: 0, divergences: [] as { where: string; what: string }[] }));
 
 vi.mock('../../src/interpreter/index.js', async (importOriginal) => {
   const real = await importOriginal<typeof Interpreter>();
-  // Gatekeeper's mutation-id annotation is a fresh UUID per run (pkg/mutation/system.go); nothing else may differ,
-  // key order included.
-  const text = (v: unknown) => JSON.stringify(v).replace(/("gatekeeper\.sh\/mutation-id":")[0-9a-f-]{36}/g, '$1<uuid>');
+  // Imported here: a mock factory runs before the file's own imports.
+  const { differences } = await import('../support/run-differential.js');
   const apply: typeof real.apply = (policies, request, opts = {}) => {
     const compiled = real.apply(policies, request, { ...opts, interpret: false });
     const interpreted = real.apply(policies, request, { ...opts, interpret: true });
     seen.applies++;
     const where = policies.map((p) => p.id).join(', ');
-    const diff = (what: string) => seen.divergences.push({ where, what });
-    if (compiled.allowed !== interpreted.allowed) diff(`allowed ${compiled.allowed} vs ${interpreted.allowed}`);
-    if (text(compiled.object) !== text(interpreted.object)) diff(`object ${text(compiled.object)} vs ${text(interpreted.object)}`);
-    if (text(compiled.patch) !== text(interpreted.patch)) diff(`patch ${text(compiled.patch)} vs ${text(interpreted.patch)}`);
-    const diags = (r: typeof compiled) => JSON.stringify(r.diagnostics.map((d) => [d.code, d.severity, d.message, d.span]));
-    if (diags(compiled) !== diags(interpreted)) diff(`diagnostics ${diags(compiled)} vs ${diags(interpreted)}`);
-    if (JSON.stringify(compiled.trace) !== JSON.stringify(interpreted.trace)) diff(`trace ${JSON.stringify(compiled.trace)} vs ${JSON.stringify(interpreted.trace)}`);
+    for (const what of differences(compiled, interpreted, { trace: true })) seen.divergences.push({ where, what });
     return compiled;
   };
   return { ...real, apply };
 });
 
-function report(divergences: readonly Divergence[]): string {
-  return divergences
-    .slice(0, 10)
-    .map((d) => `${d.where}: ${d.what.slice(0, 2000)}`)
-    .join('\n');
-}
 
 describe('generated code agrees with the closure interpreter', () => {
   afterAll(() => {

@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it, vi } from 'vitest';
 import type * as FusedPass from '../../src/compile/fused-pass.js';
 import type * as Interpreter from '../../src/interpreter/index.js';
+import { report } from '../support/run-differential.js';
 import { REPO_ROOT, describeShared, sharedPath } from '../support/shared.js';
 
 const seen = vi.hoisted(() => ({ applies: 0, fused: 0, divergences: [] as { where: string; what: string }[] }));
@@ -32,32 +33,21 @@ vi.mock('../../src/compile/fused-pass.js', async (importOriginal) => {
 
 vi.mock('../../src/interpreter/index.js', async (importOriginal) => {
   const real = await importOriginal<typeof Interpreter>();
-  // Gatekeeper's mutation-id annotation is a fresh UUID per run (pkg/mutation/system.go).
-  const text = (v: unknown) => JSON.stringify(v).replace(/("gatekeeper\.sh\/mutation-id":")[0-9a-f-]{36}/g, '$1<uuid>');
-  const diags = (r: Interpreter.ApplyResult) => JSON.stringify(r.diagnostics.map((d) => [d.code, d.severity, d.message, d.span]));
+  // Imported here: a mock factory runs before the file's own imports.
+  const { differences } = await import('../support/run-differential.js');
   const apply: typeof real.apply = (policies, request, opts = {}) => {
     if (policies.some((p) => p.semantics.order === 'fixpoint')) {
       const compiled = real.apply(policies, request, { ...opts, trace: false, interpret: false });
       const interpreted = real.apply(policies, request, { ...opts, trace: false, interpret: true });
       seen.applies++;
       const where = policies.map((p) => p.id).join(', ');
-      const diff = (what: string) => seen.divergences.push({ where, what });
-      if (compiled.allowed !== interpreted.allowed) diff(`allowed ${compiled.allowed} vs ${interpreted.allowed}`);
-      if (text(compiled.object) !== text(interpreted.object)) diff(`object ${text(compiled.object)} vs ${text(interpreted.object)}`);
-      if (text(compiled.patch) !== text(interpreted.patch)) diff(`patch ${text(compiled.patch)} vs ${text(interpreted.patch)}`);
-      if (diags(compiled) !== diags(interpreted)) diff(`diagnostics ${diags(compiled)} vs ${diags(interpreted)}`);
+      for (const what of differences(compiled, interpreted)) seen.divergences.push({ where, what });
     }
     return real.apply(policies, request, opts);
   };
   return { ...real, apply };
 });
 
-function report(divergences: readonly { where: string; what: string }[]): string {
-  return divergences
-    .slice(0, 10)
-    .map((d) => `${d.where}: ${d.what.slice(0, 2000)}`)
-    .join('\n');
-}
 
 describe('fused fix-point passes agree with the closure interpreter', () => {
   afterAll(() => {

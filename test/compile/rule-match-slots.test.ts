@@ -14,37 +14,28 @@ import type * as Interpreter from '../../src/interpreter/index.js';
 import type { JsonValue } from '../../src/ir/json.js';
 import type { MatchSpec } from '../../src/ir/match.js';
 import type { Op, Origin, Policy, Rule } from '../../src/ir/nodes.js';
+import { report } from '../support/run-differential.js';
 import { REPO_ROOT, describeShared, sharedPath } from '../support/shared.js';
 
 const seen = vi.hoisted(() => ({ applies: 0, divergences: [] as { where: string; what: string }[] }));
 
 vi.mock('../../src/interpreter/index.js', async (importOriginal) => {
   const real = await importOriginal<typeof Interpreter>();
-  const text = (v: unknown) => JSON.stringify(v);
-  const diags = (r: Interpreter.ApplyResult) => JSON.stringify(r.diagnostics.map((d) => [d.code, d.severity, d.message, d.span]));
+  // Imported here: a mock factory runs before the file's own imports.
+  const { differences } = await import('../support/run-differential.js');
   const apply: typeof real.apply = (policies, request, opts = {}) => {
     if (policies.some((p) => p.semantics.order === 'sequential' && p.rules.length > 1)) {
       const compiled = real.apply(policies, request, { ...opts, trace: false, interpret: false });
       const interpreted = real.apply(policies, request, { ...opts, trace: false, interpret: true });
       seen.applies++;
       const where = policies.map((p) => p.id).join(', ');
-      const diff = (what: string) => seen.divergences.push({ where, what });
-      if (compiled.allowed !== interpreted.allowed) diff(`allowed ${compiled.allowed} vs ${interpreted.allowed}`);
-      if (text(compiled.object) !== text(interpreted.object)) diff(`object ${text(compiled.object)} vs ${text(interpreted.object)}`);
-      if (text(compiled.patch) !== text(interpreted.patch)) diff(`patch ${text(compiled.patch)} vs ${text(interpreted.patch)}`);
-      if (diags(compiled) !== diags(interpreted)) diff(`diagnostics ${diags(compiled)} vs ${diags(interpreted)}`);
+      for (const what of differences(compiled, interpreted)) seen.divergences.push({ where, what });
     }
     return real.apply(policies, request, opts);
   };
   return { ...real, apply };
 });
 
-function report(divergences: readonly { where: string; what: string }[]): string {
-  return divergences
-    .slice(0, 10)
-    .map((d) => `${d.where}: ${d.what.slice(0, 2000)}`)
-    .join('\n');
-}
 
 const origin: Origin = { file: 'test.yaml', line: 1, col: 1, endLine: 1, endCol: 1, dialect: 'kyverno' };
 const PODS: MatchSpec = { any: [{ kinds: [{ group: '*', version: '*', kind: 'Pod', subresource: '' }] }], globs: 'wildcard' };
