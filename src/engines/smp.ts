@@ -14,7 +14,9 @@ const NORMAL_FORMS = Symbol('smp normal forms');
  * meet the same untouched subtrees and skip them. Sound because the interpreter never writes in place into a
  * container it handed to an engine (EvalMemo), and the memo lives no longer than the evaluation.
  */
-function normalForms(memo: EvalMemo | undefined): NormalForms | undefined {
+export function smpNormalForms(memo: EvalMemo): NormalForms;
+export function smpNormalForms(memo: EvalMemo | undefined): NormalForms | undefined;
+export function smpNormalForms(memo: EvalMemo | undefined): NormalForms | undefined {
   if (memo === undefined) return undefined;
   let forms = memo.get(NORMAL_FORMS) as NormalForms | undefined;
   if (forms === undefined) memo.set(NORMAL_FORMS, (forms = new NormalForms()));
@@ -22,7 +24,7 @@ function normalForms(memo: EvalMemo | undefined): NormalForms | undefined {
 }
 
 const strategicMergeEngine: MergeEngine = (target, patch, { op, memo, owned }) => {
-  const r = strategicMerge(target ?? {}, patch, { normalForms: normalForms(memo), owned });
+  const r = strategicMerge(target ?? {}, patch, { normalForms: smpNormalForms(memo), owned });
   if (r.ok) return r.value.inPlace === true ? { ok: true, value: r.value.value, inPlace: true } : { ok: true, value: r.value.value };
   const first = r.diagnostics[0];
   return {

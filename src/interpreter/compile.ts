@@ -1,9 +1,11 @@
+import { smpRuleRuns } from '../compile/smp-rule-runs.js';
 import { stableRuleMatchSlots } from '../compile/stable-match.js';
 import type { Guard, LetOp, Op, Policy, Rule } from '../ir/nodes.js';
-import { compileMatch, type CompiledMatch } from '../k8s/match.js';
+import { compileMatch, type CompiledMatch, type MatchOutcome } from '../k8s/match.js';
 import { compileGuard, describeGuard, type GuardFn } from './guards.js';
 import { compileBlock } from './ops/block.js';
 import { compileOp, type OpFn } from './ops/index.js';
+import type { EvalState } from './state.js';
 
 export interface CompiledGuard {
   guard: Guard;
@@ -20,6 +22,13 @@ export interface CompiledRule {
   body: OpFn;
 }
 
+/**
+ * Runs the rules from `from` on as one step (src/compile/smp-rule-runs.ts) and returns the index of the first
+ * rule it did not run (`from` when none), which the rule loop then runs the ordinary way. `kept` is the loop's
+ * match outcomes per slot (run-policy.ts ruleMatch).
+ */
+export type RuleRunner = (st: EvalState, from: number, kept: (MatchOutcome | undefined)[] | undefined) => number;
+
 export interface CompiledPolicy {
   policy: Policy;
   match: CompiledMatch;
@@ -34,6 +43,11 @@ export interface CompiledPolicy {
   ruleMatchSlots: readonly number[] | undefined;
   /** How many slots `ruleMatchSlots` uses. */
   ruleMatchSlotCount: number;
+  /**
+   * Per rule, the runner of the run of rules it belongs to, for runs without rule snapshots; undefined when
+   * the policy has none (always for the closure interpreter, the reference).
+   */
+  ruleRuns: readonly (RuleRunner | undefined)[] | undefined;
 }
 
 /**
@@ -90,7 +104,9 @@ export function compilePolicy(policy: Policy, c: OpCompiler = CLOSURES): Compile
       ops: rule.body.map((op) => ({ kind: op.kind, fn: c.op(op), origin: op.origin })),
       body: c.block(rule.body),
     })),
+    ruleRuns: undefined,
   };
+  if (c !== CLOSURES) compiled.ruleRuns = smpRuleRuns(compiled.rules, slots);
   cache.set(policy, compiled);
   return compiled;
 }

@@ -70,7 +70,7 @@ export function isNonEmptyObject(v: JsonValue | null): boolean {
  * to nothing), so an outcome is kept and reused only while the object is non-empty; an undecided one is not
  * kept (its diagnostic is the rule's own).
  */
-function ruleMatch(match: CompiledMatch, slot: number, kept: (MatchOutcome | undefined)[], st: EvalState): MatchOutcome {
+export function ruleMatch(match: CompiledMatch, slot: number, kept: (MatchOutcome | undefined)[], st: EvalState): MatchOutcome {
   if (slot < 0) return match.test(currentRequest(st));
   const nonEmpty = isNonEmptyObject(st.object);
   if (nonEmpty) {
@@ -154,7 +154,12 @@ export function runPolicy(cp: CompiledPolicy, st: EvalState, pass?: number, keep
   }
   const slots = cp.ruleMatchSlots;
   const kept = slots ? new Array<MatchOutcome | undefined>(cp.ruleMatchSlotCount) : undefined;
+  const runs = ruleSnapshots ? undefined : cp.ruleRuns;
   for (let i = 0; i < cp.rules.length; i++) {
+    if (runs !== undefined) {
+      const run = runs[i];
+      if (run !== undefined && (i = run(st, i, kept)) >= cp.rules.length) break;
+    }
     const cr = cp.rules[i]!;
     st.ruleName = cr.rule.name;
     const before = st.object;

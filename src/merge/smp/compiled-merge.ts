@@ -6,9 +6,9 @@
  *
  * - the pattern is compiled once (anchors-fast accepts it, no anchored list, no `$` directive, no map that
  *   names both `apiVersion` and `kind`, which would select another schema under an unknown kind);
- * - the resource is in normal form as a whole (merge.ts isNormal, read from the evaluation's NormalForms),
- *   or its schema can hold no merge list: the fast walk then never changes a field the pattern does not
- *   name, so only the pattern's keys are visited;
+ * - the resource is in normal form as a whole (merge.ts isNormal, read from the evaluation's NormalForms or
+ *   verified once and recorded there), or its schema can hold no merge list: the fast walk then never
+ *   changes a field the pattern does not name, so only the pattern's keys are visited;
  * - a first pass checks the anchors' conditions in PreProcessPattern's order (a failure skips the rule with
  *   the same message; the merge of the empty patch leaves a normal resource as it is) and every shape the
  *   fast walk would hand to the full walk (a kind clash, a merge list, an odd subtree to insert): any of
@@ -25,7 +25,7 @@ import { defineOwn, hasOwn, isJsonObject, jsonEqual, type JsonObject, type JsonS
 import { needsPreprocessing } from './anchors.js';
 import { compileFastPattern, isConditionText, runFastPattern, scalarConditionFailure } from './anchors-fast.js';
 import { compareGoStrings, scalarText } from './go-text.js';
-import { copyForWrites, schemaOfNode } from './merge.js';
+import { copyForWrites, isNormal, schemaOfNode } from './merge.js';
 import type { MergeOwnership } from './merge-types.js';
 import type { NormalForms } from './normal-forms.js';
 import { elementSchema, fieldSchema, type SchemaRef, type SmpSchema } from './schema.js';
@@ -183,35 +183,104 @@ interface Writes {
  */
 type GeneratedMerge = (resource: JsonObject, cx: Writes) => JsonObject | string | typeof GENERAL;
 
+/** A resource type's schema and the pattern's generated merge under it (CompiledMerge.last's shape). */
+interface TypedMerge {
+  readonly schema: SchemaRef;
+  readonly merge: GeneratedMerge | null;
+}
+
+function typedMerge(compiled: CompiledMerge, resource: JsonObject): TypedMerge {
+  const apiVersion = resource.apiVersion;
+  const kind = resource.kind;
+  const last = compiled.last;
+  if (last !== undefined && last.apiVersion === apiVersion && last.kind === kind) return last;
+  const schema = schemaOfNode(resource);
+  let merge = compiled.bySchema.get(schema);
+  if (merge === undefined) compiled.bySchema.set(schema, (merge = generate(compiled.root, schema) ?? null));
+  if (typeof apiVersion !== 'string' || typeof kind !== 'string') return { schema, merge };
+  const typed = { apiVersion, kind, schema, merge };
+  compiled.last = typed;
+  return typed;
+}
+
+/**
+ * Whether the resource is in normal form as a whole: fields the pattern does not name stay as they are only
+ * then. Known from an earlier merge of the evaluation, or verified by walking it once (and remembered), which
+ * is what the general path's merge would do for the fields the pattern does not reach.
+ */
+function normalResource(resource: JsonObject, schema: SchemaRef, normalForms: NormalForms | undefined): boolean {
+  if (!tracked(schema)) return true;
+  if (normalForms === undefined) return false;
+  return normalForms.has(resource, schema) || isNormal(resource, schema, normalForms);
+}
+
+function newWrites(normalForms: NormalForms | undefined, owned: MergeOwnership | undefined): Writes {
+  return { owned, normalForms, count: 0, touched: undefined, results: undefined, created: undefined };
+}
+
 /**
  * Runs a compiled pattern against `resource`; undefined when the general path must decide. `normalForms` and
  * `owned` are strategicMerge's options of the same names.
  */
 export function runCompiledMerge(compiled: CompiledMerge, resource: JsonValue, normalForms: NormalForms | undefined, owned: MergeOwnership | undefined): CompiledOutcome | undefined {
   if (!isJsonObject(resource)) return undefined;
-  const apiVersion = resource.apiVersion;
-  const kind = resource.kind;
-  let schema: SchemaRef;
-  let merge: GeneratedMerge | null | undefined;
-  const last = compiled.last;
-  if (last !== undefined && last.apiVersion === apiVersion && last.kind === kind) {
-    schema = last.schema;
-    merge = last.merge;
-  } else {
-    schema = schemaOfNode(resource);
-    merge = compiled.bySchema.get(schema);
-    if (merge === undefined) compiled.bySchema.set(schema, (merge = generate(compiled.root, schema) ?? null));
-    if (typeof apiVersion === 'string' && typeof kind === 'string') compiled.last = { apiVersion, kind, schema, merge };
-  }
-  if (merge === null) return undefined;
-  // Fields the pattern does not name stay as they are only in a resource in normal form.
-  if (tracked(schema) && (normalForms === undefined || !normalForms.has(resource, schema))) return undefined;
-  const cx: Writes = { owned, normalForms, count: 0, touched: undefined, results: undefined, created: undefined };
+  const { schema, merge } = typedMerge(compiled, resource);
+  if (merge === null || !normalResource(resource, schema, normalForms)) return undefined;
+  const cx = newWrites(normalForms, owned);
   const value = merge(resource, cx);
   if (value === GENERAL) return undefined;
   if (typeof value === 'string') return { value: resource, skipped: value };
   commit(cx);
   return cx.touched !== undefined ? { value, inPlace: true } : { value };
+}
+
+/**
+ * Compiled merges of consecutive rules into one document, each seeing what the one before left, with the
+ * bookkeeping (commit) once at the end instead of per merge (src/compile/smp-rule-runs.ts). A merge result
+ * is in normal form by construction, so the document is verified at most once per run.
+ */
+export class CompiledMergeRun {
+  private readonly cx: Writes;
+  /** The last document known to be in normal form in this run, and under which schema. */
+  private normal: JsonObject | undefined;
+  private normalSchema: SchemaRef = null;
+
+  constructor(normalForms: NormalForms | undefined, owned: MergeOwnership | undefined) {
+    this.cx = newWrites(normalForms, owned);
+  }
+
+  /**
+   * The merged document (itself when unchanged or changed in place), a failed condition's message (the rule
+   * is skipped), or undefined: the general path decides, and nothing was written.
+   */
+  step(compiled: CompiledMerge, resource: JsonValue): JsonObject | string | undefined {
+    if (!isJsonObject(resource)) return undefined;
+    const { schema, merge } = typedMerge(compiled, resource);
+    if (merge === null) return undefined;
+    if (resource !== this.normal || schema !== this.normalSchema) {
+      // Facts about containers changed in place are forgotten only at commit: verify with none pending.
+      if (this.normal !== undefined || !normalResource(resource, schema, this.cx.normalForms)) return undefined;
+    }
+    const cx = this.cx;
+    const value = merge(resource, cx);
+    if (value === GENERAL) return undefined;
+    if (typeof value === 'string') return value;
+    // The next rule writes in place into what this one created (commit's last step, done now).
+    const created = cx.created;
+    if (created !== undefined) {
+      for (let i = 0; i < created.length; i++) cx.owned!.add(created[i]!);
+      cx.created = undefined;
+    }
+    this.normal = value;
+    this.normalSchema = schema;
+    return value;
+  }
+
+  /** Records what the run's merges wrote; returns whether some container changed in place. */
+  finish(): boolean {
+    commit(this.cx);
+    return this.cx.touched !== undefined;
+  }
 }
 
 /** merge.ts commit, for writes already made: forget what changed in place, then record the new facts. */

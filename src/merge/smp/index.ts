@@ -71,6 +71,13 @@ function planOf(patch: JsonValue): PatternPlan {
   return plan;
 }
 
+/** The pattern's specialised merge (compiled-merge.ts), compiled now if it has one; shared with strategicMerge. */
+export function compiledPattern(patch: JsonValue): CompiledMerge | undefined {
+  const plan = planOf(patch);
+  if (plan.compiled === undefined) plan.compiled = compileMerge(patch) ?? null;
+  return plan.compiled ?? undefined;
+}
+
 /** Applies a patchStrategicMerge pattern to a resource as Kyverno does. Neither input is modified (but see `owned`). */
 export function strategicMerge(resource: JsonValue, patch: JsonValue, opts: StrategicMergeOptions = {}): Result<StrategicMergeValue> {
   let plainPatch = patch;
@@ -116,6 +123,7 @@ function failure(message: string, shape = false): Result<StrategicMergeValue> {
 }
 
 export { preprocessPattern, type PreprocessOutcome, type PreprocessError } from './anchors.js';
+export { CompiledMergeRun, type CompiledMerge } from './compiled-merge.js';
 export { kyamlMerge, NormalForms, type KyamlMergeOptions, type MergeOutcome, type MergeFailure, type MergeOwnership } from './merge.js';
 export { matchPattern, type MatchError } from './pattern-match.js';
 export { schemaForResourceType, knownResourceTypes } from './schema.js';

@@ -282,7 +282,7 @@ function destOnly(dest: JsonValue | undefined, schema: SchemaRef, cx: Walk): Fas
  * Whether the full walk with no patch returns `v` itself: no `null` where it walks (a null node with no patch
  * is cleared) and every associative list below it plain (see isPlainList) with elements in normal form.
  */
-function isNormal(v: JsonValue, schema: SchemaRef, normalForms: NormalForms | undefined): boolean {
+export function isNormal(v: JsonValue, schema: SchemaRef, normalForms: NormalForms | undefined): boolean {
   if (v === null) return false;
   if (typeof v !== 'object') return true;
   if (schema === null && (schema = schemaOfNode(v)) === null) return true;

@@ -1,0 +1,98 @@
+/**
+ * Runs of Kyverno rules that are each one literal patchStrategicMerge, as one step (issue 17). A ClusterPolicy
+ * repeats the same `match` in every rule and most mutate rules are a fixed pattern: `+(team): platform`,
+ * an annotation, a condition anchor and a field. Run one by one, each such rule pays for the rule loop, the
+ * merge op, the engine call, and a commit of the merge's facts; here consecutive ones run their compiled
+ * merges (merge/smp/compiled-merge.ts) back to back on what the one before left, with one commit at the end.
+ *
+ * Each rule still sees exactly the object the rules before it made, so the result, key order included, is the
+ * sequential one. What stays with the ordinary rule loop (run-policy.ts), which the run hands back to by
+ * returning the index of the first rule it did not run:
+ * - rules with guards (preconditions), several ops, or a pattern with variables or no compiled form;
+ * - rule matches that are not stable over the policy's run (stable-match.ts), or whose outcome is not known
+ *   yet once the run has written (the loop tests it against the current object and keeps it);
+ * - a pattern the compiled merge hands to the general path for this object (nothing is written then);
+ * - another `smp` engine than Kyverno's (a runtime may replace it), traces, `applyRules: One` and
+ *   failurePolicy ignore (their rule snapshots: the caller does not use runs then).
+ */
+import type { Rule } from '../ir/nodes.js';
+import type { MatchOutcome } from '../k8s/match.js';
+import { SMP_ENGINE, smpNormalForms } from '../engines/smp.js';
+import type { CompiledRule, RuleRunner } from '../interpreter/compile.js';
+import { isNonEmptyObject, ruleMatch } from '../interpreter/run-policy.js';
+import { evalMemo, type EvalState } from '../interpreter/state.js';
+import { newEpoch } from '../interpreter/walk.js';
+import { compiledPattern, CompiledMergeRun, type CompiledMerge } from '../merge/smp/index.js';
+
+/** The rule's pattern when it is one literal strategic merge into the whole object with a stable match. */
+function runnablePattern(rule: Rule, slot: number): CompiledMerge | undefined {
+  if (rule.guards.length > 0 || rule.body.length !== 1) return undefined;
+  if (rule.match !== undefined && slot < 0) return undefined;
+  const op = rule.body[0]!;
+  if (op.kind !== 'merge' || op.strategy !== 'smp' || op.value.kind !== 'literal') return undefined;
+  if (op.path.root !== 'object' || op.path.segments.length > 0) return undefined;
+  return compiledPattern(op.value.json);
+}
+
+/**
+ * Per rule, the runner of the run it belongs to (runs of two rules or more), or undefined; undefined when the
+ * policy has no run. `slots` are the policy's stable rule match slots (stableRuleMatchSlots).
+ */
+export function smpRuleRuns(rules: readonly CompiledRule[], slots: readonly number[]): (RuleRunner | undefined)[] | undefined {
+  const patterns = rules.map((r, i) => runnablePattern(r.rule, slots[i] ?? -1));
+  const runners: (RuleRunner | undefined)[] = new Array<RuleRunner | undefined>(patterns.length).fill(undefined);
+  let any = false;
+  for (let start = 0; start < patterns.length; ) {
+    let end = start;
+    while (end < patterns.length && patterns[end] !== undefined) end++;
+    if (end - start >= 2) {
+      const runner = ruleRunner(rules, patterns as CompiledMerge[], slots, end);
+      for (let i = start; i < end; i++) runners[i] = runner;
+      any = true;
+    }
+    start = end + 1;
+  }
+  return any ? runners : undefined;
+}
+
+function ruleRunner(rules: readonly CompiledRule[], patterns: readonly CompiledMerge[], slots: readonly number[], end: number): RuleRunner {
+  return (st: EvalState, from: number, kept: (MatchOutcome | undefined)[] | undefined): number => {
+    if (st.runtime.merges.smp !== SMP_ENGINE) return from;
+    // The maps earlier root merges created stay writable in place while nothing else ended the epoch
+    // (ops/merge.ts ownedMaps: a literal patch holds none of them).
+    const merges = st.merges;
+    const owned = merges !== undefined && merges.epoch === st.owned ? merges.owned : newEpoch();
+    let run: CompiledMergeRun | undefined;
+    let ran = false;
+    let root = st.object;
+    let i = from;
+    for (; i < end; i++) {
+      const match = rules[i]!.match;
+      if (match !== undefined) {
+        // A kept outcome holds while the object is non-empty (run-policy.ts ruleMatch); before anything was
+        // written the match may be tested here, afterwards the loop tests it against the current object.
+        let m = kept !== undefined && isNonEmptyObject(root) ? kept[slots[i]!] : undefined;
+        if (m === undefined) {
+          if (ran || kept === undefined) break;
+          m = ruleMatch(match, slots[i]!, kept, st);
+          if (m.error) break;
+        }
+        if (!m.matched) continue;
+      }
+      run ??= new CompiledMergeRun(smpNormalForms(evalMemo(st)), owned);
+      const merged = run.step(patterns[i]!, root);
+      if (merged === undefined) break;
+      ran = true;
+      if (typeof merged !== 'string') root = merged;
+    }
+    if (run !== undefined && ran) {
+      st.ruleName = rules[i - 1]!.rule.name;
+      const inPlace = run.finish();
+      if (root !== st.object) st.object = root;
+      else if (inPlace) st.matchRequest = undefined; // same identity, new content (ops/merge.ts IN_PLACE)
+      st.owned = newEpoch();
+      st.merges = { epoch: st.owned, owned };
+    }
+    return i;
+  };
+}
