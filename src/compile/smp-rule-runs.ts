@@ -8,7 +8,9 @@
  * Each rule still sees exactly the object the rules before it made, so the result, key order included, is the
  * sequential one. What stays with the ordinary rule loop (run-policy.ts), which the run hands back to by
  * returning the index of the first rule it did not run:
- * - rules with guards (preconditions), several ops, or a pattern with variables or no compiled form;
+ * - rules with several ops, or a pattern with variables or no compiled form;
+ * - guards (preconditions): the run stops before a guarded rule; the loop tests its match and guards as
+ *   usual and, when they pass, hands the rule back to the run (`admitted`), which goes on from there;
  * - rule matches that are not stable over the policy's run (stable-match.ts), or whose outcome is not known
  *   yet once the run has written (the loop tests it against the current object and keeps it);
  * - a pattern the compiled merge hands to the general path for this object (nothing is written then);
@@ -26,7 +28,7 @@ import { compiledPattern, CompiledMergeRun, type CompiledMerge } from '../merge/
 
 /** The rule's pattern when it is one literal strategic merge into the whole object with a stable match. */
 function runnablePattern(rule: Rule, slot: number): CompiledMerge | undefined {
-  if (rule.guards.length > 0 || rule.body.length !== 1) return undefined;
+  if (rule.body.length !== 1) return undefined;
   if (rule.match !== undefined && slot < 0) return undefined;
   const op = rule.body[0]!;
   if (op.kind !== 'merge' || op.strategy !== 'smp' || op.value.kind !== 'literal') return undefined;
@@ -56,7 +58,7 @@ export function smpRuleRuns(rules: readonly CompiledRule[], slots: readonly numb
 }
 
 function ruleRunner(rules: readonly CompiledRule[], patterns: readonly CompiledMerge[], slots: readonly number[], end: number): RuleRunner {
-  return (st: EvalState, from: number, kept: (MatchOutcome | undefined)[] | undefined): number => {
+  return (st: EvalState, from: number, kept: (MatchOutcome | undefined)[] | undefined, admitted: boolean): number => {
     if (st.runtime.merges.smp !== SMP_ENGINE) return from;
     // The maps earlier root merges created stay writable in place while nothing else ended the epoch
     // (ops/merge.ts ownedMaps: a literal patch holds none of them).
@@ -67,8 +69,12 @@ function ruleRunner(rules: readonly CompiledRule[], patterns: readonly CompiledM
     let root = st.object;
     let i = from;
     for (; i < end; i++) {
-      const match = rules[i]!.match;
-      if (match !== undefined) {
+      const rule = rules[i]!;
+      const match = rule.match;
+      if (admitted && i === from) {
+        // The loop tested the match and the guards.
+      } else if (rule.guards.length > 0) break;
+      else if (match !== undefined) {
         // A kept outcome holds while the object is non-empty (run-policy.ts ruleMatch); before anything was
         // written the match may be tested here, afterwards the loop tests it against the current object.
         let m = kept !== undefined && isNonEmptyObject(root) ? kept[slots[i]!] : undefined;

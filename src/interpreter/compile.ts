@@ -25,9 +25,10 @@ export interface CompiledRule {
 /**
  * Runs the rules from `from` on as one step (src/compile/smp-rule-runs.ts) and returns the index of the first
  * rule it did not run (`from` when none), which the rule loop then runs the ordinary way. `kept` is the loop's
- * match outcomes per slot (run-policy.ts ruleMatch).
+ * match outcomes per slot (run-policy.ts ruleMatch). `admitted`: the loop has tested rule `from`'s match and
+ * guards, and they passed.
  */
-export type RuleRunner = (st: EvalState, from: number, kept: (MatchOutcome | undefined)[] | undefined) => number;
+export type RuleRunner = (st: EvalState, from: number, kept: (MatchOutcome | undefined)[] | undefined, admitted: boolean) => number;
 
 export interface CompiledPolicy {
   policy: Policy;

@@ -158,7 +158,7 @@ export function runPolicy(cp: CompiledPolicy, st: EvalState, pass?: number, keep
   for (let i = 0; i < cp.rules.length; i++) {
     if (runs !== undefined) {
       const run = runs[i];
-      if (run !== undefined && (i = run(st, i, kept)) >= cp.rules.length) break;
+      if (run !== undefined && (i = run(st, i, kept, false)) >= cp.rules.length) break;
     }
     const cr = cp.rules[i]!;
     st.ruleName = cr.rule.name;
@@ -186,7 +186,15 @@ export function runPolicy(cp: CompiledPolicy, st: EvalState, pass?: number, keep
           opScope = op.fn(st, opScope);
           if (st.trace) event(st, pass, { rule: cr.rule.name, node: op.kind, outcome: st.object === opBefore ? 'unchanged' : 'applied', origin: op.origin });
         }
-      } else cr.body(st, scope);
+      } else {
+        // A rule of a run that waited for its guards (src/compile/smp-rule-runs.ts) goes on with the run.
+        const next = runs !== undefined && runs[i] !== undefined ? runs[i]!(st, i, kept, true) : i;
+        if (next > i) {
+          i = next - 1;
+          continue;
+        }
+        cr.body(st, scope);
+      }
       // Built only when traced: this runs once per rule and request.
       if (st.trace) event(st, pass, { rule: cr.rule.name, node: 'rule', outcome: st.object === before ? 'unchanged' : 'applied', origin: cr.rule.origin });
       if (policy.semantics.applyRules === 'one' && ruleApplied(before, st.object)) break;

@@ -14,6 +14,7 @@ import { apply } from '../../src/interpreter/index.js';
 import type { JsonObject, JsonValue } from '../../src/ir/json.js';
 import type { MatchSpec } from '../../src/ir/match.js';
 import type { Guard, Op, Origin, Policy, Rule } from '../../src/ir/nodes.js';
+import { exists, lit, p as path } from '../interpreter/support.js';
 import { differences } from '../support/run-differential.js';
 
 const origin: Origin = { file: 'test.yaml', line: 1, col: 1, endLine: 1, endCol: 1, dialect: 'kyverno' };
@@ -97,6 +98,15 @@ function randomPod(r: () => number): JsonObject {
   return { apiVersion: 'v1', kind: r() < 0.9 ? 'Pod' : 'Deployment', metadata, spec };
 }
 
+/** Guards reading what earlier rules of the run write (Kyverno preconditions lower to guards). */
+function randomGuards(r: () => number): Guard[] {
+  const roll = r();
+  if (roll < 0.6) return [];
+  if (roll < 0.75) return [exists(path('object', 'metadata', 'labels', 'tier'))];
+  if (roll < 0.9) return [{ kind: 'eq', path: path('object', 'spec', 'restartPolicy'), value: lit('Always'), origin } as Guard];
+  return [{ kind: 'jmes', expr: { text: "kyverno_conditions(`{\"all\":[{\"key\":\"{{ request.object.metadata.labels.team || '' }}\",\"operator\":\"Equals\",\"value\":\"preset\"}]}`)", origin }, origin } as Guard];
+}
+
 function randomMatch(r: () => number): MatchSpec | undefined {
   const roll = r();
   if (roll < 0.7) return PODS;
@@ -111,7 +121,7 @@ describe('runs of literal strategic-merge rules', () => {
     const p = policy([smpRule('a', { spec: { x: 1 } }), smpRule('b', { spec: { y: 1 } }), smpRule('c', { spec: { z: 1 } }, PODS, [guard]), smpRule('d', { spec: { w: 1 } }), smpRule('e', { metadata: { labels: { tier: 'x' } } }, TIER_WEB)]);
     const cp = compilePolicy(p, GENERATED);
     const runs = smpRuleRuns(cp.rules, cp.ruleMatchSlots ?? []);
-    expect(runs?.map((run) => run !== undefined)).toEqual([true, true, false, false, false]);
+    expect(runs?.map((run) => run !== undefined)).toEqual([true, true, true, true, false]);
   });
 
   it('agree with the closure interpreter on random rules and Pods', () => {
@@ -120,7 +130,7 @@ describe('runs of literal strategic-merge rules', () => {
     for (let round = 0; round < 400; round++) {
       const rules: Rule[] = [];
       const count = 2 + Math.floor(r() * 6);
-      for (let i = 0; i < count; i++) rules.push(smpRule(`r${i}`, randomPattern(r), randomMatch(r)));
+      for (let i = 0; i < count; i++) rules.push(smpRule(`r${i}`, randomPattern(r), randomMatch(r), randomGuards(r)));
       const policies = [policy(rules)];
       for (let k = 0; k < 5; k++) {
         const object = randomPod(r);
@@ -134,5 +144,18 @@ describe('runs of literal strategic-merge rules', () => {
       }
     }
     expect(compared).toBe(2000);
+  });
+
+  it('leave traced runs, failurePolicy ignore and applyRules One to the rule loop, with the same results', () => {
+    const rules = [smpRule('a', { metadata: { labels: { '+(team)': 'x' } } }), smpRule('b', { spec: { '(restartPolicy)': 'Always', dnsPolicy: 'ClusterFirst' } }), smpRule('c', { metadata: { labels: { team: 'y' } } })];
+    const object = { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'p' }, spec: { restartPolicy: 'Always' } };
+    for (const semantics of [{}, { failurePolicy: 'ignore' as const }, { applyRules: 'one' as const }]) {
+      for (const trace of [false, true]) {
+        const policies = [policy(rules, semantics)];
+        const compiled = apply(policies, { object, operation: 'CREATE' }, { trace, interpret: false });
+        const interpreted = apply(policies, { object, operation: 'CREATE' }, { trace, interpret: true });
+        expect(differences(compiled, interpreted, { trace }), JSON.stringify({ semantics, trace })).toEqual([]);
+      }
+    }
   });
 });

@@ -287,9 +287,9 @@ export class CompiledMergeRun {
 function commit(cx: Writes): void {
   const normalForms = cx.normalForms;
   const touched = cx.touched;
-  if (touched !== undefined && normalForms !== undefined) for (let i = 0; i < touched.length; i++) normalForms.forget(touched[i]!);
+  if (touched !== undefined && normalForms !== undefined) normalForms.forgetAll(touched);
   const results = cx.results;
-  if (results !== undefined) for (let i = 0; i < results.length; i += 2) normalForms!.addResult(results[i]!, results[i + 1]!);
+  if (results !== undefined) normalForms!.addResults(results);
   const created = cx.created;
   if (created !== undefined) for (let i = 0; i < created.length; i++) cx.owned!.add(created[i]!);
 }

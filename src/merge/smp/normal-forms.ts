@@ -38,6 +38,27 @@ export class NormalForms {
     this.verified?.delete(v);
   }
 
+  /**
+   * `addResult` for each (container, schema) pair of `pairs` in order. Only the last RING pairs can stay in
+   * the ring, so only they are added: the ring then holds what adding them all would leave.
+   */
+  addResults(pairs: readonly object[]): void {
+    for (let i = Math.max(0, pairs.length - 2 * RING); i < pairs.length; i += 2) this.addResult(pairs[i]!, pairs[i + 1]!);
+  }
+
+  /**
+   * `forget` for each of `containers`. A run of merges changes the same few containers in place again and
+   * again (the object, its metadata, its labels), and forgetting is idempotent: a container equal to one of
+   * the few before it is skipped.
+   */
+  forgetAll(containers: readonly object[]): void {
+    for (let i = 0; i < containers.length; i++) {
+      const v = containers[i]!;
+      if (i > 0 && (v === containers[i - 1] || (i > 1 && (v === containers[i - 2] || (i > 2 && v === containers[i - 3]))))) continue;
+      this.forget(v);
+    }
+  }
+
   /** A container found in normal form by walking it. */
   addVerified(v: object, schema: object): void {
     (this.verified ??= new Map()).set(v, schema);
