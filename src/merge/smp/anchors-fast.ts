@@ -15,7 +15,7 @@ import { anchorString, isConditionOrGlobal, parseAnchor } from '../../../grammar
 import { defineOwn, hasOwn, isJsonObject, type JsonObject, type JsonScalar, type JsonValue } from '../../ir/json.js';
 import type { PreprocessError, PreprocessOutcome } from './anchors.js';
 import { scalarText } from './go-text.js';
-import { matchPattern } from './pattern-match.js';
+import { matchesPattern, matchPattern } from './pattern-match.js';
 
 const PLAIN = 0;
 const ADD = 1;
@@ -222,6 +222,13 @@ function checkConditions(plan: MapPlan, r: JsonObject | undefined, kind: typeof 
     if (failure !== undefined) return failure;
   }
   return undefined;
+}
+
+/** Whether the scalar condition `(key): expected` holds on the resource map `r` (scalarConditionFailure === undefined). */
+export function scalarConditionHolds(r: JsonObject, key: string, expected: string): boolean {
+  if (!hasOwn(r, key)) return false;
+  const actual = r[key]!;
+  return matchesPattern(actual === null || typeof actual !== 'object' ? scalarText(actual) : actual, expected);
 }
 
 /** Why the scalar condition `(key): expected` fails on the resource map `r` (undefined: it holds, or no map). */

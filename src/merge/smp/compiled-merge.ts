@@ -23,9 +23,10 @@ import { parseAnchor } from '../../../grammars/kyverno-anchor.js';
 import { Constants, instantiate, literal } from '../../compile/source.js';
 import { defineOwn, hasOwn, isJsonObject, jsonEqual, type JsonObject, type JsonScalar, type JsonValue } from '../../ir/json.js';
 import { needsPreprocessing } from './anchors.js';
-import { compileFastPattern, isConditionText, runFastPattern, scalarConditionFailure } from './anchors-fast.js';
+import { compileFastPattern, isConditionText, runFastPattern, scalarConditionFailure, scalarConditionHolds } from './anchors-fast.js';
 import { compareGoStrings, scalarText } from './go-text.js';
-import { copyForWrites, isNormal, schemaOfNode } from './merge.js';
+import { copyForWrites, schemaOfNode } from './merge.js';
+import { normalCheck } from './normal-check.js';
 import type { MergeOwnership } from './merge-types.js';
 import type { NormalForms } from './normal-forms.js';
 import { elementSchema, fieldSchema, type SchemaRef, type SmpSchema } from './schema.js';
@@ -211,7 +212,7 @@ function typedMerge(compiled: CompiledMerge, resource: JsonObject): TypedMerge {
 function normalResource(resource: JsonObject, schema: SchemaRef, normalForms: NormalForms | undefined): boolean {
   if (!tracked(schema)) return true;
   if (normalForms === undefined) return false;
-  return normalForms.has(resource, schema) || isNormal(resource, schema, normalForms);
+  return normalForms.has(resource, schema) || normalCheck(schema)(resource, normalForms);
 }
 
 function newWrites(normalForms: NormalForms | undefined, owned: MergeOwnership | undefined): Writes {
@@ -301,6 +302,7 @@ const HELP = {
   defineOwn,
   jsonEqual,
   condition: scalarConditionFailure,
+  holds: scalarConditionHolds,
   isConditionText,
   copy(d: JsonObject, cx: Writes): JsonObject {
     const out = copyForWrites(d);
@@ -410,7 +412,7 @@ ${sub}
 
 /** `continue` unless the element map `el` meets the conditional element's conditions. */
 function conditionsMet(element: PatternNode, el: string, g: Gen): string {
-  return element.conditions.map((c) => `if (${g.h}.condition(${el}, ${literal(c.key)}, ${literal(c.expected)}) !== undefined) continue;`).join('\n');
+  return element.conditions.map((c) => `if (!${g.h}.holds(${el}, ${literal(c.key)}, ${literal(c.expected)})) continue;`).join('\n');
 }
 
 /**

@@ -299,10 +299,10 @@ export function isNormal(v: JsonValue, schema: SchemaRef, normalForms: NormalFor
     normalForms?.addVerified(v, schema);
     return true;
   }
+  // Maps are not recorded (NormalForms.addVerified): walking one again is cheap once its lists are known.
   if (schema.values !== undefined) {
     if (normalForms !== undefined && normalForms.has(v, schema)) return true;
     for (const name of Object.keys(v)) if (!isNormal(v[name]!, fieldSchema(schema, name), normalForms)) return false;
-    normalForms?.addVerified(v, schema);
     return true;
   }
   const names = schema.fieldNames;
@@ -313,7 +313,6 @@ export function isNormal(v: JsonValue, schema: SchemaRef, normalForms: NormalFor
       const field = ownField(v, name);
       if (field !== undefined && !isNormal(field, schema.fieldSchemas![i]!, normalForms)) return false;
     }
-    normalForms?.addVerified(v, schema);
   }
   return true;
 }
@@ -334,7 +333,7 @@ function sameText(a: string | number | boolean, b: string | number | boolean): b
  * Every element a non-empty map with complete, distinct key text (or, for a set of primitives, a non-empty
  * distinct scalar): kyaml's associative bookkeeping then keeps every element, in order.
  */
-function isPlainList(items: JsonValue[], keys: readonly string[]): boolean {
+export function isPlainList(items: JsonValue[], keys: readonly string[]): boolean {
   const n = items.length;
   for (let i = 0; i < n; i++) {
     const el = items[i]!;

@@ -2,8 +2,9 @@
  * The containers known to be in normal form (merge.ts isNormal) across the merges of one evaluation, with
  * the schema each was checked under. Merge results are recorded in a short ring: the next rule's merge
  * meets the previous result, so recent entries answer, and a ring costs no hashing or table growth (a Map
- * entry per result is dearer than the walk it saves). Containers the merge had to verify (subtrees no rule
- * touches, such as a Pod's containers) go into a Map, where they stay for the whole evaluation.
+ * entry per result is dearer than the walk it saves). Lists the merge had to verify (subtrees no rule
+ * touches, such as a Pod's containers) go into a Map, where they stay for the whole evaluation; maps are
+ * not recorded (isNormal walks them again, cheaply once their lists are known).
  */
 const RING = 8;
 
@@ -12,9 +13,12 @@ export class NormalForms {
   private readonly recentSchemas: (object | undefined)[] = new Array<object | undefined>(RING).fill(undefined);
   private next = 0;
   private verified: Map<object, object> | undefined;
+  /** Whether anything was ever recorded (the first walk of a document asks about every container). */
+  private any = false;
 
   /** Whether `v` is known to be in normal form under `schema`. */
   has(v: object, schema: object): boolean {
+    if (!this.any) return false;
     const recent = this.recent;
     for (let i = 0; i < RING; i++) if (recent[i] === v && this.recentSchemas[i] === schema) return true;
     return this.verified !== undefined && this.verified.get(v) === schema;
@@ -22,6 +26,7 @@ export class NormalForms {
 
   /** A merge result, in normal form by construction. */
   addResult(v: object, schema: object): void {
+    this.any = true;
     const i = this.next;
     this.recent[i] = v;
     this.recentSchemas[i] = schema;
@@ -35,7 +40,7 @@ export class NormalForms {
   forget(v: object): void {
     const recent = this.recent;
     for (let i = 0; i < RING; i++) if (recent[i] === v) recent[i] = this.recentSchemas[i] = undefined;
-    this.verified?.delete(v);
+    if (Array.isArray(v)) this.verified?.delete(v);
   }
 
   /**
@@ -60,7 +65,8 @@ export class NormalForms {
   }
 
   /** A container found in normal form by walking it. */
-  addVerified(v: object, schema: object): void {
+  addVerified(v: unknown[], schema: object): void {
+    this.any = true;
     (this.verified ??= new Map()).set(v, schema);
   }
 }

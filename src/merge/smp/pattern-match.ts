@@ -23,6 +23,16 @@ export function matchPattern(resource: JsonValue | undefined, pattern: JsonValue
   return validateElement(resource, pattern, '/');
 }
 
+/** matchPattern(...) === undefined, without building the failure's message for a scalar pattern. */
+export function matchesPattern(resource: JsonValue | undefined, pattern: JsonValue): boolean {
+  if (pattern !== null && typeof pattern === 'object') return matchPattern(resource, pattern) === undefined;
+  if (Array.isArray(resource)) {
+    for (const item of resource) if (!validateValue(item, pattern)) return false;
+    return true;
+  }
+  return validateValue(resource, pattern);
+}
+
 /** validate.skip: only the anchor errors themselves (a PatternError does not unwrap in errors.As). */
 function isSkip(e: MatchError): boolean {
   return e.kind === 'conditional' || e.kind === 'global';

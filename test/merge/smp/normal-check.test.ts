@@ -1,0 +1,113 @@
+/**
+ * The generated normal-form check (src/merge/smp/normal-check.ts) against merge.ts isNormal, the reference:
+ * random documents of several kinds, in and out of kyaml's normal form (nulls, duplicate and missing merge
+ * keys, lists where maps belong, names Object.prototype has), must get the same answer and leave the same
+ * facts in NormalForms.
+ */
+import { describe, expect, it } from 'vitest';
+import type { JsonObject, JsonValue } from '../../../src/ir/json.js';
+import { isNormal } from '../../../src/merge/smp/merge.js';
+import { normalCheck } from '../../../src/merge/smp/normal-check.js';
+import { NormalForms } from '../../../src/merge/smp/normal-forms.js';
+import { schemaForResourceType } from '../../../src/merge/smp/schema.js';
+
+function rng(seed: number): () => number {
+  let s = seed >>> 0;
+  return () => {
+    s = (s * 1664525 + 1013904223) >>> 0;
+    return s / 2 ** 32;
+  };
+}
+const pick = <T>(r: () => number, xs: readonly T[]): T => xs[Math.floor(r() * xs.length)]!;
+
+const NAMES = ['app', 'side', '', 'constructor'];
+
+function randomElement(r: () => number, key: string): JsonValue {
+  const roll = r();
+  if (roll < 0.05) return null;
+  if (roll < 0.08) return 'scalar';
+  const el: JsonObject = {};
+  if (r() < 0.9) el[key] = r() < 0.1 ? null : pick(r, NAMES);
+  if (r() < 0.5) el.ports = randomList(r, () => ({ containerPort: pick(r, [80, 443, '80']), protocol: pick(r, ['TCP', 'UDP']) }));
+  if (r() < 0.3) el.env = randomList(r, () => ({ name: pick(r, ['A', 'B']), value: pick(r, ['1', null]) }));
+  if (r() < 0.1) el.securityContext = null;
+  return el;
+}
+
+function randomList(r: () => number, element: () => JsonValue): JsonValue {
+  if (r() < 0.05) return null;
+  if (r() < 0.05) return { not: 'a list' };
+  const out: JsonValue[] = [];
+  const n = Math.floor(r() * 4);
+  for (let i = 0; i < n; i++) out.push(element());
+  return out;
+}
+
+function randomPod(r: () => number): JsonObject {
+  const spec: JsonObject = {};
+  if (r() < 0.9) spec.containers = randomList(r, () => randomElement(r, 'name'));
+  if (r() < 0.3) spec.initContainers = randomList(r, () => randomElement(r, 'name'));
+  if (r() < 0.3) spec.volumes = randomList(r, () => ({ name: pick(r, NAMES), emptyDir: {} }));
+  if (r() < 0.2) spec.tolerations = [{ key: 'k' }, { key: 'k' }];
+  if (r() < 0.1) spec.nodeSelector = null;
+  const metadata: JsonObject = { name: 'p' };
+  if (r() < 0.3) metadata.finalizers = r() < 0.5 ? ['a', 'a'] : ['a', 'b'];
+  if (r() < 0.2) metadata.ownerReferences = [{ uid: pick(r, ['1', '2']) }, { uid: pick(r, ['1', '2']) }];
+  if (r() < 0.1) metadata.labels = null;
+  const pod: JsonObject = { apiVersion: 'v1', kind: 'Pod', metadata, spec: r() < 0.05 ? null : spec };
+  if (r() < 0.2) pod.status = { conditions: [{ type: 'Ready' }, { type: pick(r, ['Ready', 'Init']) }] };
+  return pod;
+}
+
+/** What NormalForms knows about every container of `v`. */
+function facts(nf: NormalForms, v: JsonValue, schemas: readonly object[], out: string[] = [], path = ''): string[] {
+  if (v === null || typeof v !== 'object') return out;
+  schemas.forEach((s, i) => {
+    if (nf.has(v, s)) out.push(`${path}@${i}`);
+  });
+  if (Array.isArray(v)) v.forEach((e, i) => facts(nf, e, schemas, out, `${path}/${i}`));
+  else for (const k of Object.keys(v)) facts(nf, v[k]!, schemas, out, `${path}/${k}`);
+  return out;
+}
+
+/** Every schema node reachable from `root` (to ask NormalForms about each). */
+function schemaNodes(root: object, out: object[] = []): object[] {
+  if (out.includes(root)) return out;
+  out.push(root);
+  const s = root as { fieldSchemas?: object[]; values?: object; items?: object };
+  for (const f of s.fieldSchemas ?? []) schemaNodes(f, out);
+  if (s.values) schemaNodes(s.values, out);
+  if (s.items) schemaNodes(s.items, out);
+  return out;
+}
+
+describe('the generated normal-form check', () => {
+  for (const [apiVersion, kind] of [
+    ['v1', 'Pod'],
+    ['apps/v1', 'Deployment'],
+    ['v1', 'Service'],
+  ] as const) {
+    it(`agrees with isNormal on random ${kind} documents`, () => {
+      const schema = schemaForResourceType(apiVersion, kind)!;
+      expect(schema).not.toBeNull();
+      const nodes = schemaNodes(schema);
+      const check = normalCheck(schema);
+      const r = rng(kind.length * 7919);
+      let normal = 0;
+      for (let i = 0; i < 600; i++) {
+        const pod = randomPod(r);
+        const doc: JsonObject = kind === 'Pod' ? pod : { apiVersion, kind, metadata: pod.metadata!, spec: kind === 'Deployment' ? { template: { spec: pod.spec! } } : pod.spec! };
+        const a = new NormalForms();
+        const b = new NormalForms();
+        const expected = isNormal(doc, schema, a);
+        expect(check(doc, b), JSON.stringify(doc)).toBe(expected);
+        expect(facts(b, doc, nodes), JSON.stringify(doc)).toEqual(facts(a, doc, nodes));
+        expect(check(doc, undefined)).toBe(expected);
+        if (expected) normal++;
+      }
+      // Both answers occur.
+      expect(normal).toBeGreaterThan(50);
+      expect(normal).toBeLessThan(550);
+    });
+  }
+});
