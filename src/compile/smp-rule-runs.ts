@@ -24,7 +24,7 @@ import type { CompiledRule, RuleRunner } from '../interpreter/compile.js';
 import { isNonEmptyObject, ruleMatch } from '../interpreter/run-policy.js';
 import { evalMemo, type EvalState } from '../interpreter/state.js';
 import { newEpoch } from '../interpreter/walk.js';
-import { compiledPattern, CompiledMergeRun, type CompiledMerge } from '../merge/smp/index.js';
+import { compiledPattern, CompiledMergeRun, fuseMerges, type CompiledMerge } from '../merge/smp/index.js';
 
 /** The rule's pattern when it is one literal strategic merge into the whole object with a stable match. */
 function runnablePattern(rule: Rule, slot: number): CompiledMerge | undefined {
@@ -48,7 +48,7 @@ export function smpRuleRuns(rules: readonly CompiledRule[], slots: readonly numb
     let end = start;
     while (end < patterns.length && patterns[end] !== undefined) end++;
     if (end - start >= 2) {
-      const runner = ruleRunner(rules, patterns as CompiledMerge[], slots, end);
+      const runner = ruleRunner(rules, patterns as CompiledMerge[], fusedGroups(rules, patterns as CompiledMerge[], slots, start, end), slots, end);
       for (let i = start; i < end; i++) runners[i] = runner;
       any = true;
     }
@@ -57,7 +57,35 @@ export function smpRuleRuns(rules: readonly CompiledRule[], slots: readonly numb
   return any ? runners : undefined;
 }
 
-function ruleRunner(rules: readonly CompiledRule[], patterns: readonly CompiledMerge[], slots: readonly number[], end: number): RuleRunner {
+/** Rules `start` up to `end` merged as one (merge/smp/fused-merge.ts). */
+interface FusedGroup {
+  merge: CompiledMerge;
+  end: number;
+}
+
+/**
+ * Per rule of the run [start, end), the group of rules merged as one that starts there: consecutive rules
+ * without guards whose matches share one kept outcome (the same slot, or no match at all) and whose patterns
+ * fuse. Groups are grown greedily, rule by rule.
+ */
+function fusedGroups(rules: readonly CompiledRule[], patterns: readonly CompiledMerge[], slots: readonly number[], start: number, end: number): (FusedGroup | undefined)[] {
+  const groups: (FusedGroup | undefined)[] = [];
+  const shareOutcome = (a: number, b: number): boolean => (rules[a]!.match === undefined ? rules[b]!.match === undefined : rules[b]!.match !== undefined && slots[a] === slots[b]);
+  for (let i = start; i < end; ) {
+    let group: FusedGroup | undefined;
+    for (let j = i + 2; j <= end; j++) {
+      if (rules[j - 1]!.guards.length > 0 || rules[i]!.guards.length > 0 || !shareOutcome(i, j - 1)) break;
+      const merge = fuseMerges(patterns.slice(i, j));
+      if (merge === undefined) break;
+      group = { merge, end: j };
+    }
+    groups[i] = group;
+    i = group?.end ?? i + 1;
+  }
+  return groups;
+}
+
+function ruleRunner(rules: readonly CompiledRule[], patterns: readonly CompiledMerge[], groups: readonly (FusedGroup | undefined)[], slots: readonly number[], end: number): RuleRunner {
   return (st: EvalState, from: number, kept: (MatchOutcome | undefined)[] | undefined, admitted: boolean): number => {
     if (st.runtime.merges.smp !== SMP_ENGINE) return from;
     // The maps earlier root merges created stay writable in place while nothing else ended the epoch
@@ -86,6 +114,18 @@ function ruleRunner(rules: readonly CompiledRule[], patterns: readonly CompiledM
         if (!m.matched) continue;
       }
       run ??= new CompiledMergeRun(smpNormalForms(evalMemo(st)), owned);
+      // A group's rules share this match outcome; the group hands back to its rules one by one where its
+      // merge cannot decide.
+      const group = groups[i];
+      if (group !== undefined) {
+        const all = run.step(group.merge, root);
+        if (all !== undefined && typeof all !== 'string') {
+          ran = true;
+          root = all;
+          i = group.end - 1;
+          continue;
+        }
+      }
       const merged = run.step(patterns[i]!, root);
       if (merged === undefined) break;
       ran = true;

@@ -46,7 +46,7 @@ class Failure {
   constructor(readonly message: string) {}
 }
 
-interface Entry {
+export interface Entry {
   /** The key as the merged patch names it (an anchor's key). */
   key: string;
   /** `+(key)`: dropped when the resource has the key. */
@@ -61,7 +61,7 @@ interface Entry {
   value: JsonValue;
 }
 
-interface PatternNode {
+export interface PatternNode {
   entries: Entry[];
   /** Indexes into `entries` in Go string order of their keys: new keys are appended in that order. */
   appendOrder: number[];
@@ -76,7 +76,10 @@ interface PatternNode {
  * tracked and which lists are associative, so each is written into the code; a policy meets few kinds).
  */
 export interface CompiledMerge {
-  readonly root: PatternNode;
+  /** The pattern trees merged one after the other: one, or a fused run's (fused-merge.ts). */
+  readonly roots: readonly PatternNode[];
+  /** The merge's source under a root schema (undefined: the general path). */
+  readonly generate: (schema: SchemaRef) => GeneratedMerge | undefined;
   readonly bySchema: Map<SchemaRef, GeneratedMerge | null>;
   /** The last resource type met (string apiVersion and kind), its schema and merge: most policies see one. */
   last: { apiVersion: string; kind: string; schema: SchemaRef; merge: GeneratedMerge | null } | undefined;
@@ -95,7 +98,7 @@ export function compileMerge(pattern: JsonValue): CompiledMerge | undefined {
   const anchored = needsPreprocessing(pattern);
   if (anchored && compileFastPattern(pattern) === undefined) return undefined;
   const root = compileNode(pattern, anchored);
-  return root === undefined ? undefined : { root, bySchema: new Map(), last: undefined };
+  return root === undefined ? undefined : { roots: [root], generate: (schema) => generate(root, schema), bySchema: new Map(), last: undefined };
 }
 
 function compileNode(m: JsonObject, anchored: boolean): PatternNode | undefined {
@@ -151,6 +154,12 @@ function absentForm(m: JsonObject, anchored: boolean): PatternNode['absent'] {
   return insertsAsIs(patch) ? patch : UNSTABLE;
 }
 
+/** The map inserted for `node` where the resource has none, when it is inserted as it is (no condition). */
+export function insertedAsIs(node: PatternNode): JsonObject | undefined {
+  const absent = node.absent;
+  return absent === EMPTIED || absent === UNSTABLE || absent instanceof Failure ? undefined : absent;
+}
+
 function insertsAsIs(v: JsonValue): boolean {
   if (v === null || Array.isArray(v)) return false;
   if (typeof v !== 'object') return true;
@@ -160,7 +169,7 @@ function insertsAsIs(v: JsonValue): boolean {
 }
 
 /** Whether the fast walk checks `schema`'s maps against the normal form (merge.ts fastFields `tracked`). */
-function tracked(schema: SchemaRef): schema is SmpSchema {
+export function tracked(schema: SchemaRef): schema is SmpSchema {
   return schema !== null && (schema.values !== undefined || (schema.fieldNames !== undefined && schema.fieldNames.length > 0));
 }
 
@@ -168,7 +177,7 @@ function tracked(schema: SchemaRef): schema is SmpSchema {
 const GENERAL: unique symbol = Symbol('general');
 
 /** What the write pass hands to the caller's bookkeeping (merge.ts Walk, commit). */
-interface Writes {
+export interface Writes {
   readonly owned: MergeOwnership | undefined;
   readonly normalForms: NormalForms | undefined;
   /** Writes so far: a map keeping its identity while a write happened below it changed in place. */
@@ -182,7 +191,7 @@ interface Writes {
  * The generated merge of one pattern under one root schema: the first failed condition's message, GENERAL,
  * or the merged resource (the resource itself when unchanged or changed in place).
  */
-type GeneratedMerge = (resource: JsonObject, cx: Writes) => JsonObject | string | typeof GENERAL;
+export type GeneratedMerge = (resource: JsonObject, cx: Writes) => JsonObject | string | typeof GENERAL;
 
 /** A resource type's schema and the pattern's generated merge under it (CompiledMerge.last's shape). */
 interface TypedMerge {
@@ -197,7 +206,7 @@ function typedMerge(compiled: CompiledMerge, resource: JsonObject): TypedMerge {
   if (last !== undefined && last.apiVersion === apiVersion && last.kind === kind) return last;
   const schema = schemaOfNode(resource);
   let merge = compiled.bySchema.get(schema);
-  if (merge === undefined) compiled.bySchema.set(schema, (merge = generate(compiled.root, schema) ?? null));
+  if (merge === undefined) compiled.bySchema.set(schema, (merge = compiled.generate(schema) ?? null));
   if (typeof apiVersion !== 'string' || typeof kind !== 'string') return { schema, merge };
   const typed = { apiVersion, kind, schema, merge };
   compiled.last = typed;
@@ -296,7 +305,7 @@ function commit(cx: Writes): void {
 }
 
 /** What generated code calls (passed as constants, see compile/source.ts). */
-const HELP = {
+export const MERGE_HELP = {
   GENERAL,
   hasOwn,
   defineOwn,
@@ -311,7 +320,7 @@ const HELP = {
   },
 };
 
-interface Gen {
+export interface Gen {
   readonly k: Constants;
   /** The write functions, one per pattern map. */
   readonly fns: string[];
@@ -327,7 +336,7 @@ interface Gen {
  */
 function generate(root: PatternNode, schema: SchemaRef): GeneratedMerge | undefined {
   const k = new Constants();
-  const g: Gen = { k, fns: [], h: k.ref(HELP), next: 0 };
+  const g: Gen = { k, fns: [], h: k.ref(MERGE_HELP), next: 0 };
   const check = checkSource(root, 'r', schema, g);
   if (check === undefined) return undefined;
   const write = writeFunction(root, schema, g);
@@ -335,14 +344,14 @@ function generate(root: PatternNode, schema: SchemaRef): GeneratedMerge | undefi
   return instantiate<GeneratedMerge>(body, k);
 }
 
-const isMapSource = (v: string): string => `(${v} !== null && typeof ${v} === 'object' && !Array.isArray(${v}))`;
+export const isMapSource = (v: string): string => `(${v} !== null && typeof ${v} === 'object' && !Array.isArray(${v}))`;
 
 /** merge.ts ownField with a constant name: a plain read unless Object.prototype has the name. */
-function ownSource(d: string, key: string, g: Gen): string {
+export function ownSource(d: string, key: string, g: Gen): string {
   return key in Object.prototype ? `(${g.h}.hasOwn(${d}, ${literal(key)}) ? ${d}[${literal(key)}] : undefined)` : `${d}[${literal(key)}]`;
 }
 
-function checkSource(node: PatternNode, d: string, schema: SchemaRef, g: Gen): string | undefined {
+export function checkSource(node: PatternNode, d: string, schema: SchemaRef, g: Gen): string | undefined {
   const lines: string[] = [];
   for (const c of node.globals) lines.push(`{ const f = ${g.h}.condition(${d}, ${literal(c.key)}, ${literal(c.expected)}); if (f !== undefined) return "global condition failed: " + f; }`);
   for (const c of node.conditions) lines.push(`{ const f = ${g.h}.condition(${d}, ${literal(c.key)}, ${literal(c.expected)}); if (f !== undefined) return "condition failed: " + f; }`);

@@ -124,6 +124,7 @@ function failure(message: string, shape = false): Result<StrategicMergeValue> {
 
 export { preprocessPattern, type PreprocessOutcome, type PreprocessError } from './anchors.js';
 export { CompiledMergeRun, type CompiledMerge } from './compiled-merge.js';
+export { fuseMerges } from './fused-merge.js';
 export { kyamlMerge, NormalForms, type KyamlMergeOptions, type MergeOutcome, type MergeFailure, type MergeOwnership } from './merge.js';
 export { matchPattern, type MatchError } from './pattern-match.js';
 export { schemaForResourceType, knownResourceTypes } from './schema.js';
