@@ -10,7 +10,7 @@ import { kyvernoDocument, kyvernoDocumentFields } from '../dialects/kyverno/docu
 import { readOpaque } from '../dialects/kyverno/opaque.js';
 import { compileConditions } from '../dialects/kyverno/preconditions.js';
 import { compileTree } from '../dialects/kyverno/template.js';
-import { treeHasVariables, type QueryOutcome, type SubstitutionEnv } from '../dialects/kyverno/variables.js';
+import { treeHasVariables, type PreparedQuery, type QueryOutcome, type QueryPreparer, type SubstitutionEnv } from '../dialects/kyverno/variables.js';
 import type { CompiledExpr, ExprOutcome, ExprScope, ExpressionEngine, TemplateEngine } from '../interpreter/engines.js';
 import type { JsonValue } from '../ir/json.js';
 import type { ExprSource, Origin } from '../ir/nodes.js';
@@ -24,33 +24,86 @@ export function queryJmes(expression: string, data: unknown): QueryOutcome {
 }
 
 function outcome(r: JmesResult): QueryOutcome {
-  return r.ok ? { ok: true, value: r.value } : { ok: false, message: r.error.message, notFound: r.error.kind === 'NotFound' };
+  // A success has the shape of a QueryOutcome already.
+  return r.ok ? r : { ok: false, message: r.error.message, notFound: r.error.kind === 'NotFound' };
+}
+
+/** True when every read of the root goes through `request.object` (`request.object.metadata.labels.tier`). */
+function readsRequestObjectOnly(program: JmesProgram): boolean {
+  const paths = program.rootPaths;
+  if (paths === undefined || paths.length === 0) return false;
+  for (const p of paths) if (p.length < 2 || p[0] !== 'request' || p[1] !== 'object') return false;
+  return true;
+}
+
+/** A hole's query compiled once (SubstitutionEnv.run). */
+class PreparedJmes implements PreparedQuery {
+  readonly requestObjectOnly: boolean;
+
+  constructor(
+    readonly expression: string,
+    readonly program: JmesProgram,
+  ) {
+    this.requestObjectOnly = readsRequestObjectOnly(program);
+  }
+}
+
+/** Compiles a hole's query as `substitutionEnv(...).query` would; a syntax error is left to `query`. */
+export const prepareJmesQuery: QueryPreparer = (expression) => {
+  const program = compileJmesCached(expression.trim());
+  return program.ok ? new PreparedJmes(expression, program.value) : undefined;
+};
+
+/**
+ * The substitution environment of one evaluation: queries read the context document built from the scope.
+ * Each query gets the part of the document it reads: only the root fields it names when it names them (most
+ * queries read `request` or one variable), else the whole document, built once per evaluation. A query that
+ * reads `request.object` only gets `{request: {object}}`: requestDocument sets `object` to the scope's
+ * object (or null) and the rest of it is never read.
+ */
+class ScopeSubstitutionEnv implements SubstitutionEnv {
+  readonly isDelete: boolean;
+  private whole: Record<string, unknown> | undefined;
+
+  constructor(private readonly scope: ExprScope) {
+    this.isDelete = scope.request.operation === 'DELETE';
+  }
+
+  query(expression: string): QueryOutcome {
+    const program = compileJmesCached(expression.trim());
+    if (!program.ok) return { ok: false, message: program.diagnostics[0]?.message ?? `invalid JMESPath ${expression}`, notFound: false };
+    return outcome(program.value.search(documentFor(program.value, readsRequestObjectOnly(program.value), this.scope, this)));
+  }
+
+  run(prepared: PreparedQuery): QueryOutcome {
+    if (!(prepared instanceof PreparedJmes)) return this.query(prepared.expression);
+    return outcome(prepared.program.search(documentFor(prepared.program, prepared.requestObjectOnly, this.scope, this)));
+  }
+
+  wholeDocument(): Record<string, unknown> {
+    return (this.whole ??= kyvernoDocument(this.scope));
+  }
 }
 
 /**
- * The context document for one program: only the root fields it reads when it names them (most queries
- * read `request` or one variable), else the whole document, built once per evaluation (`whole`).
+ * The context document for one program (`requestObjectOnly`: readsRequestObjectOnly(program)); the whole
+ * document is the environment's, built once per evaluation, when there is one.
  */
-function documentFor(program: JmesProgram, scope: ExprScope, whole: { doc?: Record<string, unknown> }): unknown {
+function documentFor(program: JmesProgram, requestObjectOnly: boolean, scope: ExprScope, env: ScopeSubstitutionEnv | undefined): unknown {
+  if (requestObjectOnly && scope.lookup !== undefined && scope.lookup('request') === undefined) {
+    return { request: { object: scope.object ?? null } };
+  }
   const names = program.rootFields;
   if (names !== undefined) {
     const doc = kyvernoDocumentFields(scope, names);
     if (doc !== undefined) return doc;
   }
-  return (whole.doc ??= kyvernoDocument(scope));
+  return env !== undefined ? env.wholeDocument() : kyvernoDocument(scope);
 }
 
-/** The substitution environment of one evaluation: queries read the context document built from the scope. */
+/** The substitution environment of one evaluation. */
 export function substitutionEnv(scope: ExprScope): SubstitutionEnv {
-  const whole: { doc?: Record<string, unknown> } = {};
-  return {
-    isDelete: scope.request.operation === 'DELETE',
-    query: (expression) => {
-      const program = compileJmesCached(expression.trim());
-      if (!program.ok) return { ok: false, message: program.diagnostics[0]?.message ?? `invalid JMESPath ${expression}`, notFound: false };
-      return outcome(program.value.search(documentFor(program.value, scope, whole)));
-    },
-  };
+  return new ScopeSubstitutionEnv(scope);
 }
 
 function failed(code: 'TM3003' | 'TM3004' | 'TM6002', message: string, origin: Origin): ExprOutcome {
@@ -64,12 +117,13 @@ function evalDiagnostic(code: 'TM3003' | 'TM3004' | 'TM6002', message: string, o
 function compileExpression(expr: ExprSource): { ok: true; fn: CompiledExpr } | { ok: false; diagnostics: Diagnostic[] } {
   const opaque = readOpaque(expr.text);
   if (opaque?.kind === 'conditions') {
-    const evaluate = compileConditions(opaque.json);
+    const evaluate = compileConditions(opaque.json, prepareJmesQuery);
     return {
       ok: true,
       fn: (scope) => {
         const r = evaluate(substitutionEnv(scope));
-        return r.ok ? { ok: true, value: r.value } : failed('TM3003', r.message, expr.origin);
+        // A success has the shape of an ExprOutcome already.
+        return r.ok ? r : failed('TM3003', r.message, expr.origin);
       },
     };
   }
@@ -88,10 +142,11 @@ function compileExpression(expr: ExprSource): { ok: true; fn: CompiledExpr } | {
     return { ok: false, diagnostics: program.diagnostics.map((d) => ({ ...d, span: d.span ?? expr.origin, dialect: expr.origin.dialect })) };
   }
   const p = program.value;
+  const requestObjectOnly = readsRequestObjectOnly(p);
   return {
     ok: true,
     fn: (scope) => {
-      const r = p.search(documentFor(p, scope, {}));
+      const r = p.search(documentFor(p, requestObjectOnly, scope, undefined));
       if (r.ok) return { ok: true, value: r.value as JsonValue };
       return failed('TM6002', r.error.message, expr.origin);
     },
@@ -104,12 +159,12 @@ export const KYVERNO_TEMPLATE_ENGINE: TemplateEngine = {
   compile(value) {
     const json = value.json;
     if (!treeHasVariables(json)) return { ok: true, fn: () => ({ ok: true, value: json }) };
-    const substitute = compileTree(json);
+    const substitute = compileTree(json, prepareJmesQuery);
     return {
       ok: true,
       fn: (scope) => {
         const r = substitute(substitutionEnv(scope));
-        return r.ok ? { ok: true, value: r.value } : failed('TM3004', `variable substitution failed: ${r.message}`, value.origin);
+        return r.ok ? r : failed('TM3004', `variable substitution failed: ${r.message}`, value.origin);
       },
     };
   },

@@ -12,6 +12,7 @@ import type { Span } from '../diagnostics/index.js';
 import type { JmesNode } from './ast.js';
 import { callFunction, ExpRef, type Env, type Evaluator, type FunctionTable } from './functions/registry.js';
 import { KYVERNO_FUNCTIONS } from './functions/index.js';
+import { fieldPathReader } from './field-path.js';
 import { parseJmes } from './parse.js';
 import { failure, JmesFailure, type JmesContext, type JmesResult } from './types.js';
 import { isFalse, isMap, objsEqual } from './values.js';
@@ -24,6 +25,12 @@ export interface JmesProgram {
    * with an expensive root (Kyverno's context) can build only those.
    */
   readonly rootFields: readonly string[] | undefined;
+  /**
+   * The field chains through which the expression reads the root (`request.object.spec` for
+   * `length(request.object.spec.containers[])`: everything past a chain reads what the chain found), or
+   * undefined when it may read the root as a whole. A root holding just these chains gives the same result.
+   */
+  readonly rootPaths: readonly (readonly string[])[] | undefined;
   search(data: unknown, ctx?: JmesContext): JmesResult;
 }
 
@@ -59,8 +66,9 @@ export function compileJmes(expression: string, options: CompileOptions = {}): R
     );
   }
   const root = compileNode(parsed.ast, options.functions ?? KYVERNO_FUNCTIONS);
-  const fields = rootFieldsOf(parsed.ast);
-  return ok(new CompiledProgram(expression, root, fields === undefined ? undefined : [...fields]));
+  const paths = rootPathsOf(parsed.ast, []);
+  const fields = paths === undefined ? undefined : [...new Set(paths.map((p) => p[0]!))];
+  return ok(new CompiledProgram(expression, root, fields, paths));
 }
 
 const CACHE_LIMIT = 2048;
@@ -82,6 +90,7 @@ class CompiledProgram implements JmesProgram {
     readonly expression: string,
     private readonly root: Evaluator,
     readonly rootFields: readonly string[] | undefined,
+    readonly rootPaths: readonly (readonly string[])[] | undefined,
   ) {}
 
   search(data: unknown, ctx: JmesContext = DEFAULT_CONTEXT): JmesResult {
@@ -94,36 +103,43 @@ class CompiledProgram implements JmesProgram {
 }
 
 /**
- * The root fields `node` reads when evaluated against the root (see JmesProgram.rootFields); undefined when
- * it may use the root itself. Follows compileNode: the right side of a sub-expression, projection or pipe
- * and an expression reference are evaluated against other values, never the root.
+ * The field chains `node` reads from the root (see JmesProgram.rootPaths); undefined when it may use the root
+ * itself. Follows compileNode: the right side of a sub-expression, projection or pipe and an expression
+ * reference are evaluated against other values, never the root; a chain of fields is read as one path.
  */
-function rootFieldsOf(node: JmesNode, into: Set<string> = new Set()): Set<string> | undefined {
+function rootPathsOf(node: JmesNode, into: string[][]): string[][] | undefined {
   switch (node.type) {
     case 'Literal':
     case 'ExpressionReference':
       return into;
     case 'Field':
-      into.add(node.name);
+      into.push([node.name]);
       return into;
-    case 'Subexpression':
+    case 'Subexpression': {
+      const path = fieldPath(node);
+      if (path !== undefined) {
+        into.push(path);
+        return into;
+      }
+      return rootPathsOf(node.children[0], into);
+    }
     case 'IndexExpression':
     case 'Projection':
     case 'ValueProjection':
     case 'FilterProjection':
     case 'Pipe':
     case 'Flatten':
-      return rootFieldsOf(node.children[0], into);
+      return rootPathsOf(node.children[0], into);
     case 'OrExpression':
     case 'AndExpression':
     case 'NotExpression':
     case 'Comparator':
     case 'MultiSelectList':
     case 'Function':
-      for (const c of node.children) if (rootFieldsOf(c, into) === undefined) return undefined;
+      for (const c of node.children) if (rootPathsOf(c, into) === undefined) return undefined;
       return into;
     case 'MultiSelectHash':
-      for (const p of node.children) if (rootFieldsOf(p.value, into) === undefined) return undefined;
+      for (const p of node.children) if (rootPathsOf(p.value, into) === undefined) return undefined;
       return into;
     default:
       return undefined;
@@ -162,7 +178,7 @@ function compileNode(node: JmesNode, table: FunctionTable): Evaluator {
     case 'Subexpression':
     case 'IndexExpression': {
       const path = fieldPath(node);
-      if (path !== undefined) return fieldPathEvaluator(path);
+      if (path !== undefined) return fieldPathReader(path);
       const left = compileNode(node.children[0], table);
       const right = compileNode(node.children[1], table);
       return (v, env) => {
@@ -347,22 +363,11 @@ function fieldPath(node: JmesNode): string[] | undefined {
   return left === undefined || right === undefined ? undefined : [...left, right];
 }
 
-function fieldPathEvaluator(path: string[]): Evaluator {
-  return (v) => {
-    let cur = v;
-    for (const name of path) {
-      if (cur === null || cur === undefined || typeof cur !== 'object' || Array.isArray(cur) || cur instanceof ExpRef) return null;
-      if (!hasOwn(cur, name)) return failure('NotFound', `Unknown key "${name}" in path`);
-      cur = (cur as Record<string, unknown>)[name];
-    }
-    return cur === undefined ? null : cur;
-  };
-}
-
 function fieldEvaluator(name: string): Evaluator {
+  const notFound = failure('NotFound', `Unknown key "${name}" in path`);
   return (v) => {
     if (v === null || v === undefined || typeof v !== 'object' || Array.isArray(v) || v instanceof ExpRef) return null;
-    if (!hasOwn(v, name)) return failure('NotFound', `Unknown key "${name}" in path`);
+    if (!hasOwn(v, name)) return notFound;
     const r = (v as Record<string, unknown>)[name];
     return r === undefined ? null : r;
   };

@@ -6,7 +6,7 @@
  * a lazily bound context entry is evaluated (and can fail) only when a query reaches it.
  */
 import type { ExprScope } from '../../interpreter/engines.js';
-import { hasOwn, isJsonObject, type JsonObject, type JsonValue } from '../../ir/json.js';
+import { defineOwn, hasOwn, isJsonObject, type JsonObject, type JsonValue } from '../../ir/json.js';
 import { getImageInfo, type ImageInfo } from '../../jmespath/functions/images.js';
 
 const IMAGE_ENV = { ctx: {} };
@@ -140,14 +140,16 @@ function serviceAccount(username: string | undefined): { name: string; namespace
  */
 export function kyvernoDocumentFields(scope: ExprScope, names: readonly string[]): Record<string, unknown> | undefined {
   if (scope.lookup === undefined) return undefined;
-  const doc: Record<string, unknown> = Object.create(null);
+  // A plain object, not a null-prototype one (a slow dictionary in V8): JMESPath reads own fields only
+  // (jmespath/compile.ts), and defineOwn keeps a `__proto__` variable an own field.
+  const doc: Record<string, unknown> = {};
   let sa: { name: string; namespace: string } | undefined | null = null;
   for (const name of names) {
     const binding = scope.lookup(name);
     if (binding !== undefined) {
       // A binding holding its value (a foreach element) is read now: an accessor per query costs more than
       // the query. A lazy one (its value a getter, interpreter/scope.ts LazyBinding) stays lazy.
-      if (hasOwn(binding, 'value')) doc[name] = binding.value;
+      if (hasOwn(binding, 'value')) defineOwn(doc as JsonObject, name, binding.value);
       else Object.defineProperty(doc, name, { enumerable: true, configurable: true, get: () => binding.value });
       continue;
     }

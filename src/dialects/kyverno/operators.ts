@@ -8,6 +8,7 @@ import { compareSemver, type SemverParts } from '../../k8s/semver.js';
 import { parseDuration } from '../../jmespath/functions/duration.js';
 import { parseQuantity, type Quantity } from '../../jmespath/functions/quantity.js';
 import { wildcardMatch } from '../../jmespath/index.js';
+import { compileGlob, containsWildcard, type GlobMatcher } from '../../k8s/glob.js';
 
 export const OPERATORS = [
   'Equal',
@@ -85,13 +86,15 @@ function mayBeDuration(s: string): boolean {
   return c === 46 || (c >= 48 && c <= 57); // . 0-9
 }
 
+/** A duration string's seconds; undefined for anything else. */
+function asDuration(v: unknown): number | undefined {
+  if (typeof v !== 'string' || !mayBeDuration(v)) return undefined;
+  const d = parseDuration(v);
+  return d.ok ? Number(d.ns) / 1e9 : undefined;
+}
+
 /** operator/duration.go parseDuration: at least one side is a duration string; numbers are seconds. */
 function durationPair(key: unknown, value: unknown): [number, number] | undefined {
-  const asDuration = (v: unknown): number | undefined => {
-    if (typeof v !== 'string' || !mayBeDuration(v)) return undefined;
-    const d = parseDuration(v);
-    return d.ok ? Number(d.ns) / 1e9 : undefined;
-  };
   let k = asDuration(key);
   let v = asDuration(value);
   if (k === undefined && v === undefined) return undefined;
@@ -370,4 +373,70 @@ export function evaluateOperator(operator: string, key: unknown, value: unknown)
     default:
       return false;
   }
+}
+
+// ---------------------------------------------------------------------------------------------- compiled
+
+/**
+ * `evaluateOperator(operator, key, value)` for a value fixed when the policy is compiled (a precondition's
+ * `value` without variables): what depends on the value alone is worked out once. Each specialised case
+ * gives what the general handler gives for every key (test/dialects/kyverno/operators-compiled.test.ts).
+ */
+export function compileOperator(operator: string, value: unknown): (key: unknown) => boolean {
+  const op = canonicalOperator(operator);
+  switch (op) {
+    case undefined:
+      return () => false;
+    case 'Equal':
+    case 'Equals':
+      return equalsTo(value);
+    case 'NotEqual':
+    case 'NotEquals': {
+      const eq = equalsTo(value);
+      return (key) => key !== null && key !== undefined && !eq(key);
+    }
+    case 'AnyIn':
+    case 'AnyNotIn':
+      if (Array.isArray(value)) return anyInList(value, op === 'AnyNotIn');
+      break;
+    case 'GreaterThanOrEquals':
+    case 'GreaterThan':
+    case 'LessThanOrEquals':
+    case 'LessThan':
+      if (typeof value === 'number') {
+        const cmp = NUMERIC[op]!;
+        return (key) => (typeof key === 'number' ? cmp(key, value) : numeric(key, value, cmp));
+      }
+      break;
+  }
+  return (key) => evaluateOperator(op, key, value);
+}
+
+/**
+ * `equals(key, value)` for a fixed value. A string value that is neither a duration nor a quantity: against
+ * a string key, durationPair finds no pair (a string key is no number of seconds), and a key that is a
+ * quantity is then unequal, so only the wildcard match is left.
+ */
+function equalsTo(value: unknown): (key: unknown) => boolean {
+  if (typeof value === 'string' && asDuration(value) === undefined && parseQuantity(value) === undefined) {
+    const matches = compileGlob(value, 'wildcard');
+    return (key) => (typeof key === 'string' ? matches(key) && parseQuantity(key) === undefined : equals(key, value));
+  }
+  return (key) => equals(key, value);
+}
+
+/** AnyIn / AnyNotIn against a list value: a scalar key is matched both ways against each element's text. */
+function anyInList(values: unknown[], negate: boolean): (key: unknown) => boolean {
+  const texts = values.map(sprint);
+  const matchers: GlobMatcher[] = texts.map((t) => compileGlob(t, 'wildcard'));
+  const mode: SetMode = negate ? 'anyNotIn' : 'anyIn';
+  return (key) => {
+    if (typeof key !== 'string' && typeof key !== 'number' && typeof key !== 'boolean') return setOperator(mode, key, values);
+    const k = sprint(key);
+    // wildcardMatch(k, text): a key without wildcards matches only itself.
+    const keyIsPattern = containsWildcard(k);
+    let found = false;
+    for (let i = 0; i < texts.length && !found; i++) found = matchers[i]!(k) || (keyIsPattern ? wildcardMatch(k, texts[i]!) : k === texts[i]);
+    return negate ? !found : found;
+  };
 }

@@ -8,11 +8,11 @@
 import type { Diagnostic } from '../../diagnostics/diagnostic.js';
 import { isJsonObject, type JsonValue } from '../../ir/json.js';
 import type { Guard, Origin } from '../../ir/nodes.js';
-import { canonicalOperator, evaluateOperator } from './operators.js';
+import { canonicalOperator, compileOperator, evaluateOperator } from './operators.js';
 import { opaqueExpression } from './opaque.js';
-import { substituteTree, type Substituted, type SubstitutionEnv } from './variables.js';
+import { substituteTree, treeHasVariables, type QueryPreparer, type Substituted, type SubstitutionEnv } from './variables.js';
 import type { Reader } from './reader.js';
-import { compileTree } from './template.js';
+import { compileString, compileTree } from './template.js';
 
 /** The guard for a preconditions block, or undefined when there is none. */
 export function preconditionsGuard(r: Reader, at: (string | number)[], diagnostics: Diagnostic[]): Guard | undefined {
@@ -56,14 +56,115 @@ export function evaluateConditions(block: JsonValue, env: SubstitutionEnv): Subs
   return conditionsOutcome(substituteTree(block, env));
 }
 
-/** `evaluateConditions` for one block, its variables located once (template.ts). */
-export function compileConditions(block: JsonValue): (env: SubstitutionEnv) => Substituted<boolean> {
-  const substitute = compileTree(block);
+export type CompiledConditions = (env: SubstitutionEnv) => Substituted<boolean>;
+
+/**
+ * `evaluateConditions` for one block, its variables located once (template.ts) and their queries compiled
+ * once by `prepare`. A block whose variables all sit in conditions' `key`s and `value`s (nearly every one)
+ * is not rebuilt per evaluation: see compileConditionPlan.
+ */
+export function compileConditions(block: JsonValue, prepare?: QueryPreparer): CompiledConditions {
+  return compileConditionPlan(block, prepare) ?? compileGeneralConditions(block, prepare);
+}
+
+/** The reference evaluation: the whole block substituted, then its conditions tested. */
+export function compileGeneralConditions(block: JsonValue, prepare?: QueryPreparer): CompiledConditions {
+  const substitute = compileTree(block, prepare);
   return (env) => conditionsOutcome(substitute(env));
 }
 
+const HOLDS: Substituted<boolean> = Object.freeze({ ok: true, value: true });
+const FAILS: Substituted<boolean> = Object.freeze({ ok: true, value: false });
+
+function substitutionFailed(message: string): Substituted<boolean> {
+  return { ok: false, message: `failed to substitute variables in preconditions: ${message}` };
+}
+
+/** One operand of a condition: a constant, or the substituted value of the block's variable `slot`. */
+type Operand = { constant: JsonValue } | { slot: number };
+
+interface PlannedCondition {
+  key: Operand;
+  value: Operand;
+  /** The operator's canonical name; undefined when Kyverno has none (the condition is false). */
+  operator: string | undefined;
+  /** The operator applied to the constant value (compileOperator), when the value has no variables. */
+  test: ((key: unknown) => boolean) | undefined;
+}
+
+/**
+ * The block as conditionsOutcome reads it once substituted: the lists it tests (`every` for the legacy list
+ * and `all`, `some` for `any`) and, in the order substituteTree visits them (depth first, map keys in order),
+ * the key/value operands holding variables. Undefined when a variable sits anywhere else (an operator, a
+ * message, a map key, a stray field): the general evaluation then keeps the exact order of failures.
+ */
+export function compileConditionPlan(block: JsonValue, prepare: QueryPreparer | undefined): CompiledConditions | undefined {
+  const slots: ((env: SubstitutionEnv) => Substituted<unknown>)[] = [];
+  const planList = (list: JsonValue[], at: string): PlannedCondition[] | undefined => {
+    const out: PlannedCondition[] = [];
+    for (let i = 0; i < list.length; i++) {
+      const c = list[i]!;
+      if (!isJsonObject(c)) {
+        if (treeHasVariables(c)) return undefined;
+        out.push({ key: { constant: null }, value: { constant: null }, operator: undefined, test: undefined });
+        continue;
+      }
+      const planned: PlannedCondition = { key: { constant: c.key ?? null }, value: { constant: c.value ?? null }, operator: undefined, test: undefined };
+      for (const k of Object.keys(c)) {
+        if (k.includes('{{')) return undefined;
+        const v = c[k]!;
+        if (!treeHasVariables(v)) continue;
+        if (k !== 'key' && k !== 'value') return undefined;
+        const pointer = `${at}/${i}/${k}`;
+        slots.push(typeof v === 'string' ? compileString(v, pointer, prepare) : compileTree(v, prepare, pointer));
+        planned[k] = { slot: slots.length - 1 };
+      }
+      planned.operator = typeof c.operator === 'string' ? canonicalOperator(c.operator) : undefined;
+      if (planned.operator !== undefined && 'constant' in planned.value) planned.test = compileOperator(planned.operator, planned.value.constant);
+      out.push(planned);
+    }
+    return out;
+  };
+  let all: PlannedCondition[] | undefined;
+  let any: PlannedCondition[] | undefined;
+  if (Array.isArray(block)) {
+    all = planList(block, '');
+    if (all === undefined) return undefined;
+  } else if (isJsonObject(block)) {
+    for (const k of Object.keys(block)) {
+      if (k.includes('{{')) return undefined;
+      const v = block[k]!;
+      if ((k === 'any' || k === 'all') && Array.isArray(v)) {
+        const planned = planList(v, `/${k}`);
+        if (planned === undefined) return undefined;
+        if (k === 'any') any = planned;
+        else all = planned;
+      } else if (treeHasVariables(v)) return undefined;
+    }
+  } else return undefined;
+  const holds = (c: PlannedCondition, values: unknown[]): boolean => {
+    if (c.operator === undefined) return false;
+    const key = 'slot' in c.key ? (values[c.key.slot] ?? null) : c.key.constant;
+    if (c.test !== undefined) return c.test(key);
+    const value = 'slot' in c.value ? (values[c.value.slot] ?? null) : c.value.constant;
+    return evaluateOperator(c.operator, key, value);
+  };
+  return (env) => {
+    const values: unknown[] = new Array(slots.length);
+    for (let i = 0; i < slots.length; i++) {
+      const r = slots[i]!(env);
+      if (!r.ok) return substitutionFailed(r.message);
+      values[i] = r.value;
+    }
+    let ok = true;
+    if (any !== undefined) ok = any.some((c) => holds(c, values));
+    if (ok && all !== undefined) ok = all.every((c) => holds(c, values));
+    return ok ? HOLDS : FAILS;
+  };
+}
+
 function conditionsOutcome(substituted: Substituted<JsonValue>): Substituted<boolean> {
-  if (!substituted.ok) return { ok: false, message: `failed to substitute variables in preconditions: ${substituted.message}` };
+  if (!substituted.ok) return substitutionFailed(substituted.message);
   const b = substituted.value;
   if (Array.isArray(b)) return { ok: true, value: b.every(conditionHolds) };
   if (!isJsonObject(b)) return { ok: true, value: true };

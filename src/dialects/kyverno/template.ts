@@ -3,7 +3,8 @@
  * pointers are found at compile time, so an evaluation visits only the branches that lead to them and shares
  * every other subtree. The result is the one substituteTree gives, failures included: leaves are substituted
  * in the same depth-first order (so the first failure is the same), a string that is exactly one hole is
- * queried directly (substituteString's first pass returns its value unscanned), any other string goes through
+ * queried directly (substituteString's first pass returns its value unscanned), through its query compiled
+ * once when the caller gives a QueryPreparer (engines/jmes.ts), any other string goes through
  * substituteString. A tree with `{{` in a map key is left to substituteTree.
  *
  * A tree with a single variable leaf (a foreach patch keyed by `{{ element.name }}`) remembers its last few
@@ -11,15 +12,32 @@
  * whatever is compiled per pattern object downstream (merge/smp/index.ts planOf) is compiled once.
  */
 import { defineOwn, isJsonObject, type JsonObject, type JsonValue } from '../../ir/json.js';
-import { pointerToken, queryHole, substituteString, substituteTree, treeHasVariables, wholeHoleBody, type Substituted, type SubstitutionEnv } from './variables.js';
+import {
+  holeQuery,
+  pointerToken,
+  queryHole,
+  queryPreparedHole,
+  substituteString,
+  substituteTree,
+  treeHasVariables,
+  wholeHoleBody,
+  type PreparedQuery,
+  type QueryPreparer,
+  type Substituted,
+  type SubstitutionEnv,
+} from './variables.js';
 
 export type CompiledTree = (env: SubstitutionEnv) => Substituted<JsonValue>;
 
-/** A string leaf holding `{{`: `whole` is the hole's body when the string is exactly one hole. */
+/**
+ * A string leaf holding `{{`: `whole` is the hole's body when the string is exactly one hole, `prepared` its
+ * query compiled once (when the caller gave a QueryPreparer and the query compiles).
+ */
 interface Leaf {
   text: string;
   pointer: string;
   whole: string | undefined;
+  prepared: PreparedQuery | undefined;
 }
 
 /** A map or list with variables below: `children[i]` is undefined where the child has none. */
@@ -38,14 +56,15 @@ class Failure {
 /** Results remembered per compiled tree (a small bound: distinct values are usually few, and a miss is cheap). */
 const CACHE_LIMIT = 64;
 
-export function compileTree(tree: JsonValue): CompiledTree {
+/** `at` is the pointer of `tree` in the document substituted (for messages), `prepare` compiles hole queries once. */
+export function compileTree(tree: JsonValue, prepare?: QueryPreparer, at = ''): CompiledTree {
   if (!treeHasVariables(tree)) {
     const same: Substituted<JsonValue> = { ok: true, value: tree };
     return () => same;
   }
   const leaves: Leaf[] = [];
-  const root = compileNode(tree, '', leaves);
-  if (root === null || root === undefined) return (env) => substituteTree(tree, env);
+  const root = compileNode(tree, at, leaves, prepare);
+  if (root === null || root === undefined) return (env) => substituteTree(tree, env, at);
   if (leaves.length !== 1) {
     return (env) => {
       const values: JsonValue[] = [];
@@ -74,10 +93,10 @@ export function compileTree(tree: JsonValue): CompiledTree {
 }
 
 /** The node for `v` (undefined: nothing to substitute), or null when a key holds `{{`. */
-function compileNode(v: JsonValue, pointer: string, leaves: Leaf[]): Node | undefined | null {
+function compileNode(v: JsonValue, pointer: string, leaves: Leaf[], prepare: QueryPreparer | undefined): Node | undefined | null {
   if (typeof v === 'string') {
     if (!v.includes('{{')) return undefined;
-    const leaf: Leaf = { text: v, pointer, whole: wholeHoleBody(v) };
+    const leaf = compileLeaf(v, pointer, prepare);
     leaves.push(leaf);
     return leaf;
   }
@@ -85,7 +104,7 @@ function compileNode(v: JsonValue, pointer: string, leaves: Leaf[]): Node | unde
     const children: (Node | undefined)[] = [];
     let any = false;
     for (let i = 0; i < v.length; i++) {
-      const c = compileNode(v[i]!, `${pointer}/${i}`, leaves);
+      const c = compileNode(v[i]!, `${pointer}/${i}`, leaves, prepare);
       if (c === null) return null;
       if (c !== undefined) any = true;
       children.push(c);
@@ -98,7 +117,7 @@ function compileNode(v: JsonValue, pointer: string, leaves: Leaf[]): Node | unde
     let any = false;
     for (const k of keys) {
       if (k.includes('{{')) return null;
-      const c = compileNode(v[k]!, `${pointer}/${pointerToken(k)}`, leaves);
+      const c = compileNode(v[k]!, `${pointer}/${pointerToken(k)}`, leaves, prepare);
       if (c === null) return null;
       if (c !== undefined) any = true;
       children.push(c);
@@ -108,9 +127,32 @@ function compileNode(v: JsonValue, pointer: string, leaves: Leaf[]): Node | unde
   return undefined;
 }
 
+function compileLeaf(text: string, pointer: string, prepare: QueryPreparer | undefined): Leaf {
+  const whole = wholeHoleBody(text);
+  return { text, pointer, whole, prepared: whole !== undefined && prepare !== undefined ? prepare(holeQuery(whole)) : undefined };
+}
+
+function substituteLeafOutcome(leaf: Leaf, env: SubstitutionEnv): Substituted {
+  if (leaf.prepared !== undefined) return queryPreparedHole(env, leaf.prepared, leaf.pointer);
+  return leaf.whole !== undefined ? queryHole(env, leaf.whole, leaf.pointer) : substituteString(leaf.text, env, leaf.pointer);
+}
+
 function substituteLeaf(leaf: Leaf, env: SubstitutionEnv): JsonValue | Failure {
-  const r = leaf.whole !== undefined ? queryHole(env, leaf.whole, leaf.pointer) : substituteString(leaf.text, env, leaf.pointer);
+  const r = substituteLeafOutcome(leaf, env);
   return r.ok ? (r.value as JsonValue) : new Failure(r.message);
+}
+
+/**
+ * One string substituted as substituteString does (`path` its pointer, for messages), compiled once: a string
+ * that is exactly one hole is queried directly, through its prepared query when there is one.
+ */
+export function compileString(text: string, path: string, prepare?: QueryPreparer): (env: SubstitutionEnv) => Substituted {
+  if (!text.includes('{{')) {
+    const same: Substituted = { ok: true, value: text };
+    return () => same;
+  }
+  const leaf = compileLeaf(text, path, prepare);
+  return (env) => substituteLeafOutcome(leaf, env);
 }
 
 /** The substituted tree from the leaves' values (in compile order); unchanged parts are shared, as substituteTree does. */

@@ -22,7 +22,20 @@ export interface SubstitutionEnv {
   query(expression: string): QueryOutcome;
   /** The request is a DELETE: holes read `request.oldObject` for `request.object`. */
   isDelete: boolean;
+  /**
+   * Runs a query prepared at compile time by the engine that built this environment (QueryPreparer); gives
+   * what `query(prepared.expression)` gives. An environment without it is asked by expression text.
+   */
+  run?(prepared: PreparedQuery): QueryOutcome;
 }
+
+/** A hole's query compiled once, for SubstitutionEnv.run (engine-specific: engines/jmes.ts). */
+export interface PreparedQuery {
+  readonly expression: string;
+}
+
+/** Compiles a hole's query once (undefined: leave it to SubstitutionEnv.query, e.g. a syntax error). */
+export type QueryPreparer = (expression: string) => PreparedQuery | undefined;
 
 export type Substituted<T = unknown> = { ok: true; value: T } | { ok: false; message: string };
 
@@ -55,16 +68,33 @@ function resolve(env: SubstitutionEnv, body: string, path: string): Substituted<
   return r.ok ? { ok: true, value: { value: r.value, shallow } } : r;
 }
 
+/** The query of one hole's body: without its `{{-` marker. */
+export function holeQuery(body: string): string {
+  return body.startsWith('-') ? body.slice(1).trim() : body;
+}
+
 /** The value of one hole's body (`{{-` marker included) queried against the context. */
 export function queryHole(env: SubstitutionEnv, body: string, path: string): Substituted {
-  let variable = body;
-  if (variable.startsWith('-')) variable = variable.slice(1).trim();
-  if (env.isDelete) variable = variable.replaceAll('request.object', 'request.oldObject');
-  const r = env.query(variable);
-  if (!r.ok) {
-    // NotFound and invalid-variable errors keep their own message; others are wrapped (vars.go).
-    return { ok: false, message: r.notFound ? r.message : `failed to resolve ${variable} at path ${path}: ${r.message}` };
+  const query = holeQuery(body);
+  const variable = env.isDelete ? query.replaceAll('request.object', 'request.oldObject') : query;
+  return holeOutcome(env.query(variable), variable, path);
+}
+
+/**
+ * `queryHole` with the hole's query prepared at compile time (`prepared.expression` is `holeQuery(body)`);
+ * on DELETE the query text changes, so it is asked by text.
+ */
+export function queryPreparedHole(env: SubstitutionEnv, prepared: PreparedQuery, path: string): Substituted {
+  if (env.isDelete || env.run === undefined) {
+    const variable = env.isDelete ? prepared.expression.replaceAll('request.object', 'request.oldObject') : prepared.expression;
+    return holeOutcome(env.query(variable), variable, path);
   }
+  return holeOutcome(env.run(prepared), prepared.expression, path);
+}
+
+function holeOutcome(r: QueryOutcome, variable: string, path: string): Substituted {
+  // NotFound and invalid-variable errors keep their own message; others are wrapped (vars.go).
+  if (!r.ok) return { ok: false, message: r.notFound ? r.message : `failed to resolve ${variable} at path ${path}: ${r.message}` };
   return r;
 }
 

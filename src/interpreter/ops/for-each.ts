@@ -3,6 +3,7 @@ import type { ForEachOp, Value } from '../../ir/nodes.js';
 import type { Path } from '../../ir/path.js';
 import { evalFailure } from '../failure.js';
 import { readPlaces, type Place } from '../read.js';
+import type { Binding, Location } from '../scope.js';
 import { compileValue } from '../values.js';
 import type { OpFn } from './types.js';
 import { compileBlock } from './block.js';
@@ -19,27 +20,36 @@ export function compileForEach(op: ForEachOp): OpFn {
   const body = compileBlock(op.body);
   const listValue = isPath(op.list) ? undefined : compileValue(op.list);
   const listPath = isPath(op.list) ? op.list : undefined;
+  const desc = op.order === 'desc';
   return (st, scope) => {
-    let items: Place[];
+    // The elements are bound as they are now (Kyverno evaluates the list once): a copy of the list, as
+    // merges in the body must not change it in place either (EvalState.merges).
+    let elements: JsonValue[] | undefined;
+    let location: Location | undefined;
+    let places: Place[] | undefined;
     if (listPath) {
-      const places = readPlaces(st, listPath, scope);
-      if (places.length === 1 && Array.isArray(places[0]!.value)) {
-        const { value, location } = places[0]!;
-        items = (value as JsonValue[]).map((v, i) => (location ? { value: v, location: [...location, i] } : { value: v }));
-      } else items = places;
+      const found = readPlaces(st, listPath, scope);
+      if (found.length === 1 && Array.isArray(found[0]!.value)) {
+        elements = found[0]!.value.slice();
+        location = found[0]!.location;
+      } else places = found;
     } else {
       const v = listValue!(st, scope);
-      if (v === null) items = [];
+      if (v === null) elements = [];
       else if (!Array.isArray(v)) throw evalFailure('TM3004', `forEach list must be a list, got ${JSON.stringify(v)}`, op.origin);
-      else items = v.map((value) => ({ value }));
+      else elements = v.slice();
     }
-    // The elements are bound as they are now (Kyverno evaluates the list once): merges in the body must not
-    // change them in place (EvalState.merges).
     st.merges = undefined;
-    const order = op.order === 'desc' ? items.map((_, i) => items.length - 1 - i) : items.map((_, i) => i);
-    for (const i of order) {
-      const item = items[i]!;
-      let inner = scope.with(op.bind, item.location ? { value: item.value, location: item.location } : { value: item.value });
+    const count = elements !== undefined ? elements.length : places!.length;
+    for (let k = 0; k < count; k++) {
+      const i = desc ? count - 1 - k : k;
+      let binding: Binding;
+      if (elements !== undefined) binding = location ? { value: elements[i]!, location: [...location, i] } : { value: elements[i]! };
+      else {
+        const place = places![i]!;
+        binding = place.location ? { value: place.value, location: place.location } : { value: place.value };
+      }
+      let inner = scope.with(op.bind, binding);
       if (op.indexBind) inner = inner.with(op.indexBind, { value: i });
       body(st, inner);
     }
