@@ -233,11 +233,20 @@ export function toSharedJson(v: unknown): unknown {
  */
 export function constantObjectJson(v: CelObject): unknown {
   try {
-    return sharedFields(v.fields, v.typeName, undefined, true);
+    // Frozen: every evaluation shares it (the interpreter only ever copies results to change them), and a
+    // frozen patch is checked once per schema (src/merge/ssa/fast-checks.ts typesStrictlySettingNoAtomic).
+    return deepFreeze(sharedFields(v.fields, v.typeName, undefined, true));
   } catch (e) {
     if (e instanceof TypeNameMismatch || e instanceof CelError) return undefined;
     throw e;
   }
+}
+
+function deepFreeze(v: unknown): unknown {
+  if (v === null || typeof v !== 'object' || Object.isFrozen(v)) return v;
+  Object.freeze(v);
+  for (const x of Object.values(v)) deepFreeze(x);
+  return v;
 }
 
 /** Thrown by sharedJson at the first `Object.*` literal named after another field path. */

@@ -9,6 +9,7 @@
  */
 import { compile, jsonPatchOps, MAP_VARIABLES, objectResultToJson, toSharedJson, type CelProgram, type Expr } from '../cel/index.js';
 import { subexpressions } from '../cel/ast.js';
+import type { EvalOptions } from '../cel/program.js';
 import { authorizers, authorizerValue, CelAuthzCheck, type AuthorizerFn } from '../cel/lib/k8s.js';
 import { CelError, CelObject } from '../cel/values.js';
 import { diagnostic } from '../diagnostics/diagnostic.js';
@@ -238,7 +239,9 @@ export function createCelEngine(options: CelEngineOptions = {}): ExpressionEngin
   const authorizerVal = authorizerValue(authorizer);
   const costLimit = options.costLimit ?? PER_CALL_COST_LIMIT;
   const env = { variables: MAP_VARIABLES, ...(options.k8sVersion ? { k8sVersion: options.k8sVersion } : {}) };
-  const evalOptions = { costLimit };
+  // `services` said (undefined) rather than left out: Program.eval reads it at every evaluation, and reading
+  // a member an object lacks is a slow look-up in V8 once the read site has seen several shapes.
+  const evalOptions: EvalOptions = { costLimit, services: undefined };
   // The request-derived activation entries of the evaluation's request (`request`, `authorizer.requestResource`),
   // built once per evaluation and engine and found with one memo lookup per expression.
   const requestKey = Symbol('cel request entries');

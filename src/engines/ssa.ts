@@ -9,7 +9,7 @@
  */
 import { diagnostic, type Diagnostic } from '../diagnostics/diagnostic.js';
 import { spanOfOrigin, type Origin } from '../diagnostics/span.js';
-import type { EngineContext, EvalMemo, MergeEngine, TypedDecoder } from '../interpreter/engines.js';
+import type { DocumentEdit, EngineContext, EvalMemo, MergeEngine, TypedDecoder } from '../interpreter/engines.js';
 import type { WebhookDecoder } from '../runtime/runtime.js';
 import { evalFailure } from '../interpreter/failure.js';
 import { RequestDenied } from '../interpreter/run-policy.js';
@@ -19,7 +19,8 @@ import { gvkOf } from '../k8s/resources.js';
 import { applyStructuredMergeDiff } from '../merge/ssa/apply.js';
 import { builtinSchema } from '../merge/ssa/builtin-schema.js';
 import { CheckedSubtrees } from '../merge/ssa/checked.js';
-import { declaresEveryField, declaresEveryFieldSince } from '../merge/ssa/fast-checks.js';
+import { declaresEveryField, declaresEveryFieldAlong, declaresEveryFieldSince } from '../merge/ssa/fast-checks.js';
+import type { TypeNode } from '../merge/ssa/type-nodes.js';
 import { gvkKey } from '../merge/ssa/builtin-kinds.js';
 import { formatGvk, type KindSchema } from '../merge/ssa/openapi/kinds.js';
 import { DEDUCED_SCHEMA, DEDUCED_TYPE_REF, isEmptyTypeRef, type Schema, type TypeRef } from '../merge/ssa/schema.js';
@@ -158,8 +159,12 @@ function declaresStringTypeKeys(known: KindSchema): boolean {
   return node.map !== undefined && TYPE_KEYS.every((key) => node.declaredNode(key)?.scalar === 'string');
 }
 
-/** identityExact: the merge returns the target itself whenever it leaves it equal (ApplyOptions.keepEqual). */
-export const SSA_ENGINE: MergeEngine = Object.assign(ssaEngine, { identityExact: true } as const);
+/**
+ * identityExact: the merge returns the target itself whenever it leaves it equal (ApplyOptions.keepEqual).
+ * writesOwned is said (false) rather than left out: the interpreter asks at every merge, and reading a member
+ * an object lacks is a slow look-up in V8 once the read site has seen several shapes.
+ */
+export const SSA_ENGINE: MergeEngine = Object.assign(ssaEngine, { identityExact: true, writesOwned: false } as const);
 
 /**
  * The strict decode of a JSONPatch result into its Go type (json_patch.go: jsonSerializer.Decode with Strict):
@@ -169,17 +174,27 @@ export function strictDecodeErrors(object: JsonValue, gvk: GroupVersionKind, sch
   return undeclaredFields(object, kindSchema(gvk, schemas), memo);
 }
 
-function undeclaredFields(object: JsonValue, known: KindSchema | undefined, memo: EvalMemo | undefined): string[] {
+function undeclaredFields(object: JsonValue, known: KindSchema | undefined, memo: EvalMemo | undefined, edit?: DocumentEdit): string[] {
   if (!known) return [];
   const checked = checkedSubtrees(memo, known.schema);
   // Nearly every object declares all its fields: answer that without paths, and walk again to name them.
   const node = known.schema.node(known.typeRef);
   const prev = checked?.declaredDocument(known.typeRef);
-  if (prev !== undefined ? declaresEveryFieldSince(node, object, prev, checked) : declaresEveryField(node, object, checked)) {
+  if (declaresEveryFieldGiven(node, object, prev, edit, checked)) {
     if (checked !== undefined && object !== null && typeof object === 'object') checked.noteDeclaredDocument(known.typeRef, object);
     return [];
   }
   return undeclaredFieldPaths(known, object, checked);
+}
+
+/**
+ * declaresEveryField, walking only what differs from `prev` (a document known to declare every field) and,
+ * when `edit` says how the object was made from `prev`, only along the edited path: a removal adds no field.
+ */
+function declaresEveryFieldGiven(node: TypeNode, object: JsonValue, prev: JsonValue | undefined, edit: DocumentEdit | undefined, checked: CheckedSubtrees | undefined): boolean {
+  if (prev === undefined) return declaresEveryField(node, object, checked);
+  if (edit === undefined || edit.from !== prev) return declaresEveryFieldSince(node, object, prev, checked);
+  return edit.removed || declaresEveryFieldAlong(node, object, prev, edit.at, checked);
 }
 
 /** The reference walk of the strict decode, which names every undeclared field (fast-checks.ts only answers yes or no). */
@@ -246,10 +261,10 @@ function renderPath(path: readonly (string | number)[]): string {
 }
 
 /** The typed decoder of the evaluation's runtime: unknown kinds and undeclared fields, as json_patch.go reports them. */
-export const ssaTypedDecoder: TypedDecoder = (object, { request, runtime, memo }: EngineContext) => {
+export const ssaTypedDecoder: TypedDecoder = (object, { request, runtime, memo, edit }) => {
   const { gvk, known } = kindFacts(memo, request, runtime.schemas, object);
   if (runtime.schemas.unknownKinds === 'error' && known === undefined) return unknownKindMessage(gvk);
-  const errors = undeclaredFields(object, known, memo);
+  const errors = undeclaredFields(object, known, memo, edit);
   if (errors.length === 0) return undefined;
   return `strict decoding error: ${errors.map((p) => `unknown field "${p}"`).join(', ')}`;
 };

@@ -24,7 +24,10 @@ export interface Patch6902 {
 }
 
 export interface ApplyResult {
-  /** The object after every policy ran; the input object when nothing changed. */
+  /**
+   * The object after every policy ran; the input object when nothing changed. It shares what did not change
+   * with the input and with constant values of the policies (some of them frozen): treat it as read-only.
+   */
   object: JsonValue | null;
   patch: Patch6902[];
   trace: TraceEvent[];

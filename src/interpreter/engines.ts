@@ -85,6 +85,18 @@ export interface TemplateEngine {
  * the patched JSON is decoded into the kind's Go type; unknown fields fail the request as an InternalError,
  * whatever the failure policy). Returns the error message, or undefined when the object decodes.
  */
-export type TypedDecoder = (object: JsonValue, context: EngineContext) => string | undefined;
+export type TypedDecoder = (object: JsonValue, context: EngineContext & { edit?: DocumentEdit }) => string | undefined;
+
+/**
+ * How a JSONPatch result was made from the document the patch was applied to (`from`), when one step did
+ * it: `at` the object members from the root down to the one member set (added or replaced), every other
+ * member of the containers along it being `from`'s own; or, `removed`, a member or item taken out. A decoder
+ * that knows `from` decodes may then look at that path only.
+ */
+export interface DocumentEdit {
+  readonly from: JsonValue;
+  readonly at: readonly string[];
+  readonly removed: boolean;
+}
 
 

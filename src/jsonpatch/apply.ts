@@ -1,4 +1,5 @@
-import { copyObject, defineOwn, hasOwn, isJsonObject, jsonEqual, type JsonObject, type JsonValue } from '../ir/json.js';
+import { defineOwn, hasOwn, isJsonObject, jsonEqual, type JsonObject, type JsonValue } from '../ir/json.js';
+import { withEntry } from '../ir/json-copy.js';
 import { applyEvanphxV4 } from './evanphx-v4.js';
 import { applyEvanphxV5 } from './evanphx-v5.js';
 import { MAX_OBJECT_DEPTH } from '../io/limits.js';
@@ -93,9 +94,7 @@ function updateParent(
     if (isJsonObject(cur)) {
       const child = hasOwn(cur, t) ? cur[t] : undefined;
       if (child === undefined || child === null) throw new PatchError('error', `doc is missing path: ${pointerOf(tokens)}`);
-      const copy = copyObject(cur);
-      defineOwn(copy, t, rec(child, i + 1));
-      return copy;
+      return withEntry(cur, t, rec(child, i + 1));
     }
     throw new PatchError('error', `doc is missing path: ${pointerOf(tokens)}`);
   };
@@ -115,11 +114,7 @@ function add(doc: JsonValue, tokens: string[], value: JsonValue, profile: PatchP
       copy.splice(idx, 0, value);
       return copy;
     }
-    if (isJsonObject(parent)) {
-      const copy = copyObject(parent);
-      defineOwn(copy, last, value);
-      return copy;
-    }
+    if (isJsonObject(parent)) return withEntry(parent, last, value);
     throw new PatchError('error', `add operation does not apply: doc is missing path: ${pointerOf(tokens)}`);
   });
 }
@@ -158,9 +153,7 @@ function replace(doc: JsonValue, tokens: string[], value: JsonValue, profile: Pa
       if (!hasOwn(parent, last) && profile !== 'evanphx-v4') {
         throw new PatchError('error', `replace operation does not apply: doc is missing key: ${pointerOf(tokens)}: missing value`);
       }
-      const copy = copyObject(parent);
-      defineOwn(copy, last, value);
-      return copy;
+      return withEntry(parent, last, value);
     }
     throw new PatchError('error', `replace operation does not apply: doc is missing path: ${pointerOf(tokens)}`);
   });

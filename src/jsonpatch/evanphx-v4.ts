@@ -16,7 +16,8 @@
  * - errors are pkg/errors wraps: "<context>: <cause>".
  * The document is never mutated; unchanged parts are shared.
  */
-import { copyObject, defineOwn, hasOwn, isJsonObject, type JsonObject, type JsonValue } from '../ir/json.js';
+import { defineOwn, hasOwn, isJsonObject, type JsonObject, type JsonValue } from '../ir/json.js';
+import { withEntry } from '../ir/json-copy.js';
 import type { PatchOutcome, PatchStep } from './apply.js';
 import { arrayAddIndex, arrayGetIndex, decodeKey, ERR_MISSING, ERR_TEST_FAILED, EvanphxError, fail, firstFailure, NIL_DEREFERENCE } from './evanphx-common.js';
 
@@ -33,6 +34,18 @@ class Found {
     private readonly parents: (JsonObject | JsonValue[])[],
     private readonly segments: readonly string[],
   ) {}
+
+  /** The path's segments below the root (the first piece is dropped, see the header). */
+  members(): readonly string[] {
+    return this.segments.slice(1);
+  }
+
+  /** The container and every container above it are objects (no array on the way). */
+  throughObjects(): boolean {
+    if (Array.isArray(this.container)) return false;
+    for (const p of this.parents) if (Array.isArray(p)) return false;
+    return true;
+  }
 
   rebuild(replacement: JsonObject | JsonValue[]): JsonValue {
     let value: JsonValue = replacement;
@@ -98,18 +111,12 @@ function withChild(c: JsonObject | JsonValue[], key: string, value: JsonValue): 
     copy[arrayGetIndex(c, key)] = value;
     return copy;
   }
-  const copy = copyObject(c);
-  defineOwn(copy, key, value);
-  return copy;
+  return withEntry(c, key, value);
 }
 
 /** container.add. */
 function containerAdd(c: JsonObject | JsonValue[], key: string, value: JsonValue): JsonObject | JsonValue[] {
-  if (!Array.isArray(c)) {
-    const copy = copyObject(c);
-    defineOwn(copy, key, value);
-    return copy;
-  }
+  if (!Array.isArray(c)) return withEntry(c, key, value);
   if (key === '-') return [...c, value];
   const idx = arrayAddIndex(c, key);
   const copy = c.slice();
@@ -183,8 +190,8 @@ function nodeEqual(n: JsonValue, o: JsonValue, top: boolean): boolean {
 
 // ---------------------------------------------------------------------------------------------- ops
 
-function opAdd(doc: JsonValue, s: PatchStep): JsonValue {
-  const found = findObject(doc, s.path);
+function opAdd(doc: JsonValue, s: PatchStep, located?: Found): JsonValue {
+  const found = located ?? findObject(doc, s.path);
   if (!found) return fail(`add operation does not apply: doc is missing path: "${s.path}": ${ERR_MISSING}`);
   const value = s.hasValue === false ? null : (s.value ?? null);
   // wrap() inlined: the hottest op, and one closure pair per step otherwise.
@@ -198,13 +205,13 @@ function opAdd(doc: JsonValue, s: PatchStep): JsonValue {
   return found.rebuild(added);
 }
 
-function opRemove(doc: JsonValue, s: PatchStep): JsonValue {
-  const found = findObject(doc, s.path);
+function opRemove(doc: JsonValue, s: PatchStep, located?: Found): JsonValue {
+  const found = located ?? findObject(doc, s.path);
   if (!found) return fail(`remove operation does not apply: doc is missing path: "${s.path}": ${ERR_MISSING}`);
   return found.rebuild(wrap(() => `error in remove for path: '${s.path}'`, () => containerRemove(found.container, found.key)));
 }
 
-function opReplace(doc: JsonValue, s: PatchStep): JsonValue {
+function opReplace(doc: JsonValue, s: PatchStep, located?: Found): JsonValue {
   if (s.path === '') {
     if (s.hasValue === false) return fail(NIL_DEREFERENCE);
     const v = s.value ?? null;
@@ -212,7 +219,7 @@ function opReplace(doc: JsonValue, s: PatchStep): JsonValue {
     if (v !== null && typeof v !== 'object') return doc;
     return v;
   }
-  const found = findObject(doc, s.path);
+  const found = located ?? findObject(doc, s.path);
   if (!found) return fail(`replace operation does not apply: doc is missing path: ${s.path}: ${ERR_MISSING}`);
   const { container, key } = found;
   if (Array.isArray(container)) {
@@ -270,7 +277,10 @@ function opTest(doc: JsonValue, s: PatchStep): JsonValue {
   return doc;
 }
 
-const OPS: ReadonlyMap<string, (doc: JsonValue, s: PatchStep) => JsonValue> = new Map([
+/** An op: the document after step `s`; `located`, when given, is findObject(doc, s.path) already done. */
+type Op = (doc: JsonValue, s: PatchStep, located?: Found) => JsonValue;
+
+const OPS: ReadonlyMap<string, Op> = new Map<string, Op>([
   ['add', opAdd],
   ['remove', opRemove],
   ['replace', opReplace],
@@ -279,12 +289,58 @@ const OPS: ReadonlyMap<string, (doc: JsonValue, s: PatchStep) => JsonValue> = ne
   ['test', opTest],
 ]);
 
+/**
+ * applyEvanphxV4, also telling what a patch of one step did, so that the caller can skip whole-document walks:
+ * `differs`, the result surely is not jsonEqual to `doc` (see setsAnotherValue; a removal) — false means
+ * "not known", never "equal"; `edit`, the member path the step set through objects only, or a removal (see
+ * DocumentEdit in src/interpreter/engines.ts). The step's findObject is done once for both.
+ */
+export function applyEvanphxV4Telling(doc: JsonValue, steps: readonly PatchStep[]): { outcome: PatchOutcome; differs: boolean; edit: PatchEdit | undefined } {
+  const only = steps.length === 1 ? steps[0]! : undefined;
+  const op = only?.op;
+  const found = op === 'add' || op === 'replace' || op === 'remove' ? findObject(doc, only!.path) : undefined;
+  const differs = found !== undefined && (op === 'remove' || setsAnotherValue(found, only!));
+  const outcome = applySteps(doc, steps, found);
+  if (!outcome.ok || found === undefined) return { outcome, differs: false, edit: undefined };
+  const removed = op === 'remove';
+  // A set inside an array shifts or replaces items by index: no member path then.
+  const edit = removed || found.throughObjects() ? { at: found.members(), removed } : undefined;
+  return { outcome, differs, edit };
+}
+
+/**
+ * An add or replace `s` at `found` (when it succeeds) leaves a document that is not jsonEqual to the one it
+ * was applied to: it inserts an array item, adds a member the object lacks, or replaces a member holding a
+ * scalar (null included) by another value (scalars are jsonEqual exactly when ===). Otherwise not known.
+ */
+function setsAnotherValue(found: Found, s: PatchStep): boolean {
+  const c = found.container;
+  if (Array.isArray(c)) return s.op === 'add';
+  if (!hasOwn(c, found.key)) return true;
+  const old = c[found.key]!;
+  const value = s.hasValue === false ? null : (s.value ?? null);
+  return (old === null || typeof old !== 'object') && old !== value;
+}
+
+/** A one-step patch's change (see DocumentEdit in src/interpreter/engines.ts): the segments below the root. */
+export interface PatchEdit {
+  readonly at: readonly string[];
+  readonly removed: boolean;
+}
+
 /** Applies the steps in order; the first failure aborts the whole patch. */
 export function applyEvanphxV4(doc: JsonValue, steps: readonly PatchStep[]): PatchOutcome {
+  return applySteps(doc, steps, undefined);
+}
+
+/** applyEvanphxV4, `first` being findObject(doc, steps[0].path) when already done. */
+function applySteps(doc: JsonValue, steps: readonly PatchStep[], first: Found | undefined): PatchOutcome {
   let cur = doc;
+  let located = first;
   const failed = firstFailure(steps, (s) => {
     const op = OPS.get(s.op) ?? fail(`Unexpected kind: ${s.op}`);
-    cur = op(cur, s);
+    cur = op(cur, s, located);
+    located = undefined;
   });
   return failed ?? { ok: true, doc: cur };
 }

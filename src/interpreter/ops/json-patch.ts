@@ -2,26 +2,28 @@ import { hasOwn, isJsonObject, type JsonValue } from '../../ir/json.js';
 import { sameJson } from '../same-json.js';
 import { newEpoch } from '../walk.js';
 import type { JsonPatchOp } from '../../ir/nodes.js';
-import { applyPatch, type PatchStep } from '../../jsonpatch/apply.js';
+import { applyPatch, type PatchOutcome, type PatchStep } from '../../jsonpatch/apply.js';
+import { applyEvanphxV4Telling, type PatchEdit } from '../../jsonpatch/evanphx-v4.js';
 import { evalFailure } from '../failure.js';
 import { RequestDenied } from '../run-policy.js';
 import { compileValue, type ValueFn } from '../values.js';
 import { evalMemo } from '../state.js';
 import type { OpFn } from './types.js';
 
-/** Steps computed by an expression: a list of `{op, path, from?, value?}` maps. */
+/**
+ * Steps computed by an expression: a list of `{op, path, from?, value?}` maps. Every step gets all members
+ * (`from` and `value` undefined when absent): the patch engines read each of them, and reading a member an
+ * object lacks is a slow look-up in V8 once the read site has seen several shapes.
+ */
 function computedSteps(list: JsonValue, op: JsonPatchOp): PatchStep[] {
   if (!Array.isArray(list)) throw evalFailure('TM3006', `JSON patch steps must be a list, got ${JSON.stringify(list)}`, op.origin);
   return list.map((s) => {
     if (!isJsonObject(s) || typeof s.op !== 'string' || typeof s.path !== 'string') {
       throw evalFailure('TM3006', `a JSON patch step needs string "op" and "path", got ${JSON.stringify(s)}`, op.origin);
     }
-    // Already a step (what MAP's list(JSONPatch) becomes): `hasValue` left out means a value is present.
-    if (hasOwn(s, 'value') && (s.from === undefined || typeof s.from === 'string')) return s as unknown as PatchStep;
-    const out: PatchStep = { op: s.op, path: s.path, hasValue: hasOwn(s, 'value') };
-    if (typeof s.from === 'string') out.from = s.from;
-    if (hasOwn(s, 'value')) out.value = s.value!;
-    return out;
+    const hasValue = hasOwn(s, 'value');
+    const from = hasOwn(s, 'from') && typeof s.from === 'string' ? s.from : undefined;
+    return { op: s.op, path: s.path, from, value: hasValue ? s.value! : undefined, hasValue };
   });
 }
 
@@ -36,14 +38,16 @@ export function compileJsonPatch(op: JsonPatchOp): OpFn {
   const stepsFrom = op.stepsFrom ? compileValue(op.stepsFrom) : undefined;
   return (st, scope) => {
     const written: PatchStep[] = steps.length === 0 ? NO_STEPS : steps.map(({ step, value }: { step: JsonPatchOp['steps'][number]; value: ValueFn | undefined }) => {
-      const out: PatchStep = { op: step.op, path: step.path, hasValue: value !== undefined };
-      if (step.from !== undefined) out.from = step.from;
-      if (value) out.value = value(st, scope);
-      return out;
+      return { op: step.op, path: step.path, from: step.from, value: value === undefined ? undefined : value(st, scope), hasValue: value !== undefined };
     });
     const computed = stepsFrom ? computedSteps(stepsFrom(st, scope), op) : undefined;
     const concrete = computed === undefined ? written : written.length === 0 ? computed : written.concat(computed);
-    const r = applyPatch((st.object ?? null) as JsonValue, concrete, op.profile);
+    const before = (st.object ?? null) as JsonValue;
+    let differs = false;
+    let edit: PatchEdit | undefined;
+    let r: PatchOutcome;
+    if (op.profile === 'evanphx-v4') ({ outcome: r, differs, edit } = applyEvanphxV4Telling(before, concrete));
+    else r = applyPatch(before, concrete, op.profile);
     if (r.ok) {
       let doc = r.doc;
       if (op.profile === 'evanphx-v4' && inWebhook) {
@@ -51,13 +55,15 @@ export function compileJsonPatch(op: JsonPatchOp): OpFn {
       } else if (op.profile === 'evanphx-v4') {
         // MAP patch/json_patch.go decodes the result strictly into the kind's Go type; a failure is an
         // InternalError StatusError, which no failure policy turns into "ignore" (dispatcher.go).
-        const problem = st.runtime.typedDecoder?.(r.doc, { request: st.request, runtime: st.runtime, memo: evalMemo(st) });
+        // One shape of context whether or not there is an edit (a missing member is a slow read in the decoder).
+        const documentEdit = edit === undefined ? undefined : { from: before, at: edit.at, removed: edit.removed };
+        const problem = st.runtime.typedDecoder?.(r.doc, { request: st.request, runtime: st.runtime, memo: evalMemo(st), edit: documentEdit });
         if (problem !== undefined) throw new RequestDenied(evalFailure('TM3006', problem, op.origin));
         // dispatcher.go then re-defaults the typed object (Runtime.defaulter; none in upstream unit tests).
         if (st.runtime.defaulter) doc = st.runtime.defaulter(doc);
       }
       // An unchanged document keeps its identity, so "did this change the object" stays a cheap question.
-      st.object = sameJson(doc, st.object) ? st.object : doc;
+      st.object = (differs && doc === r.doc) || !sameJson(doc, st.object) ? doc : st.object;
       // The patched document shares subtrees (a `copy` step even shares one twice): nothing is owned.
       st.owned = newEpoch();
       return scope;

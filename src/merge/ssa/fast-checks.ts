@@ -18,10 +18,16 @@ const MEMO_MIN_VALUES = 6;
 
 /**
  * validateTyped(...).length === 0. With `checked` (duplicates allowed only, as validateTyped), containers
- * it knows valid are skipped and those found valid recorded, as the reference walk does.
+ * it knows valid are skipped, and a value found valid is recorded: the value only, not the containers
+ * below it. This walk types a whole document the evaluation has not typed before (validateTyped takes
+ * typesCleanlySince when it has), and later typings compare their document with the last one known valid
+ * by identity, so marks below the root would only be paid for (a map entry each), never read.
  */
 export function typesCleanly(schema: Schema, node: TypeNode, value: JsonValue, allowDuplicates: boolean, checked: CheckedSubtrees | undefined): boolean {
-  return new CleanTyping(schema, allowDuplicates, allowDuplicates ? checked : undefined).valid(node, value, false);
+  const memo = allowDuplicates ? checked : undefined;
+  if (!new CleanTyping(schema, allowDuplicates, memo, false).valid(node, value, false)) return false;
+  if (memo !== undefined && value !== null && typeof value === 'object') memo.markValid(node.tr, value);
+  return true;
 }
 
 /**
@@ -30,7 +36,7 @@ export function typesCleanly(schema: Schema, node: TypeNode, value: JsonValue, a
  * subtrees, and those (same identity), like keys `prev` has, need no look-up; only what differs is walked.
  */
 export function typesCleanlySince(schema: Schema, node: TypeNode, value: JsonValue, prev: JsonValue, checked: CheckedSubtrees | undefined): boolean {
-  return new CleanTyping(schema, true, checked).validSince(node, value, prev);
+  return new CleanTyping(schema, true, checked, true).validSince(node, value, prev);
 }
 
 /**
@@ -39,7 +45,7 @@ export function typesCleanlySince(schema: Schema, node: TypeNode, value: JsonVal
  * element type. A no says only that one of the two found something; the caller then runs both references.
  */
 export function typesStrictlySettingNoAtomic(schema: Schema, node: TypeNode, value: JsonValue): boolean {
-  return new CleanTyping(schema, false, undefined).valid(node, value, true);
+  return new CleanTyping(schema, false, undefined, false, true).valid(node, value, true);
 }
 
 class CleanTyping {
@@ -50,6 +56,14 @@ class CleanTyping {
     private readonly schema: Schema,
     private readonly allowDuplicates: boolean,
     private readonly checked: CheckedSubtrees | undefined,
+    /** Record the containers found valid in `checked` (see typesCleanly for when that does not pay). */
+    private readonly markSubtrees: boolean,
+    /**
+     * Skip the frozen containers the schema knows to pass the guarded strict walk, and record those found
+     * passing (Schema.rememberPassingPatch): a constant `Object{}` literal inside a patch is the same frozen
+     * value at every evaluation, so it is walked once per schema.
+     */
+    private readonly frozenPatches = false,
   ) {}
 
   /** valid(n, v) when `prev` is valid at `n` (duplicates allowed). */
@@ -93,7 +107,14 @@ class CleanTyping {
       if (checked.isValid(n.tr, v)) return true;
       const before = this.visited;
       if (!this.validValue(n, v, guard)) return false;
-      if (this.visited - before >= MEMO_MIN_VALUES) checked.markValid(n.tr, v);
+      if (this.markSubtrees && this.visited - before >= MEMO_MIN_VALUES) checked.markValid(n.tr, v);
+      return true;
+    }
+    // Strict typing and the guard are facts of the value and the node alone (duplicates are looked for within lists).
+    if (this.frozenPatches && guard && v !== null && typeof v === 'object' && Object.isFrozen(v)) {
+      if (this.schema.isPassingPatch(n, v)) return true;
+      if (!this.validValue(n, v, guard)) return false;
+      this.schema.rememberPassingPatch(n, v);
       return true;
     }
     return this.validValue(n, v, guard);
@@ -188,11 +209,13 @@ export function setsNoAtomic(n: TypeNode, v: JsonValue): boolean {
 const DECLARED_MEMO_MIN_CONTAINERS = 3;
 
 /**
- * The strict decode finds no undeclared field below `v`: containers `checked` knows are skipped, and
- * those found clean recorded, as the reference walk of src/engines/ssa.ts does.
+ * The strict decode finds no undeclared field below `v`: containers `checked` knows are skipped, and `v`
+ * found clean is recorded (itself only: the next decode compares by identity, see typesCleanly).
  */
 export function declaresEveryField(n: TypeNode, v: JsonValue, checked: CheckedSubtrees | undefined): boolean {
-  return new DeclaredFields(checked).declared(n, v);
+  if (!new DeclaredFields(checked, false).declared(n, v)) return false;
+  if (checked !== undefined && v !== null && typeof v === 'object') checked.markDeclared(n.tr, v);
+  return true;
 }
 
 /**
@@ -201,13 +224,52 @@ export function declaresEveryField(n: TypeNode, v: JsonValue, checked: CheckedSu
  * and those (same identity), like keys `prev` has, need no look-up; only what differs is walked.
  */
 export function declaresEveryFieldSince(n: TypeNode, v: JsonValue, prev: JsonValue, checked: CheckedSubtrees | undefined): boolean {
-  return new DeclaredFields(checked).declaredSince(n, v, prev);
+  return new DeclaredFields(checked, true).declaredSince(n, v, prev);
+}
+
+/**
+ * declaresEveryFieldSince for `v` made from `prev` by setting one member: `at` names the object members
+ * from the root down to it, and every other member of the containers along it is `prev`'s own (one
+ * JSONPatch step, see DocumentEdit in src/interpreter/engines.ts), so the walk goes down that path only,
+ * with declaresEveryFieldSince's answer at each step.
+ */
+export function declaresEveryFieldAlong(n: TypeNode, v: JsonValue, prev: JsonValue, at: readonly string[], checked: CheckedSubtrees | undefined): boolean {
+  const walk = new DeclaredFields(checked, true);
+  let node = n;
+  let cur = v;
+  let old = prev;
+  for (let i = 0; i < at.length; i++) {
+    if (cur === old) return true;
+    if (!isMap(cur) || !isMap(old)) return walk.declaredSince(node, cur, old);
+    if (node.atom === undefined || node.map === undefined) return true;
+    const key = at[i]!;
+    // As declaredSince at this level, where `key` is the only member that may differ.
+    if (!hasOwn(cur, key)) return walk.declaredSince(node, cur, old);
+    const x = cur[key]!;
+    const px = old[key];
+    const inPrev = px !== undefined && hasOwn(old, key);
+    const child = node.keyNode(key);
+    if (child === undefined) return false;
+    if (!inPrev) return walk.declared(child, x);
+    node = child;
+    cur = x;
+    old = px;
+  }
+  return walk.declaredSince(node, cur, old);
+}
+
+function isMap(v: JsonValue): v is JsonObject {
+  return v !== null && typeof v === 'object' && !Array.isArray(v);
 }
 
 class DeclaredFields {
   private containers = 0;
 
-  constructor(private readonly checked: CheckedSubtrees | undefined) {}
+  constructor(
+    private readonly checked: CheckedSubtrees | undefined,
+    /** Record the containers found clean in `checked` (see typesCleanly for when that does not pay). */
+    private readonly markSubtrees: boolean,
+  ) {}
 
   /** `prev` declares every field at `n`. */
   declaredSince(n: TypeNode, v: JsonValue, prev: JsonValue): boolean {
@@ -246,7 +308,7 @@ class DeclaredFields {
     if (checked.isDeclared(n.tr, v)) return true;
     const before = this.containers;
     if (!this.declaredContainer(n, v)) return false;
-    if (this.containers - before >= DECLARED_MEMO_MIN_CONTAINERS) checked.markDeclared(n.tr, v);
+    if (this.markSubtrees && this.containers - before >= DECLARED_MEMO_MIN_CONTAINERS) checked.markDeclared(n.tr, v);
     return true;
   }
 

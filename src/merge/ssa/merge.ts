@@ -9,7 +9,8 @@
  */
 import { diagnostic, fail, ok, type Result } from '../../diagnostics/index.js';
 import { copyObject, defineOwn, hasOwn, isJsonObject, jsonEqual, type JsonObject, type JsonValue } from '../../ir/json.js';
-import { atomFormFor, invalidAtomMessage, scalarError, scalarFits } from './atoms.js';
+import { copyForNewKeys } from '../../ir/json-copy.js';
+import { atomFormFor, invalidAtomMessage, scalarError, scalarFits, type AtomForm } from './atoms.js';
 import type { CheckedSubtrees } from './checked.js';
 import { ErrorSink, formatValidationErrors, type ValidationError } from './errors.js';
 import { associativeItemId, associativeItemString, ItemKeyError, type ItemId } from './list-keys.js';
@@ -136,23 +137,22 @@ class Merger {
       if (this.walkUntouched) this.walkOneSide(tr, rhs);
       return rhs;
     }
-    const atom = n.atom;
-    if (atom === undefined) {
+    if (n.atom === undefined) {
       this.sink.report(`schema error: no type found matching: ${tr.namedType ?? ''}`);
       return undefined;
     }
     // The form is chosen by rhs. When lhs has another form upstream first runs it on a copy of the walker
     // whose output is discarded; only its errors matter, and only for lists that cannot be indexed.
-    const form = atomFormFor(atom, rhs);
-    if (this.walkUntouched && atomFormFor(atom, lhs) !== form) this.walkOneSide(tr, lhs);
+    const form = nodeFormFor(n, rhs);
+    if (this.walkUntouched && nodeFormFor(n, lhs) !== form) this.walkOneSide(tr, lhs);
     switch (form) {
       case 'map':
-        return this.mergeMap(n, atom.map!, lhs, rhs);
+        return this.mergeMap(n, n.map!, lhs, rhs);
       case 'scalar': {
         // doScalar: fails only when neither side is a valid scalar.
-        if (scalarFits(atom.scalar!, lhs)) return rhs;
-        const le = scalarError(atom.scalar!, lhs, 'lhs: ');
-        const re = le === undefined ? undefined : scalarError(atom.scalar!, rhs, 'rhs: ');
+        if (scalarFits(n.scalar!, lhs)) return rhs;
+        const le = scalarError(n.scalar!, lhs, 'lhs: ');
+        const re = le === undefined ? undefined : scalarError(n.scalar!, rhs, 'rhs: ');
         if (le !== undefined && re !== undefined) {
           this.sink.report(le);
           this.sink.report(re);
@@ -161,7 +161,7 @@ class Merger {
         return rhs;
       }
       case 'list':
-        return this.mergeList(n, atom.list!, lhs, rhs);
+        return this.mergeList(n, n.list!, lhs, rhs);
       case 'none':
         this.sink.report(invalidAtomMessage(tr.namedType));
         return undefined;
@@ -207,7 +207,7 @@ class Merger {
       } else {
         merged = this.walkUntouched ? this.mergeAt(key, n.fieldOrElementNode(key), undefined, rv) : rv;
       }
-      out ??= copyObject(l);
+      out ??= addsKeys(l, r) ? copyForNewKeys(l) : copyObject(l);
       // A child without output is left out (visitMapItem only sets keys with output).
       if (merged === undefined) delete out[key];
       else defineOwn(out, key, merged);
@@ -426,6 +426,32 @@ const SMALL_LIST = 16;
 /** Up to this many (lhs, rhs) key pairs, a patch list with no key in common with lhs is found by search. */
 const SMALL_LIST_PRODUCT = 64;
 const NOT_SIMPLE: unique symbol = Symbol('not a simple list merge');
+
+/**
+ * atomFormFor(n.atom, v) read from the node, whose members are all present: an atom holds only the forms it
+ * has, and reading a member an object lacks is a slow look-up in V8 once the read site has seen several shapes.
+ */
+function nodeFormFor(n: TypeNode, v: JsonValue): AtomForm {
+  if (v !== null) {
+    if (typeof v !== 'object') {
+      if (n.scalar !== undefined) return 'scalar';
+    } else if (Array.isArray(v)) {
+      if (n.list !== undefined) return 'list';
+    } else if (n.map !== undefined) {
+      return 'map';
+    }
+  }
+  if (n.map !== undefined) return 'map';
+  if (n.scalar !== undefined) return 'scalar';
+  if (n.list !== undefined) return 'list';
+  return 'none';
+}
+
+/** rhs has a key lhs lacks, so that the copy of lhs gets new keys (see src/ir/json-copy.ts). */
+function addsKeys(l: JsonObject, r: JsonObject): boolean {
+  for (const key in r) if (hasOwn(r, key) && !hasOwn(l, key)) return true;
+  return false;
+}
 
 function isEmptyObject(m: JsonObject | undefined): boolean {
   if (m === undefined) return true;

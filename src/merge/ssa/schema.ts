@@ -97,6 +97,8 @@ export class Schema {
   private readonly overridden = new WeakMap<TypeRef, Atom | null>();
   private unmergeableLists: boolean | undefined;
   private readonly nodes = new WeakMap<TypeRef, TypeNode>();
+  /** Frozen values known to pass the ApplyConfiguration patch checks at a node (see rememberPassingPatch). */
+  private readonly passingPatches = new WeakMap<object, TypeNode>();
   private readonly nodeSource: NodeSource = {
     resolve: (tr) => this.resolve(tr),
     node: (tr) => this.node(tr),
@@ -105,6 +107,22 @@ export class Schema {
 
   constructor(types: Iterable<readonly [string, Atom]>) {
     this.named = new Map(types);
+  }
+
+  /**
+   * Records that the frozen value `v` types strictly and sets no atomic at `n` (fast-checks.ts
+   * typesStrictlySettingNoAtomic). A frozen value cannot change, so the answer holds for as long as the
+   * schema lives: a policy's constant `Object{}` literal (src/cel/mutation.ts constantObjectJson) is then
+   * checked once, not once per evaluation. Only passes are kept (a failing patch is worded by the reference
+   * walks anyway); entries go with their values (weak keys).
+   */
+  rememberPassingPatch(n: TypeNode, v: object): void {
+    this.passingPatches.set(v, n);
+  }
+
+  /** rememberPassingPatch was called for `v` at `n`. */
+  isPassingPatch(n: TypeNode, v: object): boolean {
+    return this.passingPatches.get(v) === n;
   }
 
   typeNames(): string[] {
