@@ -86,6 +86,8 @@ function fusedGroups(rules: readonly CompiledRule[], patterns: readonly Compiled
 }
 
 function ruleRunner(rules: readonly CompiledRule[], patterns: readonly CompiledMerge[], groups: readonly (FusedGroup | undefined)[], slots: readonly number[], end: number): RuleRunner {
+  // Only a `null` at the top of a pattern takes a key off the object: the others keep it non-empty.
+  const removesTopLevelKeys = patterns.map((p: CompiledMerge | undefined) => p !== undefined && p.roots.some((r) => r.entries.some((e) => e.node === undefined && e.list === undefined && e.value === null)));
   return (st: EvalState, from: number, kept: (MatchOutcome | undefined)[] | undefined, admitted: boolean): number => {
     if (st.runtime.merges.smp !== SMP_ENGINE) return from;
     // The maps earlier root merges created stay writable in place while nothing else ended the epoch
@@ -95,6 +97,8 @@ function ruleRunner(rules: readonly CompiledRule[], patterns: readonly CompiledM
     let run: CompiledMergeRun | undefined;
     let ran = false;
     let root = st.object;
+    // Whether the object is non-empty, known until a merge that may remove a top-level key.
+    let nonEmpty: boolean | undefined;
     let i = from;
     for (; i < end; i++) {
       const rule = rules[i]!;
@@ -105,7 +109,7 @@ function ruleRunner(rules: readonly CompiledRule[], patterns: readonly CompiledM
       else if (match !== undefined) {
         // A kept outcome holds while the object is non-empty (run-policy.ts ruleMatch); before anything was
         // written the match may be tested here, afterwards the loop tests it against the current object.
-        let m = kept !== undefined && isNonEmptyObject(root) ? kept[slots[i]!] : undefined;
+        let m = kept !== undefined && (nonEmpty ??= isNonEmptyObject(root)) ? kept[slots[i]!] : undefined;
         if (m === undefined) {
           if (ran || kept === undefined) break;
           m = ruleMatch(match, slots[i]!, kept, st);
@@ -121,7 +125,7 @@ function ruleRunner(rules: readonly CompiledRule[], patterns: readonly CompiledM
         const all = run.step(group.merge, root);
         if (all !== undefined && typeof all !== 'string') {
           ran = true;
-          root = all;
+          root = all; // set-only: no key removed
           i = group.end - 1;
           continue;
         }
@@ -129,7 +133,10 @@ function ruleRunner(rules: readonly CompiledRule[], patterns: readonly CompiledM
       const merged = run.step(patterns[i]!, root);
       if (merged === undefined) break;
       ran = true;
-      if (typeof merged !== 'string') root = merged;
+      if (typeof merged !== 'string') {
+        root = merged;
+        if (removesTopLevelKeys[i]) nonEmpty = undefined;
+      }
     }
     if (run !== undefined && ran) {
       st.ruleName = rules[i - 1]!.rule.name;
