@@ -456,15 +456,33 @@ if (list !== v) { ${set(e.key, 'list')} }
 }`;
 }
 
+/**
+ * Generated code setting `key` of the map `d` being written to `value`: in place when the caller owns `d`
+ * (`inPlace`, counted in `cx.count`), else in its copy `out`, made at the first write.
+ */
+export function setSource(key: string, value: string, h: string): string {
+  return key === '__proto__'
+    ? `if (inPlace) { ${h}.defineOwn(d, "__proto__", ${value}); cx.count++; } else ${h}.defineOwn(out ??= ${h}.copy(d, cx), "__proto__", ${value});`
+    : `if (inPlace) { d[${literal(key)}] = ${value}; cx.count++; } else (out ??= ${h}.copy(d, cx))[${literal(key)}] = ${value};`;
+}
+
+/** How a write function over the map `d` starts (see setSource)... */
+export const WRITE_PROLOGUE: readonly string[] = [`const inPlace = cx.owned !== undefined && cx.owned.has(d);`, `const before = cx.count;`, `let out;`];
+
+/** ...and ends: `d` when it kept its identity (noted as changed in place if written below), and its fact. */
+export function writeEpilogue(schema: SchemaRef, g: Gen): string[] {
+  const lines = [`const result = out === undefined ? d : out;`, `if (result === d && cx.count > before) (cx.touched ??= []).push(d);`];
+  if (tracked(schema)) lines.push(`if (cx.normalForms !== undefined) (cx.results ??= []).push(result, ${g.k.ref(schema)});`);
+  lines.push(`return result;`);
+  return lines;
+}
+
 /** The write function of one pattern map (merge.ts fastFields over the pattern's keys); returns its name. */
 function writeFunction(node: PatternNode, schema: SchemaRef, g: Gen): string {
   const name = `w${g.next++}`;
   const h = g.h;
-  const set = (key: string, value: string): string =>
-    key === '__proto__'
-      ? `if (inPlace) { ${h}.defineOwn(d, "__proto__", ${value}); cx.count++; } else ${h}.defineOwn(out ??= ${h}.copy(d, cx), "__proto__", ${value});`
-      : `if (inPlace) { d[${literal(key)}] = ${value}; cx.count++; } else (out ??= ${h}.copy(d, cx))[${literal(key)}] = ${value};`;
-  const lines: string[] = [`const inPlace = cx.owned !== undefined && cx.owned.has(d);`, `const before = cx.count;`, `let out;`];
+  const set = (key: string, value: string): string => setSource(key, value, h);
+  const lines: string[] = [...WRITE_PROLOGUE];
   const appends: string[] = [];
   node.entries.forEach((e, i) => {
     const a = `a${i}`;
@@ -500,9 +518,6 @@ function writeFunction(node: PatternNode, schema: SchemaRef, g: Gen): string {
   });
   // New keys after the existing ones, in Go string order (merge.ts fastFields `appended`).
   for (const i of node.appendOrder) if (appends[i] !== undefined) lines.push(appends[i]!);
-  lines.push(`const result = out === undefined ? d : out;`, `if (result === d && cx.count > before) (cx.touched ??= []).push(d);`);
-  if (tracked(schema)) lines.push(`if (cx.normalForms !== undefined) (cx.results ??= []).push(result, ${g.k.ref(schema)});`);
-  lines.push(`return result;`);
-  g.fns.push(`function ${name}(d, cx) {\n${lines.join('\n')}\n}`);
+  g.fns.push(`function ${name}(d, cx) {\n${[...lines, ...writeEpilogue(schema, g)].join('\n')}\n}`);
   return name;
 }

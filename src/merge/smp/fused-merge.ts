@@ -20,7 +20,7 @@
  */
 import { Constants, instantiate, literal } from '../../compile/source.js';
 import type { JsonScalar } from '../../ir/json.js';
-import { checkSource, insertedAsIs, isMapSource, MERGE_HELP, ownSource, tracked, type CompiledMerge, type Entry, type Gen, type GeneratedMerge, type PatternNode } from './compiled-merge.js';
+import { checkSource, insertedAsIs, isMapSource, MERGE_HELP, ownSource, setSource, WRITE_PROLOGUE, writeEpilogue, type CompiledMerge, type Entry, type Gen, type GeneratedMerge, type PatternNode } from './compiled-merge.js';
 import { scalarText } from './go-text.js';
 import { fieldSchema, type SchemaRef } from './schema.js';
 
@@ -89,11 +89,8 @@ function generate(roots: readonly PatternNode[], schema: SchemaRef): GeneratedMe
 function fusedFunction(nodes: readonly PatternNode[], schema: SchemaRef, g: Gen): string {
   const name = `f${g.next++}`;
   const h = g.h;
-  const set = (key: string, value: string): string =>
-    key === '__proto__'
-      ? `if (inPlace) { ${h}.defineOwn(d, "__proto__", ${value}); cx.count++; } else ${h}.defineOwn(out ??= ${h}.copy(d, cx), "__proto__", ${value});`
-      : `if (inPlace) { d[${literal(key)}] = ${value}; cx.count++; } else (out ??= ${h}.copy(d, cx))[${literal(key)}] = ${value};`;
-  const lines: string[] = [`const inPlace = cx.owned !== undefined && cx.owned.has(d);`, `const before = cx.count;`, `let out;`];
+  const set = (key: string, value: string): string => setSource(key, value, h);
+  const lines: string[] = [...WRITE_PROLOGUE];
   const merged = new Set<string>(); // child maps already merged for every pattern
   nodes.forEach((node, n) => {
     const block: string[] = [];
@@ -121,10 +118,7 @@ function fusedFunction(nodes: readonly PatternNode[], schema: SchemaRef, g: Gen)
     for (const i of node.appendOrder) if (appends[i] !== undefined) block.push(appends[i]!);
     lines.push(`{\n${block.join('\n')}\n}`);
   });
-  lines.push(`const result = out === undefined ? d : out;`, `if (result === d && cx.count > before) (cx.touched ??= []).push(d);`);
-  if (tracked(schema)) lines.push(`if (cx.normalForms !== undefined) (cx.results ??= []).push(result, ${g.k.ref(schema)});`);
-  lines.push(`return result;`);
-  g.fns.push(`function ${name}(d, cx) {\n${lines.join('\n')}\n}`);
+  g.fns.push(`function ${name}(d, cx) {\n${[...lines, ...writeEpilogue(schema, g)].join('\n')}\n}`);
   return name;
 }
 
