@@ -154,6 +154,11 @@ function absentForm(m: JsonObject, anchored: boolean): PatternNode['absent'] {
   return insertsAsIs(patch) ? patch : UNSTABLE;
 }
 
+/** Whether a pattern with `node` is skipped (a failed condition) where the resource has no map for it. */
+export function skippedWhenAbsent(node: PatternNode): boolean {
+  return node.absent instanceof Failure && node.absent.message !== '';
+}
+
 /** The map inserted for `node` where the resource has none, when it is inserted as it is (no condition). */
 export function insertedAsIs(node: PatternNode): JsonObject | undefined {
   const absent = node.absent;
@@ -185,6 +190,8 @@ export interface Writes {
   touched: object[] | undefined;
   results: object[] | undefined;
   created: JsonObject[] | undefined;
+  /** A fused merge's patterns skipped by a failed condition, one bit each (fused-merge.ts). */
+  skip: number;
 }
 
 /**
@@ -225,7 +232,7 @@ function normalResource(resource: JsonObject, schema: SchemaRef, normalForms: No
 }
 
 function newWrites(normalForms: NormalForms | undefined, owned: MergeOwnership | undefined): Writes {
-  return { owned, normalForms, count: 0, touched: undefined, results: undefined, created: undefined };
+  return { owned, normalForms, count: 0, touched: undefined, results: undefined, created: undefined, skip: 0 };
 }
 
 /**

@@ -1,16 +1,18 @@
 /**
  * Consecutive set-only patterns merged as one (issue 17). A ClusterPolicy's rules are often one line each
- * (`+(team): platform`, an annotation, a label): run one by one, every rule walks from the root to its map,
- * decides there whether to copy it, and records what it wrote. Here a run of such patterns (smp-rule-runs.ts)
- * descends once: at each map the patterns' entries are applied in their order, each reading what the ones
- * before it wrote, and a child map named by several patterns is merged for all of them where the first one
- * names it. The result, key order included, is the sequential one:
+ * (`+(team): platform`, an annotation, a label, `(tier): frontend` then a field): run one by one, every rule
+ * walks from the root to its map, decides there whether to copy it, and records what it wrote. Here a run of
+ * such patterns (smp-rule-runs.ts) descends once: at each map the patterns' entries are applied in their
+ * order, each reading what the ones before it wrote, and a child map named by several patterns is merged for
+ * all of them where the first one names it. The result, key order included, is the sequential one:
  *
- * - set-only patterns (no condition anchor, no list, no `null`, no `$` directive, distinct keys per map, no
- *   `apiVersion`/`kind` at the root, which would change the schema of the patterns after) write maps where
- *   they have maps and scalars where they have scalars; when no two of them disagree on which a place is,
- *   each pattern's check on the original document is its check on what the ones before it left, so the
- *   checks run first, all of them, and any failure hands the whole run back to the merges one by one;
+ * - set-only patterns (no list, no `null`, no `$` directive, distinct keys per map, no `apiVersion`/`kind` at
+ *   the root, which would change the schema of the patterns after; scalar condition and global anchors
+ *   allowed) write maps where they have maps and scalars where they have scalars. When no two of them
+ *   disagree on which a place is, and no pattern's condition reads a place an earlier one writes, each
+ *   pattern's check on the original document is its check on what the ones before it left. So the checks run
+ *   first, all of them: a shape the fast walk does not take hands the whole run back to the merges one by
+ *   one, a failed condition skips its pattern (one bit of `cx.skip`), as the merge of an empty patch would;
  * - a key the resource lacks is appended where its first pattern appends it (after the existing keys, in
  *   Go string order among that pattern's own new keys); a child map's value does not depend on when it is
  *   written, as nothing else reads it, so merging it for every pattern at its first one changes nothing;
@@ -20,51 +22,65 @@
  */
 import { Constants, instantiate, literal } from '../../compile/source.js';
 import type { JsonScalar } from '../../ir/json.js';
-import { checkSource, insertedAsIs, isMapSource, MERGE_HELP, ownSource, setSource, WRITE_PROLOGUE, writeEpilogue, type CompiledMerge, type Entry, type Gen, type GeneratedMerge, type PatternNode } from './compiled-merge.js';
+import { checkSource, insertedAsIs, isMapSource, MERGE_HELP, ownSource, setSource, skippedWhenAbsent, WRITE_PROLOGUE, writeEpilogue, type CompiledMerge, type Entry, type Gen, type GeneratedMerge, type PatternNode } from './compiled-merge.js';
 import { scalarText } from './go-text.js';
 import { fieldSchema, type SchemaRef } from './schema.js';
 
-/** One pattern's map at some place, and whether the pattern names it with `+()`. */
+/** At most this many patterns are fused (one bit of `cx.skip` each). */
+const MAX_PATTERNS = 30;
+
+/** One pattern's map at some place, whether the pattern names it with `+()`, and which pattern it is. */
 interface Item {
   node: PatternNode;
   add: boolean;
+  pattern: number;
 }
 
 function setOnly(node: PatternNode): boolean {
-  if (node.globals.length > 0 || node.conditions.length > 0) return false;
   const keys = new Set<string>();
   for (const e of node.entries) {
     if (keys.has(e.key)) return false;
     keys.add(e.key);
     if (e.list !== undefined) return false;
     if (e.node !== undefined) {
-      if (insertedAsIs(e.node) === undefined || !setOnly(e.node)) return false;
+      if ((insertedAsIs(e.node) === undefined && !skippedWhenAbsent(e.node)) || !setOnly(e.node)) return false;
     } else if (e.value === null || typeof e.value === 'object') return false;
   }
   return true;
 }
 
-/** Whether no place is a map in one pattern and a scalar in another. */
-function kindsAgree(roots: readonly PatternNode[]): boolean {
+/**
+ * Whether no place is a map in one pattern and a scalar in another, and no condition reads a place an
+ * earlier pattern names (it would see what that pattern wrote, not the original document).
+ */
+function independent(roots: readonly PatternNode[]): boolean {
   const kinds = new Map<string, boolean>();
-  const visit = (node: PatternNode, at: string): boolean => {
+  const named = new Set<string>();
+  const visit = (node: PatternNode, at: string, conditions: string[]): boolean => {
+    for (const c of [...node.globals, ...node.conditions]) conditions.push(`${at}\u0000${c.key}`);
     for (const e of node.entries) {
       const place = `${at}\u0000${e.key}`;
       const isMap = e.node !== undefined;
       const seen = kinds.get(place);
       if (seen !== undefined && seen !== isMap) return false;
       kinds.set(place, isMap);
-      if (e.node !== undefined && !visit(e.node, place)) return false;
+      if (e.node !== undefined && !visit(e.node, place, conditions)) return false;
     }
     return true;
   };
-  return roots.every((r) => visit(r, ''));
+  for (const root of roots) {
+    const conditions: string[] = [];
+    if (!visit(root, '', conditions)) return false;
+    if (conditions.some((c) => named.has(c))) return false;
+    for (const place of kinds.keys()) named.add(place);
+  }
+  return true;
 }
 
 /** The patterns merged as one, or undefined when they do not qualify (see the header). */
 export function fuseMerges(patterns: readonly CompiledMerge[]): CompiledMerge | undefined {
   const roots = patterns.flatMap((p) => p.roots);
-  if (roots.length < 2 || !roots.every(setOnly) || !kindsAgree(roots)) return undefined;
+  if (roots.length < 2 || roots.length > MAX_PATTERNS || !roots.every(setOnly) || !independent(roots)) return undefined;
   if (roots.some((r) => r.entries.some((e) => e.key === 'apiVersion' || e.key === 'kind'))) return undefined;
   return { roots, generate: (schema) => generate(roots, schema), bySchema: new Map(), last: undefined };
 }
@@ -76,26 +92,41 @@ function generate(roots: readonly PatternNode[], schema: SchemaRef): GeneratedMe
   const k = new Constants();
   const g: Gen = { k, fns: [], h: k.ref(MERGE_HELP), next: 0 };
   const checks: string[] = [];
-  for (const root of roots) {
-    const check = checkSource(root, 'r', schema, g);
+  for (let p = 0; p < roots.length; p++) {
+    const check = checkSource(roots[p]!, 'r', schema, g);
     if (check === undefined) return undefined;
-    checks.push(`{\n${check}\n}`);
+    // A check returns GENERAL, a failed condition's message, or nothing.
+    g.fns.push(`function check${p}(r) {\n${check}\n}`);
+    checks.push(`{ const c = check${p}(r); if (c === ${g.h}.GENERAL) return c; if (c !== undefined) skip |= ${1 << p}; }`);
   }
-  const write = fusedFunction(roots, schema, g);
-  return instantiate<GeneratedMerge>(`${g.fns.join('\n')}\nreturn function merge(r, cx) {\n${checks.join('\n')}\nreturn ${write}(r, cx);\n};`, k);
+  const write = fusedFunction(
+    roots.map((node, pattern) => ({ node, add: false, pattern })),
+    schema,
+    g,
+  );
+  const all = (1 << roots.length) - 1;
+  const body = `let skip = 0;\n${checks.join('\n')}\nif (skip === ${all}) return r;\ncx.skip = skip;\nreturn ${write}(r, cx);`;
+  return instantiate<GeneratedMerge>(`${g.fns.join('\n')}\nreturn function merge(r, cx) {\n${body}\n};`, k);
 }
 
-/** The write of `nodes` (in order) into an existing map under `schema`; returns the function's name. */
-function fusedFunction(nodes: readonly PatternNode[], schema: SchemaRef, g: Gen): string {
+/** `code` run unless the item's pattern was skipped. */
+function unlessSkipped(item: Item, code: string): string {
+  return `if ((cx.skip & ${1 << item.pattern}) === 0) {\n${code}\n}`;
+}
+
+/** The write of `items` (in pattern order, none `+()`) into an existing map under `schema`; returns its name. */
+function fusedFunction(items: readonly Item[], schema: SchemaRef, g: Gen): string {
   const name = `f${g.next++}`;
-  const h = g.h;
-  const set = (key: string, value: string): string => setSource(key, value, h);
+  const set = (key: string, value: string): string => setSource(key, value, g.h);
   const lines: string[] = [...WRITE_PROLOGUE];
-  const merged = new Set<string>(); // child maps already merged for every pattern
-  nodes.forEach((node, n) => {
+  // Per child map: its merge for every pattern naming it, and the flag set once a pattern ran it. It runs
+  // where the first pattern not skipped names it: the patterns naming it before were skipped, and the merge
+  // leaves the skipped ones out.
+  const children = new Map<string, { fn: string; done: string }>();
+  items.forEach((item, n) => {
     const block: string[] = [];
     const appends: (string | undefined)[] = [];
-    node.entries.forEach((e, i) => {
+    item.node.entries.forEach((e, i) => {
       const a = `a${i}`;
       const read = `const v = ${ownSource('(out === undefined ? d : out)', e.key, g)};`;
       if (e.node === undefined) {
@@ -103,20 +134,23 @@ function fusedFunction(nodes: readonly PatternNode[], schema: SchemaRef, g: Gen)
         appends[i] = `if (${a} !== undefined) { ${set(e.key, a)} }`;
         return;
       }
-      if (merged.has(e.key)) return;
-      merged.add(e.key);
-      const group: Item[] = [{ node: e.node, add: e.add }];
-      for (const later of nodes.slice(n + 1)) {
-        const same = later.entries.find((x) => x.key === e.key);
-        if (same?.node !== undefined) group.push({ node: same.node, add: same.add });
+      let child = children.get(e.key);
+      if (child === undefined) {
+        const group: Item[] = [{ node: e.node, add: e.add, pattern: item.pattern }];
+        for (const later of items.slice(n + 1)) {
+          const same = later.node.entries.find((x) => x.key === e.key);
+          if (same?.node !== undefined) group.push({ node: same.node, add: same.add, pattern: later.pattern });
+        }
+        child = { fn: groupFunction(group, fieldSchema(schema, e.key), g), done: `done${g.next++}` };
+        children.set(e.key, child);
+        lines.push(`let ${child.done} = false;`);
       }
-      const child = groupFunction(group, fieldSchema(schema, e.key), g);
-      block.push(`let ${a};`, `{ ${read}\nconst nv = ${child}(v, cx);\nif (v === undefined) ${a} = nv;\nelse if (nv !== v) { ${set(e.key, 'nv')} } }`);
+      block.push(`let ${a};`, `if (!${child.done}) { ${child.done} = true; ${read}\nconst nv = ${child.fn}(v, cx);\nif (v === undefined) ${a} = nv;\nelse if (nv !== v) { ${set(e.key, 'nv')} } }`);
       appends[i] = `if (${a} !== undefined) { ${set(e.key, a)} }`;
     });
     // This pattern's new keys after the existing ones, in Go string order (compiled-merge.ts writeFunction).
-    for (const i of node.appendOrder) if (appends[i] !== undefined) block.push(appends[i]!);
-    lines.push(`{\n${block.join('\n')}\n}`);
+    for (const i of item.node.appendOrder) if (appends[i] !== undefined) block.push(appends[i]!);
+    lines.push(unlessSkipped(item, block.join('\n')));
   });
   g.fns.push(`function ${name}(d, cx) {\n${[...lines, ...writeEpilogue(schema, g)].join('\n')}\n}`);
   return name;
@@ -134,22 +168,26 @@ function leafSource(e: Entry, a: string, g: Gen, set: (key: string, value: strin
 
 /**
  * The new value of a child map that `group` (in pattern order) names, from its value `v` (undefined, null or
- * a map: the checks rule out anything else). Where there is no map, the first pattern that applies inserts
- * its map as it is (`+()` applies only where the key is absent, a plain key also over `null`), and the
- * patterns after it write into that; where there is one, `+()` patterns leave it alone.
+ * a map: the checks rule out anything else). Where there is no map, the first pattern not skipped that
+ * applies inserts its map as it is (`+()` applies only where the key is absent, a plain key also over
+ * `null`), and the patterns after it write into that; where there is one, `+()` patterns leave it alone. A
+ * pattern whose conditions sit in this map is skipped wherever there is none (its check failed).
  */
 function groupFunction(group: readonly Item[], schema: SchemaRef, g: Gen): string {
   const name = `g${g.next++}`;
   const writes = (items: readonly Item[]): string | undefined => {
-    const nodes = items.filter((i) => !i.add).map((i) => i.node);
-    return nodes.length === 0 ? undefined : fusedFunction(nodes, schema, g);
+    const plain = items.filter((i) => !i.add);
+    return plain.length === 0 ? undefined : fusedFunction(plain, schema, g);
   };
   const apply = (fn: string | undefined, v: string): string => (fn === undefined ? v : `${fn}(${v}, cx)`);
-  const inserted = (item: Item): string => g.k.ref(insertedAsIs(item.node)!);
-  const lines = [`if (${isMapSource('v')}) return ${apply(writes(group), 'v')};`, `if (v === undefined) return ${apply(writes(group.slice(1)), inserted(group[0]!))};`];
-  const first = group.findIndex((i) => !i.add);
-  lines.push(first < 0 ? 'return v;' : `return ${apply(writes(group.slice(first + 1)), inserted(group[first]!))};`);
+  const lines = [`if (${isMapSource('v')}) return ${apply(writes(group), 'v')};`];
+  group.forEach((item, i) => {
+    const inserted = insertedAsIs(item.node);
+    if (inserted === undefined) return; // skippedWhenAbsent: its check failed here
+    const applies = item.add ? `v === undefined && (cx.skip & ${1 << item.pattern}) === 0` : `(cx.skip & ${1 << item.pattern}) === 0`;
+    lines.push(`if (${applies}) return ${apply(writes(group.slice(i + 1)), g.k.ref(inserted))};`);
+  });
+  lines.push('return v;');
   g.fns.push(`function ${name}(v, cx) {\n${lines.join('\n')}\n}`);
   return name;
 }
-

@@ -1,7 +1,7 @@
 /**
  * Set-only patterns merged as one (src/merge/smp/fused-merge.ts) against the same patterns merged one after
  * the other by the general path (strategicMerge with `reference`): random runs of patterns (plain and `+()`
- * keys, nested maps, scalars of every JSON type, names Object.prototype has) over random documents (maps,
+ * keys, `(k)` and `<(k)` conditions, nested maps, scalars of every JSON type, names Object.prototype has) over random documents (maps,
  * `null`, scalars and lists where the patterns have maps), copying and writing in place into owned maps.
  * Where the fused merge decides, the document must be the sequential one, key order included, and the input
  * untouched unless owned; where it cannot, it must say so before writing anything. Also which runs fuse.
@@ -25,14 +25,16 @@ const pick = <T>(r: () => number, xs: readonly T[]): T => xs[Math.floor(r() * xs
 const KEYS = ['a', 'b', 'z', 'B', 'é', 'constructor'];
 const SCALARS: JsonValue[] = ['x', 'y', '1', 'true', '', 1, 2.5, -0, true, false];
 
-/** A set-only pattern map: nested maps and scalar leaves, some under `+()`. */
+/** A set-only pattern map: nested maps and scalar leaves, some under `+()`, some `(k)` / `<(k)` conditions. */
 function randomPatternMap(r: () => number, depth: number): JsonObject {
   const out: JsonObject = {};
   const n = 1 + Math.floor(r() * 3);
   for (let i = 0; i < n; i++) {
     const key = pick(r, KEYS);
-    const value = depth > 0 && r() < 0.35 ? randomPatternMap(r, depth - 1) : pick(r, SCALARS);
-    out[r() < 0.3 ? `+(${key})` : key] = value;
+    const roll = r();
+    if (roll < 0.12) out[`(${key})`] = pick(r, ['x', 'y', '1', 'true', '*']);
+    else if (roll < 0.16) out[`<(${key})`] = pick(r, ['x', 'y']);
+    else out[r() < 0.3 ? `+(${key})` : key] = depth > 0 && r() < 0.35 ? randomPatternMap(r, depth - 1) : pick(r, SCALARS);
   }
   return out;
 }
@@ -94,8 +96,13 @@ describe('fused set-only merges', () => {
     expect(fuseMerges([c({ metadata: { labels: { '+(a)': 'x' } } }), c({ metadata: { annotations: { b: 1 } } })])).toBeDefined();
     // A place that is a scalar in one pattern and a map in another.
     expect(fuseMerges([c({ spec: { a: 'x' } }), c({ spec: { a: { b: 1 } } })])).toBeUndefined();
-    // Condition anchors, nulls, lists and a new kind are left to the merges one by one.
-    expect(fuseMerges([c({ spec: { '(a)': 'x', b: 1 } }), c({ spec: { c: 1 } })])).toBeUndefined();
+    // Conditions fuse, unless one reads what an earlier pattern writes.
+    expect(fuseMerges([c({ spec: { '(a)': 'x', b: 1 } }), c({ spec: { c: 1 } })])).toBeDefined();
+    expect(fuseMerges([c({ spec: { c: 1 } }), c({ spec: { '(a)': 'x', b: 1 } })])).toBeDefined();
+    expect(fuseMerges([c({ spec: { a: 'y' } }), c({ spec: { '(a)': 'x', b: 1 } })])).toBeUndefined();
+    expect(fuseMerges([c({ metadata: { labels: { '+(a)': 'y' } } }), c({ metadata: { labels: { '<(a)': 'x' } }, spec: { b: 1 } })])).toBeUndefined();
+    // Nulls, lists and a new kind are left to the merges one by one.
+    expect(fuseMerges([c({ spec: { a: ['x'] } }), c({ spec: { c: 1 } })])).toBeUndefined();
     expect(fuseMerges([c({ spec: { a: null } }), c({ spec: { c: 1 } })])).toBeUndefined();
     expect(fuseMerges([c({ spec: { a: ['x'] } }), c({ spec: { c: 1 } })])).toBeUndefined();
     expect(fuseMerges([c({ kind: 'Pod' }), c({ spec: { c: 1 } })])).toBeUndefined();
