@@ -9,6 +9,7 @@
  */
 import { Constants, instantiate, literal } from '../../compile/source.js';
 import { hasOwn, type JsonValue } from '../../ir/json.js';
+import { scalarText } from './go-text.js';
 import { isNormal, isPlainList } from './merge.js';
 import type { NormalForms } from './normal-forms.js';
 import { KNOWN, type SmpSchema } from './schema.js';
@@ -17,7 +18,7 @@ export type NormalCheck = (v: JsonValue, normalForms: NormalForms | undefined) =
 
 const checks = new WeakMap<SmpSchema, NormalCheck | null>();
 
-const HELP = { hasOwn, isNormal, isPlainList };
+const HELP = { hasOwn, isNormal, isPlainList, scalarText };
 
 /** isNormal(v, schema, normalForms) for a known schema; the generic walk where code cannot be generated. */
 export function normalCheck(schema: SmpSchema): NormalCheck {
@@ -41,8 +42,29 @@ function generate(root: SmpSchema): NormalCheck | undefined {
 }
 
 /** merge.ts ownField with a constant name. */
-function ownRead(key: string, g: Gen): string {
-  return key in Object.prototype ? `(${g.h}.hasOwn(v, ${literal(key)}) ? v[${literal(key)}] : undefined)` : `v[${literal(key)}]`;
+function ownRead(key: string, g: Gen, obj = 'v'): string {
+  return key in Object.prototype ? `(${g.h}.hasOwn(${obj}, ${literal(key)}) ? ${obj}[${literal(key)}] : undefined)` : `${obj}[${literal(key)}]`;
+}
+
+/**
+ * merge.ts isPlainList for merge keys `keys` (at least one): every element a map with every key a non-empty
+ * scalar, and no two elements with the same key text (sameText: equal, or of different types and equal as
+ * text). Returns the function's name.
+ */
+function plainListFunction(keys: readonly string[], g: Gen): string {
+  const name = `p${g.names.size}_${g.fns.length}`;
+  const reads = keys.map((key, i) => `const k${i} = ${ownRead(key, g, 'el')}; if (k${i} === undefined || k${i} === null || typeof k${i} === 'object' || k${i} === '') return false;`);
+  const same = keys.map((key, i) => `((x = p[${literal(key)}]) === k${i} || (typeof x !== typeof k${i} && ${g.h}.scalarText(x) === ${g.h}.scalarText(k${i})))`).join(' && ');
+  g.fns.push(`function ${name}(v) {
+for (let i = 0; i < v.length; i++) {
+const el = v[i];
+if (el === null || typeof el !== 'object' || Array.isArray(el)) return false;
+${reads.join('\n')}
+for (let j = 0; j < i; j++) { const p = v[j]; let x; if (${same}) return false; }
+}
+return true;
+}`);
+  return name;
 }
 
 /** The name of the check of `schema`, generating it (and those it calls) once; schemas may be recursive. */
@@ -60,7 +82,7 @@ function functionFor(schema: SmpSchema, g: Gen): string {
     lines.push(
       'if (Array.isArray(v)) {',
       `if (nf !== undefined && nf.has(v, ${s})) return true;`,
-      `if (!${g.h}.isPlainList(v, ${g.k.ref(keys)})) return false;`,
+      keys.length === 0 ? `if (!${g.h}.isPlainList(v, ${g.k.ref(keys)})) return false;` : `if (!${plainListFunction(keys, g)}(v)) return false;`,
       element === undefined ? '' : `for (let i = 0; i < v.length; i++) if (!${element}(v[i], nf)) return false;`,
       `if (nf !== undefined) nf.addVerified(v, ${s});`,
       'return true;',
