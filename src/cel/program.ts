@@ -99,27 +99,15 @@ class Program implements CelProgram {
     private readonly locate: Locate,
   ) {}
 
-  private spare: Ctx | undefined;
-
   eval(activation: Record<string, unknown>, opts: EvalOptions = {}): CelResult {
-    let c = this.spare;
-    if (c !== undefined) {
-      this.spare = undefined;
-      c.act = activation;
-      c.cost = this.staticCost;
-      c.limit = opts.costLimit ?? DEFAULT_COST_LIMIT;
-      c.dotted = this.env.variables === undefined && hasDottedKey(activation);
-      c.services = opts.services ?? NO_SERVICES;
-    } else {
-      c = {
-        act: activation,
-        locals: this.slots > 0 ? new Array(this.slots) : EMPTY,
-        cost: this.staticCost,
-        limit: opts.costLimit ?? DEFAULT_COST_LIMIT,
-        dotted: this.env.variables === undefined && hasDottedKey(activation),
-        services: opts.services ?? NO_SERVICES,
-      };
-    }
+    const c: Ctx = {
+      act: activation,
+      locals: this.slots > 0 ? new Array(this.slots) : EMPTY,
+      cost: this.staticCost,
+      limit: opts.costLimit ?? DEFAULT_COST_LIMIT,
+      dotted: this.env.variables === undefined && hasDottedKey(activation),
+      services: opts.services ?? NO_SERVICES,
+    };
     try {
       if (c.cost > c.limit) throw new CelCostLimitError();
       const value = this.root(c);
@@ -134,9 +122,6 @@ class Program implements CelProgram {
         throw e;
       }
       return this.failure(e, c.cost);
-    } finally {
-      c.act = NO_ACTIVATION;
-      this.spare = c;
     }
   }
 
@@ -153,7 +138,6 @@ class Program implements CelProgram {
 }
 
 const EMPTY: unknown[] = [];
-const NO_ACTIVATION: Record<string, unknown> = Object.freeze({}) as Record<string, unknown>;
 const NO_SERVICES: RuntimeServices = Object.freeze({});
 
 function hasDottedKey(act: Record<string, unknown>): boolean {
