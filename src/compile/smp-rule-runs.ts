@@ -48,7 +48,7 @@ export function smpRuleRuns(rules: readonly CompiledRule[], slots: readonly numb
     let end = start;
     while (end < patterns.length && patterns[end] !== undefined) end++;
     if (end - start >= 2) {
-      const runner = ruleRunner(rules, patterns as CompiledMerge[], fusedGroups(rules, patterns as CompiledMerge[], slots, start, end), slots, end);
+      const runner = ruleRunner(rules, patterns, fusedGroups(rules, patterns, slots, start, end), slots, end);
       for (let i = start; i < end; i++) runners[i] = runner;
       any = true;
     }
@@ -68,14 +68,15 @@ interface FusedGroup {
  * without guards whose matches share one kept outcome (the same slot, or no match at all) and whose patterns
  * fuse. Groups are grown greedily, rule by rule.
  */
-function fusedGroups(rules: readonly CompiledRule[], patterns: readonly CompiledMerge[], slots: readonly number[], start: number, end: number): (FusedGroup | undefined)[] {
+function fusedGroups(rules: readonly CompiledRule[], patterns: readonly (CompiledMerge | undefined)[], slots: readonly number[], start: number, end: number): (FusedGroup | undefined)[] {
   const groups: (FusedGroup | undefined)[] = [];
   const shareOutcome = (a: number, b: number): boolean => (rules[a]!.match === undefined ? rules[b]!.match === undefined : rules[b]!.match !== undefined && slots[a] === slots[b]);
   for (let i = start; i < end; ) {
     let group: FusedGroup | undefined;
-    for (let j = i + 2; j <= end; j++) {
-      if (rules[j - 1]!.guards.length > 0 || rules[i]!.guards.length > 0 || !shareOutcome(i, j - 1)) break;
-      const merge = fuseMerges(patterns.slice(i, j));
+    for (let j = i + 2; j <= end && rules[i]!.guards.length === 0; j++) {
+      if (rules[j - 1]!.guards.length > 0 || !shareOutcome(i, j - 1)) break;
+      // Every rule of [start, end) has a pattern.
+      const merge = fuseMerges(patterns.slice(i, j) as CompiledMerge[]);
       if (merge === undefined) break;
       group = { merge, end: j };
     }
@@ -85,9 +86,9 @@ function fusedGroups(rules: readonly CompiledRule[], patterns: readonly Compiled
   return groups;
 }
 
-function ruleRunner(rules: readonly CompiledRule[], patterns: readonly CompiledMerge[], groups: readonly (FusedGroup | undefined)[], slots: readonly number[], end: number): RuleRunner {
+function ruleRunner(rules: readonly CompiledRule[], patterns: readonly (CompiledMerge | undefined)[], groups: readonly (FusedGroup | undefined)[], slots: readonly number[], end: number): RuleRunner {
   // Only a `null` at the top of a pattern takes a key off the object: the others keep it non-empty.
-  const removesTopLevelKeys = patterns.map((p: CompiledMerge | undefined) => p !== undefined && p.roots.some((r) => r.entries.some((e) => e.node === undefined && e.list === undefined && e.value === null)));
+  const removesTopLevelKeys = patterns.map((p) => p !== undefined && p.roots.some((r) => r.entries.some((e) => e.node === undefined && e.list === undefined && e.value === null)));
   return (st: EvalState, from: number, kept: (MatchOutcome | undefined)[] | undefined, admitted: boolean): number => {
     if (st.runtime.merges.smp !== SMP_ENGINE) return from;
     // The maps earlier root merges created stay writable in place while nothing else ended the epoch
