@@ -23,6 +23,7 @@ import type { EvalState } from '../interpreter/state.js';
 import { generateFusedSets } from './fused-sets.js';
 import { generatePathReader, type PathReader } from './path-reader.js';
 import { pathWalker } from './path-walker.js';
+import { compileSmpForEach } from './smp-for-each.js';
 
 function walkerOf(path: Path) {
   return path.root === 'object' ? pathWalker(path.segments) : undefined;
@@ -51,6 +52,8 @@ function op(o: Op): OpFn {
       return compileImage(o, walkerOf(o.path));
     case 'when':
       return compileWhen(o);
+    case 'forEach':
+      return compileSmpForEach(o, guard) ?? compileOp(o);
     default:
       return compileOp(o);
   }

@@ -5,6 +5,7 @@ import { compileMatch, type CompiledMatch, type MatchOutcome } from '../k8s/matc
 import { compileGuard, describeGuard, type GuardFn } from './guards.js';
 import { compileBlock } from './ops/block.js';
 import { compileOp, type OpFn } from './ops/index.js';
+import type { Scope } from './scope.js';
 import type { EvalState } from './state.js';
 
 export interface CompiledGuard {
@@ -26,9 +27,10 @@ export interface CompiledRule {
  * Runs the rules from `from` on as one step (src/compile/smp-rule-runs.ts) and returns the index of the first
  * rule it did not run (`from` when none), which the rule loop then runs the ordinary way. `kept` is the loop's
  * match outcomes per slot (run-policy.ts ruleMatch). `admitted`: the loop has tested rule `from`'s match and
- * guards, and they passed.
+ * guards, and they passed. `scope` is the policy's, which rule guards are evaluated in. An EvalFailure it
+ * throws is the failure of the rule `st.ruleName` names, with what the rules before it wrote in `st.object`.
  */
-export type RuleRunner = (st: EvalState, from: number, kept: (MatchOutcome | undefined)[] | undefined, admitted: boolean) => number;
+export type RuleRunner = (st: EvalState, from: number, kept: (MatchOutcome | undefined)[] | undefined, admitted: boolean, scope: Scope) => number;
 
 export interface CompiledPolicy {
   policy: Policy;

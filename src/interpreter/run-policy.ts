@@ -87,7 +87,7 @@ function firstError(ds: readonly Diagnostic[]): Diagnostic | undefined {
   return undefined;
 }
 
-function firstFalse(st: EvalState, guards: readonly CompiledGuard[], scope: Scope): CompiledGuard | undefined {
+export function firstFalse(st: EvalState, guards: readonly CompiledGuard[], scope: Scope): CompiledGuard | undefined {
   for (const g of guards) if (!g.fn(st, scope)) return g;
   return undefined;
 }
@@ -156,9 +156,15 @@ export function runPolicy(cp: CompiledPolicy, st: EvalState, pass?: number, keep
   const kept = slots ? new Array<MatchOutcome | undefined>(cp.ruleMatchSlotCount) : undefined;
   const runs = ruleSnapshots ? undefined : cp.ruleRuns;
   for (let i = 0; i < cp.rules.length; i++) {
-    if (runs !== undefined) {
-      const run = runs[i];
-      if (run !== undefined && (i = run(st, i, kept, false)) >= cp.rules.length) break;
+    if (runs !== undefined && runs[i] !== undefined) {
+      try {
+        i = runs[i]!(st, i, kept, false, scope);
+      } catch (e) {
+        // A rule guard the run evaluated failed (runs are not used under failurePolicy ignore).
+        if (e instanceof EvalFailure) throw denial(policy, e);
+        throw e;
+      }
+      if (i >= cp.rules.length) break;
     }
     const cr = cp.rules[i]!;
     st.ruleName = cr.rule.name;
@@ -188,7 +194,7 @@ export function runPolicy(cp: CompiledPolicy, st: EvalState, pass?: number, keep
         }
       } else {
         // A rule of a run that waited for its guards (src/compile/smp-rule-runs.ts) goes on with the run.
-        const next = runs !== undefined && runs[i] !== undefined ? runs[i]!(st, i, kept, true) : i;
+        const next = runs !== undefined && runs[i] !== undefined ? runs[i]!(st, i, kept, true, scope) : i;
         if (next > i) {
           i = next - 1;
           continue;

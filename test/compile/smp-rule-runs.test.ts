@@ -3,7 +3,8 @@
  * (`interpret: true`, the reference), which runs every rule through the merge op and the general merge: random
  * runs of Kyverno patterns (plain fields, `+()` and condition anchors, `null` deletions, lists, a `kind`
  * change, anchored keyed lists) over random Pods (in and out of kyaml's normal form: duplicate container
- * names, nulls, lists where maps belong), with rule matches that do and do not hold. Both must give the same
+ * names, nulls, lists where maps belong), with rule matches that do and do not hold, and guards (path guards
+ * and preconditions, some reading what rules before them write, some failing). Both must give the same
  * object, key order included, verdict and diagnostics. Also which rules form runs.
  */
 import { describe, expect, it } from 'vitest';
@@ -98,13 +99,29 @@ function randomPod(r: () => number): JsonObject {
   return { apiVersion: 'v1', kind: r() < 0.9 ? 'Pod' : 'Deployment', metadata, spec };
 }
 
-/** Guards reading what earlier rules of the run write (Kyverno preconditions lower to guards). */
+/** A Kyverno precondition `{key, operator, value}` as it lowers to a guard. */
+function precondition(key: string, operator: string, value: JsonValue): Guard {
+  const block = JSON.stringify({ all: [{ key, operator, value }] });
+  return { kind: 'jmes', expr: { text: `kyverno_conditions(\`${block}\`)`, origin }, origin } as Guard;
+}
+
+/**
+ * Guards reading what earlier rules of the run write (Kyverno preconditions lower to guards): path guards,
+ * whose reads the runs do not know, and preconditions, which they test ahead of the rules before them in a
+ * fused group when those do not write what they read; some fail (a missing label, `length` of no list).
+ */
 function randomGuards(r: () => number): Guard[] {
   const roll = r();
-  if (roll < 0.6) return [];
-  if (roll < 0.75) return [exists(path('object', 'metadata', 'labels', 'tier'))];
-  if (roll < 0.9) return [{ kind: 'eq', path: path('object', 'spec', 'restartPolicy'), value: lit('Always'), origin } as Guard];
-  return [{ kind: 'jmes', expr: { text: "kyverno_conditions(`{\"all\":[{\"key\":\"{{ request.object.metadata.labels.team || '' }}\",\"operator\":\"Equals\",\"value\":\"preset\"}]}`)", origin }, origin } as Guard];
+  if (roll < 0.5) return [];
+  if (roll < 0.58) return [exists(path('object', 'metadata', 'labels', 'tier'))];
+  if (roll < 0.64) return [{ kind: 'eq', path: path('object', 'spec', 'restartPolicy'), value: lit('Always'), origin } as Guard];
+  if (roll < 0.7) return [precondition("{{ request.object.metadata.labels.team || '' }}", 'Equals', 'preset')];
+  if (roll < 0.76) return [precondition("{{ request.object.metadata.labels.tier || '' }}", 'Equals', 'web')];
+  if (roll < 0.82) return [precondition(`{{ request.object.metadata.annotations."example.com/debug" || '' }}`, 'Equals', 'true')];
+  if (roll < 0.88) return [precondition('{{ request.object.spec.restartPolicy }}', 'NotEquals', 'Never')];
+  if (roll < 0.93) return [precondition('{{ length(request.object.spec.containers) }}', 'GreaterThan', 1)];
+  if (roll < 0.97) return [precondition('{{ request.object.metadata.labels.tier }}', 'AnyIn', ['web', 'x'])];
+  return [precondition('{{ request.object.spec.nodeSelector }}', 'Equals', { zone: 'z1' })];
 }
 
 function randomMatch(r: () => number): MatchSpec | undefined {
@@ -127,7 +144,7 @@ describe('runs of literal strategic-merge rules', () => {
   it('agree with the closure interpreter on random rules and Pods', () => {
     const r = rng(17);
     let compared = 0;
-    for (let round = 0; round < 400; round++) {
+    for (let round = 0; round < 600; round++) {
       const rules: Rule[] = [];
       const count = 2 + Math.floor(r() * 6);
       for (let i = 0; i < count; i++) rules.push(smpRule(`r${i}`, randomPattern(r), randomMatch(r), randomGuards(r)));
@@ -143,7 +160,7 @@ describe('runs of literal strategic-merge rules', () => {
         compared++;
       }
     }
-    expect(compared).toBe(2000);
+    expect(compared).toBe(3000);
   });
 
   it('leave traced runs, failurePolicy ignore and applyRules One to the rule loop, with the same results', () => {

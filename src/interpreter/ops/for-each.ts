@@ -3,10 +3,20 @@ import type { ForEachOp, Value } from '../../ir/nodes.js';
 import type { Path } from '../../ir/path.js';
 import { evalFailure } from '../failure.js';
 import { readPlaces, type Place } from '../read.js';
-import type { Binding, Location } from '../scope.js';
+import type { Binding, Location, Scope } from '../scope.js';
 import { compileValue } from '../values.js';
+import type { EvalState } from '../state.js';
 import type { OpFn } from './types.js';
 import { compileBlock } from './block.js';
+
+/**
+ * What runs the body for the elements of one evaluation of the loop, instead of the compiled body: `each` per
+ * element scope, then `end` once, also when an element failed (src/compile/smp-for-each.ts).
+ */
+export interface ElementLoop {
+  each(st: EvalState, scope: Scope): void;
+  end(st: EvalState): void;
+}
 
 function isPath(list: Path | Value): list is Path {
   return 'root' in list && 'segments' in list;
@@ -16,8 +26,8 @@ function isPath(list: Path | Value): list is Path {
  * Iterates a list. Over a path into the object, each element stays a place: writes through `vars.<bind>`
  * reach the element, and later iterations see earlier writes. Indices are the element's original positions.
  */
-export function compileForEach(op: ForEachOp): OpFn {
-  const body = compileBlock(op.body);
+export function compileForEach(op: ForEachOp, loop?: (st: EvalState) => ElementLoop): OpFn {
+  const body = loop === undefined ? compileBlock(op.body) : undefined;
   const listValue = isPath(op.list) ? undefined : compileValue(op.list);
   const listPath = isPath(op.list) ? op.list : undefined;
   const desc = op.order === 'desc';
@@ -41,17 +51,23 @@ export function compileForEach(op: ForEachOp): OpFn {
     }
     st.merges = undefined;
     const count = elements !== undefined ? elements.length : places!.length;
-    for (let k = 0; k < count; k++) {
-      const i = desc ? count - 1 - k : k;
-      let binding: Binding;
-      if (elements !== undefined) binding = location ? { value: elements[i]!, location: [...location, i] } : { value: elements[i]! };
-      else {
-        const place = places![i]!;
-        binding = place.location ? { value: place.value, location: place.location } : { value: place.value };
+    const run = loop?.(st);
+    try {
+      for (let k = 0; k < count; k++) {
+        const i = desc ? count - 1 - k : k;
+        let binding: Binding;
+        if (elements !== undefined) binding = location ? { value: elements[i]!, location: [...location, i] } : { value: elements[i]! };
+        else {
+          const place = places![i]!;
+          binding = place.location ? { value: place.value, location: place.location } : { value: place.value };
+        }
+        let inner = scope.with(op.bind, binding);
+        if (op.indexBind) inner = inner.with(op.indexBind, { value: i });
+        if (run !== undefined) run.each(st, inner);
+        else body!(st, inner);
       }
-      let inner = scope.with(op.bind, binding);
-      if (op.indexBind) inner = inner.with(op.indexBind, { value: i });
-      body(st, inner);
+    } finally {
+      run?.end(st);
     }
     return scope;
   };

@@ -62,7 +62,8 @@ function ownedMaps(st: EvalState, epoch: Owned, patch: JsonValue, literal: boole
   return newEpoch();
 }
 
-function holdsAny(v: JsonValue, owned: Owned): boolean {
+/** Whether `v` is or holds one of the `owned` containers. */
+export function holdsAny(v: JsonValue, owned: Owned): boolean {
   if (v === null || typeof v !== 'object') return false;
   if (owned.has(v)) return true;
   if (Array.isArray(v)) {
@@ -81,21 +82,11 @@ export function compileMerge(op: MergeOp): OpFn {
   return (st, scope) => {
     const epoch = st.owned;
     const patch = value(st, scope);
-    let owned: Owned | undefined;
+    if (atRoot) {
+      mergeIntoRoot(op, st, epoch, patch, literal);
+      return scope;
+    }
     try {
-      if (atRoot) {
-        // A merge into the whole object (MAP ApplyConfiguration, patch/smd.go) has no parent to write through.
-        if (op.strategy !== 'json' && st.runtime.merges[op.strategy]?.writesOwned === true) owned = ownedMaps(st, epoch, patch, literal);
-        const merged = mergeWith(op, st.object ?? undefined, patch, st, owned);
-        // MAP's dispatcher re-defaults the typed object after each mutation (Runtime.defaulter).
-        const redefault = op.strategy === 'ssa' && op.origin.dialect === 'map' ? st.runtime.defaulter : undefined;
-        if (merged === IN_PLACE) {
-          // Same identity, new content: what was derived from the object by identity is stale.
-          st.matchRequest = undefined;
-          if (redefault) st.object = redefault(st.object!);
-        } else if (merged !== UNCHANGED) st.object = redefault ? redefault(merged) : merged;
-        return scope;
-      }
       writePath(
         st,
         scope,
@@ -107,12 +98,36 @@ export function compileMerge(op: MergeOp): OpFn {
       );
       return scope;
     } finally {
-      // Merge results share subtrees with the patch value and the target: nothing is owned any more. Also
-      // when the merge failed: the engine saw the target's containers, and engines may keep facts about them
-      // for the whole evaluation (EvalMemo), so they must never be written in place again. Only the merge
-      // engine writes in place into the maps it created itself (EngineContext.owned), until the next epoch.
       st.owned = newEpoch();
-      st.merges = owned === undefined ? undefined : { epoch: st.owned, owned };
+      st.merges = undefined;
     }
   };
+}
+
+/**
+ * The merge op at the root once its patch is evaluated: `epoch` is `st.owned` from before the evaluation
+ * (which may have ended it), `literal` whether the patch is the op's literal value. Also the general path of
+ * src/compile/smp-for-each.ts, for an element its compiled merges do not take.
+ */
+export function mergeIntoRoot(op: MergeOp, st: EvalState, epoch: Owned, patch: JsonValue, literal: boolean): void {
+  let owned: Owned | undefined;
+  try {
+    // A merge into the whole object (MAP ApplyConfiguration, patch/smd.go) has no parent to write through.
+    if (op.strategy !== 'json' && st.runtime.merges[op.strategy]?.writesOwned === true) owned = ownedMaps(st, epoch, patch, literal);
+    const merged = mergeWith(op, st.object ?? undefined, patch, st, owned);
+    // MAP's dispatcher re-defaults the typed object after each mutation (Runtime.defaulter).
+    const redefault = op.strategy === 'ssa' && op.origin.dialect === 'map' ? st.runtime.defaulter : undefined;
+    if (merged === IN_PLACE) {
+      // Same identity, new content: what was derived from the object by identity is stale.
+      st.matchRequest = undefined;
+      if (redefault) st.object = redefault(st.object!);
+    } else if (merged !== UNCHANGED) st.object = redefault ? redefault(merged) : merged;
+  } finally {
+    // Merge results share subtrees with the patch value and the target: nothing is owned any more. Also
+    // when the merge failed: the engine saw the target's containers, and engines may keep facts about them
+    // for the whole evaluation (EvalMemo), so they must never be written in place again. Only the merge
+    // engine writes in place into the maps it created itself (EngineContext.owned), until the next epoch.
+    st.owned = newEpoch();
+    st.merges = owned === undefined ? undefined : { epoch: st.owned, owned };
+  }
 }

@@ -268,10 +268,13 @@ export class CompiledMergeRun {
 
   /**
    * The merged document (itself when unchanged or changed in place), a failed condition's message (the rule
-   * is skipped), or undefined: the general path decides, and nothing was written.
+   * is skipped), or undefined: the general path decides, and nothing was written. `skip`: the bits of a fused
+   * merge's patterns not to apply (`cx.skip`).
    */
-  step(compiled: CompiledMerge, resource: JsonValue): JsonObject | string | undefined {
+  step(compiled: CompiledMerge, resource: JsonValue, skip = 0): JsonObject | string | undefined {
     if (!isJsonObject(resource)) return undefined;
+    // A fused merge's patterns the caller skips (fused-merge.ts); other merges do not read it.
+    this.cx.skip = skip;
     const { schema, merge } = typedMerge(compiled, resource);
     if (merge === null) return undefined;
     if (resource !== this.normal || schema !== this.normalSchema) {
@@ -291,6 +294,22 @@ export class CompiledMergeRun {
     this.normal = value;
     this.normalSchema = schema;
     return value;
+  }
+
+  /**
+   * Whether `step(compiled, resource)` takes the resource as to its form and schema (its checks may still hand
+   * it to the general path): a document in normal form is one that a merge with a failed check leaves as it is
+   * outside the pattern's places. A document verified here is not verified again by the step.
+   */
+  ready(compiled: CompiledMerge, resource: JsonValue): boolean {
+    if (!isJsonObject(resource)) return false;
+    const { schema, merge } = typedMerge(compiled, resource);
+    if (merge === null) return false;
+    if (resource === this.normal && schema === this.normalSchema) return true;
+    if (this.normal !== undefined || !normalResource(resource, schema, this.cx.normalForms)) return false;
+    this.normal = resource;
+    this.normalSchema = schema;
+    return true;
   }
 
   /** Records what the run's merges wrote; returns whether some container changed in place. */

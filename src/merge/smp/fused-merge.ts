@@ -6,9 +6,10 @@
  * order, each reading what the ones before it wrote, and a child map named by several patterns is merged for
  * all of them where the first one names it. The result, key order included, is the sequential one:
  *
- * - set-only patterns (no list, no `null`, no `$` directive, distinct keys per map, no `apiVersion`/`kind` at
- *   the root, which would change the schema of the patterns after; scalar condition and global anchors
- *   allowed) write maps where they have maps and scalars where they have scalars. When no two of them
+ * - set-only patterns (no `null`, no `$` directive, no conditional list element, distinct keys per map, no
+ *   `apiVersion`/`kind` at the root, which would change the schema of the patterns after; scalar condition and
+ *   global anchors allowed; a list only where the schema replaces it, as a scalar) write maps where they have
+ *   maps and scalars where they have scalars. When no two of them
  *   disagree on which a place is, and no pattern's condition reads a place an earlier one writes, each
  *   pattern's check on the original document is its check on what the ones before it left. So the checks run
  *   first, all of them: a shape the fast walk does not take hands the whole run back to the merges one by
@@ -21,7 +22,7 @@
  * test/merge/smp/fused-merge.test.ts compares fused and sequential merges over random patterns and documents.
  */
 import { Constants, instantiate, literal } from '../../compile/source.js';
-import type { JsonScalar } from '../../ir/json.js';
+import type { JsonScalar, JsonValue } from '../../ir/json.js';
 import { checkSource, insertedAsIs, isMapSource, MERGE_HELP, ownSource, setSource, skippedWhenAbsent, WRITE_PROLOGUE, writeEpilogue, type CompiledMerge, type Entry, type Gen, type GeneratedMerge, type PatternNode } from './compiled-merge.js';
 import { scalarText } from './go-text.js';
 import { fieldSchema, type SchemaRef } from './schema.js';
@@ -44,7 +45,7 @@ function setOnly(node: PatternNode): boolean {
     if (e.list !== undefined) return false;
     if (e.node !== undefined) {
       if ((insertedAsIs(e.node) === undefined && !skippedWhenAbsent(e.node)) || !setOnly(e.node)) return false;
-    } else if (e.value === null || typeof e.value === 'object') return false;
+    } else if (e.value === null || (typeof e.value === 'object' && !Array.isArray(e.value))) return false;
   }
   return true;
 }
@@ -77,6 +78,30 @@ function independent(roots: readonly PatternNode[]): boolean {
   return true;
 }
 
+/** The places a set-only pattern writes, as paths from the root (see writtenPlaces). */
+export interface WrittenPlaces {
+  /** Maps, created where absent (a map already there keeps its identity as a place and its other keys). */
+  readonly maps: string[][];
+  /** Values set. */
+  readonly leaves: string[][];
+}
+
+/**
+ * Every place a set-only pattern may write: its maps and its leaves. A value read at a path that neither
+ * holds nor lies below one of these leaves, and holds no such map, is the same before and after the pattern
+ * wherever the maps it lies below exist already.
+ */
+export function writtenPlaces(node: PatternNode, into: WrittenPlaces = { maps: [], leaves: [] }, at: readonly string[] = []): WrittenPlaces {
+  for (const e of node.entries) {
+    const place = [...at, e.key];
+    if (e.node !== undefined) {
+      into.maps.push(place);
+      writtenPlaces(e.node, into, place);
+    } else into.leaves.push(place);
+  }
+  return into;
+}
+
 /** The patterns merged as one, or undefined when they do not qualify (see the header). */
 export function fuseMerges(patterns: readonly CompiledMerge[]): CompiledMerge | undefined {
   const roots = patterns.flatMap((p) => p.roots);
@@ -105,7 +130,8 @@ function generate(roots: readonly PatternNode[], schema: SchemaRef): GeneratedMe
     g,
   );
   const all = (1 << roots.length) - 1;
-  const body = `let skip = 0;\n${checks.join('\n')}\nif (skip === ${all}) return r;\ncx.skip = skip;\nreturn ${write}(r, cx);`;
+  // The caller may preset skip bits (src/compile/smp-rule-runs.ts: the patterns of rules whose guards failed).
+  const body = `let skip = cx.skip;\n${checks.join('\n')}\nif (skip === ${all}) return r;\ncx.skip = skip;\nreturn ${write}(r, cx);`;
   return instantiate<GeneratedMerge>(`${g.fns.join('\n')}\nreturn function merge(r, cx) {\n${body}\n};`, k);
 }
 
@@ -156,12 +182,17 @@ function fusedFunction(items: readonly Item[], schema: SchemaRef, g: Gen): strin
   return name;
 }
 
-/** A scalar entry read into `v` (compiled-merge.ts writeFunction's scalar case): a new key goes to `a`. */
+/** A scalar or list entry read into `v` (compiled-merge.ts writeFunction's scalar case): a new key goes to `a`. */
 function leafSource(e: Entry, a: string, g: Gen, set: (key: string, value: string) => string): string {
-  const value = e.value as JsonScalar;
-  const pv = Object.is(value, -0) ? g.k.ref(value) : literal(value);
-  // FieldSetter keeps a double-quoted resource string's style: a number or boolean becomes its text.
-  const kept = typeof value === 'string' ? pv : `typeof v === 'string' ? ${literal(scalarText(value))} : ${pv}`;
+  const value = e.value as JsonScalar | JsonValue[];
+  const pv = Array.isArray(value) || Object.is(value, -0) ? g.k.ref(value) : literal(value);
+  // FieldSetter keeps a double-quoted resource string's style: a number or boolean becomes its text. A list
+  // (one the schema does not merge: the checks hand an associative one to the general path) replaces.
+  const kept = Array.isArray(value)
+    ? `Array.isArray(v) && ${g.h}.jsonEqual(v, ${pv}) ? v : ${pv}`
+    : typeof value === 'string'
+      ? pv
+      : `typeof v === 'string' ? ${literal(scalarText(value))} : ${pv}`;
   const write = `if (v === undefined) ${a} = ${pv};\nelse { const nv = ${kept}; if (nv !== v) { ${set(e.key, 'nv')} } }`;
   return e.add ? `if (v === undefined) { ${write} }` : write;
 }

@@ -78,6 +78,15 @@ export function compiledPattern(patch: JsonValue): CompiledMerge | undefined {
   return plan.compiled ?? undefined;
 }
 
+/**
+ * The pattern's specialised merge if strategicMerge has built it (at the pattern's second use), without
+ * counting a use: a caller that takes the general path otherwise leaves the counting to strategicMerge.
+ */
+export function compiledPatternIfBuilt(patch: JsonValue): CompiledMerge | undefined {
+  if (!isJsonObject(patch)) return undefined;
+  return plans.get(patch)?.compiled ?? undefined;
+}
+
 /** Applies a patchStrategicMerge pattern to a resource as Kyverno does. Neither input is modified (but see `owned`). */
 export function strategicMerge(resource: JsonValue, patch: JsonValue, opts: StrategicMergeOptions = {}): Result<StrategicMergeValue> {
   let plainPatch = patch;
@@ -124,7 +133,7 @@ function failure(message: string, shape = false): Result<StrategicMergeValue> {
 
 export { preprocessPattern, type PreprocessOutcome, type PreprocessError } from './anchors.js';
 export { CompiledMergeRun, type CompiledMerge } from './compiled-merge.js';
-export { fuseMerges } from './fused-merge.js';
+export { fuseMerges, writtenPlaces, type WrittenPlaces } from './fused-merge.js';
 export { kyamlMerge, NormalForms, type KyamlMergeOptions, type MergeOutcome, type MergeFailure, type MergeOwnership } from './merge.js';
 export { matchPattern, type MatchError } from './pattern-match.js';
 export { schemaForResourceType, knownResourceTypes } from './schema.js';

@@ -1,0 +1,128 @@
+/**
+ * Kyverno's `foreach` of one patchStrategicMerge, its elements merged as one run (issue 17). Per element the
+ * interpreter runs `when neq vars.element null` and the merge op: it evaluates the patch, finds the engine,
+ * asks strategicMerge for the pattern's compiled merge, verifies the object's normal form, merges, commits the
+ * merge's facts and starts a new epoch. Here, once strategicMerge has built the compiled merge of an element's
+ * pattern (merge/smp/index.ts compiledPatternIfBuilt), the elements' merges run back to back in one
+ * CompiledMergeRun on what the element before left, with one commit at the end, as rule runs do
+ * (smp-rule-runs.ts). Every element still sees exactly the object the elements before it made.
+ *
+ * An element whose merge the run cannot take (no compiled merge yet, a shape the compiled merge hands to the
+ * general path, another engine than Kyverno's) ends the run and goes through the merge op's own path
+ * (ops/merge.ts mergeIntoRoot) with the patch already evaluated; the next element starts a new run. In-place
+ * writes follow the merge op's rules: the run writes into the maps it created only while nothing ended the
+ * epoch (an evaluation that stored a value read from the object) and the patch holds none of them.
+ */
+import type { JsonObject, JsonValue } from '../ir/json.js';
+import type { ForEachOp, Guard, MergeOp, Op } from '../ir/nodes.js';
+import { SMP_ENGINE, smpNormalForms } from '../engines/smp.js';
+import type { GuardFn } from '../interpreter/guards.js';
+import { compileForEach, type ElementLoop } from '../interpreter/ops/for-each.js';
+import { holdsAny, mergeIntoRoot } from '../interpreter/ops/merge.js';
+import type { OpFn } from '../interpreter/ops/types.js';
+import type { Scope } from '../interpreter/scope.js';
+import { evalMemo, type EvalState } from '../interpreter/state.js';
+import { compileValueNode, type ValueFn } from '../interpreter/values.js';
+import { newEpoch, type Owned } from '../interpreter/walk.js';
+import { compiledPatternIfBuilt, CompiledMergeRun } from '../merge/smp/index.js';
+
+/** The body `[merge]` or `[when <guard> [merge]]`, the merge a strategic merge into the whole object. */
+function elementMerge(body: readonly Op[]): { when: Extract<Op, { kind: 'when' }> | undefined; merge: MergeOp } | undefined {
+  if (body.length !== 1) return undefined;
+  let op = body[0]!;
+  let when: Extract<Op, { kind: 'when' }> | undefined;
+  if (op.kind === 'when') {
+    if (op.else !== undefined || op.then.length !== 1) return undefined;
+    when = op;
+    op = op.then[0]!;
+  }
+  if (op.kind !== 'merge' || op.strategy !== 'smp' || op.path.root !== 'object' || op.path.segments.length > 0) return undefined;
+  return { when, merge: op };
+}
+
+/** The loop with its elements' merges run as one, or undefined when its body is not one such merge. */
+export function compileSmpForEach(op: ForEachOp, guardOf: (g: Guard) => GuardFn): OpFn | undefined {
+  const shape = elementMerge(op.body);
+  if (shape === undefined) return undefined;
+  const merge = shape.merge;
+  const plan: ElementPlan = {
+    merge,
+    guard: shape.when !== undefined ? guardOf(shape.when.guard) : undefined,
+    // As the merge op at the root: the patch's own end of in-place writes is the merge's (mergeIntoRoot).
+    value: compileValueNode(merge.value),
+    literal: merge.value.kind === 'literal',
+  };
+  return compileForEach(op, (st) => new SmpElementLoop(plan, st));
+}
+
+interface ElementPlan {
+  readonly merge: MergeOp;
+  readonly guard: GuardFn | undefined;
+  readonly value: ValueFn;
+  readonly literal: boolean;
+}
+
+class SmpElementLoop implements ElementLoop {
+  private run: CompiledMergeRun | undefined;
+  /** What the run made of the object so far (also `st.object`, which guards and patches read). */
+  private root: JsonValue | null = null;
+  /** The maps the run may write in place, valid while `st.owned` is still `epoch`. */
+  private owned!: Owned;
+  private epoch!: Owned;
+
+  constructor(
+    private readonly plan: ElementPlan,
+    st: EvalState,
+  ) {
+    this.adopt(st);
+  }
+
+  /** Takes up where the merge op left: its owned maps if their epoch is still the current one. */
+  private adopt(st: EvalState): void {
+    const merges = st.merges;
+    this.owned = merges !== undefined && merges.epoch === st.owned ? merges.owned : newEpoch();
+    this.epoch = st.owned;
+    this.root = st.object;
+    this.run = undefined;
+  }
+
+  each(st: EvalState, scope: Scope): void {
+    const plan = this.plan;
+    if (plan.guard !== undefined && !plan.guard(st, scope)) return;
+    const patch = plan.value(st, scope);
+    const compiled = st.runtime.merges.smp === SMP_ENGINE ? compiledPatternIfBuilt(patch) : undefined;
+    // Evaluating the guard or the patch may have ended the epoch (a stored value read from the object).
+    if (compiled !== undefined && st.owned === this.epoch && (plan.literal || !holdsAny(patch, this.owned))) {
+      const run = (this.run ??= new CompiledMergeRun(smpNormalForms(evalMemo(st)), this.owned));
+      const merged = run.step(compiled, this.root);
+      if (merged !== undefined) {
+        // A string: a failed condition anchor, nothing written (the element is skipped).
+        if (typeof merged !== 'string') st.object = this.root = merged;
+        return;
+      }
+    }
+    const epoch = st.owned;
+    this.publish(st);
+    // The epoch the patch was evaluated in: the merge op's own test of what it may write in place.
+    if (epoch !== this.epoch) st.merges = undefined;
+    mergeIntoRoot(plan.merge, st, st.owned, patch, plan.literal);
+    this.adopt(st);
+  }
+
+  end(st: EvalState): void {
+    this.publish(st);
+  }
+
+  /** The run's writes committed and handed to the state as the merge op leaves them. */
+  private publish(st: EvalState): void {
+    const run = this.run;
+    if (run === undefined) return;
+    this.run = undefined;
+    // Same identity, new content: what was derived from the object by identity is stale.
+    if (run.finish()) st.matchRequest = undefined;
+    st.object = this.root as JsonObject;
+    st.owned = newEpoch();
+    st.merges = { epoch: st.owned, owned: this.owned };
+    this.epoch = st.owned;
+  }
+}
