@@ -17,6 +17,7 @@ import { copyObject, defineOwn, hasOwn, isJsonObject, type JsonObject, type Json
 import type { AdmissionRequest, GroupVersionKind } from '../k8s/request.js';
 import { gvkOf } from '../k8s/resources.js';
 import { applyStructuredMergeDiff } from '../merge/ssa/apply.js';
+import { applyFused } from '../merge/ssa/fused-apply.js';
 import { builtinSchema } from '../merge/ssa/builtin-schema.js';
 import { CheckedSubtrees } from '../merge/ssa/checked.js';
 import { declaresEveryField, declaresEveryFieldAlong, declaresEveryFieldSince } from '../merge/ssa/fast-checks.js';
@@ -106,24 +107,30 @@ function checkedSubtrees(memo: EvalMemo | undefined, schema: Schema): CheckedSub
 /**
  * smd.go: the patch takes apiVersion and kind from the object under admission (whatever the expression set),
  * is typed and guarded against atomics, then merged into the live object. Messages carry the patcher's
- * "error applying patch: " prefix.
+ * "error applying patch: " prefix. `fused`: try merge/ssa/fused-apply.ts first (the reference runs when it gives up).
  */
-const ssaEngine: MergeEngine = (target, patch, { op, request, runtime, memo }) => {
-  const facts = kindFacts(memo, request, runtime.schemas, target);
-  const gvk = facts.gvk;
-  let known = facts.known;
-  if (known === undefined) {
-    if (runtime.schemas.unknownKinds === 'error') throw new RequestDenied(evalFailure('TM3010', unknownKindMessage(gvk), op.origin));
-    // `--unknown-schema deduced`: maps granular, lists atomic (NewDeducedTypeConverter).
-    known = { schema: DEDUCED_SCHEMA, typeRef: DEDUCED_TYPE_REF };
-  }
-  if (!isJsonObject(patch)) return failure(`error applying patch: invalid ApplyConfiguration: expected an object, got ${JSON.stringify(patch)}`, op.origin);
-  const typedPatch = isJsonObject(target) && !(known === facts.known && typeKeysInert(facts.stringTypeKeys, target, patch)) ? withTargetTypeKeys(target, patch) : patch;
-  const checked = checkedSubtrees(memo, known.schema);
-  const r = applyStructuredMergeDiff(known.schema, known.typeRef, target ?? null, typedPatch, checked ? { atomicGuard: true, checked, keepEqual: true } : { atomicGuard: true, keepEqual: true });
-  if (!r.ok) return failure(`error applying patch: ${r.diagnostics[0]?.message ?? 'merge failed'}`, op.origin);
-  return { ok: true, value: r.value };
-};
+function ssaMerge(fused: boolean): MergeEngine {
+  return (target, patch, { op, request, runtime, memo, owned }) => {
+    const facts = kindFacts(memo, request, runtime.schemas, target);
+    const gvk = facts.gvk;
+    let known = facts.known;
+    if (known === undefined) {
+      if (runtime.schemas.unknownKinds === 'error') throw new RequestDenied(evalFailure('TM3010', unknownKindMessage(gvk), op.origin));
+      // `--unknown-schema deduced`: maps granular, lists atomic (NewDeducedTypeConverter).
+      known = { schema: DEDUCED_SCHEMA, typeRef: DEDUCED_TYPE_REF };
+    }
+    if (!isJsonObject(patch)) return failure(`error applying patch: invalid ApplyConfiguration: expected an object, got ${JSON.stringify(patch)}`, op.origin);
+    const typedPatch = isJsonObject(target) && !(known === facts.known && typeKeysInert(facts.stringTypeKeys, target, patch)) ? withTargetTypeKeys(target, patch) : patch;
+    const checked = checkedSubtrees(memo, known.schema);
+    if (fused && checked !== undefined) {
+      const planned = applyFused(known.schema, known.typeRef, target ?? null, typedPatch, checked, owned);
+      if (planned !== undefined) return { ok: true, value: planned.value, inPlace: planned.inPlace };
+    }
+    const r = applyStructuredMergeDiff(known.schema, known.typeRef, target ?? null, typedPatch, checked ? { atomicGuard: true, checked, keepEqual: true } : { atomicGuard: true, keepEqual: true });
+    if (!r.ok) return failure(`error applying patch: ${r.diagnostics[0]?.message ?? 'merge failed'}`, op.origin);
+    return { ok: true, value: r.value, inPlace: false };
+  };
+}
 
 const TYPE_KEYS = ['apiVersion', 'kind'] as const;
 
@@ -161,10 +168,18 @@ function declaresStringTypeKeys(known: KindSchema): boolean {
 
 /**
  * identityExact: the merge returns the target itself whenever it leaves it equal (ApplyOptions.keepEqual).
- * writesOwned is said (false) rather than left out: the interpreter asks at every merge, and reading a member
- * an object lacks is a slow look-up in V8 once the read site has seen several shapes.
+ * writesOwned: the usual patch takes merge/ssa/fused-apply.ts, which writes in place into the maps earlier
+ * merges of the evaluation created.
  */
-export const SSA_ENGINE: MergeEngine = Object.assign(ssaEngine, { identityExact: true, writesOwned: false } as const);
+export const SSA_ENGINE: MergeEngine = Object.assign(ssaMerge(true), { identityExact: true, writesOwned: true } as const);
+
+/**
+ * The same engine by the reference pipeline alone (apply.ts, copy-on-write throughout): what the fused walk is
+ * tested against (test/engines/ssa-fused.test.ts). writesOwned is said (false) rather than left out: the
+ * interpreter asks at every merge, and reading a member an object lacks is a slow look-up in V8 once the read
+ * site has seen several shapes.
+ */
+export const REFERENCE_SSA_ENGINE: MergeEngine = Object.assign(ssaMerge(false), { identityExact: true, writesOwned: false } as const);
 
 /**
  * The strict decode of a JSONPatch result into its Go type (json_patch.go: jsonSerializer.Decode with Strict):

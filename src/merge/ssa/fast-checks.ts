@@ -48,6 +48,14 @@ export function typesStrictlySettingNoAtomic(schema: Schema, node: TypeNode, val
   return new CleanTyping(schema, false, undefined, false, true).valid(node, value, true);
 }
 
+/**
+ * typesStrictlySettingNoAtomic for a value met below the root of a patch: `guard` false below a map's element
+ * type, where the atomic guard does not look (fused-apply.ts takes such a value whole).
+ */
+export function typesStrictlyGuarded(schema: Schema, node: TypeNode, value: JsonValue, guard: boolean): boolean {
+  return new CleanTyping(schema, false, undefined, false, true).valid(node, value, guard);
+}
+
 class CleanTyping {
   /** Values visited so far (only differences are used), as the reference counts them for its memo. */
   private visited = 0;

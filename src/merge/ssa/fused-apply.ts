@@ -1,0 +1,190 @@
+/**
+ * applyStructuredMergeDiff (apply.ts, with the atomic guard, `checked` and `keepEqual`) for the patches MAP's
+ * ApplyConfigurations nearly always are, in one walk: the patch is typed strictly and guarded where the merge
+ * meets it, instead of in a walk of its own before the merge, and maps that earlier merges of the evaluation
+ * created (`owned`, see MergeOwnership in src/interpreter/engines.ts) are written in place instead of copied.
+ *
+ * It answers only when the result is surely the reference's and free of errors: anything else (a value that
+ * does not type, an atomic or empty leaf, a null in the patch, a list shape other than simpleListItems's two,
+ * a schema with unmergeable lists, a live object that does not type) gives up with nothing changed, and the
+ * caller runs the reference, which words the error (test/engines/ssa-fused.test.ts compares the two).
+ */
+import { copyObject, defineOwn, hasOwn, isJsonObject, type JsonObject, type JsonValue } from '../../ir/json.js';
+import { copyForNewKeys } from '../../ir/json-copy.js';
+import { scalarFits } from './atoms.js';
+import type { CheckedSubtrees } from './checked.js';
+import { typesStrictlyGuarded } from './fast-checks.js';
+import { associativeItemId, ItemKeyError, type ItemId } from './list-keys.js';
+import type { ListType, Schema, TypeRef } from './schema.js';
+import type { TypeNode } from './type-nodes.js';
+import { validateTyped } from './validate.js';
+
+/** The maps a merge may change in place, and where it hands over the maps it creates (MergeOwnership). */
+export interface InPlaceMaps {
+  has(v: object): boolean;
+  add(v: object): void;
+}
+
+export interface FusedOutcome {
+  readonly value: JsonValue;
+  /** Maps of `owned` were changed in place (the value may then be the live object itself, changed). */
+  readonly inPlace: boolean;
+}
+
+/** Up to this many (lhs, rhs) key pairs, a patch list with no key in common with lhs is found by search (merge.ts). */
+const SMALL_LIST_PRODUCT = 64;
+
+const GIVE_UP: unique symbol = Symbol('give up: run the reference');
+type Merged = JsonValue | typeof GIVE_UP;
+
+/**
+ * The reference's successful result (the live object itself when unchanged), or undefined when the reference
+ * must run. `checked` is the evaluation's memo: the live object is typed through it first, and the result is
+ * recorded valid as mergeIntoValidatedPatch records it.
+ */
+export function applyFused(schema: Schema, typeRef: TypeRef, live: JsonValue, patch: JsonObject, checked: CheckedSubtrees, owned: InPlaceMaps | undefined): FusedOutcome | undefined {
+  // Untouched subtrees must then be walked for upstream's errors (merge.ts walkUntouched).
+  if (!isJsonObject(live) || schema.hasUnmergeableLists()) return undefined;
+  if (validateTyped(schema, typeRef, live, { allowDuplicates: true, checked }).length > 0) return undefined;
+  const walk = new FusedMerge(schema, owned);
+  const merged = walk.mergeValue(schema.node(typeRef), live, patch, true);
+  if (merged === GIVE_UP) return undefined;
+  const inPlace = walk.commit();
+  checked.noteValidDocument(typeRef, merged);
+  return { value: merged, inPlace };
+}
+
+class FusedMerge {
+  /** Writes into owned maps as (map, key, value) triples, made only once the whole walk succeeded. */
+  private readonly writes: (JsonObject | string | JsonValue)[] = [];
+  /** The maps this walk copied, handed to `owned` once it succeeded. */
+  private readonly created: JsonObject[] = [];
+
+  constructor(
+    private readonly schema: Schema,
+    private readonly owned: InPlaceMaps | undefined,
+  ) {}
+
+  /** Applies the deferred writes and hands over the created maps; whether any owned map changed. */
+  commit(): boolean {
+    const w = this.writes;
+    for (let i = 0; i < w.length; i += 3) defineOwn(w[i] as JsonObject, w[i + 1] as string, w[i + 2] as JsonValue);
+    const owned = this.owned;
+    if (owned !== undefined) for (let i = 0; i < this.created.length; i++) owned.add(this.created[i]!);
+    return w.length > 0;
+  }
+
+  /**
+   * Merger.merge of `rv` (present, typed here strictly, guarded when `guard`) into `lv` (present, typed).
+   * A scalar patch value always wins (doScalar: it fits, so whatever lhs is, rhs comes out).
+   */
+  mergeValue(n: TypeNode, lv: JsonValue, rv: JsonValue, guard: boolean): Merged {
+    if (n.atom === undefined || rv === null) return GIVE_UP;
+    if (typeof rv !== 'object') return n.scalar !== undefined && scalarFits(n.scalar, rv) ? rv : GIVE_UP;
+    if (Array.isArray(rv)) {
+      const t = n.list;
+      if (t === undefined || t.elementRelationship !== 'associative') return GIVE_UP;
+      return this.mergeList(n, t, lv, rv, guard);
+    }
+    const t = n.map;
+    // An atomic map is a leaf the guard rejects (or, below an element type, replaces: the reference's leaf()).
+    if (t === undefined || t.elementRelationship === 'atomic') return GIVE_UP;
+    return this.mergeMap(n, lv, rv, guard);
+  }
+
+  /** Merger.mergeMap for a non-empty, non-atomic rhs map (an empty one is a leaf: the reference decides). */
+  private mergeMap(n: TypeNode, lv: JsonValue, r: JsonObject, guard: boolean): Merged {
+    if (!isJsonObject(lv)) return isEmpty(r) || !typesStrictlyGuarded(this.schema, n, r, guard) ? GIVE_UP : r;
+    const l = lv;
+    let out: JsonObject | undefined;
+    let rhsEmpty = true;
+    for (const key in r) {
+      if (!hasOwn(r, key)) continue;
+      rhsEmpty = false;
+      // As CleanTyping.validMap: a key the struct does not declare fails typing; the guard stops at element types.
+      const declared = n.declaredNode(key);
+      const child = declared ?? (n.closed ? undefined : n.elementNode);
+      if (child === undefined) return GIVE_UP;
+      const childGuard = guard && declared !== undefined;
+      const rv = r[key]!;
+      let merged: Merged;
+      if (hasOwn(l, key)) {
+        const old = l[key]!;
+        merged = this.mergeValue(child, old, rv, childGuard);
+        if (merged === GIVE_UP) return GIVE_UP;
+        if (merged === old) continue;
+      } else {
+        if (!typesStrictlyGuarded(this.schema, child, rv, childGuard)) return GIVE_UP;
+        merged = rv;
+      }
+      if (out === undefined) {
+        if (this.owned !== undefined && this.owned.has(l)) out = l;
+        else {
+          out = addsKeys(l, r) ? copyForNewKeys(l) : copyObject(l);
+          this.created.push(out);
+        }
+      }
+      if (out === l) this.writes.push(l, key, merged);
+      else defineOwn(out, key, merged);
+    }
+    if (rhsEmpty) return isEmpty(l) ? GIVE_UP : l;
+    return out ?? l;
+  }
+
+  /**
+   * Merger.mergeListItems's simple shapes for an associative rhs list: lhs empty or absent (rhs as it is), the
+   * same keys in the same order (items merged pairwise), or no key in common (lhs items, then rhs items).
+   */
+  private mergeList(n: TypeNode, t: ListType, lv: JsonValue, r: JsonValue[], guard: boolean): Merged {
+    const l = Array.isArray(lv) ? lv : undefined;
+    // Both empty is a leaf; rhs empty leaves lhs as it is.
+    if (r.length === 0) return l === undefined || l.length === 0 ? GIVE_UP : l;
+    if (l === undefined || l.length === 0) return typesStrictlyGuarded(this.schema, n, r, guard) ? r : GIVE_UP;
+    const rhsIds = this.itemIds(t, r, false);
+    const lhsIds = rhsIds === undefined ? undefined : this.itemIds(t, l, true);
+    if (rhsIds === undefined || lhsIds === undefined) return GIVE_UP;
+    const item = n.item;
+    if (sameIds(lhsIds, rhsIds)) {
+      let out: JsonValue[] | undefined;
+      for (let i = 0; i < r.length; i++) {
+        const merged = this.mergeValue(item, l[i]!, r[i]!, guard);
+        if (merged === GIVE_UP) return GIVE_UP;
+        if (merged !== l[i] && out === undefined) out = l.slice(0, i);
+        if (out !== undefined) out.push(merged);
+      }
+      return out ?? l;
+    }
+    if (lhsIds.length * rhsIds.length > SMALL_LIST_PRODUCT) return GIVE_UP;
+    for (const id of rhsIds) if (lhsIds.includes(id)) return GIVE_UP;
+    for (let i = 0; i < r.length; i++) if (!typesStrictlyGuarded(this.schema, item, r[i]!, guard)) return GIVE_UP;
+    return l.concat(r);
+  }
+
+  /** The items' identities (indexItems), or undefined for an item that cannot be keyed or a repeated rhs key. */
+  private itemIds(t: ListType, items: readonly JsonValue[], allowDuplicates: boolean): ItemId[] | undefined {
+    const ids: ItemId[] = [];
+    for (let i = 0; i < items.length; i++) {
+      const id = associativeItemId(this.schema, t, items[i]!);
+      if (id instanceof ItemKeyError || (!allowDuplicates && ids.includes(id))) return undefined;
+      ids.push(id);
+    }
+    return ids;
+  }
+}
+
+function sameIds(a: readonly ItemId[], b: readonly ItemId[]): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
+}
+
+/** rhs has a key lhs lacks, so that the copy of lhs gets new keys (see src/ir/json-copy.ts). */
+function addsKeys(l: JsonObject, r: JsonObject): boolean {
+  for (const key in r) if (hasOwn(r, key) && !hasOwn(l, key)) return true;
+  return false;
+}
+
+function isEmpty(m: JsonObject): boolean {
+  for (const k in m) if (hasOwn(m, k)) return false;
+  return true;
+}

@@ -1,0 +1,179 @@
+/**
+ * Differential test of the fused ApplyConfiguration path (src/merge/ssa/fused-apply.ts: typing, guard and
+ * merge in one walk, writing in place into maps earlier merges of the evaluation created) against the
+ * reference pipeline (REFERENCE_SSA_ENGINE: apply.ts, copy-on-write throughout): whole evaluations of the
+ * MAP benchmark's policy and of every MAP corpus policy, over random variations of their objects (labels and
+ * annotations present or not, containers with and without duplicate names, missing fields, wrong types,
+ * nulls, undeclared fields), must give the same object, diagnostics and admission, and leave the input as it was.
+ */
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { makePods } from '../../bench/pods.js';
+import { tenMutationPolicies } from '../../bench/map.js';
+import { kindSchema, REFERENCE_SSA_ENGINE } from '../../src/engines/ssa.js';
+import { apply } from '../../src/interpreter/index.js';
+import type { ApplyResult } from '../../src/interpreter/api.js';
+import { isJsonObject, type JsonObject, type JsonValue } from '../../src/ir/json.js';
+import type { Policy } from '../../src/ir/nodes.js';
+import { loadYamlText } from '../../src/io/yaml-load.js';
+import type { AdmissionRequest } from '../../src/k8s/request.js';
+import { CheckedSubtrees } from '../../src/merge/ssa/checked.js';
+import { applyFused } from '../../src/merge/ssa/fused-apply.js';
+import { parsePolicyDocs } from '../../src/pipeline.js';
+import { createRuntime } from '../../src/runtime/create.js';
+import { deriveRuntime } from '../../src/runtime/runtime.js';
+import { describeShared, sharedPath } from '../support/shared.js';
+
+const FUSED = createRuntime();
+const REFERENCE = deriveRuntime(FUSED, { merges: { ssa: REFERENCE_SSA_ENGINE } });
+
+/** A small deterministic generator (mulberry32), so that a failure names a seed that reproduces it. */
+function random(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+const clone = <T>(v: T): T => JSON.parse(JSON.stringify(v)) as T;
+
+const ODD_VALUES: JsonValue[] = [null, 7, 'x', true, [], {}, ['a'], { zzUndeclared: 1 }, { name: 'app' }];
+
+/** Every container path of `v` (maps and lists), the root first. */
+function containers(v: JsonValue, path: (string | number)[] = [], out: (string | number)[][] = []): (string | number)[][] {
+  if (v === null || typeof v !== 'object') return out;
+  out.push(path);
+  if (Array.isArray(v)) v.forEach((x, i) => containers(x, [...path, i], out));
+  else for (const k of Object.keys(v)) containers(v[k]!, [...path, k], out);
+  return out;
+}
+
+function at(v: JsonValue, path: readonly (string | number)[]): JsonValue {
+  let cur = v;
+  for (const p of path) cur = (cur as Record<string | number, JsonValue>)[p]!;
+  return cur;
+}
+
+/** `doc` with a few random edits: keys removed or given odd values, list items duplicated or dropped, keys added. */
+function variant(doc: JsonValue, next: () => number): JsonValue {
+  const out = clone(doc);
+  const edits = Math.floor(next() * 4);
+  for (let e = 0; e < edits; e++) {
+    const places = containers(out);
+    const place = at(out, places[Math.floor(next() * places.length)]!);
+    const pick = next();
+    if (Array.isArray(place)) {
+      if (place.length === 0) continue;
+      const i = Math.floor(next() * place.length);
+      if (pick < 0.5) place.push(clone(place[i]!));
+      else place.splice(i, 1);
+      continue;
+    }
+    const obj = place as JsonObject;
+    const keys = Object.keys(obj);
+    if (keys.length === 0 || pick < 0.15) {
+      obj[['labels', 'annotations', 'zzUndeclared', 'team', 'tier', 'securityContext', 'tolerations', 'nodeSelector'][Math.floor(next() * 8)]!] = clone(ODD_VALUES[Math.floor(next() * ODD_VALUES.length)]!);
+      continue;
+    }
+    const key = keys[Math.floor(next() * keys.length)]!;
+    if (pick < 0.5) delete obj[key];
+    else obj[key] = clone(ODD_VALUES[Math.floor(next() * ODD_VALUES.length)]!);
+  }
+  return out;
+}
+
+function outcome(r: ApplyResult): unknown {
+  return { object: r.object, allowed: r.allowed, diagnostics: r.diagnostics.map((d) => ({ code: d.code, message: d.message, severity: d.severity })) };
+}
+
+/** Both runtimes on one request: the same whole result, and the input untouched by either. */
+function expectSameEvaluation(policies: readonly Policy[], request: AdmissionRequest, label: string): void {
+  const before = JSON.stringify(request.object);
+  const fused = apply(policies, request, { trace: false, patch: false, runtime: FUSED });
+  expect(JSON.stringify(request.object), `${label}: input mutated`).toBe(before);
+  const reference = apply(policies, request, { trace: false, patch: false, runtime: REFERENCE });
+  expect(outcome(fused), label).toStrictEqual(outcome(reference));
+}
+
+describe('fused ApplyConfiguration path', () => {
+  it('is taken by the benchmark Pods (not silently the reference every time)', () => {
+    const known = kindSchema({ group: '', version: 'v1', kind: 'Pod' })!;
+    let taken = 0;
+    for (const pod of makePods(30)) {
+      const names = ((pod.spec as JsonObject).containers as JsonObject[]).map((c) => ({ name: c.name!, imagePullPolicy: 'IfNotPresent' }));
+      const patch = { metadata: { labels: { 'managed-by': 'transmute' } }, spec: { containers: names, securityContext: { runAsNonRoot: true } } };
+      if (applyFused(known.schema, known.typeRef, pod, patch, new CheckedSubtrees(known.schema), undefined) !== undefined) taken++;
+    }
+    expect(taken).toBe(30);
+  });
+
+  it('gives the reference result for the benchmark policy over random Pods', () => {
+    const policies = tenMutationPolicies();
+    const pods = makePods(60);
+    let n = 0;
+    for (let seed = 1; seed <= 400; seed++) {
+      const next = random(seed);
+      const pod = seed <= 60 ? pods[seed - 1]! : variant(pods[Math.floor(next() * pods.length)]!, next);
+      expectSameEvaluation(policies, { object: pod, operation: 'CREATE' }, `benchmark policy, seed ${seed}`);
+      n++;
+    }
+    expect(n).toBe(400);
+  });
+});
+
+interface CorpusCase {
+  readonly id: string;
+  readonly policies: Policy[];
+  readonly request: AdmissionRequest;
+}
+
+function corpusCases(): CorpusCase[] {
+  const root = sharedPath('conformance/map');
+  const out: CorpusCase[] = [];
+  for (const suite of ['k8s-unit', 'k8s-integration']) {
+    const dir = join(root, suite);
+    if (!existsSync(dir)) continue;
+    for (const name of readdirSync(dir)) {
+      const caseDir = join(dir, name);
+      if (!existsSync(join(caseDir, 'manifest.json'))) continue;
+      const manifest = JSON.parse(readFileSync(join(caseDir, 'manifest.json'), 'utf8')) as JsonObject;
+      const files = (manifest.files ?? {}) as Record<string, string>;
+      let text = '';
+      for (const key of ['policy', 'policies', 'binding', 'bindings']) if (files[key]) text += `${readFileSync(join(caseDir, files[key]), 'utf8')}\n---\n`;
+      const docs = loadYamlText(`${name}.yaml`, text, { yamlVersion: '1.2' });
+      if (!docs.ok) continue;
+      const parsed = parsePolicyDocs(docs.value);
+      if (parsed.policies.length === 0 || !files.object) continue;
+      const objectDocs = loadYamlText(files.object, readFileSync(join(caseDir, files.object), 'utf8'));
+      if (!objectDocs.ok || objectDocs.value.length === 0) continue;
+      const req = (manifest.request ?? {}) as JsonObject;
+      const request: AdmissionRequest = { object: objectDocs.value[0]!.value, operation: (req.operation as AdmissionRequest['operation']) ?? 'CREATE', namespace: (req.namespace as string) ?? '' };
+      if (isJsonObject(req.kind)) request.kind = req.kind as unknown as NonNullable<AdmissionRequest['kind']>;
+      out.push({ id: `${suite}/${name}`, policies: parsed.policies, request });
+    }
+  }
+  return out;
+}
+
+describeShared('fused ApplyConfiguration path over the MAP corpus', () => {
+  const cases = corpusCases();
+
+  it('finds the corpus policies', () => {
+    expect(cases.length).toBeGreaterThan(40);
+  });
+
+  it('gives the reference result for every corpus policy over variations of its object', () => {
+    for (const c of cases) {
+      expectSameEvaluation(c.policies, c.request, `${c.id}, its own object`);
+      for (let seed = 1; seed <= 40; seed++) {
+        const next = random(seed * 7919);
+        expectSameEvaluation(c.policies, { ...c.request, object: variant(c.request.object, next) }, `${c.id}, seed ${seed}`);
+      }
+    }
+  });
+});
