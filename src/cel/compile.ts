@@ -9,6 +9,8 @@
  *   and call, 10 per list literal, 30 per map, 40 per message); the part that always runs is
  *   charged once per evaluation, branches of && || ?: when taken, loop bodies per iteration, and
  *   functions with size-dependent cost add theirs when called.
+ * - Nodes of the common kinds also carry an `ir` describing what their closure does: codegen.ts writes a
+ *   program out from it as JavaScript of its own. The closures stay the reference (and run what has no IR).
  */
 import { qualifiedName, type Expr } from './ast.js';
 import type { ResolvedEnv } from './env.js';
@@ -65,14 +67,41 @@ export interface RuntimeServices {
 
 export type Fn = (c: Ctx) => unknown;
 
-interface Node {
+export interface Node {
   fn: Fn;
   /** Static cost of the always-evaluated part of this subtree. */
   cost: number;
   constant?: { value: unknown };
   /** Set when the node only reads a comprehension variable or a declared variable: field chains start from it directly. */
   chainBase?: ChainBase;
+  /** What `fn` computes, for codegen.ts to write out as per-program source; absent: codegen calls `fn`. */
+  ir?: Ir;
 }
+
+/**
+ * The node kinds codegen.ts writes out. Each describes exactly what the node's closure does (same
+ * children, same order, same helpers), so generated and closure programs agree on values, errors and cost.
+ */
+export type Ir =
+  | { op: 'slot'; slot: number }
+  | { op: 'variable'; name: string }
+  /** `base.f1.f2...`; with `optional`, `base.?f1.?f2...` giving the value or ABSENT. */
+  | { op: 'chain'; base: Node; fields: readonly string[]; optional: boolean }
+  /** An optional chain (`chain` has `optional`) wrapped into a CelOptional. */
+  | { op: 'optional'; chain: Node }
+  | { op: 'orValue'; chain: Node; fallback: Node }
+  | { op: 'has'; operand: Node; field: string }
+  | { op: 'index'; operand: Node; index: Node; optional: boolean }
+  | { op: 'binary'; fn: string; l: Node; r: Node }
+  | { op: 'unary'; fn: '-_' | '!_'; a: Node }
+  | { op: 'logical'; isOr: boolean; l: Node; r: Node }
+  | { op: 'conditional'; cond: Node; t: Node; f: Node }
+  /** A bound library function: `impl(...args)`, or `impl(c.services, ...args)` with `services`; `costFn` charges after the arguments. */
+  | { op: 'call'; impl: (...a: unknown[]) => unknown; args: Node[]; costFn?: (...a: unknown[]) => number; services: boolean }
+  | { op: 'list'; elements: Node[] }
+  /** `{k0: v0, ...}` with fixed, distinct keys other than `__proto__` (fastpath.fixedKeyLiteral), passed to `wrap` when set. */
+  | { op: 'object'; keys: readonly string[]; values: Node[]; wrap?: (fields: Record<string, unknown>) => unknown }
+  | { op: 'comprehension'; macro: 'all' | 'exists' | 'exists_one' | 'map' | 'transformList' | 'filter'; range: Node; s1: number; s2: number; args: Node[]; perIter: number };
 
 export class CompileError extends Error {
   constructor(
@@ -120,6 +149,20 @@ function charge(c: Ctx, k: number): void {
 function isFatal(e: unknown): boolean {
   return !(e instanceof CelError) || e.fatal;
 }
+
+/** A comprehension's iteration items: a list's elements or a map's keys. */
+function comprehensionItems(r: unknown, macro: string): unknown[] {
+  if (Array.isArray(r)) return r;
+  if (isJsonObject(r)) return Object.keys(r);
+  if (r instanceof CelMap || isPlainMap(r)) return mapKeys(r);
+  return noOverload(`${macro} (comprehension range)`, r);
+}
+
+/** A map's values in the order of comprehensionItems (two-variable comprehensions). */
+function comprehensionValues(r: unknown): unknown[] {
+  return mapEntries(r as Record<string, unknown>).map((x) => x[1]);
+}
+
 
 const noCtx: Ctx = { act: {}, locals: [], cost: 0, limit: Infinity, dotted: false, services: {} };
 
@@ -201,7 +244,7 @@ export class Compiler {
     const name = e.name;
     if (!e.leadingDot) {
       const slot = this.local(name);
-      if (slot !== undefined) return { fn: (c) => c.locals[slot], cost: 1, chainBase: { kind: 'slot', slot } };
+      if (slot !== undefined) return { fn: (c) => c.locals[slot], cost: 1, chainBase: { kind: 'slot', slot }, ir: { op: 'slot', slot } };
     }
     const resolved = this.resolveGlobalName(name, e.leadingDot === true);
     if (resolved) return resolved;
@@ -227,7 +270,7 @@ export class Compiler {
     for (const cand of candidates) {
       if (this.isDeclared(cand)) {
         const chainBase: ChainBase = { kind: 'variable', name: cand };
-        return { fn: fieldChain(chainBase, [], false, CHAIN_HELPERS), cost: 1, chainBase };
+        return { fn: fieldChain(chainBase, [], false, CHAIN_HELPERS), cost: 1, chainBase, ir: { op: 'variable', name: cand } };
       }
     }
     for (const cand of candidates) {
@@ -265,8 +308,9 @@ export class Compiler {
               return isJsonObject(o) ? hasOwn.call(o, field) : ops.hasField(o, field);
             },
             cost: operand.cost,
+            ir: { op: 'has', operand, field },
           }
-        : { fn: (c) => ops.hasField(op(c), field), cost: operand.cost };
+        : { fn: (c) => ops.hasField(op(c), field), cost: operand.cost, ir: { op: 'has', operand, field } };
     } else {
       const chain = this.optChain(e);
       const walk = chain.fn;
@@ -276,6 +320,7 @@ export class Compiler {
           return v === ABSENT ? CelOptional.NONE : CelOptional.of(v);
         },
         cost: chain.cost,
+        ir: { op: 'optional', chain },
       };
     }
     return this.fold(node, [operand]);
@@ -310,7 +355,7 @@ export class Compiler {
     } else {
       fn = fieldChain(b.chainBase ?? { kind: 'fn', fn: bf }, fields, false, CHAIN_HELPERS);
     }
-    return this.fold({ fn, cost: b.cost + cost }, [b]);
+    return this.fold({ fn, cost: b.cost + cost, ir: { op: 'chain', base: b, fields, optional: false } }, [b]);
   }
 
   /**
@@ -327,7 +372,8 @@ export class Compiler {
     const b = this.compile(base);
     const bf = b.fn;
     const n = fields.length;
-    if (fields.every(isSafeFieldName)) return { fn: fieldChain(b.chainBase ?? { kind: 'fn', fn: bf }, fields, true, CHAIN_HELPERS), cost: b.cost + n };
+    const ir: Ir = { op: 'chain', base: b, fields, optional: true };
+    if (fields.every(isSafeFieldName)) return { fn: fieldChain(b.chainBase ?? { kind: 'fn', fn: bf }, fields, true, CHAIN_HELPERS), cost: b.cost + n, ir };
     return {
       fn: (c) => {
         let o = bf(c);
@@ -345,6 +391,7 @@ export class Compiler {
         return o;
       },
       cost: b.cost + n,
+      ir,
     };
   }
 
@@ -382,8 +429,9 @@ export class Compiler {
     const idx = this.compile(e.index);
     const o = operand.fn;
     const i = idx.fn;
+    const ir: Ir = { op: 'index', operand, index: idx, optional: e.optional };
     const node: Node = e.optional
-      ? { fn: (c) => ops.optIndex(o(c), i(c)), cost: operand.cost + idx.cost + 1 }
+      ? { fn: (c) => ops.optIndex(o(c), i(c)), cost: operand.cost + idx.cost + 1, ir }
       : {
           fn: (c) => {
             const x = o(c);
@@ -392,6 +440,7 @@ export class Compiler {
             return ops.index(x, k);
           },
           cost: operand.cost + idx.cost + 1,
+          ir,
         };
     return this.fold(node, [operand, idx]);
   }
@@ -420,13 +469,13 @@ export class Compiler {
           return typeof x === 'string' ? set.has(x) : binary(x, r.constant!.value);
         };
       }
-      return this.fold({ fn, cost: l.cost + r.cost + 1 }, [l, r]);
+      return this.fold({ fn, cost: l.cost + r.cost + 1, ir: { op: 'binary', fn: e.fn, l, r } }, [l, r]);
     }
     if ((e.fn === '-_' || e.fn === '!_') && e.args.length === 1 && !e.target) {
       const a = this.compile(e.args[0]!);
       const af = a.fn;
       const fn: Fn = e.fn === '-_' ? (c) => ops.neg(af(c)) : (c) => ops.not(af(c));
-      return this.fold({ fn, cost: a.cost + 1 }, [a]);
+      return this.fold({ fn, cost: a.cost + 1, ir: { op: 'unary', fn: e.fn, a } }, [a]);
     }
     // Namespaced global functions parse as member calls on an identifier chain: optional.of(x), jsonpatch.escapeKey(s).
     if (e.target) {
@@ -444,13 +493,18 @@ export class Compiler {
         !e.target.testOnly &&
         this.env.libraries.has('optional')
       ) {
-        const chain = this.optChain(e.target).fn;
+        const chainNode = this.optChain(e.target);
+        const chain = chainNode.fn;
         const d = this.compile(e.args[0]!);
         const df = d.fn;
-        return { fn: (c) => {
-          const v = chain(c);
-          return v === ABSENT ? df(c) : v;
-        }, cost: 2 + d.cost };
+        return {
+          fn: (c) => {
+            const v = chain(c);
+            return v === ABSENT ? df(c) : v;
+          },
+          cost: 2 + d.cost,
+          ir: { op: 'orValue', chain: chainNode, fallback: d },
+        };
       }
       const defs = this.registry.lookup('member', e.fn, this.env.libraries);
       return this.bind(e, e.fn, defs, e.target, e.args);
@@ -518,7 +572,8 @@ export class Compiler {
     } else {
       fn = (c) => impl(...fns.map((f) => f(c)));
     }
-    const node: Node = { fn, cost: 1 + children.reduce((s, ch) => s + ch.cost, 0) };
+    const ir: Ir = { op: 'call', impl: impl ?? base, args: children, services: impl === undefined, ...(costFn ? { costFn } : {}) };
+    const node: Node = { fn, cost: 1 + children.reduce((s, ch) => s + ch.cost, 0), ir };
     return pure ? this.fold(node, children) : node;
   }
 
@@ -547,7 +602,7 @@ export class Compiler {
       if (typeof lv !== 'boolean' || typeof rv !== 'boolean') return noOverload(isOr ? '_||_' : '_&&_', lv, rv);
       return !short;
     };
-    return this.fold({ fn, cost: l.cost + 1 }, [l, r]);
+    return this.fold({ fn, cost: l.cost + 1, ir: { op: 'logical', isOr, l, r } }, [l, r]);
   }
 
   /** `root`: the branches are the program's result (kept fresh per evaluation, like a root list). */
@@ -573,7 +628,7 @@ export class Compiler {
       }
       return noOverload('_?_:_', v);
     };
-    return { fn, cost: cnd.cost };
+    return { fn, cost: cnd.cost, ir: { op: 'conditional', cond: cnd, t, f } };
   }
 
   // ---------------------------------------------------------------------------------------- literals
@@ -597,7 +652,7 @@ export class Compiler {
       : fns.length === 1
         ? (c) => [fns[0]!(c)]
         : (c) => fns.map((f) => f(c));
-    const node: Node = { fn, cost: 10 + els.reduce((s, x) => s + x.cost, 0) };
+    const node: Node = { fn, cost: 10 + els.reduce((s, x) => s + x.cost, 0), ...(anyOptional ? {} : { ir: { op: 'list', elements: els } as const }) };
     return root ? node : this.fold(node, els);
   }
 
@@ -614,7 +669,7 @@ export class Compiler {
       constKeys.every((k) => typeof k === 'string' && k !== '__proto__') &&
       new Set(constKeys).size === constKeys.length
     ) {
-      const node: Node = { fn: fixedKeyLiteral(constKeys as string[], vf), cost };
+      const node: Node = { fn: fixedKeyLiteral(constKeys as string[], vf), cost, ir: { op: 'object', keys: constKeys as string[], values: vals } };
       return root ? node : this.fold(node, vals);
     }
     const fn: Fn = (c) => {
@@ -668,7 +723,7 @@ export class Compiler {
         : (fields: Record<string, unknown>): CelObject => new CelObject(typeName, fields);
       // Field values are CEL values and never mutated, so an object of constants is built once
       // (except the result itself, which the caller owns).
-      const node: Node = { fn: fixedKeyObject(names, vf, wrap), cost };
+      const node: Node = { fn: fixedKeyObject(names, vf, wrap), cost, ir: { op: 'object', keys: names, values: vals, wrap } };
       if (root) return node;
       return isObject ? this.withConstantJson(this.fold(node, vals)) : this.fold(node, vals);
     }
@@ -744,13 +799,8 @@ export class Compiler {
       : (loc: unknown[], items: unknown[], _vals: unknown[] | undefined, i: number): void => {
           loc[s1] = items[i];
         };
-    const mapVals = (r: unknown): unknown[] | undefined => (two && !Array.isArray(r) ? mapEntries(r as Record<string, unknown>).map((x) => x[1]) : undefined);
-    const itemsOf = (r: unknown): unknown[] => {
-      if (Array.isArray(r)) return r;
-      if (isJsonObject(r)) return Object.keys(r);
-      if (r instanceof CelMap || isPlainMap(r)) return mapKeys(r);
-      return noOverload(`${macro} (comprehension range)`, r);
-    };
+    const mapVals = (r: unknown): unknown[] | undefined => (two && !Array.isArray(r) ? comprehensionValues(r) : undefined);
+    const itemsOf = (r: unknown): unknown[] => comprehensionItems(r, macro);
 
     let fn: Fn;
     switch (macro) {
@@ -874,7 +924,8 @@ export class Compiler {
       default:
         throw new CompileError(`unsupported macro ${e.macro}`, e.start, e.end);
     }
-    return { fn, cost: range.cost };
+    if (macro === 'transformMap' || macro === 'transformMapEntry') return { fn, cost: range.cost };
+    return { fn, cost: range.cost, ir: { op: 'comprehension', macro, range, s1, s2, args, perIter } };
   }
 }
 
@@ -989,3 +1040,30 @@ export function literalValue(l: Extract<Expr, { kind: 'literal' }>['lit']): unkn
 }
 
 export { isPlainMap };
+
+/** What generated programs call: the closures' own helpers, so both agree on every value and error. */
+export const CODEGEN_HELPERS = Object.freeze({
+  ABSENT,
+  charge,
+  isFatal,
+  comprehensionItems,
+  comprehensionValues,
+  select: ops.select,
+  optSelect: ops.optSelect,
+  hasField: ops.hasField,
+  index: ops.index,
+  optIndex: ops.optIndex,
+  neg: ops.neg,
+  not: ops.not,
+  noOverload,
+  noAttribute: CHAIN_HELPERS.noAttribute,
+  optionalOf: (v: unknown): CelOptional => CelOptional.of(v),
+  NONE: CelOptional.NONE,
+  CelError,
+  CelCostLimitError,
+  kindOf,
+  isJsonObject,
+  hasOwn,
+  BINARY,
+});
+export type CodegenHelpers = typeof CODEGEN_HELPERS;

@@ -7,7 +7,8 @@ import { heterogeneousLiteral } from './homogeneous.js';
 import { parseCel } from '../../grammars/cel.js';
 import { diagnostic, fail, ok, LineIndex, type Diagnostic, type Result, type Span } from '../diagnostics/index.js';
 import type { Expr } from './ast.js';
-import { Compiler, CompileError, type Ctx, type Fn, type RuntimeServices } from './compile.js';
+import { generateEvaluator, type Evaluator } from './codegen.js';
+import { Compiler, CompileError, type Ctx, type Fn, type Node, type RuntimeServices } from './compile.js';
 import { resolveEnv, type CelEnvOptions, type ResolvedEnv } from './env.js';
 import { defaultRegistry } from './library.js';
 import { checkResultType, staticResultType } from './mutation.js';
@@ -49,6 +50,16 @@ export function parse(source: string, locate: Locate = defaultLocate(source), tw
 }
 
 export function compile(source: string, env: CelEnvOptions = {}, locate: Locate = defaultLocate(source)): Result<CelProgram> {
+  return compileWith('generated', source, env, locate);
+}
+
+/**
+ * How a program runs: `generated`, its own JavaScript (codegen.ts), or `closures`, the closure tree of
+ * compile.ts, which stays the reference the generated code is tested against.
+ */
+export type Backend = 'generated' | 'closures';
+
+export function compileWith(backend: Backend, source: string, env: CelEnvOptions = {}, locate: Locate = defaultLocate(source)): Result<CelProgram> {
   const resolved = resolveEnv(env);
   if (typeof resolved === 'string') return fail(diagnostic('TM5002', { phase: 'parse', message: resolved, span: locate(0, source.length) }));
   const parsed = parse(source, locate, resolved.twoVarComprehensions);
@@ -57,12 +68,9 @@ export function compile(source: string, env: CelEnvOptions = {}, locate: Locate 
   const mixed = resolved.homogeneousAggregateLiterals ? heterogeneousLiteral(ast) : undefined;
   if (mixed) return fail(diagnostic('TM5002', { phase: 'parse', message: mixed.message, span: locate(mixed.start, mixed.end) }));
   const compiler = new Compiler(resolved, defaultRegistry());
-  let root: Fn;
-  let staticCost: number;
+  let root: Node;
   try {
-    const node = compiler.compileRoot(ast);
-    root = node.fn;
-    staticCost = node.cost;
+    root = compiler.compileRoot(ast);
   } catch (e) {
     if (e instanceof CompileError) return fail(diagnostic('TM5002', { phase: 'parse', message: e.message, span: locate(e.start, e.end) }));
     throw e;
@@ -72,7 +80,7 @@ export function compile(source: string, env: CelEnvOptions = {}, locate: Locate 
     const problem = t === undefined ? undefined : checkStatic(resolved, t);
     if (problem) return fail(diagnostic('TM5002', { phase: 'parse', message: problem, span: locate(ast.start, ast.end) }));
   }
-  return ok(new Program(source, ast, root, staticCost, compiler.slots, resolved, locate));
+  return ok(new Program(source, ast, root, backend, compiler.slots, resolved, locate));
 }
 
 function checkStatic(env: ResolvedEnv, t: string): string | undefined {
@@ -89,17 +97,43 @@ function checkStatic(env: ResolvedEnv, t: string): string | undefined {
 }
 
 class Program implements CelProgram {
+  private readonly root: Fn;
+  private readonly staticCost: number;
+  private readonly generated: Evaluator<CelResult> | undefined;
+
   constructor(
     readonly source: string,
     readonly ast: Expr,
-    private readonly root: Fn,
-    private readonly staticCost: number,
+    root: Node,
+    backend: Backend,
     private readonly slots: number,
     private readonly env: ResolvedEnv,
     private readonly locate: Locate,
-  ) {}
+  ) {
+    this.root = root.fn;
+    this.staticCost = root.cost;
+    const expect = env.expect;
+    this.generated =
+      backend === 'generated'
+        ? generateEvaluator<CelResult>(root, {
+            staticCost: root.cost,
+            slots,
+            defaultCostLimit: DEFAULT_COST_LIMIT,
+            checksDotted: env.variables === undefined,
+            hasDottedKey,
+            noServices: NO_SERVICES,
+            noLocals: EMPTY,
+            checkResult: expect === 'any' ? undefined : (value) => checkResultType(expect, value),
+            failure: (e, cost) => this.thrown(e, cost),
+          })
+        : undefined;
+  }
 
-  eval(activation: Record<string, unknown>, opts: EvalOptions = {}): CelResult {
+  eval(activation: Record<string, unknown>, opts?: EvalOptions): CelResult {
+    return this.generated ? this.generated(activation, opts) : this.evalClosures(activation, opts ?? {});
+  }
+
+  private evalClosures(activation: Record<string, unknown>, opts: EvalOptions): CelResult {
     const c: Ctx = {
       act: activation,
       locals: this.slots > 0 ? new Array(this.slots) : EMPTY,
@@ -117,12 +151,16 @@ class Program implements CelProgram {
       }
       return { ok: true, value, cost: c.cost };
     } catch (e) {
-      if (!(e instanceof CelError)) {
-        if (e instanceof RangeError) return this.failure(new CelError(`evaluation exceeded the stack: ${e.message}`), c.cost);
-        throw e;
-      }
-      return this.failure(e, c.cost);
+      return this.thrown(e, c.cost);
     }
+  }
+
+  private thrown(e: unknown, cost: number): CelResult {
+    if (!(e instanceof CelError)) {
+      if (e instanceof RangeError) return this.failure(new CelError(`evaluation exceeded the stack: ${e.message}`), cost);
+      throw e;
+    }
+    return this.failure(e, cost);
   }
 
   private failure(e: CelError, cost: number): CelResult {

@@ -1,0 +1,470 @@
+/**
+ * Per-program code generation: writes a compiled program's node tree (compile.ts) out as JavaScript source,
+ * evaluated once with `new Function`, so each program runs its own code.
+ *
+ * Why: closures built from the same function literals share V8's type feedback across every program, so one
+ * program's shapes make another's code polymorphic (issue 17: the E2 benchmark ran 2–13× slower than
+ * hand-written JS depending on which expressions ran first). Generated code has feedback of its own.
+ *
+ * Exactness: each IR kind is written as the statements its closure executes, with the same children in the
+ * same order, the same helpers (CODEGEN_HELPERS) and the same cost charges; nodes without IR, and subtrees
+ * nested deeper than MAX_DEPTH, run their closure (`k3(c)`), which reads comprehension variables from
+ * `c.locals`, so loops around such closures also store their variables there.
+ * User strings reach the source only through JSON.stringify; every other value is passed in as a constant.
+ */
+import { CODEGEN_HELPERS, type Ir, type Node, type RuntimeServices } from './compile.js';
+import { isSafeFieldName } from './fastpath.js';
+
+/** Generated nesting depth; deeper subtrees run as closures (keeps the source within the parser's limits). */
+const MAX_DEPTH = 48;
+/** Larger programs stay closures: parsing them would cost more than it saves. */
+const MAX_SOURCE_CHARS = 200_000;
+
+/** Helpers the generated source names, bound once per program (`h_name`). */
+const HELPER_NAMES = [
+  'ABSENT',
+  'charge',
+  'isFatal',
+  'comprehensionItems',
+  'comprehensionValues',
+  'select',
+  'optSelect',
+  'hasField',
+  'index',
+  'optIndex',
+  'neg',
+  'not',
+  'noOverload',
+  'noAttribute',
+  'optionalOf',
+  'NONE',
+  'CelError',
+  'CelCostLimitError',
+  'kindOf',
+  'hasOwn',
+] as const satisfies readonly (keyof typeof CODEGEN_HELPERS)[];
+
+/**
+ * What program.ts's evaluation does around the root, for the generated evaluator to do the same. A success
+ * is `{ ok: true, value, cost }` (CelResult), written in the source so V8 sees one allocation site per program.
+ */
+export interface EvalFrame<R> {
+  staticCost: number;
+  slots: number;
+  defaultCostLimit: number;
+  /** Whether the activation's keys are checked for dots (no declared variables). */
+  checksDotted: boolean;
+  hasDottedKey(act: Record<string, unknown>): boolean;
+  noServices: RuntimeServices;
+  /** `c.locals` of programs that read none. */
+  noLocals: unknown[];
+  /** The result check (MAP's expected result types), undefined when there is none. */
+  checkResult: ((value: unknown) => string | undefined) | undefined;
+  /** What is thrown during evaluation, as a result (or rethrown). */
+  failure(e: unknown, cost: number): R;
+}
+
+export type Evaluator<R> = (act: Record<string, unknown>, opts: { costLimit?: number; services?: RuntimeServices } | undefined) => R;
+
+/**
+ * The program written out as one evaluator (context set-up, root, result), or undefined when it gains
+ * nothing (no IR at the root) or is too large. The evaluator is generated too, with the root's code in its body:
+ * a root called from shared code is a call V8 cannot inline, so the context object would be allocated per
+ * evaluation; in one function V8 can keep the context in registers.
+ */
+export function generateEvaluator<R>(root: Node, frame: EvalFrame<R>): Evaluator<R> | undefined {
+  const source = generatedSource(root, frame);
+  if (source === undefined) return undefined;
+  // eslint-disable-next-line @typescript-eslint/no-implied-eval
+  const factory = new Function('K', 'H', 'F', source.text) as (k: readonly unknown[], h: typeof CODEGEN_HELPERS, f: EvalFrame<R>) => Evaluator<R>;
+  return factory(source.constants, CODEGEN_HELPERS, frame);
+}
+
+/** The source generateEvaluator evaluates (parameters K: constants, H: helpers, F: the frame). */
+export function generatedSource(root: Node, frame: EvalFrame<unknown>): { text: string; constants: unknown[] } | undefined {
+  if (root.constant || !root.ir) return undefined;
+  const g = new Generator();
+  const body: string[] = [];
+  const result = g.emit(root, body, 0);
+  const binds = [
+    ...HELPER_NAMES.map((n) => `const h_${n} = H.${n};`),
+    ...g.constants.map((_, i) => `const k${i} = K[${i}];`),
+    'const noServices = F.noServices;',
+    'const checkResult = F.checkResult;',
+  ];
+  const locals = g.usesLocals && frame.slots > 0 ? `new Array(${frame.slots})` : 'F.noLocals';
+  const evaluator = [
+    'return function evaluate(act, opts) {',
+    'const c = {',
+    'act,',
+    `locals: ${locals},`,
+    `cost: ${frame.staticCost},`,
+    `limit: (opts === undefined ? undefined : opts.costLimit) ?? ${frame.defaultCostLimit},`,
+    `dotted: ${frame.checksDotted ? 'F.hasDottedKey(act)' : 'false'},`,
+    'services: (opts === undefined ? undefined : opts.services) ?? noServices,',
+    '};',
+    'try {',
+    'if (c.cost > c.limit) throw new h_CelCostLimitError();',
+    ...body,
+    `const value = ${result};`,
+    ...(frame.checkResult ? ['const problem = checkResult(value);', 'if (problem !== undefined) throw new h_CelError(problem);'] : []),
+    'return { ok: true, value, cost: c.cost };',
+    '} catch (e) {',
+    'return F.failure(e, c.cost);',
+    '}',
+    '};',
+  ];
+  const text = `'use strict';\n${binds.join('\n')}\n${evaluator.join('\n')}`;
+  if (text.length > MAX_SOURCE_CHARS) return undefined;
+  return { text, constants: g.constants };
+}
+
+const COMPARISONS: Record<string, string> = { '_<_': '<', '_<=_': '<=', '_>_': '>', '_>=_': '>=', '_==_': '===', '_!=_': '!==' };
+
+class Generator {
+  readonly constants: unknown[] = [];
+  private readonly constantIds = new Map<unknown, number>();
+  private temps = 0;
+  /** Closures embedded so far (a loop whose body embeds one also stores its variables in c.locals). */
+  private closures = 0;
+  /** Set when a comprehension variable is read from `c.locals` rather than a JS local. */
+  private readsLocals = false;
+  /** Comprehension slots bound as JS locals where the code being generated runs. */
+  private readonly boundSlots = new Set<number>();
+
+  /** Whether the code reads `c.locals` (embedded closures may). */
+  get usesLocals(): boolean {
+    return this.closures > 0 || this.readsLocals;
+  }
+
+  /** Appends the statements computing `node` to `out`; returns an expression (a name or literal) for its value. */
+  emit(node: Node, out: string[], depth: number): string {
+    if (node.constant) return this.literal(node.constant.value);
+    const ir = node.ir;
+    // A literal `__proto__` key would set the prototype: fixedKeyLiteral's callers exclude it, and so does this.
+    if (!ir || depth > MAX_DEPTH || (ir.op === 'object' && ir.keys.includes('__proto__'))) return this.closure(node, out);
+    return this.emitIr(ir, out, depth + 1);
+  }
+
+  private emitIr(ir: Ir, out: string[], d: number): string {
+    switch (ir.op) {
+      case 'slot':
+        if (this.boundSlots.has(ir.slot)) return `v${ir.slot}`;
+        this.readsLocals = true;
+        return `c.locals[${ir.slot}]`;
+      case 'variable': {
+        const t = this.temp();
+        const name = JSON.stringify(ir.name);
+        out.push(`const ${t} = c.act[${name}];`, `if (${t} === undefined) h_noAttribute(${name});`);
+        return t;
+      }
+      case 'chain':
+        return this.chain(ir, out, d);
+      case 'optional': {
+        const v = this.emit(ir.chain, out, d);
+        const t = this.temp();
+        out.push(`const ${t} = ${v} === h_ABSENT ? h_NONE : h_optionalOf(${v});`);
+        return t;
+      }
+      case 'orValue': {
+        const v = this.emit(ir.chain, out, d);
+        const t = this.temp();
+        const fallback: string[] = [];
+        const f = this.emit(ir.fallback, fallback, d);
+        out.push(`let ${t};`, `if (${v} === h_ABSENT) {`, ...fallback, `${t} = ${f};`, `} else ${t} = ${v};`);
+        return t;
+      }
+      case 'has': {
+        const o = this.emit(ir.operand, out, d);
+        const t = this.temp();
+        const field = JSON.stringify(ir.field);
+        out.push(
+          isSafeFieldName(ir.field)
+            ? `const ${t} = ${isJsonObject(o)} ? h_hasOwn.call(${o}, ${field}) : h_hasField(${o}, ${field});`
+            : `const ${t} = h_hasField(${o}, ${field});`,
+        );
+        return t;
+      }
+      case 'index': {
+        const x = this.emit(ir.operand, out, d);
+        const i = this.emit(ir.index, out, d);
+        const t = this.temp();
+        out.push(
+          ir.optional
+            ? `const ${t} = h_optIndex(${x}, ${i});`
+            : `const ${t} = Array.isArray(${x}) && typeof ${i} === 'number' && Number.isSafeInteger(${i}) && ${i} >= 0 && ${i} < ${x}.length ? ${x}[${i}] : h_index(${x}, ${i});`,
+        );
+        return t;
+      }
+      case 'binary':
+        return this.binary(ir, out, d);
+      case 'unary': {
+        const a = this.emit(ir.a, out, d);
+        const t = this.temp();
+        out.push(ir.fn === '!_' ? `const ${t} = typeof ${a} === 'boolean' ? !${a} : h_not(${a});` : `const ${t} = h_neg(${a});`);
+        return t;
+      }
+      case 'logical':
+        return this.logical(ir, out, d);
+      case 'conditional': {
+        const cond = this.emit(ir.cond, out, d);
+        const t = this.temp();
+        const tb: string[] = [];
+        const tv = this.emit(ir.t, tb, d);
+        const fb: string[] = [];
+        const fv = this.emit(ir.f, fb, d);
+        out.push(
+          `let ${t};`,
+          `if (${cond} === true) {`,
+          ...this.charge(ir.t.cost),
+          ...tb,
+          `${t} = ${tv};`,
+          `} else if (${cond} === false) {`,
+          ...this.charge(ir.f.cost),
+          ...fb,
+          `${t} = ${fv};`,
+          `} else ${t} = h_noOverload('_?_:_', ${cond});`,
+        );
+        return t;
+      }
+      case 'call': {
+        const args = ir.args.map((a) => this.emit(a, out, d));
+        const t = this.temp();
+        if (ir.costFn) out.push(`h_charge(c, ${this.constant(ir.costFn)}(${args.join(', ')}));`);
+        const all = ir.services ? ['c.services', ...args] : args;
+        out.push(`const ${t} = ${this.constant(ir.impl)}(${all.join(', ')});`);
+        return t;
+      }
+      case 'list': {
+        const els = ir.elements.map((x) => this.emit(x, out, d));
+        const t = this.temp();
+        out.push(`const ${t} = [${els.join(', ')}];`);
+        return t;
+      }
+      case 'object': {
+        const vals = ir.values.map((x) => this.emit(x, out, d));
+        const t = this.temp();
+        const literal = `{${ir.keys.map((k, i) => `${JSON.stringify(k)}: ${vals[i]}`).join(', ')}}`;
+        out.push(`const ${t} = ${ir.wrap ? `${this.constant(ir.wrap)}(${literal})` : literal};`);
+        return t;
+      }
+      case 'comprehension':
+        return this.comprehension(ir, out, d);
+    }
+  }
+
+  /** Same steps as fastpath.fieldChain (safe names) and ops.select / ops.optSelect (any name). */
+  private chain(ir: Extract<Ir, { op: 'chain' }>, out: string[], d: number): string {
+    const base = this.emit(ir.base, out, d);
+    const o = this.temp();
+    const v = `${o}v`;
+    out.push(`let ${o} = ${base}, ${v};`);
+    if (!ir.optional) {
+      for (const name of ir.fields) {
+        const key = JSON.stringify(name);
+        out.push(
+          isSafeFieldName(name)
+            ? `if (${isJsonObject(o)} && (${v} = ${o}[${key}]) !== undefined) ${o} = ${v}; else ${o} = h_select(${o}, ${key});`
+            : `${o} = h_select(${o}, ${key});`,
+        );
+      }
+      return o;
+    }
+    const label = `L${o}`;
+    const steps = ir.fields.map((name) => {
+      const key = JSON.stringify(name);
+      const slow = `{ const r = h_optSelect(${o}, ${key}); if (!r.has) { ${o} = h_ABSENT; break ${label}; } ${o} = r.value; }`;
+      return isSafeFieldName(name) ? `if (${isJsonObject(o)} && (${v} = ${o}[${key}]) !== undefined) ${o} = ${v}; else ${slow}` : slow;
+    });
+    out.push(`${label}: {`, ...steps, '}');
+    return o;
+  }
+
+  /** compile.ts specializedBinary and the constant-list `in`, else the generic operator. */
+  private binary(ir: Extract<Ir, { op: 'binary' }>, out: string[], d: number): string {
+    let { l, r } = ir;
+    const op = ir.fn;
+    if (l.constant && !r.constant && (op === '_==_' || op === '_!=_')) [l, r] = [r, l];
+    const generic = this.constant(CODEGEN_HELPERS.BINARY[op]);
+    const x = this.emit(l, out, d);
+    const t = this.temp();
+    const k = r.constant && !l.constant ? r.constant.value : undefined;
+    if (op === '@in' && r.constant && Array.isArray(r.constant.value) && r.constant.value.every((s) => typeof s === 'string')) {
+      const set = this.constant(new Set(r.constant.value as string[]));
+      out.push(`const ${t} = typeof ${x} === 'string' ? ${set}.has(${x}) : ${generic}(${x}, ${this.literal(r.constant.value)});`);
+      return t;
+    }
+    if (typeof k === 'string' && (op === '_==_' || op === '_!=_' || op === '_+_')) {
+      const ks = JSON.stringify(k);
+      out.push(op === '_+_' ? `const ${t} = typeof ${x} === 'string' ? ${x} + ${ks} : ${generic}(${x}, ${ks});` : `const ${t} = ${x} ${COMPARISONS[op]} ${ks};`);
+      return t;
+    }
+    if (typeof k === 'number' && !Number.isNaN(k) && COMPARISONS[op]) {
+      const kn = this.literal(k);
+      out.push(`const ${t} = typeof ${x} === 'number' ? ${x} ${COMPARISONS[op]} ${kn} : ${generic}(${x}, ${kn});`);
+      return t;
+    }
+    const y = this.emit(r, out, d);
+    out.push(`const ${t} = ${generic}(${x}, ${y});`);
+    return t;
+  }
+
+  /** cel-go: the result is `short` if either side is; otherwise an error from either side wins; non-bools are no-overload errors. */
+  private logical(ir: Extract<Ir, { op: 'logical' }>, out: string[], d: number): string {
+    const short = ir.isOr ? 'true' : 'false';
+    const long = ir.isOr ? 'false' : 'true';
+    const t = this.temp();
+    const lb: string[] = [];
+    const lv = this.emit(ir.l, lb, d);
+    const rb: string[] = [];
+    const rv = this.emit(ir.r, rb, d);
+    const name = ir.isOr ? "'_||_'" : "'_&&_'";
+    out.push(
+      `let ${t}l, ${t}e, ${t};`,
+      'try {',
+      ...lb,
+      `${t}l = ${lv};`,
+      `} catch (x) { if (h_isFatal(x)) throw x; ${t}e = x; }`,
+      `if (${t}l === ${short}) ${t} = ${short};`,
+      'else {',
+      ...this.charge(ir.r.cost),
+      ...rb,
+      `if (${rv} === ${short}) ${t} = ${short};`,
+      `else if (${t}e !== undefined) throw ${t}e;`,
+      `else if (typeof ${t}l !== 'boolean' || typeof ${rv} !== 'boolean') ${t} = h_noOverload(${name}, ${t}l, ${rv});`,
+      `else ${t} = ${long};`,
+      '}',
+    );
+    return t;
+  }
+
+  private comprehension(ir: Extract<Ir, { op: 'comprehension' }>, out: string[], d: number): string {
+    const range = this.emit(ir.range, out, d);
+    const macro = JSON.stringify(ir.macro);
+    const t = this.temp();
+    const items = `${t}i`;
+    const values = `${t}v`;
+    const i = `${t}n`;
+    const two = ir.s2 >= 0;
+    out.push(`const ${items} = Array.isArray(${range}) ? ${range} : h_comprehensionItems(${range}, ${macro});`);
+    if (two) out.push(`const ${values} = Array.isArray(${range}) ? undefined : h_comprehensionValues(${range});`);
+
+    const closuresBefore = this.closures;
+    this.boundSlots.add(ir.s1);
+    if (two) this.boundSlots.add(ir.s2);
+    const bodies = ir.args.map((a) => {
+      const stmts: string[] = [];
+      const value = this.emit(a, stmts, d);
+      return { stmts, value };
+    });
+    this.boundSlots.delete(ir.s1);
+    if (two) this.boundSlots.delete(ir.s2);
+    const bind = two
+      ? [
+          `const v${ir.s1} = ${values} === undefined ? ${i} : ${items}[${i}];`,
+          `const v${ir.s2} = ${values} === undefined ? ${items}[${i}] : ${values}[${i}];`,
+        ]
+      : [`const v${ir.s1} = ${items}[${i}];`];
+    if (this.closures > closuresBefore) {
+      bind.push(`c.locals[${ir.s1}] = v${ir.s1};`);
+      if (two) bind.push(`c.locals[${ir.s2}] = v${ir.s2};`);
+    }
+    const head = [`for (let ${i} = 0; ${i} < ${items}.length; ${i}++) {`, `c.cost += ${ir.perIter};`, 'if (c.cost > c.limit) throw new h_CelCostLimitError();', ...bind];
+
+    switch (ir.macro) {
+      case 'all':
+      case 'exists': {
+        const short = ir.macro === 'exists' ? 'true' : 'false';
+        const pred = bodies[0]!;
+        const message = JSON.stringify(`no such overload: ${ir.macro} predicate returned `);
+        // The try is around the loop, not in it (a non-fatal error resumes at the next item): same outcome as the
+        // closure's per-item try, and the loop body stays free of exception edges.
+        out.push(
+          `let ${t} = ${ir.macro === 'exists' ? 'false' : 'true'}, ${t}e, ${t}p, ${i} = 0;`,
+          'for (;;) {',
+          'try {',
+          `for (; ${i} < ${items}.length; ${i}++) {`,
+          ...head.slice(1),
+          ...pred.stmts,
+          `${t}p = ${pred.value};`,
+          `if (${t}p === ${short}) { ${t} = ${short}; break; }`,
+          `if (typeof ${t}p !== 'boolean') ${t}e ??= new h_CelError(${message} + h_kindOf(${t}p));`,
+          '}',
+          'break;',
+          `} catch (x) { if (h_isFatal(x)) throw x; ${t}e ??= x; ${i}++; }`,
+          '}',
+          `if (${t} !== ${short} && ${t}e !== undefined) throw ${t}e;`,
+        );
+        return t;
+      }
+      case 'exists_one': {
+        const pred = bodies[0]!;
+        out.push(
+          `let ${t}c = 0;`,
+          ...head,
+          ...pred.stmts,
+          `if (${pred.value} === true) ${t}c++; else if (${pred.value} !== false) h_noOverload('exists_one', ${pred.value});`,
+          '}',
+          `const ${t} = ${t}c === 1;`,
+        );
+        return t;
+      }
+      case 'map':
+      case 'transformList':
+      case 'filter': {
+        const isFilter = ir.macro === 'filter';
+        const filter = isFilter ? bodies[0] : bodies.length === 2 ? bodies[0] : undefined;
+        const transform = isFilter ? undefined : bodies[bodies.length - 1]!;
+        const filterStmts = filter
+          ? [...filter.stmts, `if (${filter.value} !== true) { if (${filter.value} === false) continue; h_noOverload(${macro}, ${filter.value}); }`]
+          : [];
+        out.push(
+          `const ${t} = [];`,
+          ...head,
+          ...filterStmts,
+          ...(transform ? [...transform.stmts, `${t}.push(${transform.value});`] : [`${t}.push(${items}[${i}]);`]),
+          '}',
+        );
+        return t;
+      }
+    }
+  }
+
+  private charge(cost: number): string[] {
+    return cost ? [`h_charge(c, ${cost});`] : [];
+  }
+
+  private closure(node: Node, out: string[]): string {
+    this.closures++;
+    const t = this.temp();
+    out.push(`const ${t} = ${this.constant(node.fn)}(c);`);
+    return t;
+  }
+
+  /** A JS literal for strings, booleans, null and ordinary numbers; a constant for everything else. */
+  private literal(v: unknown): string {
+    if (typeof v === 'string') return JSON.stringify(v);
+    if (typeof v === 'boolean' || v === null) return String(v);
+    if (typeof v === 'number' && Number.isFinite(v) && !Object.is(v, -0)) return v < 0 ? `(${v})` : String(v);
+    return this.constant(v);
+  }
+
+  private constant(v: unknown): string {
+    let id = this.constantIds.get(v);
+    if (id === undefined) {
+      id = this.constants.length;
+      this.constants.push(v);
+      this.constantIds.set(v, id);
+    }
+    return `k${id}`;
+  }
+
+  private temp(): string {
+    return `t${this.temps++}`;
+  }
+}
+
+/** fastpath.isJsonObject inline. */
+function isJsonObject(o: string): string {
+  return `(typeof ${o} === 'object' && ${o} !== null && ${o}.constructor === Object)`;
+}
