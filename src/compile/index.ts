@@ -24,6 +24,7 @@ import { generateFusedSets } from './fused-sets.js';
 import { generatePathReader, type PathReader } from './path-reader.js';
 import { pathWalker } from './path-walker.js';
 import { compileSmpForEach } from './smp-for-each.js';
+import { conditionsGuard } from './conditions-guard.js';
 
 function walkerOf(path: Path) {
   return path.root === 'object' ? pathWalker(path.segments) : undefined;
@@ -76,12 +77,16 @@ function block(ops: readonly Op[]): OpFn {
 
 const objectOf = (st: EvalState): JsonValue | undefined => st.object ?? undefined;
 
-/** A guard as compileGuard (src/interpreter/guards.ts) makes it, reading object paths with generated readers. */
+/**
+ * A guard as compileGuard (src/interpreter/guards.ts) makes it, reading object paths with generated readers,
+ * Kyverno preconditions evaluated against the object directly (conditions-guard.ts).
+ */
 function guard(g: Guard): GuardFn {
-  return compileGuard(g, (p) => {
+  const general = compileGuard(g, (p) => {
     const read = p.path.root === 'object' ? generatePathReader(p.path.segments) : undefined;
     return read ? pathGuard(p, read) : undefined;
   });
+  return conditionsGuard(g, general) ?? general;
 }
 
 function pathGuard(g: PathGuard, read: PathReader): GuardFn {

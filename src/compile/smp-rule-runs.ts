@@ -128,14 +128,19 @@ function readsUnwritten(reads: readonly string[][], written: WrittenPlaces, requ
   return true;
 }
 
-/** Whether the document has a map at `path`. */
-function hasMapAt(doc: JsonValue | null, path: readonly string[]): boolean {
-  let v: JsonValue | undefined | null = doc;
-  for (const key of path) {
-    if (!isJsonObject(v) || !hasOwn(v, key)) return false;
-    v = v[key];
+/** Whether the document has a map at each of `paths`. */
+function hasMapsAt(doc: JsonValue | null, paths: readonly (readonly string[])[]): boolean {
+  for (let p = 0; p < paths.length; p++) {
+    const path = paths[p]!;
+    let v: JsonValue | undefined | null = doc;
+    for (let i = 0; i < path.length; i++) {
+      if (!isJsonObject(v)) return false;
+      const key = path[i]!;
+      v = hasOwn(v, key) ? v[key] : undefined;
+    }
+    if (!isJsonObject(v)) return false;
   }
-  return isJsonObject(v);
+  return true;
 }
 
 /** Per member, the bits of its roots among all the members' roots in order. */
@@ -218,7 +223,7 @@ class RuleRun {
       // Only on a document in normal form: a merge the general path takes then changes nothing but its
       // pattern's places, which the guards tested ahead do not read.
       const group = groups[i];
-      if (group !== undefined && group.requires.every((m) => hasMapAt(this.root, m)) && this.ready(group.merge)) {
+      if (group !== undefined && hasMapsAt(this.root, group.requires) && this.ready(group.merge)) {
         let skip = 0;
         for (const j of group.guarded) if (this.blocked(j, skip, group)) skip |= group.bits[j - i]!;
         const all = this.step(group.merge, skip);

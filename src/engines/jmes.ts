@@ -10,7 +10,7 @@ import { kyvernoDocument, kyvernoDocumentFields } from '../dialects/kyverno/docu
 import { readOpaque } from '../dialects/kyverno/opaque.js';
 import { compileConditions } from '../dialects/kyverno/preconditions.js';
 import { compileTree } from '../dialects/kyverno/template.js';
-import { treeHasVariables, type PreparedQuery, type QueryOutcome, type QueryPreparer, type SubstitutionEnv } from '../dialects/kyverno/variables.js';
+import { holeQuery, treeHasVariables, wholeHoleBody, type PreparedQuery, type QueryOutcome, type QueryPreparer, type SubstitutionEnv } from '../dialects/kyverno/variables.js';
 import type { CompiledExpr, ExprOutcome, ExprScope, ExpressionEngine, TemplateEngine } from '../interpreter/engines.js';
 import type { JsonValue } from '../ir/json.js';
 import type { ExprSource, Origin } from '../ir/nodes.js';
@@ -150,6 +150,59 @@ function compileExpression(expr: ExprSource): { ok: true; fn: CompiledExpr } | {
       if (r.ok) return { ok: true, value: r.value as JsonValue };
       return failed('TM6002', r.error.message, expr.origin);
     },
+  };
+}
+
+/**
+ * The substitution environment of a preconditions block whose variables all read `request.object` through
+ * whole-hole queries (see directConditions): the context document is `{request: {object}}`, as documentFor
+ * builds it for such queries.
+ */
+class ObjectSubstitutionEnv implements SubstitutionEnv {
+  readonly isDelete = false;
+  private readonly doc: { request: { object: JsonValue | null } };
+
+  constructor(object: JsonValue | null) {
+    this.doc = { request: { object } };
+  }
+
+  query(expression: string): QueryOutcome {
+    return queryJmes(expression, this.doc);
+  }
+
+  run(prepared: PreparedQuery): QueryOutcome {
+    return prepared instanceof PreparedJmes ? outcome(prepared.program.search(this.doc)) : this.query(prepared.expression);
+  }
+}
+
+/** Whether every string of `v` holding `{{` is one hole whose query reads `request.object` only. */
+function readsRequestObjectHolesOnly(v: JsonValue): boolean {
+  if (typeof v === 'string') {
+    if (!v.includes('{{')) return true;
+    const body = wholeHoleBody(v);
+    if (body === undefined) return false;
+    const prepared = prepareJmesQuery(holeQuery(body));
+    return prepared instanceof PreparedJmes && prepared.requestObjectOnly;
+  }
+  if (Array.isArray(v)) return v.every(readsRequestObjectHolesOnly);
+  if (v !== null && typeof v === 'object') return Object.keys(v).every((k) => !k.includes('{{') && readsRequestObjectHolesOnly(v[k]!));
+  return true;
+}
+
+/**
+ * A Kyverno preconditions block (the `conditions` opaque expression, opaque.ts) evaluated against the object
+ * itself, for a caller that holds it rather than an expression scope (the generated compiler's guards, issue
+ * 17): what JMES_ENGINE's evaluation gives when the operation is not DELETE (which rewrites the queries) and
+ * no variable named `request` is in scope. Undefined unless every variable of the block is one hole reading
+ * `request.object` only (a partial string is substituted again while its text holds a hole).
+ */
+export function directConditions(block: JsonValue, origin: Origin): ((object: JsonValue | null) => ExprOutcome) | undefined {
+  if (!readsRequestObjectHolesOnly(block)) return undefined;
+  const evaluate = compileConditions(block, prepareJmesQuery);
+  return (object) => {
+    const r = evaluate(new ObjectSubstitutionEnv(object));
+    // As compileExpression's conditions: a success has the shape of an ExprOutcome already.
+    return r.ok ? r : failed('TM3003', r.message, origin);
   };
 }
 

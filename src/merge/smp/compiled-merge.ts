@@ -377,17 +377,26 @@ export function ownSource(d: string, key: string, g: Gen): string {
   return key in Object.prototype ? `(${g.h}.hasOwn(${d}, ${literal(key)}) ? ${d}[${literal(key)}] : undefined)` : `${d}[${literal(key)}]`;
 }
 
-export function checkSource(node: PatternNode, d: string, schema: SchemaRef, g: Gen): string | undefined {
+/**
+ * The check pass of `node` over the resource map `d`: returns GENERAL, a failed condition's message, or
+ * nothing. Without `messages` (a caller that only needs to know that a condition failed), a failed condition
+ * returns "" and no message is built.
+ */
+export function checkSource(node: PatternNode, d: string, schema: SchemaRef, g: Gen, messages = true): string | undefined {
   const lines: string[] = [];
-  for (const c of node.globals) lines.push(`{ const f = ${g.h}.condition(${d}, ${literal(c.key)}, ${literal(c.expected)}); if (f !== undefined) return "global condition failed: " + f; }`);
-  for (const c of node.conditions) lines.push(`{ const f = ${g.h}.condition(${d}, ${literal(c.key)}, ${literal(c.expected)}); if (f !== undefined) return "condition failed: " + f; }`);
+  const failed = (kind: string, c: Condition): string =>
+    messages
+      ? `{ const f = ${g.h}.condition(${d}, ${literal(c.key)}, ${literal(c.expected)}); if (f !== undefined) return "${kind} failed: " + f; }`
+      : `if (!${g.h}.holds(${d}, ${literal(c.key)}, ${literal(c.expected)})) return "";`;
+  for (const c of node.globals) lines.push(failed('global condition', c));
+  for (const c of node.conditions) lines.push(failed('condition', c));
   for (const e of node.entries) {
     const v = `v${g.next++}`;
     const inner: string[] = [];
     const child = e.node;
     if (child !== undefined) {
       const dv = `d${g.next++}`;
-      const sub = checkSource(child, dv, fieldSchema(schema, e.key), g);
+      const sub = checkSource(child, dv, fieldSchema(schema, e.key), g, messages);
       if (sub === undefined) return undefined;
       // Under an unknown kind, a map naming its apiVersion and kind selects its own schema.
       const ownSchema = schema === null ? `if (${v}.apiVersion !== undefined && ${v}.apiVersion !== null && ${v}.kind !== undefined && ${v}.kind !== null) return ${g.h}.GENERAL;\n` : '';

@@ -118,9 +118,9 @@ function generate(roots: readonly PatternNode[], schema: SchemaRef): GeneratedMe
   const g: Gen = { k, fns: [], h: k.ref(MERGE_HELP), next: 0 };
   const checks: string[] = [];
   for (let p = 0; p < roots.length; p++) {
-    const check = checkSource(roots[p]!, 'r', schema, g);
+    const check = checkSource(roots[p]!, 'r', schema, g, false);
     if (check === undefined) return undefined;
-    // A check returns GENERAL, a failed condition's message, or nothing.
+    // A check returns GENERAL, "" for a failed condition (its message is not used), or nothing.
     g.fns.push(`function check${p}(r) {\n${check}\n}`);
     checks.push(`{ const c = check${p}(r); if (c === ${g.h}.GENERAL) return c; if (c !== undefined) skip |= ${1 << p}; }`);
   }
