@@ -13,7 +13,9 @@
  * writes follow the merge op's rules: the run writes into the maps it created only while nothing ended the
  * epoch (an evaluation that stored a value read from the object) and the patch holds none of them.
  */
-import type { JsonObject, JsonValue } from '../ir/json.js';
+import { hasOwn, isJsonObject, type JsonObject, type JsonValue } from '../ir/json.js';
+import { KYVERNO_TEMPLATE_ENGINE } from '../engines/jmes.js';
+import { wholeHoleBody } from '../dialects/kyverno/variables.js';
 import type { ForEachOp, Guard, MergeOp, Op } from '../ir/nodes.js';
 import { SMP_ENGINE, smpNormalForms } from '../engines/smp.js';
 import type { GuardFn } from '../interpreter/guards.js';
@@ -51,6 +53,9 @@ export function compileSmpForEach(op: ForEachOp, guardOf: (g: Guard) => GuardFn)
     // As the merge op at the root: the patch's own end of in-place writes is the merge's (mergeIntoRoot).
     value: compileValueNode(merge.value),
     literal: merge.value.kind === 'literal',
+    bind: op.bind,
+    keyField: merge.value.kind === 'templated' ? elementFieldHole(merge.value.json, op.bind) : undefined,
+    byKey: new Map(),
   };
   return compileForEach(op, (st) => new SmpElementLoop(plan, st));
 }
@@ -60,6 +65,36 @@ interface ElementPlan {
   readonly guard: GuardFn | undefined;
   readonly value: ValueFn;
   readonly literal: boolean;
+  /** The loop variable's name. */
+  readonly bind: string;
+  /** The field `f` when the patch's one variable is a whole `{{ <bind>.f }}` (a foreach keyed by `{{ element.name }}`). */
+  readonly keyField: string | undefined;
+  /** The patch substituted per value of that field. */
+  readonly byKey: Map<string, JsonValue>;
+}
+
+/** Patches substituted per key, kept per plan (a small bound: a loop meets few names). */
+const KEYED_LIMIT = 64;
+
+/**
+ * The field `f` when the template's only string holding `{{` is exactly `{{ <bind>.f }}` (f a plain JMESPath
+ * identifier): its value is then the element's own field, whatever the rest of the context holds.
+ */
+function elementFieldHole(template: JsonValue, bind: string): string | undefined {
+  const holes: string[] = [];
+  const visit = (v: JsonValue): boolean => {
+    if (typeof v === 'string') {
+      if (v.includes('{{')) holes.push(v);
+      return true;
+    }
+    if (Array.isArray(v)) return v.every(visit);
+    if (v !== null && typeof v === 'object') return Object.keys(v).every((k) => !k.includes('{{') && visit(v[k]!));
+    return true;
+  };
+  if (!visit(template) || holes.length !== 1) return undefined;
+  const body = wholeHoleBody(holes[0]!);
+  const m = body === undefined ? null : /^([A-Za-z_][A-Za-z0-9_]*)\.([A-Za-z_][A-Za-z0-9_]*)$/.exec(body);
+  return m !== null && m[1] === bind ? m[2] : undefined;
 }
 
 class SmpElementLoop implements ElementLoop {
@@ -89,10 +124,12 @@ class SmpElementLoop implements ElementLoop {
   each(st: EvalState, scope: Scope): void {
     const plan = this.plan;
     if (plan.guard !== undefined && !plan.guard(st, scope)) return;
-    const patch = plan.value(st, scope);
+    const key = this.keyOf(st, scope);
+    const patch = key === undefined ? plan.value(st, scope) : this.keyed(st, scope, key);
     const compiled = st.runtime.merges.smp === SMP_ENGINE ? compiledPatternIfBuilt(patch) : undefined;
-    // Evaluating the guard or the patch may have ended the epoch (a stored value read from the object).
-    if (compiled !== undefined && st.owned === this.epoch && (plan.literal || !holdsAny(patch, this.owned))) {
+    // Evaluating the guard or the patch may have ended the epoch (a stored value read from the object). A
+    // patch substituted with a string holds only the template's own maps and new ones, none of them owned.
+    if (compiled !== undefined && st.owned === this.epoch && (plan.literal || key !== undefined || !holdsAny(patch, this.owned))) {
       const run = (this.run ??= new CompiledMergeRun(smpNormalForms(evalMemo(st)), this.owned));
       const merged = run.step(compiled, this.root);
       if (merged !== undefined) {
@@ -107,6 +144,34 @@ class SmpElementLoop implements ElementLoop {
     if (epoch !== this.epoch) st.merges = undefined;
     mergeIntoRoot(plan.merge, st, st.owned, patch, plan.literal);
     this.adopt(st);
+  }
+
+  /**
+   * The element's string field substituted into the patch (ElementPlan.keyField), when the template engine is
+   * Kyverno's: the substitution depends on nothing else (`{{ element.f }}` reads the loop variable only, and
+   * a DELETE rewrites `request.object` only). Undefined: the patch is evaluated the ordinary way.
+   */
+  private keyOf(st: EvalState, scope: Scope): string | undefined {
+    const field = this.plan.keyField;
+    if (field === undefined || st.runtime.templates.kyverno !== KYVERNO_TEMPLATE_ENGINE) return undefined;
+    const element = scope.lookup(this.plan.bind);
+    if (element === undefined || !hasOwn(element, 'value')) return undefined;
+    const v = element.value;
+    if (!isJsonObject(v) || !hasOwn(v, field)) return undefined;
+    const key = v[field];
+    return typeof key === 'string' ? key : undefined;
+  }
+
+  /** The patch for `key`, substituted once per key and plan. */
+  private keyed(st: EvalState, scope: Scope, key: string): JsonValue {
+    const byKey = this.plan.byKey;
+    let patch = byKey.get(key);
+    if (patch === undefined) {
+      patch = this.plan.value(st, scope);
+      if (byKey.size >= KEYED_LIMIT) byKey.clear();
+      byKey.set(key, patch);
+    }
+    return patch;
   }
 
   end(st: EvalState): void {

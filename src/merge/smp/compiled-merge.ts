@@ -29,6 +29,7 @@ import { copyForWrites, schemaOfNode } from './merge.js';
 import { normalCheck } from './normal-check.js';
 import type { MergeOwnership } from './merge-types.js';
 import type { NormalForms } from './normal-forms.js';
+import { isExactTextPattern } from './pattern-value.js';
 import { elementSchema, fieldSchema, type SchemaRef, type SmpSchema } from './schema.js';
 
 interface Condition {
@@ -338,6 +339,11 @@ export const MERGE_HELP = {
   jsonEqual,
   condition: scalarConditionFailure,
   holds: scalarConditionHolds,
+  /** scalarConditionHolds for an expected text isExactTextPattern accepts: a string is compared as it is. */
+  holdsText(r: JsonObject, key: string, expected: string): boolean {
+    const actual = hasOwn(r, key) ? r[key] : undefined;
+    return typeof actual === 'string' ? actual === expected : scalarConditionHolds(r, key, expected);
+  },
   isConditionText,
   copy(d: JsonObject, cx: Writes): JsonObject {
     const out = copyForWrites(d);
@@ -387,7 +393,7 @@ export function checkSource(node: PatternNode, d: string, schema: SchemaRef, g: 
   const failed = (kind: string, c: Condition): string =>
     messages
       ? `{ const f = ${g.h}.condition(${d}, ${literal(c.key)}, ${literal(c.expected)}); if (f !== undefined) return "${kind} failed: " + f; }`
-      : `if (!${g.h}.holds(${d}, ${literal(c.key)}, ${literal(c.expected)})) return "";`;
+      : `if (!${holdsSource(d, c, g)}) return "";`;
   for (const c of node.globals) lines.push(failed('global condition', c));
   for (const c of node.conditions) lines.push(failed('condition', c));
   for (const e of node.entries) {
@@ -456,7 +462,12 @@ ${sub}
 
 /** `continue` unless the element map `el` meets the conditional element's conditions. */
 function conditionsMet(element: PatternNode, el: string, g: Gen): string {
-  return element.conditions.map((c) => `if (!${g.h}.holds(${el}, ${literal(c.key)}, ${literal(c.expected)})) continue;`).join('\n');
+  return element.conditions.map((c) => `if (!${holdsSource(el, c, g)}) continue;`).join('\n');
+}
+
+/** Generated code: whether the scalar condition `c` holds on the resource map `d` (scalarConditionHolds). */
+function holdsSource(d: string, c: Condition, g: Gen): string {
+  return `${g.h}.${isExactTextPattern(c.expected) ? 'holdsText' : 'holds'}(${d}, ${literal(c.key)}, ${literal(c.expected)})`;
 }
 
 /**

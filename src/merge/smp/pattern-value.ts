@@ -62,6 +62,14 @@ function validateStringPatterns(value: JsonValue | undefined, pattern: string): 
   return false;
 }
 
+/**
+ * Whether a string pattern matches exactly the strings equal to it: one plain piece (see isPlainPattern)
+ * without the wildcards `*` and `?`, so that for a string value the whole check is `value === pattern`.
+ */
+export function isExactTextPattern(pattern: string): boolean {
+  return !pattern.includes('*') && !pattern.includes('?') && isPlainPattern(pattern);
+}
+
 const plainPatterns = new Map<string, boolean>();
 const PLAIN_LIMIT = 1024;
 
