@@ -46,16 +46,17 @@ export interface WalkOptions {
  * so a large loop stays linear.
  */
 export class Owned {
-  private items: object[] = [];
+  /** Made at the first add: most epochs end with nothing created (every op and snapshot starts one). */
+  private items: object[] | undefined;
   private set: Set<object> | undefined;
 
   add(v: object): void {
     if (this.set) this.set.add(v);
-    else if (this.items.push(v) > 16) this.set = new Set(this.items);
+    else if ((this.items ??= []).push(v) > 16) this.set = new Set(this.items);
   }
 
   has(v: object): boolean {
-    return this.set ? this.set.has(v) : this.items.includes(v);
+    return this.set ? this.set.has(v) : this.items !== undefined && this.items.includes(v);
   }
 }
 
@@ -138,17 +139,7 @@ function walkField(
     if (r === UNCHANGED) return UNCHANGED;
     next = r;
   }
-  if (next === REMOVE) {
-    if (!exists) return UNCHANGED;
-    if (owns(opts, map!)) {
-      opts.inPlace++;
-      delete map![name];
-      return map!;
-    }
-    const copy: JsonObject = {};
-    for (const k of Object.keys(map!)) if (k !== name) defineOwn(copy, k, map![k]!);
-    return own(opts, copy);
-  }
+  if (next === REMOVE) return exists ? withoutOwnKey(map!, name, opts) : UNCHANGED;
   if (exists && child === next) return UNCHANGED;
   let copy: JsonObject;
   if (map === undefined) copy = own(opts, {});
@@ -158,6 +149,27 @@ function walkField(
   } else copy = own(opts, copyObject(map));
   defineOwn(copy, name, next);
   return copy;
+}
+
+/** Past this many keys an owned map loses a key in place (see withoutOwnKey). */
+const SMALL_MAP = 16;
+
+/**
+ * `map` without its own key `name`: the map itself, changed in place, when this evaluation owns it and it is
+ * large; otherwise an owned copy without the key, in the map's key order. A small owned map is copied too:
+ * V8 turns an object that loses a key other than its last into a slow dictionary, which costs more than
+ * copying a dozen keys, and every later read and copy of it pays again (issue 17; a Pod's annotations).
+ */
+export function withoutOwnKey(map: JsonObject, name: string, opts: WalkOptions): JsonObject {
+  const keys = Object.keys(map);
+  if (keys.length > SMALL_MAP && owns(opts, map)) {
+    opts.inPlace++;
+    delete map[name];
+    return map;
+  }
+  const copy: JsonObject = {};
+  for (const k of keys) if (k !== name) defineOwn(copy, k, map[k]!);
+  return own(opts, copy);
 }
 
 /**

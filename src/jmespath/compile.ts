@@ -48,6 +48,8 @@ export interface CompileOptions {
 }
 
 const DEFAULT_CONTEXT: JmesContext = {};
+/** The environment of searches with the default context: Env is read-only, so one serves them all. */
+const DEFAULT_ENV: Env = Object.freeze({ ctx: DEFAULT_CONTEXT });
 
 export function compileJmes(expression: string, options: CompileOptions = {}): Result<JmesProgram> {
   const parsed = parseJmes(expression);
@@ -94,7 +96,7 @@ class CompiledProgram implements JmesProgram {
   ) {}
 
   search(data: unknown, ctx: JmesContext = DEFAULT_CONTEXT): JmesResult {
-    const env: Env = { ctx };
+    const env: Env = ctx === DEFAULT_CONTEXT ? DEFAULT_ENV : { ctx };
     const r = this.root(data ?? null, env);
     if (r instanceof JmesFailure) return { ok: false, error: { kind: r.kind, message: r.message } };
     if (r instanceof ExpRef) return { ok: true, value: null };

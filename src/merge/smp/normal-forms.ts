@@ -9,8 +9,10 @@
 const RING = 8;
 
 export class NormalForms {
-  private readonly recent: (object | undefined)[] = new Array<object | undefined>(RING).fill(undefined);
-  private readonly recentSchemas: (object | undefined)[] = new Array<object | undefined>(RING).fill(undefined);
+  // RING entries each, as literals rather than `new Array(RING).fill()`: one NormalForms is made per
+  // evaluation, and a literal is the cheapest packed array.
+  private readonly recent: (object | undefined)[] = [undefined, undefined, undefined, undefined, undefined, undefined, undefined, undefined];
+  private readonly recentSchemas: (object | undefined)[] = [undefined, undefined, undefined, undefined, undefined, undefined, undefined, undefined];
   private next = 0;
   private verified: Map<object, object> | undefined;
   /** Whether anything was ever recorded (the first walk of a document asks about every container). */
