@@ -184,4 +184,15 @@ describe('copy-on-write', () => {
     expect(Object.prototype.hasOwnProperty.call(labels, '__proto__')).toBe(true);
     expect(Object.getPrototypeOf(labels)).toBe(Object.prototype);
   });
+
+  it('keeps the own __proto__ key of a resource map it copies to write into', () => {
+    const resource = JSON.parse('{"apiVersion":"v1","kind":"Pod","metadata":{"name":"p","labels":{"__proto__":"x","a":"1"}}}') as JsonValue;
+    for (const compiled of [false, true]) {
+      const r = strategicMerge(resource, { metadata: { labels: { b: '2' } } }, { reference: !compiled });
+      const labels = ((r.ok ? r.value.value : {}) as JsonObject).metadata as JsonObject;
+      const copy = labels.labels as JsonObject;
+      expect(Object.keys(copy)).toEqual(['__proto__', 'a', 'b']);
+      expect(Object.getPrototypeOf(copy)).toBe(Object.prototype);
+    }
+  });
 });
