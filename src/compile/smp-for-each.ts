@@ -19,10 +19,10 @@ import { wholeHoleBody } from '../dialects/kyverno/variables.js';
 import type { ForEachOp, Guard, MergeOp, Op } from '../ir/nodes.js';
 import { SMP_ENGINE, smpNormalForms } from '../engines/smp.js';
 import type { GuardFn } from '../interpreter/guards.js';
-import { compileForEach, type ElementLoop } from '../interpreter/ops/for-each.js';
+import { compileForEach, elementScope, type ElementLoop } from '../interpreter/ops/for-each.js';
 import { holdsAny, mergeIntoRoot } from '../interpreter/ops/merge.js';
 import type { OpFn } from '../interpreter/ops/types.js';
-import type { Scope } from '../interpreter/scope.js';
+import type { Binding, Scope } from '../interpreter/scope.js';
 import { evalMemo, type EvalState } from '../interpreter/state.js';
 import { compileValueNode, type ValueFn } from '../interpreter/values.js';
 import { newEpoch, type Owned } from '../interpreter/walk.js';
@@ -53,7 +53,8 @@ export function compileSmpForEach(op: ForEachOp, guardOf: (g: Guard) => GuardFn)
     // As the merge op at the root: the patch's own end of in-place writes is the merge's (mergeIntoRoot).
     value: compileValueNode(merge.value),
     literal: merge.value.kind === 'literal',
-    bind: op.bind,
+    loop: op,
+    notNull: shape.when !== undefined && isNotNullGuard(shape.when.guard, op.bind),
     keyField: merge.value.kind === 'templated' ? elementFieldHole(merge.value.json, op.bind) : undefined,
     byKey: new Map(),
   };
@@ -65,12 +66,19 @@ interface ElementPlan {
   readonly guard: GuardFn | undefined;
   readonly value: ValueFn;
   readonly literal: boolean;
-  /** The loop variable's name. */
-  readonly bind: string;
+  readonly loop: ForEachOp;
+  /** The guard is `neq vars.<bind> null`, which the element's binding answers (a bound element is defined). */
+  readonly notNull: boolean;
   /** The field `f` when the patch's one variable is a whole `{{ <bind>.f }}` (a foreach keyed by `{{ element.name }}`). */
   readonly keyField: string | undefined;
   /** The patch substituted per value of that field. */
   readonly byKey: Map<string, JsonValue>;
+}
+
+function isNotNullGuard(g: Guard, bind: string): boolean {
+  if (g.kind !== 'neq' || g.value.kind !== 'literal' || g.value.json !== null) return false;
+  const p = g.path;
+  return p.root === 'vars' && p.segments.length === 1 && p.segments[0]!.kind === 'field' && p.segments[0]!.name === bind;
 }
 
 /** Patches substituted per key, kept per plan (a small bound: a loop meets few names). */
@@ -121,11 +129,26 @@ class SmpElementLoop implements ElementLoop {
     this.run = undefined;
   }
 
-  each(st: EvalState, scope: Scope): void {
+  // The element's scope is made only where something evaluates in it: the usual guard and keyed patch read
+  // the element itself.
+  private outer!: Scope;
+  private binding!: Binding;
+  private index = 0;
+  private scope: Scope | undefined;
+
+  private inner(): Scope {
+    return (this.scope ??= elementScope(this.plan.loop, this.outer, this.binding, this.index));
+  }
+
+  each(st: EvalState, outer: Scope, binding: Binding, index: number): void {
     const plan = this.plan;
-    if (plan.guard !== undefined && !plan.guard(st, scope)) return;
-    const key = this.keyOf(st, scope);
-    const patch = key === undefined ? plan.value(st, scope) : this.keyed(st, scope, key);
+    this.outer = outer;
+    this.binding = binding;
+    this.index = index;
+    this.scope = undefined;
+    if (plan.guard !== undefined && !(plan.notNull ? binding.value !== null : plan.guard(st, this.inner()))) return;
+    const key = this.keyOf(st, binding);
+    const patch = key === undefined ? plan.value(st, this.inner()) : this.keyed(st, key);
     const compiled = st.runtime.merges.smp === SMP_ENGINE ? compiledPatternIfBuilt(patch) : undefined;
     // Evaluating the guard or the patch may have ended the epoch (a stored value read from the object). A
     // patch substituted with a string holds only the template's own maps and new ones, none of them owned.
@@ -151,11 +174,9 @@ class SmpElementLoop implements ElementLoop {
    * Kyverno's: the substitution depends on nothing else (`{{ element.f }}` reads the loop variable only, and
    * a DELETE rewrites `request.object` only). Undefined: the patch is evaluated the ordinary way.
    */
-  private keyOf(st: EvalState, scope: Scope): string | undefined {
+  private keyOf(st: EvalState, element: Binding): string | undefined {
     const field = this.plan.keyField;
     if (field === undefined || st.runtime.templates.kyverno !== KYVERNO_TEMPLATE_ENGINE) return undefined;
-    const element = scope.lookup(this.plan.bind);
-    if (element === undefined || !hasOwn(element, 'value')) return undefined;
     const v = element.value;
     if (!isJsonObject(v) || !hasOwn(v, field)) return undefined;
     const key = v[field];
@@ -163,11 +184,11 @@ class SmpElementLoop implements ElementLoop {
   }
 
   /** The patch for `key`, substituted once per key and plan. */
-  private keyed(st: EvalState, scope: Scope, key: string): JsonValue {
+  private keyed(st: EvalState, key: string): JsonValue {
     const byKey = this.plan.byKey;
     let patch = byKey.get(key);
     if (patch === undefined) {
-      patch = this.plan.value(st, scope);
+      patch = this.plan.value(st, this.inner());
       if (byKey.size >= KEYED_LIMIT) byKey.clear();
       byKey.set(key, patch);
     }

@@ -11,11 +11,18 @@ import { compileBlock } from './block.js';
 
 /**
  * What runs the body for the elements of one evaluation of the loop, instead of the compiled body: `each` per
- * element scope, then `end` once, also when an element failed (src/compile/smp-for-each.ts).
+ * element (its binding and index; elementScope makes the scope the body would see, when it is needed), then
+ * `end` once, also when an element failed (src/compile/smp-for-each.ts).
  */
 export interface ElementLoop {
-  each(st: EvalState, scope: Scope): void;
+  each(st: EvalState, outer: Scope, binding: Binding, index: number): void;
   end(st: EvalState): void;
+}
+
+/** The scope the loop's body sees for one element: the element and its index bound over `outer`. */
+export function elementScope(op: ForEachOp, outer: Scope, binding: Binding, index: number): Scope {
+  const inner = outer.with(op.bind, binding);
+  return op.indexBind ? inner.with(op.indexBind, { value: index }) : inner;
 }
 
 function isPath(list: Path | Value): list is Path {
@@ -61,10 +68,8 @@ export function compileForEach(op: ForEachOp, loop?: (st: EvalState) => ElementL
           const place = places![i]!;
           binding = place.location ? { value: place.value, location: place.location } : { value: place.value };
         }
-        let inner = scope.with(op.bind, binding);
-        if (op.indexBind) inner = inner.with(op.indexBind, { value: i });
-        if (run !== undefined) run.each(st, inner);
-        else body!(st, inner);
+        if (run !== undefined) run.each(st, scope, binding, i);
+        else body!(st, elementScope(op, scope, binding, i));
       }
     } finally {
       run?.end(st);
