@@ -295,7 +295,7 @@ function sharedJson(v: unknown, parent: string | undefined, field: string | unde
         }
         return out ?? v;
       }
-      if (isPlainMap(v)) return sharedFields(v, parent, field, false);
+      // Objects first: most containers of an ApplyConfiguration result are `Object.*` literals.
       if (v instanceof CelObject) {
         if (parent !== undefined && !namedAt(v.typeName, parent, field)) {
           throw new TypeNameMismatch(
@@ -306,6 +306,7 @@ function sharedJson(v: unknown, parent: string | undefined, field: string | unde
         if (v instanceof ConstantCelObject) return v.json;
         return sharedFields(v.fields, parent === undefined ? undefined : v.typeName, undefined, true);
       }
+      if (isPlainMap(v)) return sharedFields(v, parent, field, false);
       if (v instanceof CelMap) {
         const out: Record<string, unknown> = {};
         for (const [k, x] of v.entries.values()) {

@@ -9,7 +9,8 @@
  */
 import { diagnostic, type Diagnostic } from '../diagnostics/diagnostic.js';
 import { spanOfOrigin, type Origin } from '../diagnostics/span.js';
-import type { DocumentEdit, EngineContext, EvalMemo, MergeEngine, TypedDecoder } from '../interpreter/engines.js';
+import type { DocumentEdit, EngineContext, EvalMemo, MergeEngine, PatchedDocument, TypedDecoder } from '../interpreter/engines.js';
+import type { PatchSet } from '../jsonpatch/evanphx-v4-in-place.js';
 import type { WebhookDecoder } from '../runtime/runtime.js';
 import { evalFailure } from '../interpreter/failure.js';
 import { RequestDenied } from '../interpreter/run-policy.js';
@@ -189,13 +190,22 @@ export function strictDecodeErrors(object: JsonValue, gvk: GroupVersionKind, sch
   return undeclaredFields(object, kindSchema(gvk, schemas), memo);
 }
 
-function undeclaredFields(object: JsonValue, known: KindSchema | undefined, memo: EvalMemo | undefined, edit?: DocumentEdit): string[] {
+function undeclaredFields(object: JsonValue, known: KindSchema | undefined, memo: EvalMemo | undefined, edit?: DocumentEdit, patched?: PatchedDocument): string[] {
   if (!known) return [];
   const checked = checkedSubtrees(memo, known.schema);
   // Nearly every object declares all its fields: answer that without paths, and walk again to name them.
   const node = known.schema.node(known.typeRef);
   const prev = checked?.declaredDocument(known.typeRef);
-  if (declaresEveryFieldGiven(node, object, prev, edit, checked)) {
+  if (patched !== undefined && checked !== undefined) {
+    for (let i = 0; i < patched.changed.length; i++) checked.forget(patched.changed[i]!);
+    if (prev !== undefined && prev === patched.from && declaresEverySet(node, patched.sets, checked)) {
+      if (object !== null && typeof object === 'object') checked.noteDeclaredDocument(known.typeRef, object);
+      return [];
+    }
+  }
+  // After in-place changes `prev` may be one of them: walk the whole object (forgotten facts are not used).
+  const since = patched !== undefined && patched.changed.length > 0 ? undefined : prev;
+  if (declaresEveryFieldGiven(node, object, since, edit, checked)) {
     if (checked !== undefined && object !== null && typeof object === 'object') checked.noteDeclaredDocument(known.typeRef, object);
     return [];
   }
@@ -210,6 +220,30 @@ function declaresEveryFieldGiven(node: TypeNode, object: JsonValue, prev: JsonVa
   if (prev === undefined) return declaresEveryField(node, object, checked);
   if (edit === undefined || edit.from !== prev) return declaresEveryFieldSince(node, object, prev, checked);
   return edit.removed || declaresEveryFieldAlong(node, object, prev, edit.at, checked);
+}
+
+/**
+ * Every place `sets` names is declared and its value declares every field below it: given that the document
+ * the patch was applied to did, the result does (PatchedDocument; removals add no field). As declaresEveryField
+ * walks, a container whose type has no form for it has nothing checked below it.
+ */
+function declaresEverySet(root: TypeNode, sets: readonly PatchSet[], checked: CheckedSubtrees): boolean {
+  for (let i = 0; i < sets.length; i++) {
+    const { path, items, value } = sets[i]!;
+    let node: TypeNode | undefined = root;
+    for (let j = 1; j < path.length && node !== undefined; j++) {
+      const key = path[j]!;
+      if (node.atom === undefined) node = undefined;
+      else if (items !== undefined && items[j - 1] === true) node = node.list === undefined ? undefined : node.item;
+      else if (node.map === undefined) node = undefined;
+      else {
+        node = node.keyNode(key);
+        if (node === undefined) return false;
+      }
+    }
+    if (node !== undefined && value !== null && typeof value === 'object' && !declaresEveryField(node, value, checked)) return false;
+  }
+  return true;
 }
 
 /** The reference walk of the strict decode, which names every undeclared field (fast-checks.ts only answers yes or no). */
@@ -275,14 +309,31 @@ function renderPath(path: readonly (string | number)[]): string {
   return s;
 }
 
+/** CheckedSubtrees.forget for each of `changed`, in the evaluation's memo whatever its schema. */
+function forgetChanged(memo: EvalMemo | undefined, changed: readonly object[]): void {
+  const checked = memo?.get(CHECKED) as CheckedSubtrees | undefined;
+  if (checked !== undefined) for (let i = 0; i < changed.length; i++) checked.forget(changed[i]!);
+}
+
 /** The typed decoder of the evaluation's runtime: unknown kinds and undeclared fields, as json_patch.go reports them. */
-export const ssaTypedDecoder: TypedDecoder = (object, { request, runtime, memo, edit }) => {
+function decodeStrictly(object: JsonValue, { request, runtime, memo, edit, patched }: Parameters<TypedDecoder>[1]): string | undefined {
   const { gvk, known } = kindFacts(memo, request, runtime.schemas, object);
+  // Nothing to decode against, but what the merges know of the changed containers (by the deduced schema) is stale.
+  if (known === undefined && patched !== undefined) forgetChanged(memo, patched.changed);
   if (runtime.schemas.unknownKinds === 'error' && known === undefined) return unknownKindMessage(gvk);
-  const errors = undeclaredFields(object, known, memo, edit);
+  const errors = undeclaredFields(object, known, memo, edit, patched);
   if (errors.length === 0) return undefined;
   return `strict decoding error: ${errors.map((p) => `unknown field "${p}"`).join(', ')}`;
-};
+}
+
+/** Takes `patched`: MAP's JSONPatches write in place into the maps the evaluation owns (ops/json-patch.ts). */
+export const ssaTypedDecoder: TypedDecoder = Object.assign(decodeStrictly, { inPlaceEdits: true } as const);
+
+/**
+ * The same decoder, refusing `patched`: every JSONPatch then takes the reference path (evanphx-v4.ts, copy
+ * on write, ownership ended), what the in-place path is tested against (test/engines/ssa-fused.test.ts).
+ */
+export const REFERENCE_TYPED_DECODER: TypedDecoder = Object.assign((object: JsonValue, context: Parameters<TypedDecoder>[1]) => decodeStrictly(object, context), { inPlaceEdits: false } as const);
 
 /**
  * kube-apiserver's decode of an object an admission webhook patched (webhook/mutating/dispatcher.go: the

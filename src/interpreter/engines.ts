@@ -3,6 +3,7 @@
  * decoder). Engines are plain values held by a runtime (src/runtime); the interpreter takes each one from the
  * runtime of the evaluation it runs, never from a registry.
  */
+import type { PatchSet } from '../jsonpatch/evanphx-v4-in-place.js';
 import type { Diagnostic } from '../diagnostics/diagnostic.js';
 import type { JsonValue } from '../ir/json.js';
 import type { ExprSource, MergeOp, TemplatedValue } from '../ir/nodes.js';
@@ -85,7 +86,24 @@ export interface TemplateEngine {
  * the patched JSON is decoded into the kind's Go type; unknown fields fail the request as an InternalError,
  * whatever the failure policy). Returns the error message, or undefined when the object decodes.
  */
-export type TypedDecoder = (object: JsonValue, context: EngineContext & { edit?: DocumentEdit }) => string | undefined;
+export type TypedDecoder = ((object: JsonValue, context: EngineContext & { edit?: DocumentEdit; patched?: PatchedDocument }) => string | undefined) & {
+  /**
+   * The decoder takes `patched` (a patch that may have written in place into the maps earlier merges
+   * created, ops/json-patch.ts); without it, every JSONPatch copies what it changes and ends their ownership.
+   */
+  readonly inPlaceEdits?: boolean;
+};
+
+/**
+ * How a JSONPatch result was made from `from` by src/jsonpatch/evanphx-v4-in-place.ts: `changed`, the
+ * containers of `from` changed in place (what a decoder knows about them by identity is stale), `sets` the
+ * places set; every other container is `from`'s own or a copy of one with only those places set.
+ */
+export interface PatchedDocument {
+  readonly from: JsonValue;
+  readonly changed: readonly object[];
+  readonly sets: readonly PatchSet[];
+}
 
 /**
  * How a JSONPatch result was made from the document the patch was applied to (`from`), when one step did

@@ -59,7 +59,8 @@ const decodedPaths = new Map<string, readonly string[]>();
 /** Bounds the cache when paths are computed from the documents (every entry is then likely new). */
 const MAX_DECODED_PATHS = 512;
 
-function decodedPath(path: string): readonly string[] {
+/** A path split on "/" with every piece decoded (the first piece is dropped unchecked by the ops, see the header). */
+export function decodedPath(path: string): readonly string[] {
   let segments = decodedPaths.get(path);
   if (segments === undefined) {
     segments = path.split('/').map(decodeKey);

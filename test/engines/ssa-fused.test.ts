@@ -1,17 +1,20 @@
 /**
  * Differential test of the fused ApplyConfiguration path (src/merge/ssa/fused-apply.ts: typing, guard and
- * merge in one walk, writing in place into maps earlier merges of the evaluation created) against the
- * reference pipeline (REFERENCE_SSA_ENGINE: apply.ts, copy-on-write throughout): whole evaluations of the
- * MAP benchmark's policy and of every MAP corpus policy, over random variations of their objects (labels and
- * annotations present or not, containers with and without duplicate names, missing fields, wrong types,
- * nulls, undeclared fields), must give the same object, diagnostics and admission, and leave the input as it was.
+ * merge in one walk, writing in place into maps earlier merges of the evaluation created) and of the in-place
+ * JSONPatch (src/jsonpatch/evanphx-v4-in-place.ts with its strict decode, src/interpreter/ops/json-patch.ts)
+ * against the reference pipeline (REFERENCE_SSA_ENGINE: apply.ts, and REFERENCE_TYPED_DECODER: evanphx-v4.ts,
+ * copy-on-write throughout): whole evaluations of the MAP benchmark's policy, of a policy interleaving
+ * merges and patches of every kind, and of every MAP corpus policy, over random variations of their objects
+ * (labels and annotations present or not, containers with and without duplicate names, missing fields,
+ * wrong types, nulls, undeclared fields), must give the same object, diagnostics and admission, and leave
+ * the input as it was.
  */
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { makePods } from '../../bench/pods.js';
 import { tenMutationPolicies } from '../../bench/map.js';
-import { kindSchema, REFERENCE_SSA_ENGINE } from '../../src/engines/ssa.js';
+import { kindSchema, REFERENCE_SSA_ENGINE, REFERENCE_TYPED_DECODER } from '../../src/engines/ssa.js';
 import { apply } from '../../src/interpreter/index.js';
 import type { ApplyResult } from '../../src/interpreter/api.js';
 import { isJsonObject, type JsonObject, type JsonValue } from '../../src/ir/json.js';
@@ -26,7 +29,141 @@ import { deriveRuntime } from '../../src/runtime/runtime.js';
 import { describeShared, sharedPath } from '../support/shared.js';
 
 const FUSED = createRuntime();
-const REFERENCE = deriveRuntime(FUSED, { merges: { ssa: REFERENCE_SSA_ENGINE } });
+const REFERENCE = deriveRuntime(FUSED, { merges: { ssa: REFERENCE_SSA_ENGINE }, typedDecoder: REFERENCE_TYPED_DECODER });
+
+/**
+ * Merges and JSONPatches in turn, so that patches write into maps merges created and merges into maps
+ * patches created: multi-step patches whose later step fails, `test` steps, removals, list items added and
+ * replaced, values read from the object, equal replacements, undeclared fields (a strict decode failure).
+ */
+const INTERLEAVED_POLICY = (failurePolicy: string): string => `apiVersion: admissionregistration.k8s.io/v1
+kind: MutatingAdmissionPolicy
+metadata:
+  name: interleaved
+spec:
+  failurePolicy: ${failurePolicy}
+  matchConstraints:
+    resourceRules:
+    - apiGroups: [""]
+      apiVersions: [v1]
+      operations: [CREATE]
+      resources: [pods]
+  variables:
+  - name: labels
+    expression: 'has(object.metadata.labels) ? object.metadata.labels : {}'
+  reinvocationPolicy: Never
+  mutations:
+  - patchType: ApplyConfiguration
+    applyConfiguration:
+      expression: >
+        Object{metadata: Object.metadata{labels: {"managed-by": "transmute"}}}
+  - patchType: JSONPatch
+    jsonPatch:
+      expression: >
+        [JSONPatch{op: "add", path: "/metadata/labels/team", value: "a"},
+         JSONPatch{op: "add", path: "/metadata/annotations/" + jsonpatch.escapeKey("example.com/x"), value: "b"}]
+  - patchType: ApplyConfiguration
+    applyConfiguration:
+      expression: >
+        Object{metadata: Object.metadata{labels: {"after-patch": "yes"}, annotations: {"example.com/y": "c"}}}
+  - patchType: JSONPatch
+    jsonPatch:
+      expression: >
+        object.metadata.name.endsWith("3")
+          ? [JSONPatch{op: "add", path: "/metadata/labels/x", value: "1"}, JSONPatch{op: "add", path: "/spec/missing/deeper", value: "2"}]
+          : object.metadata.name.endsWith("4")
+          ? [JSONPatch{op: "test", path: "/metadata/labels/team", value: "b"}, JSONPatch{op: "add", path: "/metadata/labels/tested", value: "1"}]
+          : object.metadata.name.endsWith("5")
+          ? [JSONPatch{op: "add", path: "/spec/zzUndeclared", value: "1"}]
+          : object.metadata.name.endsWith("7")
+          ? [JSONPatch{op: "copy", from: "/metadata/labels", path: "/metadata/annotations"}]
+          : object.metadata.name.endsWith("6")
+          ? [JSONPatch{op: "replace", path: "/metadata/annotations", value: object.metadata.labels}]
+          : [JSONPatch{op: "replace", path: "/spec/restartPolicy", value: has(object.spec.restartPolicy) ? object.spec.restartPolicy : "Always"}]
+  - patchType: JSONPatch
+    jsonPatch:
+      expression: >
+        has(object.spec.tolerations)
+          ? [JSONPatch{op: "add", path: "/spec/tolerations/0", value: {"key": "first"}},
+             JSONPatch{op: "replace", path: "/spec/tolerations/-1", value: {"key": "last", "operator": "Exists"}}]
+          : [JSONPatch{op: "add", path: "/spec/tolerations", value: [{"key": "only"}]},
+             JSONPatch{op: "add", path: "/spec/tolerations/-", value: {"key": "second"}},
+             JSONPatch{op: "remove", path: "/spec/tolerations/0"}]
+  - patchType: JSONPatch
+    jsonPatch:
+      expression: >
+        "example.com/build" in object.metadata.annotations
+          ? [JSONPatch{op: "remove", path: "/metadata/annotations/" + jsonpatch.escapeKey("example.com/build")},
+             JSONPatch{op: "replace", path: "/spec/containers/0/image", value: "img"},
+             JSONPatch{op: "add", path: "/spec/containers/0/env", value: [{"name": "A", "value": variables.labels.size() > 0 ? "x" : "y"}]}]
+          : []
+  - patchType: ApplyConfiguration
+    applyConfiguration:
+      expression: >
+        Object{spec: Object.spec{securityContext: Object.spec.securityContext{runAsNonRoot: true},
+          containers: [Object.spec.containers{name: "app", imagePullPolicy: "Never"}]}}
+  - patchType: JSONPatch
+    jsonPatch:
+      expression: >
+        has(object.spec.containers[0].env)
+          ? [JSONPatch{op: "add", path: "/spec/containers/0/env/-", value: {"name": "B", "value": "z"}},
+             JSONPatch{op: "add", path: "/metadata/labels/last", value: "1"}]
+          : [JSONPatch{op: "add", path: "/metadata/labels/last", value: "1"}]
+---
+apiVersion: admissionregistration.k8s.io/v1
+kind: MutatingAdmissionPolicyBinding
+metadata:
+  name: interleaved
+spec:
+  policyName: interleaved
+`;
+
+/** Merges and patches of a kind without schema (`unknownKinds: 'deduced'`): no strict decode, deduced typing. */
+const DEDUCED_POLICY = `apiVersion: admissionregistration.k8s.io/v1
+kind: MutatingAdmissionPolicy
+metadata:
+  name: widgets
+spec:
+  matchConstraints:
+    resourceRules:
+    - apiGroups: [example.com]
+      apiVersions: [v1]
+      operations: [CREATE]
+      resources: [widgets]
+  reinvocationPolicy: Never
+  mutations:
+  - patchType: ApplyConfiguration
+    applyConfiguration:
+      expression: >
+        Object{spec: Object.spec{size: {"a": 1}}}
+  - patchType: JSONPatch
+    jsonPatch:
+      expression: >
+        [JSONPatch{op: "add", path: "/spec/size/b", value: [1, 2]}, JSONPatch{op: "add", path: "/spec/size/a", value: {"deep": true}}]
+  - patchType: ApplyConfiguration
+    applyConfiguration:
+      expression: >
+        Object{spec: Object.spec{size: {"c": 3, "a": 2}}}
+  - patchType: JSONPatch
+    jsonPatch:
+      expression: >
+        [JSONPatch{op: "add", path: "/spec/size/b/-", value: 3}, JSONPatch{op: "remove", path: "/spec/size/c"}]
+---
+apiVersion: admissionregistration.k8s.io/v1
+kind: MutatingAdmissionPolicyBinding
+metadata:
+  name: widgets
+spec:
+  policyName: widgets
+`;
+
+function parsePolicies(text: string): Policy[] {
+  const docs = loadYamlText('interleaved.yaml', text);
+  if (!docs.ok) throw new Error(docs.diagnostics.map((d) => d.message).join('\n'));
+  const parsed = parsePolicyDocs(docs.value);
+  if (parsed.diagnostics.length > 0) throw new Error(parsed.diagnostics.map((d) => d.message).join('\n'));
+  return parsed.policies;
+}
 
 /** A small deterministic generator (mulberry32), so that a failure names a seed that reproduces it. */
 function random(seed: number): () => number {
@@ -123,6 +260,40 @@ describe('fused ApplyConfiguration path', () => {
       n++;
     }
     expect(n).toBe(400);
+  });
+});
+
+describe('in-place JSONPatch path', () => {
+  it('gives the reference result for merges and patches in turn over random Pods', () => {
+    const pods = makePods(60);
+    for (const failurePolicy of ['Fail', 'Ignore']) {
+      const policies = parsePolicies(INTERLEAVED_POLICY(failurePolicy));
+      expect(policies[0]!.rules.length).toBe(8);
+      for (let seed = 1; seed <= 300; seed++) {
+        const next = random(seed * 31);
+        const pod = seed <= 60 ? pods[seed - 1]! : variant(pods[Math.floor(next() * pods.length)]!, next);
+        expectSameEvaluation(policies, { object: pod, operation: 'CREATE' }, `interleaved policy (${failurePolicy}), seed ${seed}`);
+      }
+    }
+  });
+});
+
+describe('in-place JSONPatch path for a kind without schema', () => {
+  const fused = createRuntime({ schemas: { unknownKinds: 'deduced' } });
+  const reference = deriveRuntime(fused, { merges: { ssa: REFERENCE_SSA_ENGINE }, typedDecoder: REFERENCE_TYPED_DECODER });
+
+  it('gives the reference result over random objects', () => {
+    const policies = parsePolicies(DEDUCED_POLICY);
+    const widget: JsonValue = { apiVersion: 'example.com/v1', kind: 'Widget', metadata: { name: 'w', labels: { a: 'b' } }, spec: { size: { z: 0, a: 'x' }, list: [{ name: 'n' }] } };
+    for (let seed = 1; seed <= 200; seed++) {
+      const object = seed === 1 ? widget : variant(widget, random(seed * 131));
+      const request: AdmissionRequest = { object, operation: 'CREATE' };
+      const before = JSON.stringify(object);
+      const a = apply(policies, request, { trace: false, patch: false, runtime: fused });
+      expect(JSON.stringify(object), `seed ${seed}: input mutated`).toBe(before);
+      const b = apply(policies, request, { trace: false, patch: false, runtime: reference });
+      expect(outcome(a), `deduced kind, seed ${seed}`).toStrictEqual(outcome(b));
+    }
   });
 });
 

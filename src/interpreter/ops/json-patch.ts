@@ -1,13 +1,16 @@
 import { hasOwn, isJsonObject, type JsonValue } from '../../ir/json.js';
 import { sameJson } from '../same-json.js';
-import { newEpoch } from '../walk.js';
+import { newEpoch, type Owned } from '../walk.js';
+import { applyEvanphxV4InPlace } from '../../jsonpatch/evanphx-v4-in-place.js';
+import { holdsAny } from './merge.js';
 import type { JsonPatchOp } from '../../ir/nodes.js';
 import { applyPatch, type PatchOutcome, type PatchStep } from '../../jsonpatch/apply.js';
 import { applyEvanphxV4Telling, type PatchEdit } from '../../jsonpatch/evanphx-v4.js';
+import type { Origin } from '../../diagnostics/span.js';
 import { evalFailure } from '../failure.js';
 import { RequestDenied } from '../run-policy.js';
-import { compileValue, type ValueFn } from '../values.js';
-import { evalMemo } from '../state.js';
+import { compileValue, compileValueNode, type ValueFn } from '../values.js';
+import { evalMemo, type EvalState } from '../state.js';
 import type { OpFn } from './types.js';
 
 /**
@@ -35,14 +38,21 @@ export function compileJsonPatch(op: JsonPatchOp): OpFn {
   // server's lenient decode of the webhook's result afterwards (Runtime.webhookDecoder).
   const inWebhook = op.origin.dialect === 'kyverno-mpol';
   const steps = op.steps.map((s) => ({ step: s, value: s.value ? compileValue(s.value) : undefined }));
-  const stepsFrom = op.stepsFrom ? compileValue(op.stepsFrom) : undefined;
+  // The ownership the evaluation of the steps may end is checked below (inPlaceOwner), as ops/merge.ts does.
+  const stepsFrom = op.stepsFrom ? compileValueNode(op.stepsFrom) : undefined;
+  const inPlace = op.profile === 'evanphx-v4' && !inWebhook;
   return (st, scope) => {
+    const epoch = st.owned;
     const written: PatchStep[] = steps.length === 0 ? NO_STEPS : steps.map(({ step, value }: { step: JsonPatchOp['steps'][number]; value: ValueFn | undefined }) => {
       return { op: step.op, path: step.path, from: step.from, value: value === undefined ? undefined : value(st, scope), hasValue: value !== undefined };
     });
     const computed = stepsFrom ? computedSteps(stepsFrom(st, scope), op) : undefined;
     const concrete = computed === undefined ? written : written.length === 0 ? computed : written.concat(computed);
     const before = (st.object ?? null) as JsonValue;
+    if (inPlace && st.runtime.typedDecoder?.inPlaceEdits === true && patchInPlace(st, epoch, before, concrete, op.origin)) return scope;
+    // The steps' values may hold the object's own subtrees, and the result shares them: nothing is owned.
+    st.owned = newEpoch();
+    st.merges = undefined;
     let differs = false;
     let edit: PatchEdit | undefined;
     let r: PatchOutcome;
@@ -75,4 +85,47 @@ export function compileJsonPatch(op: JsonPatchOp): OpFn {
     const message = op.profile !== 'evanphx-v4' ? r.message : inWebhook ? `JSON Patch: ${r.message}` : `JSONPath: ${r.message}`;
     throw evalFailure('TM3006', message, op.steps[r.step]?.origin ?? op.origin);
   };
+}
+
+/**
+ * A MAP JSONPatch by src/jsonpatch/evanphx-v4-in-place.ts, writing in place into the maps earlier merges and
+ * patches of the evaluation created (EvalState.merges) while the epoch holds (`epoch`: st.owned before the
+ * steps were evaluated, which may have ended it) and no step value holds one of them; other containers on
+ * the paths are copied, and the copies are owned from then on. False, with nothing changed, when the
+ * reference must run (a step it does not take or that fails: the reference words the failure).
+ */
+function patchInPlace(st: EvalState, epoch: Owned, before: JsonValue, steps: readonly PatchStep[], origin: Origin): boolean {
+  const owned = inPlaceOwner(st, epoch, steps);
+  const patched = applyEvanphxV4InPlace(before, steps, owned);
+  if (patched === undefined) return false;
+  const problem = st.runtime.typedDecoder!(patched.doc, { request: st.request, runtime: st.runtime, memo: evalMemo(st), patched: { from: before, changed: patched.changed, sets: patched.sets } });
+  // As the reference: the same document, so the same words; the denial ends the evaluation (the object
+  // changed in place is dropped with it, interpreter/index.ts).
+  if (problem !== undefined) throw new RequestDenied(evalFailure('TM3006', problem, origin));
+  // dispatcher.go re-defaults the typed object after each mutation (Runtime.defaulter).
+  const doc = st.runtime.defaulter ? st.runtime.defaulter(patched.doc) : patched.doc;
+  if (patched.changed.length === 0 && doc !== before && sameJson(doc, before)) {
+    // Copies only, to an equal document: it keeps its identity, as the reference's does (nothing owned then).
+    st.owned = newEpoch();
+    st.merges = undefined;
+    return true;
+  }
+  patched.commit();
+  // Same identity, new content: what was derived from the object by identity is stale (as ops/merge.ts).
+  if (patched.changed.length > 0) st.matchRequest = undefined;
+  st.object = doc;
+  st.owned = newEpoch();
+  st.merges = { epoch: st.owned, owned };
+  return true;
+}
+
+/** The maps the patch may write in place (see patchInPlace), or a new, empty set. */
+function inPlaceOwner(st: EvalState, epoch: Owned, steps: readonly PatchStep[]): Owned {
+  const merges = st.merges;
+  if (merges === undefined || merges.epoch !== epoch || st.owned !== epoch) return newEpoch();
+  for (let i = 0; i < steps.length; i++) {
+    const v = steps[i]!.value;
+    if (v !== undefined && holdsAny(v, merges.owned)) return newEpoch();
+  }
+  return merges.owned;
 }

@@ -4,8 +4,9 @@
  * ApplyConfiguration and strictly decoding it after every JSONPatch) is walked only where it changed.
  *
  * Sound only while the recorded containers are not mutated: callers keep one memo per evaluation of
- * copy-on-write documents (the interpreter never writes in place into a container it has handed to an
- * engine) and drop it afterwards.
+ * copy-on-write documents and drop it afterwards. The exceptions are the maps the evaluation owns: a merge
+ * writes into them only what keeps them valid (and records the result again), a JSONPatch has the strict
+ * decode forget every container it changed (`forget`).
  */
 import type { JsonValue } from '../../ir/json.js';
 import type { Schema, TypeRef } from './schema.js';
@@ -58,6 +59,17 @@ export class CheckedSubtrees {
   declaredDocument(tr: TypeRef): JsonValue | undefined {
     const last = this.lastDeclared;
     return last !== undefined && last.tr === tr ? last.value : undefined;
+  }
+
+  /**
+   * Drops what is known about `v`, a container changed in place (a JSONPatch writing into maps the
+   * evaluation owns, src/interpreter/ops/json-patch.ts): its facts, and the documents recorded last when `v`
+   * is one of them.
+   */
+  forget(v: object): void {
+    this.facts?.delete(v);
+    if (this.lastValid?.value === v) this.lastValid = undefined;
+    if (this.lastDeclared?.value === v) this.lastDeclared = undefined;
   }
 
   isValid(tr: TypeRef, v: object): boolean {

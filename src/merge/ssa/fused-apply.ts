@@ -157,7 +157,7 @@ class FusedMerge {
     if (lhsIds.length * rhsIds.length > SMALL_LIST_PRODUCT) return GIVE_UP;
     for (const id of rhsIds) if (lhsIds.includes(id)) return GIVE_UP;
     for (let i = 0; i < r.length; i++) if (!typesStrictlyGuarded(this.schema, item, r[i]!, guard)) return GIVE_UP;
-    return l.concat(r);
+    return appended(l, r);
   }
 
   /** The items' identities (indexItems), or undefined for an item that cannot be keyed or a repeated rhs key. */
@@ -170,6 +170,18 @@ class FusedMerge {
     }
     return ids;
   }
+}
+
+/**
+ * l.concat(r) by hand: either list may be a frozen constant (mutation.ts constantObjectJson), and V8's concat
+ * and slice take their slow generic paths for frozen elements (Node 20: concat of the benchmark's frozen
+ * proxy container about 170 ns against 40 ns, slice of a frozen list about 20 times slower).
+ */
+function appended(l: readonly JsonValue[], r: readonly JsonValue[]): JsonValue[] {
+  const out: JsonValue[] = [];
+  for (let i = 0; i < l.length; i++) out.push(l[i]!);
+  for (let i = 0; i < r.length; i++) out.push(r[i]!);
+  return out;
 }
 
 function sameIds(a: readonly ItemId[], b: readonly ItemId[]): boolean {

@@ -1,0 +1,234 @@
+/**
+ * applyEvanphxV4 (evanphx-v4.ts) for the patches MAP's JSONPatch mutations nearly always are: add, replace and
+ * remove steps that succeed. Containers the caller owns (the evaluation created them and nothing else
+ * references them, see MergeOwnership in src/interpreter/engines.ts) are changed in place; every other
+ * container on a step's path is copied once, and the copies are handed to the owner on commit.
+ *
+ * It answers only when every step succeeds as the reference's would: anything else (a `test`, `move` or
+ * `copy` step, the whole-document path, a missing or null container on the way, a bad array index, removing
+ * a member that is not there) gives up, restoring every container it changed, and the caller runs
+ * evanphx-v4.ts, which words the error (test/engines/ssa-fused.test.ts compares the two).
+ */
+import { copyObject, defineOwn, hasOwn, type JsonObject, type JsonValue } from '../ir/json.js';
+import { copyForNewKeys } from '../ir/json-copy.js';
+import type { PatchStep } from './apply.js';
+import { arrayAddIndex, arrayGetIndex, EvanphxError } from './evanphx-common.js';
+import { decodedPath } from './evanphx-v4.js';
+
+type Container = JsonObject | JsonValue[];
+
+/** The containers a patch may change in place, and where it hands over the ones it creates. */
+export interface OwnedContainers {
+  has(v: object): boolean;
+  add(v: object): void;
+}
+
+/**
+ * A place a step set (add or replace): `path`, the step's decoded path (its first piece is dropped, see
+ * evanphx-v4.ts), and `items`, which of its pieces index an array (`items[i]` for `path[i + 1]`), undefined
+ * when none does.
+ */
+export interface PatchSet {
+  readonly path: readonly string[];
+  readonly items: readonly boolean[] | undefined;
+  readonly value: JsonValue;
+}
+
+export interface InPlacePatch {
+  readonly doc: JsonValue;
+  /** Owned containers changed in place (the root first when it is one): facts kept about them are stale. */
+  readonly changed: readonly object[];
+  readonly sets: readonly PatchSet[];
+  /** Hands the containers the patch created to the owner. */
+  commit(): void;
+}
+
+/** Marks a log entry that holds a shallow copy to restore (see InPlaceRun.log). */
+const SAVED: unique symbol = Symbol('saved copy');
+
+/** The patch applied with in-place writes into `owned`, or undefined (nothing changed) when the reference must run. */
+export function applyEvanphxV4InPlace(doc: JsonValue, steps: readonly PatchStep[], owned: OwnedContainers): InPlacePatch | undefined {
+  // A step fails before it writes anything: only a later step's failure has earlier ones to undo.
+  const run = new InPlaceRun(doc, owned, steps.length > 1);
+  for (let i = 0; i < steps.length; i++) {
+    let ok: boolean;
+    try {
+      ok = run.step(steps[i]!);
+    } catch (e) {
+      // An index the reference rejects (its words come from there).
+      if (!(e instanceof EvanphxError)) throw e;
+      ok = false;
+    }
+    if (!ok) {
+      run.undo();
+      return undefined;
+    }
+  }
+  return run;
+}
+
+class InPlaceRun implements InPlacePatch {
+  readonly changed: object[] = [];
+  readonly sets: PatchSet[] = [];
+  /** Containers this patch copied: written freely, handed to the owner on commit. */
+  private readonly created: Container[] = [];
+  /**
+   * How to restore the owned containers changed in place, in order: (map, key, had, old value) for a member
+   * set, or (container, shallow copy, SAVED, undefined) before a removal or an array change. Undefined when
+   * the patch has one step (nothing to undo).
+   */
+  private readonly log: unknown[] | undefined;
+  /** The containers on the current step's path, root first (`depth` of them). */
+  private readonly chain: Container[] = [];
+  private depth = 0;
+
+  constructor(
+    public doc: JsonValue,
+    private readonly owned: OwnedContainers,
+    undoable: boolean,
+  ) {
+    this.log = undoable ? [] : undefined;
+  }
+
+  commit(): void {
+    for (let i = 0; i < this.created.length; i++) this.owned.add(this.created[i]!);
+  }
+
+  /** Restores every owned container the patch changed (the document is then the one given, unchanged). */
+  undo(): void {
+    const log = this.log;
+    if (log === undefined) return;
+    for (let i = log.length - 4; i >= 0; i -= 4) {
+      const c = log[i] as Container;
+      if (log[i + 2] === SAVED) {
+        restore(c, log[i + 1] as Container);
+        continue;
+      }
+      const m = c as JsonObject;
+      const key = log[i + 1] as string;
+      if (log[i + 2] === true) defineOwn(m, key, log[i + 3] as JsonValue);
+      else delete m[key];
+    }
+    log.splice(0);
+  }
+
+  /** One step; false when the reference must run. */
+  step(s: PatchStep): boolean {
+    const op = s.op;
+    if ((op !== 'add' && op !== 'replace' && op !== 'remove') || s.path === '') return false;
+    const split = decodedPath(s.path);
+    if (split.length < 2 || !this.locate(split)) return false;
+    const c = this.chain[this.depth - 1]!;
+    const key = split[split.length - 1]!;
+    // Checked before anything is written: the step either fails whole or succeeds.
+    let index = -1;
+    if (Array.isArray(c)) index = op === 'add' ? (key === '-' ? c.length : arrayAddIndex(c, key)) : arrayGetIndex(c, key);
+    else if (op === 'remove' && !hasOwn(c, key)) return false;
+    const value = s.hasValue === false ? null : (s.value ?? null);
+    const target = this.writable(split, op === 'add' && !Array.isArray(c) && !hasOwn(c, key));
+    if (Array.isArray(target)) {
+      this.save(target);
+      if (op === 'add') target.splice(index, 0, value);
+      else if (op === 'replace') target[index] = value;
+      else target.splice(index, 1);
+    } else if (op === 'remove') {
+      this.save(target);
+      delete target[key];
+    } else {
+      this.setMember(target, key, value);
+    }
+    if (op !== 'remove') this.sets.push({ path: split, items: this.items(split), value });
+    return true;
+  }
+
+  /** findObject: the containers along all but the last segment into `chain`; false when one is missing. */
+  private locate(split: readonly string[]): boolean {
+    const chain = this.chain;
+    let cur = this.doc;
+    if (cur === null || typeof cur !== 'object') return false;
+    chain[0] = cur;
+    for (let i = 1; i < split.length - 1; i++) {
+      const k = split[i]!;
+      const next: JsonValue | undefined = Array.isArray(cur) ? cur[arrayGetIndex(cur, k)] : hasOwn(cur, k) ? cur[k] : undefined;
+      if (next === undefined || next === null || typeof next !== 'object') return false;
+      chain[i] = next;
+      cur = next;
+    }
+    this.depth = split.length - 1;
+    return true;
+  }
+
+  /**
+   * Makes every container of `chain` writable, root first: an owned one reached through owned ones only is
+   * written in place, any other is copied into its (writable) parent. Returns the last; `addsKey`: the step
+   * adds a member to it, so that a copy of it is made for new keys (src/ir/json-copy.ts).
+   */
+  private writable(split: readonly string[], addsKey: boolean): Container {
+    const chain = this.chain;
+    const depth = this.depth;
+    let throughOwned = true;
+    let parent: Container | undefined;
+    for (let i = 0; i < depth; i++) {
+      const c = chain[i]!;
+      let w: Container;
+      if (this.created.includes(c)) {
+        w = c;
+        throughOwned = false;
+      } else if (throughOwned && this.owned.has(c)) {
+        w = c;
+        if (!this.changed.includes(c)) this.changed.push(c);
+      } else {
+        throughOwned = false;
+        w = Array.isArray(c) ? c.slice() : addsKey && i === depth - 1 ? copyForNewKeys(c) : copyObject(c);
+        this.created.push(w);
+        if (parent === undefined) this.doc = w;
+        else if (Array.isArray(parent)) {
+          this.save(parent);
+          parent[arrayGetIndex(parent, split[i]!)] = w;
+        } else this.setMember(parent, split[i]!, w);
+      }
+      chain[i] = w;
+      parent = w;
+    }
+    return chain[depth - 1]!;
+  }
+
+  /** Logs a shallow copy of `c` before a change other than a member set, unless the patch created it. */
+  private save(c: Container): void {
+    if (this.log === undefined || this.created.includes(c)) return;
+    this.log.push(c, Array.isArray(c) ? c.slice() : copyObject(c), SAVED, undefined);
+  }
+
+  /** Sets a member, logging its old state when the map is owned (not created by this patch). */
+  private setMember(m: JsonObject, key: string, value: JsonValue): void {
+    if (this.log !== undefined && !this.created.includes(m)) {
+      const had = hasOwn(m, key);
+      this.log.push(m, key, had, had ? m[key] : undefined);
+    }
+    defineOwn(m, key, value);
+  }
+
+  /** PatchSet.items for the step at `split`, whose containers are in `chain`. */
+  private items(split: readonly string[]): boolean[] | undefined {
+    const chain = this.chain;
+    let items: boolean[] | undefined;
+    for (let i = 0; i < this.depth; i++) {
+      if (!Array.isArray(chain[i])) continue;
+      items ??= new Array<boolean>(split.length - 1).fill(false);
+      items[i] = true;
+    }
+    return items;
+  }
+}
+
+/** Puts back the members or items `c` had when `saved` was copied from it, in their order. */
+function restore(c: Container, saved: Container): void {
+  if (Array.isArray(c)) {
+    c.length = 0;
+    for (let i = 0; i < (saved as JsonValue[]).length; i++) c.push((saved as JsonValue[])[i]!);
+    return;
+  }
+  for (const k of Object.keys(c)) delete c[k];
+  const s = saved as JsonObject;
+  for (const k of Object.keys(s)) defineOwn(c, k, s[k]!);
+}

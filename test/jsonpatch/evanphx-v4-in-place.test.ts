@@ -1,0 +1,116 @@
+/**
+ * Differential test of the in-place JSONPatch (src/jsonpatch/evanphx-v4-in-place.ts) against evanphx-v4.ts:
+ * random patches over random Pods, with a random part of each document owned. Whenever it answers, the
+ * result is the reference's (member order too); it gives up only on a step the reference fails or one it
+ * does not take, leaving the document exactly as it was; it never writes into a container it does not own
+ * (those are frozen) nor below one.
+ */
+import { describe, expect, it } from 'vitest';
+import { makePods } from '../../bench/pods.js';
+import type { JsonValue } from '../../src/ir/json.js';
+import type { PatchStep } from '../../src/jsonpatch/apply.js';
+import { applyEvanphxV4 } from '../../src/jsonpatch/evanphx-v4.js';
+import { applyEvanphxV4InPlace } from '../../src/jsonpatch/evanphx-v4-in-place.js';
+
+/** mulberry32, so that a failure names a seed that reproduces it. */
+function random(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+const clone = <T>(v: T): T => JSON.parse(JSON.stringify(v)) as T;
+const pick = <T>(next: () => number, xs: readonly T[]): T => xs[Math.floor(next() * xs.length)]!;
+const escape = (s: string): string => s.replace(/~/g, '~0').replace(/\//g, '~1');
+
+/** Every path of `v` (containers and scalars), as pointer pieces. */
+function places(v: JsonValue, path: string[] = [], out: string[][] = []): string[][] {
+  out.push(path);
+  if (v === null || typeof v !== 'object') return out;
+  if (Array.isArray(v)) v.forEach((x, i) => places(x, [...path, String(i)], out));
+  else for (const k of Object.keys(v)) places(v[k]!, [...path, k], out);
+  return out;
+}
+
+const VALUES: JsonValue[] = [null, 'x', 3, true, [], {}, ['a', 'b'], { k: 'v' }, { name: 'side', image: 'i' }];
+const OPS = ['add', 'add', 'add', 'replace', 'replace', 'remove', 'test', 'move', 'copy'];
+
+/** A step at an existing place, beside one, below a missing one, or at an odd array index. */
+function randomStep(doc: JsonValue, next: () => number): PatchStep {
+  const op = pick(next, OPS);
+  const at = pick(next, places(doc));
+  const r = next();
+  let path: string;
+  if (r < 0.5) path = at.map((p) => '/' + escape(p)).join('');
+  else if (r < 0.7) path = [...at, pick(next, ['new', 'a/b', '-', '0', '-1', '9', '01'])].map((p) => '/' + escape(p)).join('');
+  else if (r < 0.8) path = [...at, 'missing', 'deeper'].map((p) => '/' + escape(p)).join('');
+  else if (r < 0.9) path = pick(next, ['', '/', 'metadata/name', '/spec/containers/-', '/spec/containers/-1/name', '/spec/containers/5']);
+  else path = at.map((p) => '/' + escape(p)).join('') + '/-';
+  const hasValue = op !== 'remove' || next() < 0.2;
+  const from = pick(next, places(doc)).map((p) => '/' + escape(p)).join('');
+  return { op, path, from, value: hasValue ? clone(pick(next, VALUES)) : undefined, hasValue };
+}
+
+/** A set of containers closed upwards (each one's parent is in it), chosen at random. */
+function ownedPart(doc: JsonValue, next: () => number): Set<object> {
+  const owned = new Set<object>();
+  const visit = (v: JsonValue): void => {
+    if (v === null || typeof v !== 'object' || next() < 0.25) return;
+    owned.add(v);
+    if (Array.isArray(v)) v.forEach(visit);
+    else Object.values(v).forEach(visit);
+  };
+  visit(doc);
+  return owned;
+}
+
+function freezeUnowned(v: JsonValue, owned: Set<object>): void {
+  if (v === null || typeof v !== 'object') return;
+  if (!owned.has(v)) Object.freeze(v);
+  if (Array.isArray(v)) v.forEach((x) => freezeUnowned(x, owned));
+  else Object.values(v).forEach((x) => freezeUnowned(x, owned));
+}
+
+describe('in-place evanphx v4 patch', () => {
+  it('gives the reference result, or gives up leaving the document as it was', () => {
+    const pods = makePods(40);
+    let answered = 0;
+    let inPlace = 0;
+    for (let seed = 1; seed <= 3000; seed++) {
+      const next = random(seed);
+      const doc = clone(pods[seed % pods.length]!) as JsonValue;
+      const steps: PatchStep[] = [];
+      const count = 1 + Math.floor(next() * 3);
+      for (let i = 0; i < count; i++) steps.push(randomStep(doc, next));
+      const label = `seed ${seed}: ${JSON.stringify(steps)}`;
+      const expected = applyEvanphxV4(clone(doc), steps);
+      const owned = ownedPart(doc, next);
+      freezeUnowned(doc, owned);
+      const before = JSON.stringify(doc);
+      const added: object[] = [];
+      const r = applyEvanphxV4InPlace(doc, steps, { has: (v) => owned.has(v), add: (v) => added.push(v) });
+      if (r === undefined) {
+        expect(JSON.stringify(doc), `${label}: restored`).toBe(before);
+        const taken = steps.every((s) => (s.op === 'add' || s.op === 'replace' || s.op === 'remove') && s.path !== '');
+        expect(taken && expected.ok, `${label}: gave up on a patch it takes`).toBe(false);
+        continue;
+      }
+      answered++;
+      expect(expected.ok, `${label}: answered a failing patch`).toBe(true);
+      if (!expected.ok) continue;
+      expect(JSON.stringify(r.doc), label).toBe(JSON.stringify(expected.doc));
+      for (const c of r.changed) expect(owned.has(c), `${label}: changed an unowned container`).toBe(true);
+      if (r.changed.length > 0) inPlace++;
+      if (r.doc === doc) expect(r.changed[0], `${label}: the root changed in place comes first`).toBe(doc);
+      r.commit();
+      expect(added.every((c) => !owned.has(c)), `${label}: hands over only new containers`).toBe(true);
+    }
+    expect(answered).toBeGreaterThan(600);
+    expect(inPlace).toBeGreaterThan(300);
+  });
+});
