@@ -9,7 +9,7 @@ import type { Segment } from '../ir/path.js';
 import { planAt, type Group, type Item, type Plan, type Step } from '../interpreter/ops/fused-sets.js';
 import { setLeaf } from '../interpreter/ops/set.js';
 import type { OpFn } from '../interpreter/ops/types.js';
-import { generatePathWalker } from './path-walker.js';
+import { createdElement, generatePathWalker, keyedElementTest } from './path-walker.js';
 import { Constants, instantiate, literal } from './source.js';
 
 /** Raised while emitting when some part cannot be generated: the run then keeps its closures. */
@@ -107,21 +107,19 @@ class Emitter {
     // The steps run on a matching element or on a created one: one function, emitted once.
     const fn = this.fresh('s');
     this.functions.push(`function ${fn}(c, opts) {\nlet c$ = false;\n${this.steps(g.steps, 'c')}\nreturn c; }`);
-    const key = literal(g.key);
-    const value = literal(g.value);
     const out = this.fresh('out');
     return `{ if (${node} !== undefined && !Array.isArray(${node})) { opts.origin = ${this.k.ref(g.origin)}; h.mismatch('List', ${node}, opts); }
   let ${out}; let matched = false;
   if (${node}) for (let idx = 0; idx < ${node}.length; idx++) {
     const el = ${node}[idx];
-    if (!h.isJsonObject(el) || !h.hasOwn(el, ${key}) || el[${key}] !== ${value}) continue;
+    if (!(${keyedElementTest('el', g.key, g.value)})) continue;
     matched = true;
     const r = ${fn}(el, opts);
     if (r === el || r === undefined) continue;
     (${out} ??= h.writableList(${node}, opts))[idx] = r;
   }
   if (!matched) {
-    const created = h.own(opts, {}); h.defineOwn(created, ${key}, ${value});
+    ${createdElement(g.key, g.value)}
     const r = ${fn}(created, opts);
     if (r !== undefined && (r !== created || Object.keys(created).length > 1)) (${out} ??= h.writableList(${node}, opts)).push(r);
   }

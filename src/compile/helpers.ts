@@ -5,7 +5,7 @@
  */
 import { copyObject, defineOwn, hasOwn, isJsonObject, jsonEqual, type JsonObject, type JsonValue } from '../ir/json.js';
 import { evalFailure, jsonTypeName } from '../interpreter/failure.js';
-import { REMOVE, TOUCHED, UNCHANGED, own, type WalkOptions } from '../interpreter/walk.js';
+import { REMOVE, TOUCHED, UNCHANGED, own, withoutOwnKey, type WalkOptions } from '../interpreter/walk.js';
 
 export interface Helpers {
   UNCHANGED: typeof UNCHANGED;
@@ -18,7 +18,7 @@ export interface Helpers {
   own: typeof own;
   /** The map to write `name` into: a fresh one, the owned one itself, or an owned copy (walkField). */
   writableMap(map: JsonObject | undefined, opts: WalkOptions): JsonObject;
-  /** The map without `name`: changed in place when owned, else an owned copy (walkField's REMOVE). */
+  /** The map without `name` (walk.ts withoutOwnKey, walkField's REMOVE). */
   withoutKey(map: JsonObject, name: string, opts: WalkOptions): JsonObject;
   /** The list to write into: a fresh one, the owned one itself, or an owned copy (ListWrite.writable). */
   writableList(list: JsonValue[] | undefined, opts: WalkOptions): JsonValue[];
@@ -45,16 +45,7 @@ export const HELPERS: Helpers = Object.freeze({
     }
     return own(opts, copyObject(map));
   },
-  withoutKey(map: JsonObject, name: string, opts: WalkOptions): JsonObject {
-    if (opts.owned.has(map)) {
-      opts.inPlace++;
-      delete map[name];
-      return map;
-    }
-    const copy: JsonObject = {};
-    for (const k of Object.keys(map)) if (k !== name) defineOwn(copy, k, map[k]!);
-    return own(opts, copy);
-  },
+  withoutKey: withoutOwnKey,
   writableList(list: JsonValue[] | undefined, opts: WalkOptions): JsonValue[] {
     if (!list) return own(opts, []);
     if (opts.owned.has(list)) {

@@ -5,6 +5,7 @@
 import type { JsonValue } from '../ir/json.js';
 import type { Segment } from '../ir/path.js';
 import { INHERITED } from '../interpreter/walk.js';
+import { keyedElementTest } from './path-walker.js';
 import { Constants, instantiate, literal } from './source.js';
 
 export type PathReader = (doc: JsonValue | undefined) => JsonValue | undefined;
@@ -34,7 +35,7 @@ function readerFn(i: number, seg: Segment | undefined): string {
     case 'each': {
       const skip =
         seg.kind === 'keyed'
-          ? `if (!(h.isJsonObject(el) && h.hasOwn(el, ${literal(seg.key)}) && el[${literal(seg.key)}] === ${literal(seg.value)})) continue;`
+          ? `if (!(${keyedElementTest('el', seg.key, seg.value)})) continue;`
           : seg.kind === 'keyedGlob'
             ? 'if (!h.isJsonObject(el)) continue;'
             : '';

@@ -5,12 +5,32 @@
  * statement for statement (Gatekeeper's core walk, pkg/mutation/mutators/core/mutation_function.go); the
  * differential test (test/compile/) runs both over the golden set and the corpora.
  */
+import type { JsonScalar } from '../ir/json.js';
 import type { Segment } from '../ir/path.js';
 import { INHERITED } from '../interpreter/walk.js';
 import type { PathWalker } from '../interpreter/write.js';
 import { Constants, instantiate, literal } from './source.js';
 
 export type { PathWalker };
+
+/**
+ * The test that the list element held by `el` is a map whose own `key` holds `value` (a JSON scalar). Where
+ * no Object.prototype property has the key's name (walk.ts INHERITED), a plain read is an own read, a JSON
+ * value never being undefined, and costs far less than a hasOwnProperty call per element (issue 17).
+ */
+export function keyedElementTest(el: string, key: string, value: JsonScalar): string {
+  const read = `${el}[${literal(key)}] === ${literal(value)}`;
+  return INHERITED.has(key) ? `h.isJsonObject(${el}) && h.hasOwn(${el}, ${literal(key)}) && ${read}` : `h.isJsonObject(${el}) && ${read}`;
+}
+
+/**
+ * A statement declaring `created`, the owned element `{key: value}` of a keyed segment: an object literal,
+ * which V8 builds from one shape, except for the key `__proto__`, which a literal would take for the prototype.
+ */
+export function createdElement(key: string, value: JsonScalar): string {
+  if (key === '__proto__') return `const created = h.own(opts, {}); h.defineOwn(created, ${literal(key)}, ${literal(value)});`;
+  return `const created = h.own(opts, { ${literal(key)}: ${literal(value)} });`;
+}
 
 /** The statements that hand one element to the rest of the path (ListWrite.step). */
 function step(i: number, last: boolean, seg: string, idx: string, el: string, exists: string): string {
@@ -55,21 +75,19 @@ function listFn(i: number, seg: Exclude<Segment, { kind: 'field' }>, last: boole
   let body: string;
   switch (seg.kind) {
     case 'keyed': {
-      const key = literal(seg.key);
-      const value = literal(seg.value);
       const onMatch = `matched = true; ${seg.test === 'notExist' ? 'return h.UNCHANGED;' : ''} ${step(i, last, segRef, 'idx', 'el', 'true')} ${last ? 'break;' : ''}`;
       const create = !seg.create || seg.test === 'exist'
         ? 'return h.UNCHANGED;'
         : last
           ? `if (!opts.create) return h.UNCHANGED; ${step(i, last, segRef, '-1', 'undefined', 'false')}`
           : `if (!opts.create) return h.UNCHANGED;
-      const created = h.own(opts, {}); h.defineOwn(created, ${key}, ${value});
+      ${createdElement(seg.key, seg.value)}
       const r = f${i + 1}(created, leaf, opts);
       if (r !== h.UNCHANGED) (out ??= h.writableList(list, opts)).push(r);`;
       body = `let matched = false;
   if (list) for (let idx = 0; idx < list.length; idx++) {
     const el = list[idx];
-    if (h.isJsonObject(el) && h.hasOwn(el, ${key}) && el[${key}] === ${value}) { ${onMatch} }
+    if (${keyedElementTest('el', seg.key, seg.value)}) { ${onMatch} }
   }
   if (!matched) { ${create} }`;
       break;

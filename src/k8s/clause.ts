@@ -2,7 +2,7 @@ import type { Diagnostic } from '../diagnostics/diagnostic.js';
 import type { Span } from '../diagnostics/span.js';
 import { hasOwn } from '../ir/json.js';
 import type { GlobStyle, GvkPattern, MatchClause, ResourcePattern, UserMatch } from '../ir/match.js';
-import type { RequestFacts } from './facts.js';
+import type { MatchKind, RequestFacts } from './facts.js';
 import { compileAnyGlob, compileGenerateNamePattern, compileGlob, type GlobMatcher } from './glob.js';
 import { annotationsOf, compileLabelSelector, labelsOf, labelValue, type CompiledSelector, type Labels } from './labels.js';
 import { compileOperations, type NoOperationRule, type OperationTest } from './operations.js';
@@ -32,6 +32,8 @@ export interface ClauseContext {
 export interface CompiledClause {
   label: string;
   criteria: Criterion[];
+  /** Set when the clause tests nothing but the kind: its verdict from the kind facts alone (facts.ts requestMatchKind). */
+  onKindOnly: ((f: MatchKind) => Verdict) | undefined;
 }
 
 export function runClause(c: CompiledClause, f: RequestFacts): Verdict {
@@ -55,7 +57,7 @@ function patternText(p: GvkPattern): string {
 
 // ---- kinds
 
-function compileGvkPattern(p: GvkPattern, profile: MatchProfile): (f: RequestFacts) => boolean {
+function compileGvkPattern(p: GvkPattern, profile: MatchProfile): (f: MatchKind) => boolean {
   const field = (pattern: string | undefined): GlobMatcher | undefined => {
     if (pattern === undefined || pattern === '*') return undefined;
     return profile === 'kyverno' ? compileGlob(pattern, 'wildcard') : (s) => s === pattern;
@@ -81,7 +83,7 @@ function compileGvkPattern(p: GvkPattern, profile: MatchProfile): (f: RequestFac
   };
 }
 
-function kindsCriterion(kinds: readonly GvkPattern[], ctx: ClauseContext): Criterion {
+function kindsCriterion(kinds: readonly GvkPattern[], ctx: ClauseContext): (f: MatchKind) => Verdict {
   const tests = kinds.map((k) => compileGvkPattern(k, ctx.profile));
   const text = list(kinds.map(patternText));
   return (f) => (tests.some((t) => t(f)) ? null : `kind ${gvkText(f.matchGvk, f.subResource)} not in ${text}`);
@@ -342,7 +344,8 @@ export function compileClause(clause: MatchClause, ctx: ClauseContext): Compiled
   };
   // Cheap and selective first; the selectors and namespace lookups last.
   if (clause.operations?.length) push(operationsCriterion(clause.operations, ctx));
-  if (clause.kinds?.length) push(kindsCriterion(clause.kinds, ctx));
+  const kinds = clause.kinds?.length ? kindsCriterion(clause.kinds, ctx) : undefined;
+  push(kinds);
   if (clause.resources?.length) push(resourcesCriterion(clause.resources, ctx));
   if (clause.scope !== undefined) push(scopeCriterion(clause.scope));
   if (clause.names?.length) push(namesCriterion(clause.names, ctx));
@@ -352,5 +355,8 @@ export function compileClause(clause: MatchClause, ctx: ClauseContext): Compiled
   if (clause.labelSelector !== undefined) push(labelSelectorCriterion(clause.labelSelector, ctx));
   if (clause.namespaceSelector !== undefined) push(namespaceSelectorCriterion(clause.namespaceSelector, ctx));
   if (clause.userInfo) push(userInfoCriterion(clause.userInfo, ctx));
-  return { label: ctx.field, criteria };
+  const onKindOnly = criteria.length === 0 ? holds : criteria.length === 1 && criteria[0] === kinds ? kinds : undefined;
+  return { label: ctx.field, criteria, onKindOnly };
 }
+
+const holds = (): Verdict => null;

@@ -37,6 +37,12 @@ export interface RequestFacts {
   readonly reads: ObjectReads;
 }
 
+/** What kind patterns read of a request (RequestFacts.matchGvk and subResource): see requestMatchKind. */
+export interface MatchKind {
+  readonly matchGvk: GroupVersionKind;
+  readonly subResource: string;
+}
+
 /** The fields of the matched object the facts follow from, as read (own properties). */
 interface ObjectReads {
   /** An own key of the new object, proof that it is still not empty (undefined when it was empty or absent). */
@@ -68,6 +74,18 @@ export function requestFacts(req: AdmissionRequest): RequestFacts {
 }
 
 /**
+ * The kind facts of a request alone, as `requestFacts(req)` has them: for a match that tests nothing but kinds,
+ * which then reads no more of the object than its apiVersion and kind and builds no facts (issue 17: deriving
+ * every fact cost as much as a dozen writes). Nothing is memoised per request, so in-place changes need no care.
+ */
+export function requestMatchKind(req: AdmissionRequest): MatchKind {
+  if (req === lastRequest && lastFacts !== undefined) return lastFacts;
+  const given = req.object;
+  const newObject = isJsonObject(given) && someOwnKey(given) !== undefined ? given : null;
+  return kindFactsOf(req, newObject ?? oldObjectOf(req));
+}
+
+/**
  * Says that `req.object` was changed in place (a fix-point pass writes into the containers it created) and
  * `req` is to be matched again: its memoised facts are kept when every object field they follow from reads
  * as it did (a handful of reads where a derivation builds them again), else dropped.
@@ -77,7 +95,9 @@ export function objectChangedInPlace(req: AdmissionRequest): void {
 }
 
 function someOwnKey(v: JsonObject): string | undefined {
-  // One own key is enough: no Object.keys array per object version.
+  // A Kubernetes object names its apiVersion: one plain read (an own read for this name, see objectReads) proves
+  // it non-empty without enumerating its keys. One own key is enough: no Object.keys array per object version.
+  if (v.apiVersion !== undefined) return 'apiVersion';
   for (const k in v) if (hasOwn(v, k)) return k;
   return undefined;
 }
@@ -86,10 +106,13 @@ function nonEmptyObject(v: JsonValue | null | undefined): JsonObject | null {
   return isJsonObject(v) && someOwnKey(v) !== undefined ? v : null;
 }
 
+function oldObjectOf(req: AdmissionRequest): JsonObject | null {
+  return req.oldObject === undefined || req.oldObject === null ? null : nonEmptyObject(req.oldObject);
+}
+
 /** The facts that follow from the request's kind alone. */
-interface KindFacts {
+interface KindFacts extends MatchKind {
   gvk: GroupVersionKind;
-  matchGvk: GroupVersionKind;
   resource: GroupVersionResource;
   knownScope: boolean | undefined;
 }
@@ -106,7 +129,7 @@ function kindFacts(req: AdmissionRequest, object: JsonObject | null): KindFacts 
   };
   const matchGvk = subResource !== '' ? (kindOfResource(resource) ?? gvk) : gvk;
   const knownScope = matchGvk === gvk ? info?.namespaced : isNamespacedKind(matchGvk);
-  return { gvk, matchGvk, resource, knownScope };
+  return { gvk, matchGvk, subResource, resource, knownScope };
 }
 
 // A one-slot memo of the kind facts of requests that carry no kind of their own (the interpreter's requests,
@@ -117,9 +140,9 @@ let lastKindFacts: KindFacts | undefined;
 
 function kindFactsOf(req: AdmissionRequest, object: JsonObject | null): KindFacts {
   if (req.kind !== undefined || req.resource !== undefined || req.subResource !== undefined || object === null) return kindFacts(req, object);
-  // Own properties only, as gvkOf reads them (see ownField); a non-string misses the memo (gvkOf reads it as '').
-  const av = ownField(object, 'apiVersion');
-  const k = ownField(object, 'kind');
+  // Own properties only, as gvkOf reads them (see objectReads); a non-string misses the memo (gvkOf reads it as '').
+  const av = object.apiVersion;
+  const k = object.kind;
   if (typeof av !== 'string' || typeof k !== 'string') return kindFacts(req, object);
   if (lastKindFacts !== undefined && av === lastApiVersion && k === lastKind) return lastKindFacts;
   const f = kindFacts(req, object);
@@ -129,30 +152,30 @@ function kindFactsOf(req: AdmissionRequest, object: JsonObject | null): KindFact
   return f;
 }
 
-/** The fields matching reads of an object: none is a property of Object.prototype (walk.ts INHERITED). */
-type ReadField = 'apiVersion' | 'kind' | 'metadata' | 'name' | 'generateName' | 'namespace';
-
-/**
- * An own field of a JSON map. A plain read is an own read for these names (none is inherited, and a JSON
- * value is never undefined), and costs far less than a hasOwnProperty call: matching runs per object.
- */
-function ownField(obj: JsonObject | null, field: ReadField): unknown {
-  return obj !== null ? obj[field] : undefined;
-}
+// The fields matching reads of an object (apiVersion, kind, metadata, name, generateName, namespace) are read
+// with plain property reads: none is a property of Object.prototype (walk.ts INHERITED) and a JSON value is
+// never undefined, so a plain read is an own read, and costs far less than a hasOwnProperty call. Each is read
+// under its literal name: a read through a name held in a variable is a keyed load that turns megamorphic
+// over the fields, and this runs once per request (issue 17).
 
 /** `newSomeKey` is the own key that proved the new object non-empty (undefined when it is empty or absent). */
 function objectReads(newSomeKey: string | undefined, object: JsonObject | null): ObjectReads {
+  if (object === null) return { someKey: newSomeKey, apiVersion: undefined, kind: undefined, name: '', generateName: '', namespace: '' };
   // The metadata map is looked up once for the three strings read from it.
-  const raw = ownField(object, 'metadata');
-  const meta = isJsonObject(raw) ? raw : undefined;
+  const meta = object.metadata;
+  if (!isJsonObject(meta)) return { someKey: newSomeKey, apiVersion: object.apiVersion, kind: object.kind, name: '', generateName: '', namespace: '' };
   return {
     someKey: newSomeKey,
-    apiVersion: ownField(object, 'apiVersion'),
-    kind: ownField(object, 'kind'),
-    name: meta === undefined ? '' : metaString(meta, 'name'),
-    generateName: meta === undefined ? '' : metaString(meta, 'generateName'),
-    namespace: meta === undefined ? '' : metaString(meta, 'namespace'),
+    apiVersion: object.apiVersion,
+    kind: object.kind,
+    name: stringOrEmpty(meta.name),
+    generateName: stringOrEmpty(meta.generateName),
+    namespace: stringOrEmpty(meta.namespace),
   };
+}
+
+function stringOrEmpty(v: JsonValue | undefined): string {
+  return typeof v === 'string' ? v : '';
 }
 
 /**
@@ -166,26 +189,21 @@ function factsStillHold(f: RequestFacts): boolean {
   const fresh = f.newObject;
   if (fresh === null ? nonEmptyObject(f.request.object) !== null : !hasOwn(fresh, r.someKey!) && someOwnKey(fresh) === undefined) return false;
   const object = f.object;
-  if (ownField(object, 'apiVersion') !== r.apiVersion || ownField(object, 'kind') !== r.kind) return false;
-  const meta = ownField(object, 'metadata');
+  if (object === null) return r.apiVersion === undefined && r.kind === undefined && r.name === '' && r.generateName === '' && r.namespace === '';
+  if (object.apiVersion !== r.apiVersion || object.kind !== r.kind) return false;
+  const meta = object.metadata;
   if (!isJsonObject(meta)) return r.name === '' && r.generateName === '' && r.namespace === '';
-  return metaString(meta, 'name') === r.name && metaString(meta, 'generateName') === r.generateName && metaString(meta, 'namespace') === r.namespace;
-}
-
-function metaString(meta: JsonObject, field: ReadField): string {
-  const v = meta[field];
-  return typeof v === 'string' ? v : '';
+  return stringOrEmpty(meta.name) === r.name && stringOrEmpty(meta.generateName) === r.generateName && stringOrEmpty(meta.namespace) === r.namespace;
 }
 
 function deriveFacts(req: AdmissionRequest): RequestFacts {
   const newSomeKey = isJsonObject(req.object) ? someOwnKey(req.object) : undefined;
   const newObject = newSomeKey !== undefined ? (req.object as JsonObject) : null;
-  const oldObject = req.oldObject === undefined || req.oldObject === null ? null : nonEmptyObject(req.oldObject);
+  const oldObject = oldObjectOf(req);
   // kyverno engine: "if the new object is empty (DELETE) the old object is matched instead".
   const object = newObject ?? oldObject;
-  const { gvk, matchGvk, resource, knownScope } = kindFactsOf(req, object);
+  const { gvk, matchGvk, subResource, resource, knownScope } = kindFactsOf(req, object);
   const reads = objectReads(newSomeKey, object);
-  const subResource = req.subResource ?? '';
   const namespace = req.namespace ?? reads.namespace;
   const isNamespace = matchGvk.group === '' && matchGvk.kind === 'Namespace';
   const namespaced = req.namespaced ?? knownScope ?? (namespace !== '' && !isNamespace);

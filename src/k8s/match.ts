@@ -1,8 +1,8 @@
 import { diagnostic, type Diagnostic } from '../diagnostics/diagnostic.js';
 import { spanOfOrigin } from '../diagnostics/span.js';
 import type { MatchSpec } from '../ir/match.js';
-import { compileClause, runClause, type ClauseContext, type Undecided } from './clause.js';
-import { type RequestFacts, requestFacts } from './facts.js';
+import { compileClause, runClause, type ClauseContext, type CompiledClause, type Undecided, type Verdict } from './clause.js';
+import { type MatchKind, type RequestFacts, requestFacts, requestMatchKind } from './facts.js';
 import { kindIndexKeys } from './kind-index.js';
 import { defaultProfile, type CompileMatchOptions, type MatchProfile } from './profile.js';
 import type { AdmissionRequest } from './request.js';
@@ -66,14 +66,15 @@ export function compileMatch(spec: MatchSpec, options: CompileMatchOptions = {})
   const byAny = any?.map((c) => matched(allSuffix ? `matched ${c.label} and all[*]` : `matched ${c.label}`));
   const noAny = matched(allSuffix ? 'matched all[*]' : 'matched (no match constraints)');
 
-  const testFacts = (f: RequestFacts): MatchOutcome => {
+  // The outcome from the verdicts `run` gives each clause: over the whole facts, or over the kind facts alone.
+  const outcomeOf = <F>(f: F, run: (c: CompiledClause, f: F) => Verdict): MatchOutcome => {
     let outcome = noAny;
     if (any) {
       let failures: string[] | undefined;
       let hit = -1;
       for (let i = 0; i < any.length; i++) {
         const c = any[i]!;
-        const v = runClause(c, f);
+        const v = run(c, f);
         if (v === null) {
           hit = i;
           break;
@@ -90,7 +91,7 @@ export function compileMatch(spec: MatchSpec, options: CompileMatchOptions = {})
     }
     if (all) {
       for (const c of all) {
-        const v = runClause(c, f);
+        const v = run(c, f);
         if (v === null) continue;
         if (typeof v !== 'string') return undecided(c.label, v);
         return { matched: false, reason: `${c.label}: ${v}` };
@@ -98,7 +99,7 @@ export function compileMatch(spec: MatchSpec, options: CompileMatchOptions = {})
     }
     if (exAny) {
       for (const c of exAny) {
-        const v = runClause(c, f);
+        const v = run(c, f);
         if (v === null) return { matched: false, reason: `excluded by ${c.label}` };
         if (typeof v !== 'string') return undecided(c.label, v);
       }
@@ -106,7 +107,7 @@ export function compileMatch(spec: MatchSpec, options: CompileMatchOptions = {})
     if (exAll) {
       let every = true;
       for (const c of exAll) {
-        const v = runClause(c, f);
+        const v = run(c, f);
         if (v === null) continue;
         if (typeof v !== 'string') return undecided(c.label, v);
         every = false;
@@ -116,13 +117,19 @@ export function compileMatch(spec: MatchSpec, options: CompileMatchOptions = {})
     }
     return outcome;
   };
+  const testFacts = (f: RequestFacts): MatchOutcome => outcomeOf(f, runClause);
+  // A block that tests nothing but kinds (the usual `kinds: [Pod]`) is decided by the kind facts alone: the
+  // other facts are not derived (issue 17), the verdicts are the same clauses' over the same kind facts.
+  const clauses = [...(any ?? []), ...(all ?? []), ...(exAny ?? []), ...(exAll ?? [])];
+  const kindOnly = clauses.every((c) => c.onKindOnly !== undefined);
+  const byKind = (c: CompiledClause, k: MatchKind): Verdict => c.onKindOnly!(k);
 
   return {
     spec,
     profile,
     diagnostics,
     indexKeys: kindIndexKeys(spec, { profile }),
-    test: (req) => testFacts(requestFacts(req)),
+    test: kindOnly ? (req) => outcomeOf(requestMatchKind(req), byKind) : (req) => testFacts(requestFacts(req)),
     testFacts,
   };
 }
