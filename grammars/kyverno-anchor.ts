@@ -142,6 +142,10 @@ const CACHE_LIMIT = 10_000;
 
 /** anchor.Parse: the anchor a map key denotes, or undefined for a plain key. Results are memoised. */
 export function parseAnchor(mapKey: string): Anchor | undefined {
+  // An anchor ends with `)` once trimmed: a key ending with anything else but space is plain, with no look-up
+  // (resource values are asked too, fresh strings every time).
+  const last = mapKey.charCodeAt(mapKey.length - 1);
+  if (last !== 0x29 /* ) */ && !isGoSpace(last)) return undefined;
   const hit = cache.get(mapKey);
   if (hit !== undefined) return hit ?? undefined;
   const anchor = parseTrimmed(goTrimSpace(mapKey));
