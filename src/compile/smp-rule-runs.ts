@@ -205,35 +205,36 @@ class RuleRun {
     for (; i < end; i++) {
       const rule = rules[i]!;
       const match = rule.match;
-      if (!admitted || i !== from) {
-        if (match !== undefined) {
-          // A kept outcome holds while the object is non-empty (run-policy.ts ruleMatch); before anything was
-          // written the match may be tested here, afterwards the loop tests it against the current object.
-          let m = kept !== undefined && (this.nonEmpty ??= isNonEmptyObject(this.root)) ? kept[slots[i]!] : undefined;
-          if (m === undefined) {
-            if (this.ran || kept === undefined) break;
-            m = ruleMatch(match, slots[i]!, kept, this.st);
-            if (m.error) break;
-          }
-          if (!m.matched) continue;
+      // The loop tested this rule's match and guards.
+      const tested = admitted && i === from;
+      if (!tested && match !== undefined) {
+        // A kept outcome holds while the object is non-empty (run-policy.ts ruleMatch); before anything was
+        // written the match may be tested here, afterwards the loop tests it against the current object.
+        let m = kept !== undefined && (this.nonEmpty ??= isNonEmptyObject(this.root)) ? kept[slots[i]!] : undefined;
+        if (m === undefined) {
+          if (this.ran || kept === undefined) break;
+          m = ruleMatch(match, slots[i]!, kept, this.st);
+          if (m.error) break;
         }
-        if (rule.guards.length > 0 && this.blocked(i)) continue;
+        if (!m.matched) continue;
       }
-      // A group's rules share this match outcome; their guards are tested first, on the object as it is now.
-      // Only on a document in normal form: a merge the general path takes then changes nothing but its
-      // pattern's places, which the guards tested ahead do not read.
+      // A group's rules share this match outcome; their guards are tested first, on the object as it is now, a
+      // failed one skipping its rule's patterns. Only on a document in normal form: a merge the general path
+      // takes then changes nothing but its pattern's places, which the guards tested ahead do not read.
       const group = groups[i];
-      if (group !== undefined && hasMapsAt(this.root, group.requires) && this.ready(group.merge)) {
-        let skip = 0;
-        for (const j of group.guarded) if (this.blocked(j, skip, group)) skip |= group.bits[j - i]!;
-        const all = this.step(group.merge, skip);
-        if (all !== undefined) {
-          if (typeof all !== 'string') this.root = all; // set-only: no key removed
-        } else this.oneByOne(i, group.end, skip, group);
-        i = group.end - 1;
+      if (group === undefined || !hasMapsAt(this.root, group.requires) || !this.ready(group.merge)) {
+        if (!tested && rule.guards.length > 0 && this.blocked(i)) continue;
+        if (!this.single(i, tested)) break;
         continue;
       }
-      if (!this.single(i, admitted && i === from)) break;
+      let skip = 0;
+      if (!tested && rule.guards.length > 0 && this.blocked(i)) skip |= group.bits[0]!;
+      for (const j of group.guarded) if (this.blocked(j, skip, group)) skip |= group.bits[j - i]!;
+      const all = this.step(group.merge, skip);
+      if (all !== undefined) {
+        if (typeof all !== 'string') this.root = all; // set-only: no key removed
+      } else this.oneByOne(i, group.end, skip, group);
+      i = group.end - 1;
     }
     this.st.object = this.root;
     if (this.ran) {

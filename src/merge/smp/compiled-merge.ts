@@ -32,7 +32,7 @@ import type { NormalForms } from './normal-forms.js';
 import { isExactTextPattern } from './pattern-value.js';
 import { elementSchema, fieldSchema, type SchemaRef, type SmpSchema } from './schema.js';
 
-interface Condition {
+export interface Condition {
   key: string;
   /** The condition's value as YAML text (checkCondition compares text). */
   expected: string;
@@ -153,6 +153,19 @@ function absentForm(m: JsonObject, anchored: boolean): PatternNode['absent'] {
     patch = pre.patch;
   }
   return insertsAsIs(patch) ? patch : UNSTABLE;
+}
+
+/**
+ * What checkSource does where the resource has no map for `node` (undefined, null, a scalar or a list):
+ * nothing (`none`), the general path (`general`), skip the pattern (`skip`, a failed condition), or, for a map
+ * inserted as it is (`insert`), the general path over a scalar or a list only.
+ */
+export function absentCheck(node: PatternNode): 'none' | 'general' | 'skip' | 'insert' {
+  const absent = node.absent;
+  if (absent === EMPTIED) return 'none';
+  if (absent === UNSTABLE) return 'general';
+  if (absent instanceof Failure) return absent.message === '' ? 'general' : 'skip';
+  return 'insert';
 }
 
 /** Whether a pattern with `node` is skipped (a failed condition) where the resource has no map for it. */
@@ -466,7 +479,7 @@ function conditionsMet(element: PatternNode, el: string, g: Gen): string {
 }
 
 /** Generated code: whether the scalar condition `c` holds on the resource map `d` (scalarConditionHolds). */
-function holdsSource(d: string, c: Condition, g: Gen): string {
+export function holdsSource(d: string, c: Condition, g: Gen): string {
   return `${g.h}.${isExactTextPattern(c.expected) ? 'holdsText' : 'holds'}(${d}, ${literal(c.key)}, ${literal(c.expected)})`;
 }
 

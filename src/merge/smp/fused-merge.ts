@@ -23,7 +23,7 @@
  */
 import { Constants, instantiate, literal } from '../../compile/source.js';
 import type { JsonScalar, JsonValue } from '../../ir/json.js';
-import { checkSource, insertedAsIs, isMapSource, MERGE_HELP, ownSource, setSource, skippedWhenAbsent, WRITE_PROLOGUE, writeEpilogue, type CompiledMerge, type Entry, type Gen, type GeneratedMerge, type PatternNode } from './compiled-merge.js';
+import { absentCheck, holdsSource, insertedAsIs, isMapSource, MERGE_HELP, ownSource, setSource, skippedWhenAbsent, WRITE_PROLOGUE, writeEpilogue, type CompiledMerge, type Entry, type Gen, type GeneratedMerge, type PatternNode } from './compiled-merge.js';
 import { scalarText } from './go-text.js';
 import { fieldSchema, type SchemaRef } from './schema.js';
 
@@ -116,14 +116,10 @@ function generate(roots: readonly PatternNode[], schema: SchemaRef): GeneratedMe
   if (schema === null) return undefined;
   const k = new Constants();
   const g: Gen = { k, fns: [], h: k.ref(MERGE_HELP), next: 0 };
-  const checks: string[] = [];
-  for (let p = 0; p < roots.length; p++) {
-    const check = checkSource(roots[p]!, 'r', schema, g, false);
-    if (check === undefined) return undefined;
-    // A check returns GENERAL, "" for a failed condition (its message is not used), or nothing.
-    g.fns.push(`function check${p}(r) {\n${check}\n}`);
-    checks.push(`{ const c = check${p}(r); if (c === ${g.h}.GENERAL) return c; if (c !== undefined) skip |= ${1 << p}; }`);
-  }
+  const items = roots.map((node, pattern) => ({ node, add: false, pattern }));
+  const check = fusedCheckSource(items, 'r', schema, g);
+  if (check === undefined) return undefined;
+  const checks = [check];
   const write = fusedFunction(
     roots.map((node, pattern) => ({ node, add: false, pattern })),
     schema,
@@ -133,6 +129,66 @@ function generate(roots: readonly PatternNode[], schema: SchemaRef): GeneratedMe
   // The caller may preset skip bits (src/compile/smp-rule-runs.ts: the patterns of rules whose guards failed).
   const body = `let skip = cx.skip;\n${checks.join('\n')}\nif (skip === ${all}) return r;\ncx.skip = skip;\nreturn ${write}(r, cx);`;
   return instantiate<GeneratedMerge>(`${g.fns.join('\n')}\nreturn function merge(r, cx) {\n${body}\n};`, k);
+}
+
+/**
+ * The checks of `items` (patterns' maps at the resource map `d`) in one walk: checkSource's checks of every
+ * pattern, each map of the resource visited once for all the patterns naming it. A failed condition sets its
+ * pattern's bit of `skip`; a shape the fast walk does not take returns GENERAL. Where checkSource stops at a
+ * pattern's first failed condition, this goes on with the pattern's other checks, so it may return GENERAL
+ * where the pattern alone would have been skipped: the merges then run one by one, which is always exact.
+ */
+function fusedCheckSource(items: readonly Item[], d: string, schema: SchemaRef, g: Gen): string | undefined {
+  const general = `return ${g.h}.GENERAL;`;
+  const lines: string[] = [];
+  for (const item of items) {
+    const bit = 1 << item.pattern;
+    for (const c of [...item.node.globals, ...item.node.conditions]) lines.push(`if (!${holdsSource(d, c, g)}) skip |= ${bit};`);
+  }
+  const keys: string[] = [];
+  const byKey = new Map<string, { item: Item; entry: Entry }[]>();
+  for (const item of items) {
+    for (const entry of item.node.entries) {
+      let named = byKey.get(entry.key);
+      if (named === undefined) byKey.set(entry.key, (named = [])), keys.push(entry.key);
+      named.push({ item, entry });
+    }
+  }
+  for (const key of keys) {
+    const named = byKey.get(key)!;
+    const v = `v${g.next++}`;
+    const inner: string[] = [];
+    // checkSource checks a `+()` entry only where the resource lacks the key: a leaf then has nothing to check.
+    for (const { entry } of named) {
+      if (entry.node !== undefined) continue;
+      if (Array.isArray(entry.value)) {
+        if (fieldSchema(schema, key)?.merge !== undefined) return undefined; // an associative list: fastList
+        if (!entry.add) inner.push(`if (${v} !== undefined && ${v} !== null && !Array.isArray(${v})) ${general}`);
+      } else if (entry.value !== null && !entry.add) inner.push(`if (${v} !== null && typeof ${v} === 'object') ${general}`);
+    }
+    const maps = named.filter((n) => n.entry.node !== undefined);
+    if (maps.length > 0) {
+      // Where the resource has a map, the patterns naming the key with `+()` have nothing to check below it.
+      const below = maps.filter((n) => !n.entry.add).map((n) => ({ node: n.entry.node!, add: false, pattern: n.item.pattern }));
+      const dv = `d${g.next++}`;
+      const sub = below.length === 0 ? '' : fusedCheckSource(below, dv, fieldSchema(schema, key), g);
+      if (sub === undefined) return undefined;
+      const absent: string[] = [];
+      for (const { entry, item } of maps) {
+        const outcome = absentCheck(entry.node!);
+        // A `+()` map is checked only where the key is missing.
+        const when = entry.add ? `if (${v} === undefined) ` : '';
+        if (outcome === 'general') absent.push(`${when}${general}`);
+        else if (outcome === 'skip') absent.push(`${when}skip |= ${1 << item.pattern};`);
+        else if (outcome === 'insert' && !entry.add) absent.push(`if (${v} !== undefined && ${v} !== null) ${general}`);
+      }
+      // Under an unknown schema a map naming its apiVersion and kind selects its own (checkSource).
+      const ownSchema = schema === null ? `if (${v}.apiVersion !== undefined && ${v}.apiVersion !== null && ${v}.kind !== undefined && ${v}.kind !== null) ${general}\n` : '';
+      inner.push(`if (${isMapSource(v)}) {\n${ownSchema}const ${dv} = ${v};\n${sub}\n}${absent.length === 0 ? '' : ` else {\n${absent.join('\n')}\n}`}`);
+    }
+    if (inner.length > 0) lines.push(`{ const ${v} = ${ownSource(d, key, g)};\n${inner.join('\n')}\n}`);
+  }
+  return lines.join('\n');
 }
 
 /** `code` run unless the item's pattern was skipped. */
