@@ -8,9 +8,9 @@ import { diagnostic, type Diagnostic } from '../diagnostics/diagnostic.js';
 import { loadContextEntry } from '../dialects/kyverno/context.js';
 import { kyvernoDocument, kyvernoDocumentFields } from '../dialects/kyverno/document.js';
 import { readOpaque } from '../dialects/kyverno/opaque.js';
-import { compileConditions } from '../dialects/kyverno/preconditions.js';
+import { compileConditions, type SlotCompiler } from '../dialects/kyverno/preconditions.js';
 import { compileTree } from '../dialects/kyverno/template.js';
-import { holeQuery, treeHasVariables, wholeHoleBody, type PreparedQuery, type QueryOutcome, type QueryPreparer, type SubstitutionEnv } from '../dialects/kyverno/variables.js';
+import { holeOutcome, holeQuery, treeHasVariables, wholeHoleBody, type PreparedQuery, type QueryOutcome, type QueryPreparer, type Substituted, type SubstitutionEnv } from '../dialects/kyverno/variables.js';
 import type { CompiledExpr, ExprOutcome, ExprScope, ExpressionEngine, TemplateEngine } from '../interpreter/engines.js';
 import type { JsonValue } from '../ir/json.js';
 import type { ExprSource, Origin } from '../ir/nodes.js';
@@ -156,15 +156,12 @@ function compileExpression(expr: ExprSource): { ok: true; fn: CompiledExpr } | {
 /**
  * The substitution environment of a preconditions block whose variables all read `request.object` through
  * whole-hole queries (see directConditions): the context document is `{request: {object}}`, as documentFor
- * builds it for such queries.
+ * builds it for such queries. One per compiled block, its object set for each evaluation (the document never
+ * leaves it: such queries return the object's values, never the document).
  */
 class ObjectSubstitutionEnv implements SubstitutionEnv {
   readonly isDelete = false;
-  private readonly doc: { request: { object: JsonValue | null } };
-
-  constructor(object: JsonValue | null) {
-    this.doc = { request: { object } };
-  }
+  readonly doc: { request: { object: JsonValue | null } } = { request: { object: null } };
 
   query(expression: string): QueryOutcome {
     return queryJmes(expression, this.doc);
@@ -174,6 +171,15 @@ class ObjectSubstitutionEnv implements SubstitutionEnv {
     return prepared instanceof PreparedJmes ? outcome(prepared.program.search(this.doc)) : this.query(prepared.expression);
   }
 }
+
+/** A whole-hole `key` or `value` of a direct block, queried straight against its document (queryPreparedHole). */
+const directSlot: SlotCompiler = (text, pointer) => {
+  const body = wholeHoleBody(text);
+  const prepared = body === undefined ? undefined : prepareJmesQuery(holeQuery(body));
+  if (!(prepared instanceof PreparedJmes)) return undefined;
+  const { program, expression } = prepared;
+  return (env) => holeOutcome(outcome(program.search((env as ObjectSubstitutionEnv).doc)), expression, pointer);
+};
 
 /** Whether every string of `v` holding `{{` is one hole whose query reads `request.object` only. */
 function readsRequestObjectHolesOnly(v: JsonValue): boolean {
@@ -198,9 +204,16 @@ function readsRequestObjectHolesOnly(v: JsonValue): boolean {
  */
 export function directConditions(block: JsonValue, origin: Origin): ((object: JsonValue | null) => ExprOutcome) | undefined {
   if (!readsRequestObjectHolesOnly(block)) return undefined;
-  const evaluate = compileConditions(block, prepareJmesQuery);
+  const evaluate = compileConditions(block, prepareJmesQuery, directSlot);
+  const env = new ObjectSubstitutionEnv();
   return (object) => {
-    const r = evaluate(new ObjectSubstitutionEnv(object));
+    env.doc.request.object = object;
+    let r: Substituted<boolean>;
+    try {
+      r = evaluate(env);
+    } finally {
+      env.doc.request.object = null;
+    }
     // As compileExpression's conditions: a success has the shape of an ExprOutcome already.
     return r.ok ? r : failed('TM3003', r.message, origin);
   };

@@ -63,9 +63,15 @@ export type CompiledConditions = (env: SubstitutionEnv) => Substituted<boolean>;
  * once by `prepare`. A block whose variables all sit in conditions' `key`s and `value`s (nearly every one)
  * is not rebuilt per evaluation: see compileConditionPlan.
  */
-export function compileConditions(block: JsonValue, prepare?: QueryPreparer): CompiledConditions {
-  return compileConditionPlan(block, prepare) ?? compileGeneralConditions(block, prepare);
+export function compileConditions(block: JsonValue, prepare?: QueryPreparer, slotOf?: SlotCompiler): CompiledConditions {
+  return compileConditionPlan(block, prepare, slotOf) ?? compileGeneralConditions(block, prepare);
 }
+
+/**
+ * A caller's own evaluation of a `key` or `value` string holding variables (engines/jmes.ts directConditions),
+ * giving what compileString's would; undefined: compileString's.
+ */
+export type SlotCompiler = (text: string, pointer: string) => ((env: SubstitutionEnv) => Substituted) | undefined;
 
 /** The reference evaluation: the whole block substituted, then its conditions tested. */
 export function compileGeneralConditions(block: JsonValue, prepare?: QueryPreparer): CompiledConditions {
@@ -98,7 +104,7 @@ interface PlannedCondition {
  * the key/value operands holding variables. Undefined when a variable sits anywhere else (an operator, a
  * message, a map key, a stray field): the general evaluation then keeps the exact order of failures.
  */
-export function compileConditionPlan(block: JsonValue, prepare: QueryPreparer | undefined): CompiledConditions | undefined {
+export function compileConditionPlan(block: JsonValue, prepare: QueryPreparer | undefined, slotOf?: SlotCompiler): CompiledConditions | undefined {
   const slots: ((env: SubstitutionEnv) => Substituted<unknown>)[] = [];
   const planList = (list: JsonValue[], at: string): PlannedCondition[] | undefined => {
     const out: PlannedCondition[] = [];
@@ -116,7 +122,7 @@ export function compileConditionPlan(block: JsonValue, prepare: QueryPreparer | 
         if (!treeHasVariables(v)) continue;
         if (k !== 'key' && k !== 'value') return undefined;
         const pointer = `${at}/${i}/${k}`;
-        slots.push(typeof v === 'string' ? compileString(v, pointer, prepare) : compileTree(v, prepare, pointer));
+        slots.push(typeof v === 'string' ? (slotOf?.(v, pointer) ?? compileString(v, pointer, prepare)) : compileTree(v, prepare, pointer));
         planned[k] = { slot: slots.length - 1 };
       }
       planned.operator = typeof c.operator === 'string' ? canonicalOperator(c.operator) : undefined;

@@ -92,7 +92,8 @@ export function queryPreparedHole(env: SubstitutionEnv, prepared: PreparedQuery,
   return holeOutcome(env.run(prepared), prepared.expression, path);
 }
 
-function holeOutcome(r: QueryOutcome, variable: string, path: string): Substituted {
+/** A hole's query outcome as substitution reports it (`variable` its query, `path` its pointer). */
+export function holeOutcome(r: QueryOutcome, variable: string, path: string): Substituted {
   // NotFound and invalid-variable errors keep their own message; others are wrapped (vars.go).
   if (!r.ok) return { ok: false, message: r.notFound ? r.message : `failed to resolve ${variable} at path ${path}: ${r.message}` };
   return r;
