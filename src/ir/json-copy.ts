@@ -7,8 +7,13 @@
  */
 import { copyObject, defineOwn, hasOwn, type JsonObject, type JsonValue } from './json.js';
 
-/** A shallow copy that later gets new keys, built key by key (same key order as the spread). */
+/**
+ * A shallow copy that later gets new keys (same key order as the spread): Object.assign into `{}` (about a
+ * quarter faster than key by key, see copyForWrites in src/merge/smp/merge.ts); it assigns, so a map with a
+ * `__proto__` key (the prototype's setter) is copied key by key.
+ */
 export function copyForNewKeys(m: JsonObject): JsonObject {
+  if (!hasOwn(m, '__proto__')) return Object.assign({}, m);
   const out: JsonObject = {};
   for (const key in m) if (hasOwn(m, key)) defineOwn(out, key, m[key]!);
   return out;

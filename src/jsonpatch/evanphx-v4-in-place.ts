@@ -125,7 +125,7 @@ class InPlaceRun implements InPlacePatch {
     if (Array.isArray(c)) index = op === 'add' ? (key === '-' ? c.length : arrayAddIndex(c, key)) : arrayGetIndex(c, key);
     else if (op === 'remove' && !hasOwn(c, key)) return false;
     const value = s.hasValue === false ? null : (s.value ?? null);
-    const target = this.writable(split, op === 'add' && !Array.isArray(c) && !hasOwn(c, key));
+    const target = this.writable(split);
     if (Array.isArray(target)) {
       this.save(target);
       if (op === 'add') target.splice(index, 0, value);
@@ -160,10 +160,9 @@ class InPlaceRun implements InPlacePatch {
 
   /**
    * Makes every container of `chain` writable, root first: an owned one reached through owned ones only is
-   * written in place, any other is copied into its (writable) parent. Returns the last; `addsKey`: the step
-   * adds a member to it, so that a copy of it is made for new keys (src/ir/json-copy.ts).
+   * written in place, any other is copied into its (writable) parent. Returns the last.
    */
-  private writable(split: readonly string[], addsKey: boolean): Container {
+  private writable(split: readonly string[]): Container {
     const chain = this.chain;
     const depth = this.depth;
     let throughOwned = true;
@@ -179,7 +178,9 @@ class InPlaceRun implements InPlacePatch {
         if (!this.changed.includes(c)) this.changed.push(c);
       } else {
         throughOwned = false;
-        w = Array.isArray(c) ? c.slice() : addsKey && i === depth - 1 ? copyForNewKeys(c) : copyObject(c);
+        // Handed to the owner on commit: later mutations write into it in place, mostly adding keys, which a
+        // spread copy makes slow (json-copy.ts).
+        w = Array.isArray(c) ? c.slice() : copyForNewKeys(c);
         this.created.push(w);
         if (parent === undefined) this.doc = w;
         else if (Array.isArray(parent)) {

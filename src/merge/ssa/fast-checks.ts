@@ -12,6 +12,7 @@ import type { CheckedSubtrees } from './checked.js';
 import { associativeItemError, associativeItemId, ItemKeyError, type ItemId } from './list-keys.js';
 import type { ListType, Schema } from './schema.js';
 import type { TypeNode } from './type-nodes.js';
+import { typingCheck, type TypingWalk } from './typing-check.js';
 
 /** validate.ts MEMO_MIN_VALUES: a memo entry costs about as much as walking a few scalars again. */
 const MEMO_MIN_VALUES = 6;
@@ -25,10 +26,26 @@ const MEMO_MIN_VALUES = 6;
  */
 export function typesCleanly(schema: Schema, node: TypeNode, value: JsonValue, allowDuplicates: boolean, checked: CheckedSubtrees | undefined): boolean {
   const memo = allowDuplicates ? checked : undefined;
-  if (!new CleanTyping(schema, allowDuplicates, memo, false).valid(node, value, false)) return false;
+  // The generated check walks what the memo knows valid too (at the root it asks): the same answer, as the
+  // memo records only valid containers (checked.ts), and a first typing finds next to nothing in it.
+  const check = allowDuplicates ? typingCheck(schema, node, TYPING_WALK) : undefined;
+  if (check !== undefined) {
+    if (memo !== undefined && value !== null && typeof value === 'object' && memo.isValid(node.tr, value)) return true;
+    if (!check(value)) return false;
+  } else if (!typesCleanlyByWalk(schema, node, value, allowDuplicates, memo)) return false;
   if (memo !== undefined && value !== null && typeof value === 'object') memo.markValid(node.tr, value);
   return true;
 }
+
+/** typesCleanly's generic walk (the reference of typing-check.ts), recording nothing. */
+export function typesCleanlyByWalk(schema: Schema, node: TypeNode, value: JsonValue, allowDuplicates: boolean, memo: CheckedSubtrees | undefined): boolean {
+  return new CleanTyping(schema, allowDuplicates, memo, false).valid(node, value, false);
+}
+
+const TYPING_WALK: TypingWalk = {
+  keyable,
+  valid: (schema, node, v) => typesCleanlyByWalk(schema, node, v, true, undefined),
+};
 
 /**
  * typesCleanly with duplicates allowed, given `prev`, a value known to type cleanly so at the same node (the

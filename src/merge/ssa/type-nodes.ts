@@ -4,6 +4,7 @@
  * node instead of resolving a reference and looking its field up at every value. Nodes are created by
  * Schema.node and live as long as their schema; they hold nothing about the values walked.
  */
+import type { JsonValue } from '../../ir/json.js';
 import type { Atom, ListType, MapType, TypeRef } from './schema.js';
 
 /** What a node needs from its schema (kept narrow so that schema.ts can build nodes without a cycle). */
@@ -35,6 +36,8 @@ export class TypeNode {
    * element type, such as label names, are never cached, so the cache does not grow with the documents).
    */
   private fieldNodes: FieldNodes | undefined;
+  /** typing-check.ts's generated check of this node, made on first use (null: code could not be generated). */
+  generatedTypingCheck: ((v: JsonValue) => boolean) | null | undefined;
   private elementTypeNode: TypeNode | undefined;
   private itemNode: TypeNode | undefined;
 

@@ -15,7 +15,7 @@ import type { JsonObject, JsonValue } from '../../../src/ir/json.js';
 import { gvkOf } from '../../../src/k8s/resources.js';
 import { atomicPaths } from '../../../src/merge/ssa/atomic-guard.js';
 import { CheckedSubtrees } from '../../../src/merge/ssa/checked.js';
-import { declaresEveryField, declaresEveryFieldSince, setsNoAtomic, typesCleanly, typesCleanlySince, typesStrictlySettingNoAtomic } from '../../../src/merge/ssa/fast-checks.js';
+import { declaresEveryField, declaresEveryFieldSince, setsNoAtomic, typesCleanly, typesCleanlyByWalk, typesCleanlySince, typesStrictlySettingNoAtomic } from '../../../src/merge/ssa/fast-checks.js';
 import { DEDUCED_SCHEMA, DEDUCED_TYPE_REF, loadSmdSchema, type Schema, type TypeRef } from '../../../src/merge/ssa/index.js';
 import { typingErrors } from '../../../src/merge/ssa/validate.js';
 import { HAS_SHARED, describeShared, sharedPath } from '../../support/shared.js';
@@ -56,7 +56,10 @@ function expectAgreement(t: Typed): void {
   for (const allowDuplicates of [true, false]) {
     const reference = typingErrors(t.schema, t.typeRef, t.value, allowDuplicates, undefined);
     expect(typesCleanly(t.schema, node, t.value, allowDuplicates, undefined), `${t.name} typing (duplicates ${allowDuplicates}): ${JSON.stringify(reference)}`).toBe(reference.length === 0);
+    // The generic walk stays the reference of the per-node code typesCleanly generates (typing-check.ts).
+    expect(typesCleanlyByWalk(t.schema, node, t.value, allowDuplicates, undefined), `${t.name} typing by the walk (duplicates ${allowDuplicates})`).toBe(reference.length === 0);
   }
+  expect(typeof node.generatedTypingCheck, `${t.name}: typesCleanly ran generated code`).toBe('function');
   // With a memo: the fast walk records only what the reference would find clean.
   const checked = new CheckedSubtrees(t.schema);
   const fast = typesCleanly(t.schema, node, t.value, true, checked);
