@@ -58,7 +58,14 @@ export function compileSmpForEach(op: ForEachOp, guardOf: (g: Guard) => GuardFn)
     keyField: merge.value.kind === 'templated' ? elementFieldHole(merge.value.json, op.bind) : undefined,
     byKey: new Map(),
   };
-  return compileForEach(op, (st) => new SmpElementLoop(plan, st));
+  return compileForEach(op, (st, before, elements, read) => {
+    // The loop ends in-place writes so that no merge changes a bound element. Where no element is a map the
+    // evaluation created, none lies below one either (a created map is reached only through created maps, as
+    // writes copy their way down), and the merges keep writing into the object's maps the rules before made.
+    if (before !== undefined && before.epoch === st.owned && elements !== undefined && !elements.some((e) => e !== null && typeof e === 'object' && before.owned.has(e))) st.merges = before;
+    else if (read) st.owned = newEpoch(); // as compileValue would have, storing values read from the object
+    return new SmpElementLoop(plan, st);
+  });
 }
 
 interface ElementPlan {

@@ -31,6 +31,8 @@ const ELEMENT_BODIES = [
   '- (name): "{{ element.name }}"\n  (image): "img:0"\n  stdin: true',
   '- (name): "{{ element.name }}"\n  resources:\n    limits:\n      cpu: "1"',
   '- (name): "app"\n  tty: true',
+  // Every container matches every element: a merge must not change the elements still to come.
+  '- (name): "*"\n  image: "{{ element.image }}-all"',
 ];
 
 function policyText(r: () => number): string {

@@ -4,7 +4,7 @@ import type { Path } from '../../ir/path.js';
 import { evalFailure } from '../failure.js';
 import { readPlaces, type Place } from '../read.js';
 import type { Binding, Location, Scope } from '../scope.js';
-import { compileValue } from '../values.js';
+import { compileValue, compileValueNode } from '../values.js';
 import type { EvalState } from '../state.js';
 import type { OpFn } from './types.js';
 import { compileBlock } from './block.js';
@@ -33,9 +33,18 @@ function isPath(list: Path | Value): list is Path {
  * Iterates a list. Over a path into the object, each element stays a place: writes through `vars.<bind>`
  * reach the element, and later iterations see earlier writes. Indices are the element's original positions.
  */
-export function compileForEach(op: ForEachOp, loop?: (st: EvalState) => ElementLoop): OpFn {
+/**
+ * Makes the ElementLoop of one evaluation. `before` is the ownership of in-place writes (EvalState.merges) as
+ * it was before the loop, which the loop ended; `read`: the elements are values read from the object (a list
+ * value), whose storing ends in-place writes (compileValue) unless the factory finds that none of them can be
+ * written in place, and then ends them itself.
+ */
+export type ElementLoopFactory = (st: EvalState, before: EvalState['merges'], elements: readonly JsonValue[] | undefined, read: boolean) => ElementLoop;
+
+export function compileForEach(op: ForEachOp, loop?: ElementLoopFactory): OpFn {
   const body = loop === undefined ? compileBlock(op.body) : undefined;
-  const listValue = isPath(op.list) ? undefined : compileValue(op.list);
+  // A factory ends in-place writes itself where the elements need it (ElementLoopFactory `read`).
+  const listValue = isPath(op.list) ? undefined : loop === undefined ? compileValue(op.list) : compileValueNode(op.list);
   const listPath = isPath(op.list) ? op.list : undefined;
   const desc = op.order === 'desc';
   return (st, scope) => {
@@ -44,6 +53,7 @@ export function compileForEach(op: ForEachOp, loop?: (st: EvalState) => ElementL
     let elements: JsonValue[] | undefined;
     let location: Location | undefined;
     let places: Place[] | undefined;
+    let read = false;
     if (listPath) {
       const found = readPlaces(st, listPath, scope);
       if (found.length === 1 && Array.isArray(found[0]!.value)) {
@@ -52,13 +62,15 @@ export function compileForEach(op: ForEachOp, loop?: (st: EvalState) => ElementL
       } else places = found;
     } else {
       const v = listValue!(st, scope);
+      read = v !== null;
       if (v === null) elements = [];
       else if (!Array.isArray(v)) throw evalFailure('TM3004', `forEach list must be a list, got ${JSON.stringify(v)}`, op.origin);
       else elements = v.slice();
     }
+    const before = st.merges;
     st.merges = undefined;
     const count = elements !== undefined ? elements.length : places!.length;
-    const run = loop?.(st);
+    const run = loop?.(st, before, elements, read);
     try {
       for (let k = 0; k < count; k++) {
         const i = desc ? count - 1 - k : k;
