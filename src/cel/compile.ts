@@ -15,7 +15,7 @@
 import { qualifiedName, type Expr } from './ast.js';
 import type { ResolvedEnv } from './env.js';
 import { fieldChain, fixedKeyLiteral, fixedKeyObject, isJsonObject, isSafeFieldName, type ChainBase, type ChainHelpers } from './fastpath.js';
-import { constantObjectJson } from './mutation.js';
+import { constantObjectJson, jsonPatchOp, type JsonPatchOp } from './mutation.js';
 import * as ops from './operators.js';
 import type { FunctionDef, Registry } from './registry.js';
 import type { KyvernoDataProvider } from './lib/kyverno-context.js';
@@ -26,6 +26,7 @@ import {
   CelMap,
   CelObject,
   ConstantCelObject,
+  ConstantJsonPatch,
   CelOptional,
   CelType,
   CelUint,
@@ -201,6 +202,21 @@ export class Compiler {
     if (!(v instanceof CelObject) || v instanceof ConstantCelObject) return node;
     const json = constantObjectJson(v);
     return json === undefined ? node : this.constant(new ConstantCelObject(v.typeName, v.fields, json));
+  }
+
+  /** A folded `JSONPatch` literal as a ConstantJsonPatch, its patch operation made once (see there). */
+  private withConstantPatchOp(node: Node): Node {
+    const v = node.constant?.value;
+    if (!(v instanceof CelObject) || v instanceof ConstantJsonPatch || v.typeName !== 'JSONPatch') return node;
+    let op: JsonPatchOp;
+    try {
+      op = jsonPatchOp(v);
+    } catch (e) {
+      // A value without JSON fails at each evaluation, as it would unfolded.
+      if (isFatal(e)) throw e;
+      return node;
+    }
+    return this.constant(new ConstantJsonPatch(v.fields, Object.freeze(op)));
   }
 
   private local(name: string): number | undefined {
@@ -725,7 +741,7 @@ export class Compiler {
       // (except the result itself, which the caller owns).
       const node: Node = { fn: fixedKeyObject(names, vf, wrap), cost, ir: { op: 'object', keys: names, values: vals, wrap } };
       if (root) return node;
-      return isObject ? this.withConstantJson(this.fold(node, vals)) : this.fold(node, vals);
+      return isObject ? this.withConstantJson(this.fold(node, vals)) : this.withConstantPatchOp(this.fold(node, vals));
     }
     const fn: Fn = (c) => {
       const fields: Record<string, unknown> = {};

@@ -6,7 +6,7 @@
 import type { Expr } from './ast.js';
 import type { ResultExpectation } from './env.js';
 import { formatDuration, formatTimestamp } from './time.js';
-import { CelDouble, CelDuration, CelError, CelMap, CelObject, ConstantCelObject, CelOptional, CelTimestamp, CelType, CelUint, CelOpaque, err, isPlainMap, kindOf, normBig, typeName } from './values.js';
+import { CelDouble, CelDuration, CelError, CelMap, CelObject, ConstantCelObject, ConstantJsonPatch, CelOptional, CelTimestamp, CelType, CelUint, CelOpaque, err, isPlainMap, kindOf, normBig, typeName } from './values.js';
 import { toBase64 } from '../util/bytes.js';
 
 /** The result type of an expression when it is evident without a type checker; 'dyn' otherwise. */
@@ -416,12 +416,15 @@ export interface JsonPatchOp {
 export function jsonPatchOps(v: unknown): JsonPatchOp[] {
   const problem = checkResultType('JSONPatchList', v);
   if (problem) err(problem);
-  return (v as CelObject[]).map((p) => {
-    const op: JsonPatchOp = { op: String(p.fields['op'] ?? ''), path: String(p.fields['path'] ?? '') };
-    const from = p.fields['from'];
-    if (typeof from === 'string' && from !== '') op.from = from;
-    // A `value: null` written in the literal is emitted as JSON null (it matters for `test`).
-    if (Object.prototype.hasOwnProperty.call(p.fields, 'value')) op.value = toSharedJson(p.fields['value']);
-    return op;
-  });
+  return (v as CelObject[]).map((p) => (p instanceof ConstantJsonPatch ? p.op : jsonPatchOp(p)));
+}
+
+/** One `JSONPatch` value as jsonPatchOps makes it. Throws CelError when its value has no JSON. */
+export function jsonPatchOp(p: CelObject): JsonPatchOp {
+  const op: JsonPatchOp = { op: String(p.fields['op'] ?? ''), path: String(p.fields['path'] ?? '') };
+  const from = p.fields['from'];
+  if (typeof from === 'string' && from !== '') op.from = from;
+  // A `value: null` written in the literal is emitted as JSON null (it matters for `test`).
+  if (Object.prototype.hasOwnProperty.call(p.fields, 'value')) op.value = toSharedJson(p.fields['value']);
+  return op;
 }

@@ -104,6 +104,19 @@ export class ConstantCelObject extends CelObject {
   }
 }
 
+/**
+ * A `JSONPatch` literal of constants, folded when the expression is compiled, with the patch operation
+ * mutation.ts jsonPatchOps makes of it (frozen; its value as toSharedJson gives it) made then.
+ */
+export class ConstantJsonPatch extends CelObject {
+  constructor(
+    fields: Record<string, unknown>,
+    readonly op: Readonly<{ op: string; path: string; from?: string; value?: unknown }>,
+  ) {
+    super('JSONPatch', fields);
+  }
+}
+
 /** Base of the Kubernetes library value types (quantity, url, ip, cidr, semver, format, authorizer). */
 export abstract class CelOpaque {
   abstract readonly typeName: string;

@@ -223,7 +223,13 @@ function variablesFor(names: readonly string[] | undefined, handler: ProxyHandle
 }
 
 function isJsonPatchList(v: unknown): v is CelObject[] {
-  return Array.isArray(v) && v.length > 0 && v.every((x) => x instanceof CelObject && x.typeName === 'JSONPatch');
+  if (!Array.isArray(v) || v.length === 0) return false;
+  // A loop, not `every`: this runs for every expression result.
+  for (let i = 0; i < v.length; i++) {
+    const x: unknown = v[i];
+    if (!(x instanceof CelObject) || x.typeName !== 'JSONPatch') return false;
+  }
+  return true;
 }
 
 /** A CEL result as JSON, with MAP's checks of `Object` and `JSONPatch` values. Throws CelError. */

@@ -1,5 +1,6 @@
 /**
- * `Object.*` literals of constants are folded with their JSON made once (src/cel/values.ts ConstantCelObject).
+ * `Object.*` literals of constants are folded with their JSON made once (src/cel/values.ts ConstantCelObject),
+ * `JSONPatch` literals of constants with their patch operation (ConstantJsonPatch).
  * Differential test: each expression against the same expression with one constant read from a variable of
  * the same value, which folds nothing: equal JSON, or the same error.
  */
@@ -67,5 +68,41 @@ describe('folded Object literals', () => {
     const [a, b] = [compiled.fn(scope), compiled.fn(scope)];
     if (!a.ok || !b.ok) throw new Error('evaluation failed');
     expect((a.value as { spec: unknown }).spec).toBe((b.value as { spec: unknown }).spec);
+  });
+});
+
+/** [folded, the same with one constant made dynamic], for `JSONPatch` literals. */
+const PATCH_PAIRS: [string, string][] = [
+  ['[JSONPatch{op: "add", path: "/metadata/labels/a", value: "y"}]', '[JSONPatch{op: "add", path: "/metadata/labels/a", value: variables.y}]'],
+  // A literal `value: null`, `from` empty (left out) and set, no value at all.
+  [
+    '[JSONPatch{op: "test", path: "/a", value: null}, JSONPatch{op: "move", from: "", path: "/b"}, JSONPatch{op: "copy", from: "/x", path: "/c"}, JSONPatch{op: "remove", path: "/d"}]',
+    '[JSONPatch{op: "test", path: "/a", value: null}, JSONPatch{op: "move", from: "", path: "/b"}, JSONPatch{op: "copy", from: "/x", path: variables.s}, JSONPatch{op: "remove", path: "/d"}]',
+  ],
+  // Maps, lists and an Object literal as values.
+  [
+    '[JSONPatch{op: "add", path: "/spec/tolerations", value: [{"key": "k", "operator": "proxy"}]}, JSONPatch{op: "add", path: "/spec/securityContext", value: Object.spec.securityContext{runAsNonRoot: true}}]',
+    '[JSONPatch{op: "add", path: "/spec/tolerations", value: [{"key": "k", "operator": variables.s}]}, JSONPatch{op: "add", path: "/spec/securityContext", value: Object.spec.securityContext{runAsNonRoot: variables.n == 1}}]',
+  ],
+  // A value JSON cannot hold, and a misnamed Object literal in the value.
+  ['[JSONPatch{op: "add", path: "/a", value: 1.0 / 0.0}]', '[JSONPatch{op: "add", path: "/a", value: 1.0 / double(variables.d)}]'],
+  ['[JSONPatch{op: "add", path: "/a", value: Object.spec{x: Object.spec.y{a: 1}}}]', '[JSONPatch{op: "add", path: "/a", value: Object.spec{x: Object.spec.y{a: variables.n}}}]'],
+];
+
+describe('folded JSONPatch literals', () => {
+  it('give the operations of the same literals built at evaluation', () => {
+    for (const [folded, dynamic] of PATCH_PAIRS) {
+      const [a, b] = [run(folded), run(dynamic)];
+      // The dynamic one reads `variables.s` ("proxy") where the folded one has "/c".
+      expect(JSON.stringify(a).replace('"/c"', '"proxy"'), folded).toEqual(JSON.stringify(b));
+    }
+  });
+
+  it('hand out the operation made once', () => {
+    const compiled = createCelEngine().compile({ text: PATCH_PAIRS[0]![0], origin });
+    if (!compiled.ok) throw new Error(compiled.diagnostics[0]!.message);
+    const [a, b] = [compiled.fn(scope), compiled.fn(scope)];
+    if (!a.ok || !b.ok) throw new Error('evaluation failed');
+    expect((a.value as unknown[])[0]).toBe((b.value as unknown[])[0]);
   });
 });

@@ -278,6 +278,69 @@ describe('in-place JSONPatch path', () => {
   });
 });
 
+/**
+ * A patch that holds a map an earlier merge created (read back from the object) must not let the next merge
+ * write into that map in place: it would then have two parents (ops/merge.ts ownedMaps, holdsAny). Constant
+ * patches (frozen) hold no such map and keep writing in place.
+ */
+const SHARED_READ_POLICY = `apiVersion: admissionregistration.k8s.io/v1
+kind: MutatingAdmissionPolicy
+metadata:
+  name: shared-read
+spec:
+  matchConstraints:
+    resourceRules:
+    - apiGroups: [""]
+      apiVersions: [v1]
+      operations: [CREATE]
+      resources: [pods]
+  reinvocationPolicy: Never
+  mutations:
+  - patchType: ApplyConfiguration
+    applyConfiguration:
+      expression: >
+        Object{metadata: Object.metadata{labels: {"managed-by": "transmute"}}}
+  - patchType: ApplyConfiguration
+    applyConfiguration:
+      expression: >
+        Object{metadata: Object.metadata{annotations: object.metadata.labels}}
+  - patchType: ApplyConfiguration
+    applyConfiguration:
+      expression: >
+        Object{spec: Object.spec{securityContext: Object.spec.securityContext{runAsNonRoot: true}}}
+  - patchType: ApplyConfiguration
+    applyConfiguration:
+      expression: >
+        Object{metadata: Object.metadata{labels: {"later": "x"}}}
+  - patchType: ApplyConfiguration
+    applyConfiguration:
+      expression: >
+        Object{spec: Object.spec{containers: [Object.spec.containers{name: "proxy", image: "p:1"}]}}
+  - patchType: ApplyConfiguration
+    applyConfiguration:
+      expression: >
+        Object{metadata: Object.metadata{annotations: {"after": "y"}}, spec: Object.spec{securityContext: Object.spec.securityContext{runAsUser: 7}}}
+---
+apiVersion: admissionregistration.k8s.io/v1
+kind: MutatingAdmissionPolicyBinding
+metadata:
+  name: shared-read
+spec:
+  policyName: shared-read
+`;
+
+describe('merges whose patch holds what an earlier merge created', () => {
+  it('gives the reference result over random Pods', () => {
+    const policies = parsePolicies(SHARED_READ_POLICY);
+    const pods = makePods(30);
+    for (let seed = 1; seed <= 120; seed++) {
+      const next = random(seed * 17);
+      const pod = seed <= 30 ? pods[seed - 1]! : variant(pods[Math.floor(next() * pods.length)]!, next);
+      expectSameEvaluation(policies, { object: pod, operation: 'CREATE' }, `shared-read policy, seed ${seed}`);
+    }
+  });
+});
+
 describe('in-place JSONPatch path for a kind without schema', () => {
   const fused = createRuntime({ schemas: { unknownKinds: 'deduced' } });
   const reference = deriveRuntime(fused, { merges: { ssa: REFERENCE_SSA_ENGINE }, typedDecoder: REFERENCE_TYPED_DECODER });

@@ -62,15 +62,26 @@ function ownedMaps(st: EvalState, epoch: Owned, patch: JsonValue, literal: boole
   return newEpoch();
 }
 
-/** Whether `v` is or holds one of the `owned` containers. */
+/**
+ * Whether `v` is or holds one of the `owned` containers. A frozen container holds none: what is frozen was
+ * frozen whole before the evaluation made any map (compiled constants, src/cel/mutation.ts constantObjectJson;
+ * inputs a caller froze), and owned maps are written in place, so never frozen.
+ */
 export function holdsAny(v: JsonValue, owned: Owned): boolean {
-  if (v === null || typeof v !== 'object') return false;
+  if (v === null || typeof v !== 'object' || Object.isFrozen(v)) return false;
   if (owned.has(v)) return true;
+  // Scalars are tested here rather than in a call each: most of a patch's values are strings.
   if (Array.isArray(v)) {
-    for (let i = 0; i < v.length; i++) if (holdsAny(v[i]!, owned)) return true;
+    for (let i = 0; i < v.length; i++) {
+      const x = v[i]!;
+      if (x !== null && typeof x === 'object' && holdsAny(x, owned)) return true;
+    }
     return false;
   }
-  for (const k in v) if (holdsAny(v[k]!, owned)) return true;
+  for (const k in v) {
+    const x = v[k]!;
+    if (x !== null && typeof x === 'object' && holdsAny(x, owned)) return true;
+  }
   return false;
 }
 
