@@ -15,6 +15,7 @@ import type { MatchSpec } from '../../src/ir/match.js';
 import type { Op, Policy } from '../../src/ir/nodes.js';
 import type { Segment } from '../../src/ir/path.js';
 import { O, exists, lit, p, remove, set, when } from '../interpreter/support.js';
+import { lcg as rng, pick } from '../support/random.js';
 
 const seen = vi.hoisted(() => ({ fused: 0 }));
 
@@ -34,15 +35,6 @@ vi.mock('../../src/compile/fused-pass.js', async (importOriginal) => {
   return { ...real, fusedPasses };
 });
 
-function rng(seed: number): () => number {
-  let s = seed >>> 0;
-  return () => {
-    s = (s * 1664525 + 1013904223) >>> 0;
-    return s / 2 ** 32;
-  };
-}
-
-const pick = <T>(r: () => number, xs: readonly T[]): T => xs[Math.floor(r() * xs.length)]!;
 const FIELDS = ['x', 'y', 'constructor'];
 
 /**

@@ -12,18 +12,10 @@ import type { JsonValue } from '../../src/ir/json.js';
 import type { Guard, Op } from '../../src/ir/nodes.js';
 import type { Path, Segment } from '../../src/ir/path.js';
 import { O, exists, lit, p, policy, remove, set, when } from '../interpreter/support.js';
-
-function rng(seed: number): () => number {
-  let s = seed >>> 0;
-  return () => {
-    s = (s * 1664525 + 1013904223) >>> 0;
-    return s / 2 ** 32;
-  };
-}
+import { lcg as rng, pick } from '../support/random.js';
 
 const FIELDS = ['a', 'b', 'constructor', '__proto__'];
 const KEYS = ['x', 'y'];
-const pick = <T>(r: () => number, xs: readonly T[]): T => xs[Math.floor(r() * xs.length)]!;
 
 function randomSegments(r: () => number): Segment[] {
   const segs: Segment[] = [];

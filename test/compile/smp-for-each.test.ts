@@ -14,15 +14,7 @@ import type { JsonObject, JsonValue } from '../../src/ir/json.js';
 import type { Policy } from '../../src/ir/nodes.js';
 import { parsePolicyDocs } from '../../src/pipeline.js';
 import { differences } from '../support/run-differential.js';
-
-function rng(seed: number): () => number {
-  let s = seed >>> 0;
-  return () => {
-    s = (s * 1664525 + 1013904223) >>> 0;
-    return s / 2 ** 32;
-  };
-}
-const pick = <T>(r: () => number, xs: readonly T[]): T => xs[Math.floor(r() * xs.length)]!;
+import { lcg as rng, pick } from '../support/random.js';
 
 const ELEMENT_BODIES = [
   '- (name): "{{ element.name }}"\n  imagePullPolicy: IfNotPresent\n  securityContext:\n    allowPrivilegeEscalation: false',

@@ -17,6 +17,7 @@ import type { MatchSpec } from '../../src/ir/match.js';
 import type { Guard, Op, Origin, Policy, Rule } from '../../src/ir/nodes.js';
 import { exists, lit, p as path } from '../interpreter/support.js';
 import { differences } from '../support/run-differential.js';
+import { lcg as rng, pick } from '../support/random.js';
 
 const origin: Origin = { file: 'test.yaml', line: 1, col: 1, endLine: 1, endCol: 1, dialect: 'kyverno' };
 const PODS: MatchSpec = { any: [{ kinds: [{ group: '*', version: '*', kind: 'Pod', subresource: '' }] }], globs: 'wildcard' };
@@ -31,15 +32,6 @@ function smpRule(name: string, pattern: JsonValue, match: MatchSpec | undefined 
 function policy(rules: Rule[], semantics: Partial<Policy['semantics']> = {}): Policy {
   return { id: 'p', match: { globs: 'wildcard' }, guards: [], rules, semantics: { order: 'sequential', failurePolicy: 'fail', ...semantics }, origin } as Policy;
 }
-
-function rng(seed: number): () => number {
-  let s = seed >>> 0;
-  return () => {
-    s = (s * 1664525 + 1013904223) >>> 0;
-    return s / 2 ** 32;
-  };
-}
-const pick = <T>(r: () => number, xs: readonly T[]): T => xs[Math.floor(r() * xs.length)]!;
 
 const SCALARS: JsonValue[] = ['web', 'backend', 'x', '1', 1, true, false, '', 'true'];
 

@@ -27,6 +27,7 @@ import { parsePolicyDocs } from '../../src/pipeline.js';
 import { createRuntime } from '../../src/runtime/create.js';
 import { deriveRuntime } from '../../src/runtime/runtime.js';
 import { describeShared, sharedPath } from '../support/shared.js';
+import { mulberry32 as random } from '../support/random.js';
 
 const FUSED = createRuntime();
 const REFERENCE = deriveRuntime(FUSED, { merges: { ssa: REFERENCE_SSA_ENGINE }, typedDecoder: REFERENCE_TYPED_DECODER });
@@ -163,18 +164,6 @@ function parsePolicies(text: string): Policy[] {
   const parsed = parsePolicyDocs(docs.value);
   if (parsed.diagnostics.length > 0) throw new Error(parsed.diagnostics.map((d) => d.message).join('\n'));
   return parsed.policies;
-}
-
-/** A small deterministic generator (mulberry32), so that a failure names a seed that reproduces it. */
-function random(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
 }
 
 const clone = <T>(v: T): T => JSON.parse(JSON.stringify(v)) as T;

@@ -4,18 +4,12 @@ import type { JsonValue } from '../../src/ir/json.js';
 import type { Op } from '../../src/ir/nodes.js';
 import type { Segment } from '../../src/ir/path.js';
 import { O, p, policy, set } from './support.js';
+import { lcg as rng } from '../support/random.js';
 
 /**
  * Literal sets run fused when tracing is off (ops/fused-sets.ts) and one by one when it is on; the two must
  * always agree, on the object and on errors. Random programs over random objects check it.
  */
-function rng(seed: number): () => number {
-  let s = seed >>> 0;
-  return () => {
-    s = (s * 1664525 + 1013904223) >>> 0;
-    return s / 2 ** 32;
-  };
-}
 
 const FIELDS = ['a', 'b', 'constructor'];
 const KEYS = ['x', 'y'];

@@ -11,21 +11,9 @@ import type { JsonValue } from '../../src/ir/json.js';
 import type { PatchStep } from '../../src/jsonpatch/apply.js';
 import { applyEvanphxV4 } from '../../src/jsonpatch/evanphx-v4.js';
 import { applyEvanphxV4InPlace } from '../../src/jsonpatch/evanphx-v4-in-place.js';
-
-/** mulberry32, so that a failure names a seed that reproduces it. */
-function random(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+import { mulberry32 as random, pick } from '../support/random.js';
 
 const clone = <T>(v: T): T => JSON.parse(JSON.stringify(v)) as T;
-const pick = <T>(next: () => number, xs: readonly T[]): T => xs[Math.floor(next() * xs.length)]!;
 const escape = (s: string): string => s.replace(/~/g, '~0').replace(/\//g, '~1');
 
 /** Every path of `v` (containers and scalars), as pointer pieces. */

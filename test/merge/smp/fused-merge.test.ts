@@ -12,15 +12,7 @@ import { compileMerge, CompiledMergeRun, type CompiledMerge } from '../../../src
 import { fuseMerges } from '../../../src/merge/smp/fused-merge.js';
 import { strategicMerge } from '../../../src/merge/smp/index.js';
 import { NormalForms } from '../../../src/merge/smp/normal-forms.js';
-
-function rng(seed: number): () => number {
-  let s = seed >>> 0;
-  return () => {
-    s = (s * 1664525 + 1013904223) >>> 0;
-    return s / 2 ** 32;
-  };
-}
-const pick = <T>(r: () => number, xs: readonly T[]): T => xs[Math.floor(r() * xs.length)]!;
+import { lcg as rng, pick } from '../../support/random.js';
 
 const KEYS = ['a', 'b', 'z', 'B', 'é', 'constructor'];
 const SCALARS: JsonValue[] = ['x', 'y', '1', 'true', '', 1, 2.5, -0, true, false];

@@ -10,15 +10,7 @@ import { isNormal } from '../../../src/merge/smp/merge.js';
 import { normalCheck } from '../../../src/merge/smp/normal-check.js';
 import { NormalForms } from '../../../src/merge/smp/normal-forms.js';
 import { fieldSchema, schemaForResourceType } from '../../../src/merge/smp/schema.js';
-
-function rng(seed: number): () => number {
-  let s = seed >>> 0;
-  return () => {
-    s = (s * 1664525 + 1013904223) >>> 0;
-    return s / 2 ** 32;
-  };
-}
-const pick = <T>(r: () => number, xs: readonly T[]): T => xs[Math.floor(r() * xs.length)]!;
+import { lcg as rng, pick } from '../../support/random.js';
 
 const NAMES = ['app', 'side', '', 'constructor'];
 
