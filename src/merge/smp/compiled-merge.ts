@@ -396,17 +396,11 @@ export function ownSource(d: string, key: string, g: Gen): string {
   return key in Object.prototype ? `(${g.h}.hasOwn(${d}, ${literal(key)}) ? ${d}[${literal(key)}] : undefined)` : `${d}[${literal(key)}]`;
 }
 
-/**
- * The check pass of `node` over the resource map `d`: returns GENERAL, a failed condition's message, or
- * nothing. Without `messages` (a caller that only needs to know that a condition failed), a failed condition
- * returns "" and no message is built.
- */
-export function checkSource(node: PatternNode, d: string, schema: SchemaRef, g: Gen, messages = true): string | undefined {
+/** The check pass of `node` over the resource map `d`: returns GENERAL, a failed condition's message, or nothing. */
+function checkSource(node: PatternNode, d: string, schema: SchemaRef, g: Gen): string | undefined {
   const lines: string[] = [];
   const failed = (kind: string, c: Condition): string =>
-    messages
-      ? `{ const f = ${g.h}.condition(${d}, ${literal(c.key)}, ${literal(c.expected)}); if (f !== undefined) return "${kind} failed: " + f; }`
-      : `if (!${holdsSource(d, c, g)}) return "";`;
+    `{ const f = ${g.h}.condition(${d}, ${literal(c.key)}, ${literal(c.expected)}); if (f !== undefined) return "${kind} failed: " + f; }`;
   for (const c of node.globals) lines.push(failed('global condition', c));
   for (const c of node.conditions) lines.push(failed('condition', c));
   for (const e of node.entries) {
@@ -415,7 +409,7 @@ export function checkSource(node: PatternNode, d: string, schema: SchemaRef, g: 
     const child = e.node;
     if (child !== undefined) {
       const dv = `d${g.next++}`;
-      const sub = checkSource(child, dv, fieldSchema(schema, e.key), g, messages);
+      const sub = checkSource(child, dv, fieldSchema(schema, e.key), g);
       if (sub === undefined) return undefined;
       // Under an unknown kind, a map naming its apiVersion and kind selects its own schema.
       const ownSchema = schema === null ? `if (${v}.apiVersion !== undefined && ${v}.apiVersion !== null && ${v}.kind !== undefined && ${v}.kind !== null) return ${g.h}.GENERAL;\n` : '';
