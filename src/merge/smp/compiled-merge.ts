@@ -68,8 +68,10 @@ export interface PatternNode {
   appendOrder: number[];
   globals: Condition[];
   conditions: Condition[];
-  /** This map's value in the patch when the resource has no map here. */
+  /** This map's value in the patch when the resource has no map here (under a schema: see absentUnder). */
   absent: JsonObject | typeof EMPTIED | typeof UNSTABLE | Failure;
+  /** The places of the lists in `absent` (a map), from this map: it is inserted as it is where none is a merge list. */
+  absentLists: readonly (readonly string[])[];
 }
 
 /**
@@ -135,15 +137,17 @@ function compileNode(m: JsonObject, anchored: boolean): PatternNode | undefined 
   }
   if (names.has('apiVersion') && names.has('kind')) return undefined;
   const appendOrder = entries.map((_, i) => i).sort((i, j) => compareGoStrings(entries[i]!.key, entries[j]!.key));
-  return { entries, appendOrder, globals, conditions, absent: absentForm(m, anchored) };
+  const lists: string[][] = [];
+  return { entries, appendOrder, globals, conditions, absent: absentForm(m, anchored, lists), absentLists: lists };
 }
 
 /**
  * The patch a pattern map becomes where the resource has none (PreProcessPattern against nothing), and what
  * the merge inserts for it: the same map when the fast walk's merge of it with itself returns it unchanged
- * (no `null` to prune, no list to rebuild).
+ * (no `null` to prune; a list only where the schema replaces it, which merge.ts fastNode returns as it is: the
+ * places of its lists go to `lists`, for absentUnder).
  */
-function absentForm(m: JsonObject, anchored: boolean): PatternNode['absent'] {
+function absentForm(m: JsonObject, anchored: boolean, lists: string[][]): PatternNode['absent'] {
   let patch: JsonObject = m;
   if (anchored) {
     const pre = runFastPattern(compileFastPattern(m)!, undefined);
@@ -152,7 +156,18 @@ function absentForm(m: JsonObject, anchored: boolean): PatternNode['absent'] {
     if (!isJsonObject(pre.patch) || Object.keys(pre.patch).length === 0) return EMPTIED;
     patch = pre.patch;
   }
-  return insertsAsIs(patch) ? patch : UNSTABLE;
+  return insertsAsIs(patch, [], lists) ? patch : UNSTABLE;
+}
+
+/** `node.absent` where the resource's map has `schema`: UNSTABLE where the map holds a list the schema merges. */
+function absentUnder(node: PatternNode, schema: SchemaRef): PatternNode['absent'] {
+  const lists = node.absentLists;
+  for (let i = 0; i < lists.length; i++) {
+    let s = schema;
+    for (const key of lists[i]!) s = fieldSchema(s, key);
+    if (s?.merge !== undefined) return UNSTABLE;
+  }
+  return node.absent;
 }
 
 /**
@@ -160,8 +175,8 @@ function absentForm(m: JsonObject, anchored: boolean): PatternNode['absent'] {
  * nothing (`none`), the general path (`general`), skip the pattern (`skip`, a failed condition), or, for a map
  * inserted as it is (`insert`), the general path over a scalar or a list only.
  */
-export function absentCheck(node: PatternNode): 'none' | 'general' | 'skip' | 'insert' {
-  const absent = node.absent;
+export function absentCheck(node: PatternNode, schema: SchemaRef): 'none' | 'general' | 'skip' | 'insert' {
+  const absent = absentUnder(node, schema);
   if (absent === EMPTIED) return 'none';
   if (absent === UNSTABLE) return 'general';
   if (absent instanceof Failure) return absent.message === '' ? 'general' : 'skip';
@@ -174,16 +189,26 @@ export function skippedWhenAbsent(node: PatternNode): boolean {
 }
 
 /** The map inserted for `node` where the resource has none, when it is inserted as it is (no condition). */
-export function insertedAsIs(node: PatternNode): JsonObject | undefined {
-  const absent = node.absent;
+export function insertedAsIs(node: PatternNode, schema: SchemaRef): JsonObject | undefined {
+  const absent = absentUnder(node, schema);
   return absent === EMPTIED || absent === UNSTABLE || absent instanceof Failure ? undefined : absent;
 }
 
-function insertsAsIs(v: JsonValue): boolean {
-  if (v === null || Array.isArray(v)) return false;
+function insertsAsIs(v: JsonValue, at: string[], lists: string[][]): boolean {
+  if (v === null) return false;
+  if (Array.isArray(v)) {
+    lists.push([...at]);
+    return true;
+  }
   if (typeof v !== 'object') return true;
   if (v.apiVersion !== undefined && v.kind !== undefined) return false;
-  for (const k of Object.keys(v)) if (k.startsWith('$') || !insertsAsIs(v[k]!)) return false;
+  for (const k of Object.keys(v)) {
+    if (k.startsWith('$')) return false;
+    at.push(k);
+    const ok = insertsAsIs(v[k]!, at, lists);
+    at.pop();
+    if (!ok) return false;
+  }
   return true;
 }
 
@@ -413,7 +438,7 @@ function checkSource(node: PatternNode, d: string, schema: SchemaRef, g: Gen): s
       if (sub === undefined) return undefined;
       // Under an unknown kind, a map naming its apiVersion and kind selects its own schema.
       const ownSchema = schema === null ? `if (${v}.apiVersion !== undefined && ${v}.apiVersion !== null && ${v}.kind !== undefined && ${v}.kind !== null) return ${g.h}.GENERAL;\n` : '';
-      const absent = child.absent;
+      const absent = absentUnder(child, fieldSchema(schema, e.key));
       const otherwise =
         absent === EMPTIED
           ? ''
@@ -544,7 +569,7 @@ function writeFunction(node: PatternNode, schema: SchemaRef, g: Gen): string {
     let appends_ = false;
     if (child !== undefined) {
       const w = writeFunction(child, fieldSchema(schema, e.key), g);
-      const absent = child.absent;
+      const absent = absentUnder(child, fieldSchema(schema, e.key));
       body.push(`if (${isMapSource('v')}) { const nv = ${w}(v, cx); if (nv !== v) { ${set(e.key, 'nv')} } }`);
       if (!(absent instanceof Failure) && isJsonObject(absent)) {
         // The check pass left only a missing key or `null` here.

@@ -8,9 +8,9 @@
  *
  * - set-only patterns (no `null`, no `$` directive, no conditional list element, distinct keys per map, no
  *   `apiVersion`/`kind` at the root, which would change the schema of the patterns after; scalar condition and
- *   global anchors allowed; a list only where the schema replaces it, as a scalar) write maps where they have
- *   maps and scalars where they have scalars. When no two of them
- *   disagree on which a place is, and no pattern's condition reads a place an earlier one writes, each
+ *   global anchors allowed; a list only where the schema replaces it, as a scalar, also in a map the resource
+ *   lacks, inserted as it is) write maps where they have maps, lists where they have lists and scalars where
+ *   they have scalars. When no two of them disagree on which a place is, and no pattern's condition reads a place an earlier one writes, each
  *   pattern's check on the original document is its check on what the ones before it left. So the checks run
  *   first, all of them: a shape the fast walk does not take hands the whole run back to the merges one by
  *   one, a failed condition skips its pattern (one bit of `cx.skip`), as the merge of an empty patch would;
@@ -44,27 +44,29 @@ function setOnly(node: PatternNode): boolean {
     keys.add(e.key);
     if (e.list !== undefined) return false;
     if (e.node !== undefined) {
-      if ((insertedAsIs(e.node) === undefined && !skippedWhenAbsent(e.node)) || !setOnly(e.node)) return false;
+      // A map holding a list is inserted as it is only under a schema that replaces the list: the checks decide.
+      if ((insertedAsIs(e.node, null) === undefined && !skippedWhenAbsent(e.node)) || !setOnly(e.node)) return false;
     } else if (e.value === null || (typeof e.value === 'object' && !Array.isArray(e.value))) return false;
   }
   return true;
 }
 
 /**
- * Whether no place is a map in one pattern and a scalar in another, and no condition reads a place an
- * earlier pattern names (it would see what that pattern wrote, not the original document).
+ * Whether no place is of one kind (map, list, scalar) in one pattern and of another in another (a pattern
+ * would meet what an earlier one wrote, not what the checks saw), and no condition reads a place an earlier
+ * pattern names (it would see what that pattern wrote, not the original document).
  */
 function independent(roots: readonly PatternNode[]): boolean {
-  const kinds = new Map<string, boolean>();
+  const kinds = new Map<string, 'map' | 'list' | 'scalar'>();
   const named = new Set<string>();
   const visit = (node: PatternNode, at: string, conditions: string[]): boolean => {
     for (const c of [...node.globals, ...node.conditions]) conditions.push(`${at}\u0000${c.key}`);
     for (const e of node.entries) {
       const place = `${at}\u0000${e.key}`;
-      const isMap = e.node !== undefined;
+      const kind = e.node !== undefined ? 'map' : Array.isArray(e.value) ? 'list' : 'scalar';
       const seen = kinds.get(place);
-      if (seen !== undefined && seen !== isMap) return false;
-      kinds.set(place, isMap);
+      if (seen !== undefined && seen !== kind) return false;
+      kinds.set(place, kind);
       if (e.node !== undefined && !visit(e.node, place, conditions)) return false;
     }
     return true;
@@ -175,7 +177,7 @@ function fusedCheckSource(items: readonly Item[], d: string, schema: SchemaRef, 
       if (sub === undefined) return undefined;
       const absent: string[] = [];
       for (const { entry, item } of maps) {
-        const outcome = absentCheck(entry.node!);
+        const outcome = absentCheck(entry.node!, fieldSchema(schema, key));
         // A `+()` map is checked only where the key is missing.
         const when = entry.add ? `if (${v} === undefined) ` : '';
         if (outcome === 'general') absent.push(`${when}${general}`);
@@ -269,8 +271,8 @@ function groupFunction(group: readonly Item[], schema: SchemaRef, g: Gen): strin
   const apply = (fn: string | undefined, v: string): string => (fn === undefined ? v : `${fn}(${v}, cx)`);
   const lines = [`if (${isMapSource('v')}) return ${apply(writes(group), 'v')};`];
   group.forEach((item, i) => {
-    const inserted = insertedAsIs(item.node);
-    if (inserted === undefined) return; // skippedWhenAbsent: its check failed here
+    const inserted = insertedAsIs(item.node, schema);
+    if (inserted === undefined) return; // skippedWhenAbsent or a merge list in it: its check failed or went general here
     const applies = item.add ? `v === undefined && (cx.skip & ${1 << item.pattern}) === 0` : `(cx.skip & ${1 << item.pattern}) === 0`;
     lines.push(`if (${applies}) return ${apply(writes(group.slice(i + 1)), g.k.ref(inserted))};`);
   });

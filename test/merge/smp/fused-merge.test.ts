@@ -1,7 +1,8 @@
 /**
  * Set-only patterns merged as one (src/merge/smp/fused-merge.ts) against the same patterns merged one after
  * the other by the general path (strategicMerge with `reference`): random runs of patterns (plain and `+()`
- * keys, `(k)` and `<(k)` conditions, nested maps, scalars of every JSON type, names Object.prototype has) over random documents (maps,
+ * keys, `(k)` and `<(k)` conditions, nested maps, scalars of every JSON type, lists (replaced or merged by the
+ * schema), names Object.prototype has) over random documents (maps,
  * `null`, scalars and lists where the patterns have maps), copying and writing in place into owned maps.
  * Where the fused merge decides, the document must be the sequential one, key order included, and the input
  * untouched unless owned; where it cannot, it must say so before writing anything. Also which runs fuse.
@@ -14,8 +15,10 @@ import { strategicMerge } from '../../../src/merge/smp/index.js';
 import { NormalForms } from '../../../src/merge/smp/normal-forms.js';
 import { lcg as rng, pick } from '../../support/random.js';
 
-const KEYS = ['a', 'b', 'z', 'B', 'é', 'constructor'];
+const KEYS = ['a', 'b', 'z', 'B', 'é', 'constructor', 'containers', 'tolerations'];
 const SCALARS: JsonValue[] = ['x', 'y', '1', 'true', '', 1, 2.5, -0, true, false];
+/** List leaves: under a Pod's spec `containers` is a merge list (keyed by name), `tolerations` and the others are replaced. */
+const LISTS: JsonValue[] = [['x'], [], [{ name: 'c', image: 'i' }], [{ key: 'k', operator: 'Exists' }], [null], [{ name: 'c' }, { name: 'c', image: 'j' }], [{ name: 'c', x: null }]];
 
 /** A set-only pattern map: nested maps and scalar leaves, some under `+()`, some `(k)` / `<(k)` conditions. */
 function randomPatternMap(r: () => number, depth: number): JsonObject {
@@ -26,7 +29,7 @@ function randomPatternMap(r: () => number, depth: number): JsonObject {
     const roll = r();
     if (roll < 0.12) out[`(${key})`] = pick(r, ['x', 'y', '1', 'true', '*']);
     else if (roll < 0.16) out[`<(${key})`] = pick(r, ['x', 'y']);
-    else out[r() < 0.3 ? `+(${key})` : key] = depth > 0 && r() < 0.35 ? randomPatternMap(r, depth - 1) : pick(r, SCALARS);
+    else out[r() < 0.3 ? `+(${key})` : key] = depth > 0 && r() < 0.35 ? randomPatternMap(r, depth - 1) : r() < 0.12 ? pick(r, LISTS) : pick(r, SCALARS);
   }
   return out;
 }
@@ -93,16 +96,50 @@ describe('fused set-only merges', () => {
     expect(fuseMerges([c({ spec: { c: 1 } }), c({ spec: { '(a)': 'x', b: 1 } })])).toBeDefined();
     expect(fuseMerges([c({ spec: { a: 'y' } }), c({ spec: { '(a)': 'x', b: 1 } })])).toBeUndefined();
     expect(fuseMerges([c({ metadata: { labels: { '+(a)': 'y' } } }), c({ metadata: { labels: { '<(a)': 'x' } }, spec: { b: 1 } })])).toBeUndefined();
-    // Nulls, lists and a new kind are left to the merges one by one.
-    expect(fuseMerges([c({ spec: { a: ['x'] } }), c({ spec: { c: 1 } })])).toBeUndefined();
+    // A list is a leaf (whether the schema merges it is decided per schema, when the merge is generated)...
+    expect(fuseMerges([c({ spec: { a: ['x'] } }), c({ spec: { c: 1 } })])).toBeDefined();
+    // ...of its own kind: a place that is a list in one pattern and a scalar or a map in another.
+    expect(fuseMerges([c({ spec: { a: ['x'] } }), c({ spec: { a: 'x' } })])).toBeUndefined();
+    expect(fuseMerges([c({ spec: { a: { b: 1 } } }), c({ spec: { a: ['x'] } })])).toBeUndefined();
+    // Nulls and a new kind are left to the merges one by one.
     expect(fuseMerges([c({ spec: { a: null } }), c({ spec: { c: 1 } })])).toBeUndefined();
-    expect(fuseMerges([c({ spec: { a: ['x'] } }), c({ spec: { c: 1 } })])).toBeUndefined();
     expect(fuseMerges([c({ kind: 'Pod' }), c({ spec: { c: 1 } })])).toBeUndefined();
+  });
+
+  it('insert a map the resource lacks holding a list as it is only where the schema replaces the list', () => {
+    let inserted = 0;
+    let replaced = 0;
+    for (const key of ['containers', 'tolerations', 'a']) {
+      for (const list of LISTS) {
+        for (const spec of [undefined, null]) {
+          const patterns: JsonObject[] = [{ spec: { [key]: list, b: 'x' } }, { metadata: { labels: { a: '1' } } }];
+          const compiled = patterns.map((p) => compileMerge(p));
+          if (compiled.some((c) => c === undefined)) continue; // `[]` needs the anchors' preprocessing
+          const merge = fuseMerges(compiled as CompiledMerge[]);
+          expect(merge).toBeDefined();
+          if (key !== 'containers' && spec === undefined) replaced++;
+          const doc: JsonObject = { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'p' } };
+          if (spec === null) doc.spec = null;
+          const expected = sequential(doc, patterns);
+          const out = new CompiledMergeRun(new NormalForms(), undefined).step(merge!, doc);
+          if (out === undefined) {
+            // Only a merge list (containers) goes to the general path, or a document not in normal form (`spec: null`).
+            expect(key === 'containers' || spec === null, JSON.stringify({ key, list, spec })).toBe(true);
+            continue;
+          }
+          expect(JSON.stringify(out), JSON.stringify({ key, list, spec })).toBe(JSON.stringify(expected));
+          inserted++;
+        }
+      }
+    }
+    expect(inserted).toBe(replaced);
+    expect(inserted).toBeGreaterThanOrEqual(10);
   });
 
   it('give the sequential result on random patterns and documents', () => {
     const r = rng(4242);
     let fused = 0;
+    let fusedWithLists = 0;
     let declined = 0;
     for (let round = 0; round < 1500; round++) {
       const patterns: JsonObject[] = [];
@@ -134,9 +171,11 @@ describe('fused set-only merges', () => {
         expect(JSON.stringify(out), JSON.stringify({ patterns, doc })).toBe(expected);
         expect(JSON.stringify(doc)).toBe(before);
         fused++;
+        if (patterns.some((p) => JSON.stringify(p).includes('['))) fusedWithLists++;
       }
     }
     expect(fused).toBeGreaterThan(1000);
+    expect(fusedWithLists).toBeGreaterThan(100);
     expect(declined).toBeGreaterThan(50);
   });
 });
