@@ -10,7 +10,7 @@ import { defineOwn, hasOwn, type JsonObject, type JsonValue } from '../ir/json.j
 import { diagnostic, fail, ok, type Result } from '../diagnostics/index.js';
 import type { Span } from '../diagnostics/index.js';
 import type { JmesNode } from './ast.js';
-import { callFunction, ExpRef, type Env, type Evaluator, type FunctionTable } from './functions/registry.js';
+import { callFunction, callSpec, ExpRef, type Env, type Evaluator, type FunctionTable } from './functions/registry.js';
 import { KYVERNO_FUNCTIONS } from './functions/index.js';
 import { fieldPathReader } from './field-path.js';
 import { parseJmes } from './parse.js';
@@ -339,6 +339,7 @@ function compileNode(node: JmesNode, table: FunctionTable): Evaluator {
     case 'Function': {
       const args = node.children.map((c) => swallowed(compileNode(c, table)));
       const name = node.name;
+      const spec = table.get(name);
       return (v, env) => {
         const resolved: unknown[] = new Array(args.length);
         for (let i = 0; i < args.length; i++) {
@@ -346,7 +347,8 @@ function compileNode(node: JmesNode, table: FunctionTable): Evaluator {
           if (r instanceof JmesFailure) return r;
           resolved[i] = r ?? null;
         }
-        return callFunction(table, name, resolved, env);
+        // An unknown function fails only once called, after its arguments (functions.go CallFunction).
+        return spec === undefined ? callFunction(table, name, resolved, env) : callSpec(spec, resolved, env);
       };
     }
     case 'ExpressionReference': {

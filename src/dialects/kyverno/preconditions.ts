@@ -148,13 +148,6 @@ export function compileConditionPlan(block: JsonValue, prepare: QueryPreparer | 
       } else if (treeHasVariables(v)) return undefined;
     }
   } else return undefined;
-  const holds = (c: PlannedCondition, values: unknown[]): boolean => {
-    if (c.operator === undefined) return false;
-    const key = 'slot' in c.key ? (values[c.key.slot] ?? null) : c.key.constant;
-    if (c.test !== undefined) return c.test(key);
-    const value = 'slot' in c.value ? (values[c.value.slot] ?? null) : c.value.constant;
-    return evaluateOperator(c.operator, key, value);
-  };
   return (env) => {
     const values: unknown[] = new Array(slots.length);
     for (let i = 0; i < slots.length; i++) {
@@ -163,10 +156,28 @@ export function compileConditionPlan(block: JsonValue, prepare: QueryPreparer | 
       values[i] = r.value;
     }
     let ok = true;
-    if (any !== undefined) ok = any.some((c) => holds(c, values));
-    if (ok && all !== undefined) ok = all.every((c) => holds(c, values));
+    if (any !== undefined) ok = someHolds(any, values);
+    if (ok && all !== undefined) ok = everyHolds(all, values);
     return ok ? HOLDS : FAILS;
   };
+}
+
+function plannedHolds(c: PlannedCondition, values: readonly unknown[]): boolean {
+  if (c.operator === undefined) return false;
+  const key = 'slot' in c.key ? (values[c.key.slot] ?? null) : c.key.constant;
+  if (c.test !== undefined) return c.test(key);
+  const value = 'slot' in c.value ? (values[c.value.slot] ?? null) : c.value.constant;
+  return evaluateOperator(c.operator, key, value);
+}
+
+function someHolds(conditions: readonly PlannedCondition[], values: readonly unknown[]): boolean {
+  for (let i = 0; i < conditions.length; i++) if (plannedHolds(conditions[i]!, values)) return true;
+  return false;
+}
+
+function everyHolds(conditions: readonly PlannedCondition[], values: readonly unknown[]): boolean {
+  for (let i = 0; i < conditions.length; i++) if (!plannedHolds(conditions[i]!, values)) return false;
+  return true;
 }
 
 function conditionsOutcome(substituted: Substituted<JsonValue>): Substituted<boolean> {

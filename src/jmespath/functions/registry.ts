@@ -61,6 +61,11 @@ function typeError(arg: unknown, types: ArgType[]): JmesFailure {
   return failure('InvalidType', `Invalid type for: ${shown}, expected: ${expected}`);
 }
 
+function matchesAny(types: readonly ArgType[], v: unknown): boolean {
+  for (let i = 0; i < types.length; i++) if (matches(types[i]!, v)) return true;
+  return false;
+}
+
 export function checkArgs(spec: FunctionSpec, args: unknown[]): JmesFailure | undefined {
   const declared = spec.args.length;
   if (declared === 0) return undefined;
@@ -68,7 +73,7 @@ export function checkArgs(spec: FunctionSpec, args: unknown[]): JmesFailure | un
     if (args.length !== declared) return failure('InvalidArity', 'Incorrect number of args.');
     for (let i = 0; i < declared; i++) {
       const types = spec.args[i]!;
-      if (!types.some((t) => matches(t, args[i]))) return typeError(args[i], types);
+      if (!matchesAny(types, args[i])) return typeError(args[i], types);
     }
     return undefined;
   }
@@ -76,7 +81,7 @@ export function checkArgs(spec: FunctionSpec, args: unknown[]): JmesFailure | un
   if (spec.checkVariadic) {
     for (let i = 0; i < args.length; i++) {
       const types = spec.args[Math.min(i, declared - 1)]!;
-      if (!types.some((t) => matches(t, args[i]))) return typeError(args[i], types);
+      if (!matchesAny(types, args[i])) return typeError(args[i], types);
     }
   }
   return undefined;
@@ -85,6 +90,11 @@ export function checkArgs(spec: FunctionSpec, args: unknown[]): JmesFailure | un
 export function callFunction(table: FunctionTable, name: string, args: unknown[], env: Env): unknown {
   const spec = table.get(name);
   if (spec === undefined) return failure('UnknownFunction', `Unknown function: ${name}`);
+  return callSpec(spec, args, env);
+}
+
+/** callFunction with the function looked up already (a compiled call site: tables are read-only maps). */
+export function callSpec(spec: FunctionSpec, args: unknown[], env: Env): unknown {
   const bad = checkArgs(spec, args);
   if (bad !== undefined) return bad;
   return spec.handler(args, env);
