@@ -419,6 +419,8 @@ export function compileOperator(operator: string, value: unknown): (key: unknown
  */
 function equalsTo(value: unknown): (key: unknown) => boolean {
   if (typeof value === 'string' && asDuration(value) === undefined && parseQuantity(value) === undefined) {
+    // Without a wildcard only the value itself matches, and it is no quantity.
+    if (!containsWildcard(value)) return (key) => (typeof key === 'string' ? key === value : equals(key, value));
     const matches = compileGlob(value, 'wildcard');
     return (key) => (typeof key === 'string' ? matches(key) && parseQuantity(key) === undefined : equals(key, value));
   }

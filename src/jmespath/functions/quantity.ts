@@ -17,13 +17,24 @@ const BIN_SUFFIX: Record<string, number> = { Ki: 10, Mi: 20, Gi: 30, Ti: 40, Pi:
 const DEC_SUFFIX_BY_EXP = new Map(Object.entries(DEC_SUFFIX).map(([k, v]) => [v, k]));
 const BIN_SUFFIX_BY_EXP = new Map<number, string>([[0, ''], ...Object.entries(BIN_SUFFIX).map(([k, v]) => [v, k] as [number, string])]);
 
+/**
+ * Whether a quantity (the pattern below: sign, digits, `.`, then suffix letters and exponent) may start with
+ * this character: most strings an operator meets are words, rejected here without running the pattern.
+ */
+function mayStartQuantity(c: number): boolean {
+  // + - . 0-9
+  if (c === 43 || c === 45 || c === 46 || (c >= 48 && c <= 57)) return true;
+  // the suffix letters e E i n u m k K M G T P
+  return c === 101 || c === 69 || c === 105 || c === 110 || c === 117 || c === 109 || c === 107 || c === 75 || c === 77 || c === 71 || c === 84 || c === 80;
+}
+
 function pow10(n: number): bigint {
   return 10n ** BigInt(n);
 }
 
 /** quantity.go parseQuantityString + ParseQuantity; undefined when the text is not a quantity. */
 export function parseQuantity(str: string): Quantity | undefined {
-  if (str.length === 0) return undefined;
+  if (str.length === 0 || !mayStartQuantity(str.charCodeAt(0))) return undefined;
   const m = /^([+-]?)(\d*)(?:\.(\d*))?([eEinumkKMGTP]*)([+-]?\d*)$/.exec(str);
   if (!m) return undefined;
   const [, sign, numRaw, denomRaw, suffixLetters, suffixTail] = m;
