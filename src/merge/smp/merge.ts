@@ -25,7 +25,7 @@ import { compareGoStrings, nodeText, scalarText } from './go-text.js';
 import { kyamlMergeFull, walk as fullWalk } from './merge-full.js';
 import type { KyamlMergeOptions, MergeOutcome, MergeOwnership } from './merge-types.js';
 import type { NormalForms } from './normal-forms.js';
-import { elementSchema, fieldSchema, schemaForResourceType, type SchemaRef, type SmpSchema } from './schema.js';
+import { elementSchema, fieldSchema, isLeafMergeList, schemaForResourceType, UNMEMOIZED_LIST_MAX, type SchemaRef, type SmpSchema } from './schema.js';
 
 export type { KyamlMergeOptions, MergeFailure, MergeOutcome, MergeOwnership } from './merge-types.js';
 export { NormalForms } from './normal-forms.js';
@@ -281,6 +281,8 @@ export function isNormal(v: JsonValue, schema: SchemaRef, normalForms: NormalFor
   if (Array.isArray(v)) {
     const keys = schema.merge;
     if (keys === undefined) return true;
+    // A short list of plain elements: its keys checked again (isPlainList rejects any element but a map).
+    if (v.length <= UNMEMOIZED_LIST_MAX && isLeafMergeList(schema)) return isPlainList(v, keys);
     // Rules after the first see the same untouched subtrees (copy-on-write): verify each once per caller memo.
     if (normalForms !== undefined && normalForms.has(v, schema)) return true;
     if (!isPlainList(v, keys)) return false;

@@ -14,7 +14,7 @@ import { hasOwn, type JsonValue } from '../../ir/json.js';
 import { scalarText } from './go-text.js';
 import { isNormal, isPlainList } from './merge.js';
 import type { NormalForms } from './normal-forms.js';
-import { KNOWN, type SmpSchema } from './schema.js';
+import { isLeafMergeList, KNOWN, UNMEMOIZED_LIST_MAX, type SmpSchema } from './schema.js';
 
 export type NormalCheck = (v: JsonValue, normalForms: NormalForms | undefined) => boolean;
 
@@ -81,10 +81,13 @@ function functionFor(schema: SmpSchema, g: Gen): string {
   if (keys === undefined) lines.push('if (Array.isArray(v)) return true;');
   else {
     const element = keys.length > 0 ? functionFor(schema.items ?? KNOWN, g) : undefined;
+    const plain = keys.length === 0 ? `${g.h}.isPlainList(v, ${g.k.ref(keys)})` : `${plainListFunction(keys, g)}(v)`;
     lines.push(
       'if (Array.isArray(v)) {',
+      // As isNormal: a short list of plain elements is checked again rather than remembered.
+      isLeafMergeList(schema) ? `if (v.length <= ${UNMEMOIZED_LIST_MAX}) return ${plain};` : '',
       `if (nf !== undefined && nf.has(v, ${s})) return true;`,
-      keys.length === 0 ? `if (!${g.h}.isPlainList(v, ${g.k.ref(keys)})) return false;` : `if (!${plainListFunction(keys, g)}(v)) return false;`,
+      `if (!${plain}) return false;`,
       element === undefined ? '' : `for (let i = 0; i < v.length; i++) if (!${element}(v[i], nf)) return false;`,
       `if (nf !== undefined) nf.addVerified(v, ${s});`,
       'return true;',

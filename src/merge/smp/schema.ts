@@ -93,6 +93,18 @@ export function fieldMayHoldMergeList(schema: SchemaRef, name: string): boolean 
   return schema !== null && (schema.fields?.has(name) === true || schema.values !== undefined);
 }
 
+/** Lists at most this long whose elements hold no merge list are checked again rather than remembered (unmemoized). */
+export const UNMEMOIZED_LIST_MAX = 16;
+
+/**
+ * Whether a merge list's elements can hold no merge list (a Pod's container ports, env, mounts): checking
+ * a short one again costs less than remembering it (NormalForms), and nothing below it needs remembering.
+ */
+export function isLeafMergeList(schema: SmpSchema): boolean {
+  const items = schema.items;
+  return items === undefined || (items.merge === undefined && items.values === undefined && (items.fieldNames === undefined || items.fieldNames.length === 0));
+}
+
 /** ResourceSchema.Elements of a list. */
 export function elementSchema(schema: SchemaRef): SchemaRef {
   return schema === null ? null : (schema.items ?? KNOWN);

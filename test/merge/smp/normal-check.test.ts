@@ -1,7 +1,7 @@
 /**
  * The generated normal-form check (src/merge/smp/normal-check.ts) against merge.ts isNormal, the reference:
  * random documents of several kinds, in and out of kyaml's normal form (nulls, duplicate and missing merge
- * keys, lists where maps belong, names Object.prototype has), with or without a map known already, must get
+ * keys, lists where maps belong, names Object.prototype has, short and long lists), with or without a map known already, must get
  * the same answer and leave the same facts in NormalForms (or more, where isNormal trusted a known map).
  */
 import { describe, expect, it } from 'vitest';
@@ -21,9 +21,19 @@ function randomElement(r: () => number, key: string): JsonValue {
   const el: JsonObject = {};
   if (r() < 0.9) el[key] = r() < 0.1 ? null : pick(r, NAMES);
   if (r() < 0.5) el.ports = randomList(r, () => ({ containerPort: pick(r, [80, 443, '80']), protocol: pick(r, ['TCP', 'UDP']) }));
+  // Long lists (past the length below which plain lists are checked again rather than remembered), some with a duplicate.
+  else if (r() < 0.15) el.ports = longPorts(r);
   if (r() < 0.3) el.env = randomList(r, () => ({ name: pick(r, ['A', 'B']), value: pick(r, ['1', null]) }));
   if (r() < 0.1) el.securityContext = null;
   return el;
+}
+
+function longPorts(r: () => number): JsonValue[] {
+  const out: JsonValue[] = [];
+  const n = 14 + Math.floor(r() * 6);
+  for (let i = 0; i < n; i++) out.push({ containerPort: 1000 + i, protocol: 'TCP' });
+  if (r() < 0.4) out.push({ containerPort: 1000, protocol: 'TCP' });
+  return out;
 }
 
 function randomList(r: () => number, element: () => JsonValue): JsonValue {
