@@ -11,9 +11,17 @@
  * nested deeper than MAX_DEPTH, run their closure (`k3(c)`), which reads comprehension variables from
  * `c.locals`, so loops around such closures also store their variables there.
  * User strings reach the source only through JSON.stringify; every other value is passed in as a constant.
+ *
+ * JSON evaluators (generateJsonEvaluator, for MAP mutations) build the JSON the engine consumes instead of a CEL
+ * value converted afterwards (issue 17: the conversion walk and the `Object.*` values it walked cost more than
+ * building the result): same statements, only the containers on the way to the result differ; when a
+ * conversion fails, the reference runs (direct-json.ts).
  */
 import { CODEGEN_HELPERS, type Ir, type Node, type RuntimeServices } from './compile.js';
+import { constantJson, DIRECT_JSON_HELPERS } from './direct-json.js';
 import { isSafeFieldName } from './fastpath.js';
+import { checkTypeNames, jsonAt, mutationResultToJson, patchValueJson } from './mutation.js';
+import { CelObject, ConstantJsonPatch } from './values.js';
 
 /** Generated nesting depth; deeper subtrees run as closures (keeps the source within the parser's limits). */
 const MAX_DEPTH = 48;
@@ -73,21 +81,48 @@ export type Evaluator<R> = (act: Record<string, unknown>, opts: { costLimit?: nu
  * evaluation; in one function V8 can keep the context in registers.
  */
 export function generateEvaluator<R>(root: Node, frame: EvalFrame<R>): Evaluator<R> | undefined {
-  const source = generatedSource(root, frame);
-  if (source === undefined) return undefined;
-  // eslint-disable-next-line @typescript-eslint/no-implied-eval
-  const factory = new Function('K', 'H', 'F', source.text) as (k: readonly unknown[], h: typeof CODEGEN_HELPERS, f: EvalFrame<R>) => Evaluator<R>;
-  return factory(source.constants, CODEGEN_HELPERS, frame);
+  return evaluatorOf(generatedSource(root, frame), frame);
 }
 
-/** The source generateEvaluator evaluates (parameters K: constants, H: helpers, F: the frame). */
-export function generatedSource(root: Node, frame: EvalFrame<unknown>): { text: string; constants: unknown[] } | undefined {
-  if (root.constant || !root.ir) return undefined;
+/**
+ * What a JSON evaluator does besides EvalFrame: `reference` evaluates the program and converts its value with
+ * mutation.ts mutationResultToJson, failing as that conversion fails (direct-json.ts says when it runs).
+ */
+export interface JsonEvalFrame<R> extends EvalFrame<R> {
+  reference: Evaluator<R>;
+}
+
+/**
+ * The program written out as an evaluator whose value is mutationResultToJson of the program's value (same
+ * value, same errors, same cost), building the `Object` literals, lists of `JSONPatch` literals and the lists,
+ * maps and branches that hold them as that JSON directly; undefined when the result builds none of them.
+ */
+export function generateJsonEvaluator<R>(root: Node, frame: JsonEvalFrame<R>): Evaluator<R> | undefined {
+  return evaluatorOf(generatedSource(root, frame, 'json'), frame);
+}
+
+function evaluatorOf<R>(source: { text: string; constants: unknown[] } | undefined, frame: EvalFrame<R>): Evaluator<R> | undefined {
+  if (source === undefined) return undefined;
+  // eslint-disable-next-line @typescript-eslint/no-implied-eval
+  const factory = new Function('K', 'H', 'F', 'J', source.text) as (k: readonly unknown[], h: typeof CODEGEN_HELPERS, f: EvalFrame<R>, j: typeof DIRECT_JSON_HELPERS) => Evaluator<R>;
+  return factory(source.constants, CODEGEN_HELPERS, frame, DIRECT_JSON_HELPERS);
+}
+
+/**
+ * The source generateEvaluator (or with `json`, generateJsonEvaluator) evaluates (parameters K: constants,
+ * H: helpers, F: the frame, J: the direct-JSON helpers).
+ */
+export function generatedSource(root: Node, frame: EvalFrame<unknown>, result: 'value' | 'json' = 'value'): { text: string; constants: unknown[] } | undefined {
+  const json = result === 'json';
+  // The result check is of the CEL value, which a JSON evaluator does not make.
+  if (root.constant || !root.ir || (json && frame.checkResult)) return undefined;
   const g = new Generator();
   const body: string[] = [];
-  const result = g.emit(root, body, 0);
+  const value = json ? g.emitJson(root, body, 0, RESULT) : g.emit(root, body, 0);
+  if (json && g.directs === 0) return undefined;
   const binds = [
     ...HELPER_NAMES.map((n) => `const h_${n} = H.${n};`),
+    ...(json ? DIRECT_JSON_NAMES.map((n) => `const j_${n} = J.${n};`) : []),
     ...g.constants.map((_, i) => `const k${i} = K[${i}];`),
     'const noServices = F.noServices;',
     'const checkResult = F.checkResult;',
@@ -106,10 +141,11 @@ export function generatedSource(root: Node, frame: EvalFrame<unknown>): { text: 
     'try {',
     'if (c.cost > c.limit) throw new h_CelCostLimitError();',
     ...body,
-    `const value = ${result};`,
+    `const value = ${value};`,
     ...(frame.checkResult ? ['const problem = checkResult(value);', 'if (problem !== undefined) throw new h_CelError(problem);'] : []),
     'return { ok: true, value, cost: c.cost };',
     '} catch (e) {',
+    ...(json ? ['if (e === j_NEEDS_REFERENCE) return F.reference(act, opts);'] : []),
     'return F.failure(e, c.cost);',
     '}',
     '};',
@@ -118,6 +154,16 @@ export function generatedSource(root: Node, frame: EvalFrame<unknown>): { text: 
   if (text.length > MAX_SOURCE_CHARS) return undefined;
   return { text, constants: g.constants };
 }
+
+/** Direct-JSON helpers the generated source names (`j_name`). */
+const DIRECT_JSON_NAMES = Object.keys(DIRECT_JSON_HELPERS) as (keyof typeof DIRECT_JSON_HELPERS)[];
+
+/**
+ * Where a value built as JSON goes: the program's result (mutationResultToJson), or a position inside an `Object`
+ * result (mutation.ts jsonAt: below the literal named `parent`, in its field `field`).
+ */
+type JsonPosition = typeof RESULT | { readonly parent: string; readonly field: string | undefined };
+const RESULT = 'result';
 
 const COMPARISONS: Record<string, string> = { '_<_': '<', '_<=_': '<=', '_>_': '>', '_>=_': '>=', '_==_': '===', '_!=_': '!==' };
 
@@ -129,6 +175,8 @@ class Generator {
   private closures = 0;
   /** Set when a comprehension variable is read from `c.locals` rather than a JS local. */
   private readsLocals = false;
+  /** Containers emitJson built as JSON (none: a JSON evaluator would only convert at the end, as the reference). */
+  directs = 0;
   /** Comprehension slots bound as JS locals where the code being generated runs. */
   private readonly boundSlots = new Set<number>();
 
@@ -206,27 +254,8 @@ class Generator {
       }
       case 'logical':
         return this.logical(ir, out, d);
-      case 'conditional': {
-        const cond = this.emit(ir.cond, out, d);
-        const t = this.temp();
-        const tb: string[] = [];
-        const tv = this.emit(ir.t, tb, d);
-        const fb: string[] = [];
-        const fv = this.emit(ir.f, fb, d);
-        out.push(
-          `let ${t};`,
-          `if (${cond} === true) {`,
-          ...this.charge(ir.t.cost),
-          ...tb,
-          `${t} = ${tv};`,
-          `} else if (${cond} === false) {`,
-          ...this.charge(ir.f.cost),
-          ...fb,
-          `${t} = ${fv};`,
-          `} else ${t} = h_noOverload('_?_:_', ${cond});`,
-        );
-        return t;
-      }
+      case 'conditional':
+        return this.conditional(ir, out, d, undefined);
       case 'call': {
         const args = ir.args.map((a) => this.emit(a, out, d));
         const t = this.temp();
@@ -251,6 +280,157 @@ class Generator {
       case 'comprehension':
         return this.comprehension(ir, out, d);
     }
+  }
+
+  /**
+   * Like emit, for a value that goes to `at` as JSON: returns an expression for that JSON. Containers of the
+   * shapes below are built as JSON (their values converted as they go there); any other value is converted.
+   */
+  emitJson(node: Node, out: string[], depth: number, at: JsonPosition): string {
+    const direct = this.directJson(node, out, depth, at);
+    if (direct !== undefined) return direct;
+    const v = this.emit(node, out, depth);
+    const t = this.temp();
+    out.push(at === RESULT ? `const ${t} = j_resultJson(${v});` : `const ${t} = j_jsonAt(${v}, ${this.position(at)});`);
+    return t;
+  }
+
+  /** The JSON of `node` at `at` built directly, or undefined when it is not of a shape built so. */
+  private directJson(node: Node, out: string[], depth: number, at: JsonPosition): string | undefined {
+    if (node.constant) {
+      const value = node.constant.value;
+      const made = constantJson(at === RESULT ? () => mutationResultToJson(value) : () => jsonAt(value, at.parent, at.field));
+      return made === undefined ? undefined : this.literal(made.json);
+    }
+    const ir = node.ir;
+    if (!ir || depth > MAX_DEPTH) return undefined;
+    const d = depth + 1;
+    switch (ir.op) {
+      case 'object': {
+        const name = ir.typeName;
+        if (ir.keys.includes('__proto__')) return undefined;
+        // A map literal's values are where the map is; an `Object.*` literal's fields extend its name.
+        if (name === undefined) return at === RESULT ? undefined : this.jsonObject(ir, out, d, () => at);
+        if (!name.startsWith('Object') || (at !== RESULT && !namedAt(name, at))) return undefined;
+        return this.jsonObject(ir, out, d, (field) => ({ parent: name, field }));
+      }
+      case 'list':
+        return at === RESULT ? this.patchList(ir, out, d) : this.jsonList(ir, out, d, at);
+      case 'conditional':
+        return this.conditional(ir, out, d, at);
+      case 'comprehension':
+        return at !== RESULT && (ir.macro === 'map' || ir.macro === 'transformList') ? this.comprehension(ir, out, d, at) : undefined;
+      default:
+        return undefined;
+    }
+  }
+
+  private jsonObject(ir: Extract<Ir, { op: 'object' }>, out: string[], d: number, fieldAt: (field: string) => JsonPosition): string {
+    this.directs++;
+    // Of constants (a root literal, which is never folded): made once.
+    const made = ir.values.every((x) => x.constant)
+      ? constantJson(() => {
+          const o: Record<string, unknown> = {};
+          ir.keys.forEach((k, i) => {
+            const at = fieldAt(k) as Exclude<JsonPosition, typeof RESULT>;
+            o[k] = jsonAt(ir.values[i]!.constant!.value, at.parent, at.field);
+          });
+          return o;
+        })
+      : undefined;
+    if (made !== undefined) return this.literal(made.json);
+    const vals = ir.values.map((x, i) => this.emitJson(x, out, d, fieldAt(ir.keys[i]!)));
+    const t = this.temp();
+    out.push(`const ${t} = {${ir.keys.map((k, i) => `${JSON.stringify(k)}: ${vals[i]}`).join(', ')}};`);
+    return t;
+  }
+
+  private jsonList(ir: Extract<Ir, { op: 'list' }>, out: string[], d: number, at: JsonPosition): string {
+    this.directs++;
+    const els = ir.elements.map((x) => this.emitJson(x, out, d, at));
+    const t = this.temp();
+    out.push(`const ${t} = [${els.join(', ')}];`);
+    return t;
+  }
+
+  /**
+   * A non-empty list of `JSONPatch` literals as the operations mutation.ts jsonPatchOps makes of it (undefined
+   * for other lists): each literal's fields evaluated and checked as its `wrap` does, then its operation built.
+   */
+  private patchList(ir: Extract<Ir, { op: 'list' }>, out: string[], d: number): string | undefined {
+    // A folded literal's operation is made without the check of its value's type names (mutation.ts patchValueJson).
+    const isPatch = (x: Node): boolean =>
+      x.constant
+        ? x.constant.value instanceof ConstantJsonPatch && valueNamesMatch(x.constant.value)
+        : x.ir?.op === 'object' && x.ir.typeName === 'JSONPatch' && !x.ir.keys.includes('__proto__');
+    if (ir.elements.length === 0 || !ir.elements.every(isPatch)) return undefined;
+    this.directs++;
+    // A folded literal's operation is frozen, its value not (it may be the CEL constant): a frozen copy, whose
+    // value then takes no walk to tell that it holds no map the evaluation made (ops/merge.ts holdsAny).
+    const ops = ir.elements.map((x) =>
+      x.constant ? this.literal(constantJson(() => (x.constant!.value as ConstantJsonPatch).op)!.json) : this.patchOp(x.ir as Extract<Ir, { op: 'object' }>, out, d),
+    );
+    const t = this.temp();
+    out.push(`const ${t} = [${ops.join(', ')}];`);
+    return t;
+  }
+
+  /** mutation.ts jsonPatchOp of a `JSONPatch` literal: op and path always, from when non-empty, value when set. */
+  private patchOp(ir: Extract<Ir, { op: 'object' }>, out: string[], d: number): string {
+    const vals = ir.values.map((x) => this.emit(x, out, d));
+    const field = (name: string): string | undefined => {
+      const i = ir.keys.indexOf(name);
+      return i < 0 ? undefined : vals[i];
+    };
+    ir.keys.forEach((k, i) => {
+      // Constant strings pass wrap's check: written out, they would only test a literal.
+      if (k !== 'value' && typeof ir.values[i]!.constant?.value !== 'string') out.push(`if (typeof ${vals[i]} !== 'string') j_patchFieldNotString(${JSON.stringify(k)}, ${vals[i]});`);
+    });
+    const members = [`op: ${field('op') ?? '""'}`, `path: ${field('path') ?? '""'}`];
+    const valueAt = ir.keys.indexOf('value');
+    if (valueAt >= 0) {
+      const node = ir.values[valueAt]!;
+      const made = node.constant ? constantJson(() => patchValueJson(node.constant!.value)) : undefined;
+      let value: string;
+      if (made !== undefined) value = this.literal(made.json);
+      else {
+        value = this.temp();
+        out.push(`const ${value} = j_patchValueJson(${vals[valueAt]});`);
+      }
+      members.push(`value: ${value}`);
+    }
+    const t = this.temp();
+    const from = field('from');
+    const literal = (withFrom: boolean): string => `{${withFrom ? [...members.slice(0, 2), `from: ${from}`, ...members.slice(2)] : members}}`;
+    out.push(from === undefined ? `const ${t} = ${literal(false)};` : `const ${t} = ${from} !== '' ? ${literal(true)} : ${literal(false)};`);
+    return t;
+  }
+
+  private position(at: Exclude<JsonPosition, typeof RESULT>): string {
+    return `${JSON.stringify(at.parent)}, ${at.field === undefined ? 'undefined' : JSON.stringify(at.field)}`;
+  }
+
+  /** `cond ? t : f`; with `at`, the branch taken goes there as JSON (emitJson). */
+  private conditional(ir: Extract<Ir, { op: 'conditional' }>, out: string[], d: number, at: JsonPosition | undefined): string {
+    const cond = this.emit(ir.cond, out, d);
+    const t = this.temp();
+    const tb: string[] = [];
+    const tv = at === undefined ? this.emit(ir.t, tb, d) : this.emitJson(ir.t, tb, d, at);
+    const fb: string[] = [];
+    const fv = at === undefined ? this.emit(ir.f, fb, d) : this.emitJson(ir.f, fb, d, at);
+    out.push(
+      `let ${t};`,
+      `if (${cond} === true) {`,
+      ...this.charge(ir.t.cost),
+      ...tb,
+      `${t} = ${tv};`,
+      `} else if (${cond} === false) {`,
+      ...this.charge(ir.f.cost),
+      ...fb,
+      `${t} = ${fv};`,
+      `} else ${t} = h_noOverload('_?_:_', ${cond});`,
+    );
+    return t;
   }
 
   /** Same steps as fastpath.fieldChain (safe names) and ops.select / ops.optSelect (any name). */
@@ -338,7 +518,8 @@ class Generator {
     return t;
   }
 
-  private comprehension(ir: Extract<Ir, { op: 'comprehension' }>, out: string[], d: number): string {
+  /** With `at` (map and transformList), the list's items go there as JSON (emitJson): the list is built as that JSON. */
+  private comprehension(ir: Extract<Ir, { op: 'comprehension' }>, out: string[], d: number, at?: JsonPosition): string {
     const range = this.emit(ir.range, out, d);
     const macro = JSON.stringify(ir.macro);
     const t = this.temp();
@@ -352,9 +533,10 @@ class Generator {
     const closuresBefore = this.closures;
     this.boundSlots.add(ir.s1);
     if (two) this.boundSlots.add(ir.s2);
-    const bodies = ir.args.map((a) => {
+    if (at !== undefined) this.directs++;
+    const bodies = ir.args.map((a, n) => {
       const stmts: string[] = [];
-      const value = this.emit(a, stmts, d);
+      const value = at !== undefined && n === ir.args.length - 1 ? this.emitJson(a, stmts, d, at) : this.emit(a, stmts, d);
       return { stmts, value };
     });
     this.boundSlots.delete(ir.s1);
@@ -462,6 +644,17 @@ class Generator {
   private temp(): string {
     return `t${this.temps++}`;
   }
+}
+
+/** checkResultType('JSONPatchList')'s check of one `JSONPatch`: an `Object.*` value's type names match its own. */
+function valueNamesMatch(p: ConstantJsonPatch): boolean {
+  const v = p.fields['value'];
+  return !(v instanceof CelObject) || checkTypeNames(v, v.typeName) === undefined;
+}
+
+/** mutation.ts namedAt: whether an `Object.*` literal named `name` belongs at `at`. */
+function namedAt(name: string, at: { readonly parent: string; readonly field: string | undefined }): boolean {
+  return name === (at.field === undefined ? at.parent : `${at.parent}.${at.field}`);
 }
 
 /** fastpath.isJsonObject inline. */

@@ -15,7 +15,7 @@
 import { qualifiedName, type Expr } from './ast.js';
 import type { ResolvedEnv } from './env.js';
 import { fieldChain, fixedKeyLiteral, fixedKeyObject, isJsonObject, isSafeFieldName, type ChainBase, type ChainHelpers } from './fastpath.js';
-import { constantObjectJson, jsonPatchOp, type JsonPatchOp } from './mutation.js';
+import { constantObjectJson, jsonPatchOp, patchFieldNotString, type JsonPatchOp } from './mutation.js';
 import * as ops from './operators.js';
 import type { FunctionDef, Registry } from './registry.js';
 import type { KyvernoDataProvider } from './lib/kyverno-context.js';
@@ -100,8 +100,11 @@ export type Ir =
   /** A bound library function: `impl(...args)`, or `impl(c.services, ...args)` with `services`; `costFn` charges after the arguments. */
   | { op: 'call'; impl: (...a: unknown[]) => unknown; args: Node[]; costFn?: (...a: unknown[]) => number; services: boolean }
   | { op: 'list'; elements: Node[] }
-  /** `{k0: v0, ...}` with fixed, distinct keys other than `__proto__` (fastpath.fixedKeyLiteral), passed to `wrap` when set. */
-  | { op: 'object'; keys: readonly string[]; values: Node[]; wrap?: (fields: Record<string, unknown>) => unknown }
+  /**
+   * `{k0: v0, ...}` with fixed, distinct keys other than `__proto__` (fastpath.fixedKeyLiteral), passed to `wrap` when set;
+   * `typeName` is the literal's message type when it is an `Object.*` or `JSONPatch` literal (then `wrap` is set).
+   */
+  | { op: 'object'; keys: readonly string[]; values: Node[]; wrap?: (fields: Record<string, unknown>) => unknown; typeName?: string }
   | { op: 'comprehension'; macro: 'all' | 'exists' | 'exists_one' | 'map' | 'transformList' | 'filter'; range: Node; s1: number; s2: number; args: Node[]; perIter: number };
 
 export class CompileError extends Error {
@@ -732,14 +735,14 @@ export class Compiler {
         ? (fields: Record<string, unknown>): CelObject => {
             for (const i of patchStrings) {
               const v = fields[names[i]!];
-              if (typeof v !== 'string') err(`JSONPatch field '${names[i]}' must be a string, got ${kindOf(v)}`);
+              if (typeof v !== 'string') patchFieldNotString(names[i]!, v);
             }
             return new CelObject(typeName, fields);
           }
         : (fields: Record<string, unknown>): CelObject => new CelObject(typeName, fields);
       // Field values are CEL values and never mutated, so an object of constants is built once
       // (except the result itself, which the caller owns).
-      const node: Node = { fn: fixedKeyObject(names, vf, wrap), cost, ir: { op: 'object', keys: names, values: vals, wrap } };
+      const node: Node = { fn: fixedKeyObject(names, vf, wrap), cost, ir: { op: 'object', keys: names, values: vals, wrap, typeName } };
       if (root) return node;
       return isObject ? this.withConstantJson(this.fold(node, vals)) : this.withConstantPatchOp(this.fold(node, vals));
     }
@@ -752,7 +755,7 @@ export class Compiler {
           if (!v.has) continue;
           v = v.value;
         }
-        if (isPatch && names[i] !== 'value' && typeof v !== 'string') err(`JSONPatch field '${names[i]}' must be a string, got ${kindOf(v)}`);
+        if (isPatch && names[i] !== 'value' && typeof v !== 'string') patchFieldNotString(names[i]!, v);
         defineKey(fields, names[i]!, v);
       }
       return new CelObject(typeName, fields);

@@ -7,6 +7,6 @@ export { compile, parse, defaultLocate, DEFAULT_COST_LIMIT, EXPR_FILE } from './
 export type { CelProgram, CelResult, EvalOptions, Locate } from './program.js';
 export type { CelEnvOptions, ResultExpectation } from './env.js';
 export { MAP_VARIABLES, NEWEST_K8S_VERSION } from './env.js';
-export { toJson, toSharedJson, objectResultToJson, fromJson, jsonPatchOps, checkTypeNames, type JsonPatchOp } from './mutation.js';
+export { toJson, toSharedJson, objectResultToJson, mutationResultToJson, fromJson, jsonPatchOps, checkTypeNames, type JsonPatchOp } from './mutation.js';
 export type { Expr } from './ast.js';
 export type { RuntimeServices } from './compile.js';

@@ -350,6 +350,15 @@ function sharedFields(fields: Record<string, unknown>, parent: string | undefine
   return out;
 }
 
+/**
+ * sharedJson of a value found at a position of an `Object` result: below the literal named `parent`, in its field
+ * `field` (undefined: an item of a list or value of a map that is itself there). Throws CelError or the
+ * type-name mismatch (not a CelError) on failure; codegen's direct JSON (direct-json.ts) then runs the reference.
+ */
+export function jsonAt(v: unknown, parent: string, field: string | undefined): unknown {
+  return sharedJson(v, parent, field);
+}
+
 /** checkTypeNames for the values of a CelMap (converted by toJson after), throwing TypeNameMismatch. */
 function checkTypeNamesOnly(x: unknown, parent: string, field: string | undefined): void {
   if (x === null || typeof x !== 'object') return;
@@ -410,6 +419,45 @@ export interface JsonPatchOp {
   path: string;
   from?: string;
   value?: unknown;
+}
+
+function isJsonPatchList(v: unknown): v is CelObject[] {
+  if (!Array.isArray(v) || v.length === 0) return false;
+  // A loop, not `every`: this runs for every expression result.
+  for (let i = 0; i < v.length; i++) {
+    const x: unknown = v[i];
+    if (!(x instanceof CelObject) || x.typeName !== 'JSONPatch') return false;
+  }
+  return true;
+}
+
+/**
+ * A mutation's CEL result as JSON, with MAP's checks of `Object` and `JSONPatch` values: an `Object.*` value
+ * with its type names checked (objectResultToJson), a non-empty list of `JSONPatch` as RFC 6902 operations
+ * (jsonPatchOps), anything else as toSharedJson. Throws CelError. The result may share the documents' parts and
+ * compiled constants: the interpreter treats results as immutable (copy-on-write).
+ */
+export function mutationResultToJson(v: unknown): unknown {
+  if (v instanceof CelObject && v.typeName.startsWith('Object')) return objectResultToJson(v);
+  if (isJsonPatchList(v)) return jsonPatchOps(v);
+  return toSharedJson(v);
+}
+
+/** The error of a `JSONPatch` literal whose field other than `value` is not a string. */
+export function patchFieldNotString(name: string, v: unknown): never {
+  return err(`JSONPatch field '${name}' must be a string, got ${kindOf(v)}`);
+}
+
+/**
+ * The `value` of a `JSONPatch` as jsonPatchOps gives it, with the check of checkResultType('JSONPatchList')
+ * of an `Object.*` value's own type names. Throws CelError.
+ */
+export function patchValueJson(v: unknown): unknown {
+  if (v instanceof CelObject) {
+    const problem = checkTypeNames(v, v.typeName);
+    if (problem) err(problem);
+  }
+  return toSharedJson(v);
 }
 
 /** list(JSONPatch) → RFC 6902 operations as MAP builds them (patch/json_patch.go): from only when non-empty, value only when set. */

@@ -7,11 +7,11 @@ import { heterogeneousLiteral } from './homogeneous.js';
 import { parseCel } from '../../grammars/cel.js';
 import { diagnostic, fail, ok, LineIndex, type Diagnostic, type Result, type Span } from '../diagnostics/index.js';
 import type { Expr } from './ast.js';
-import { generateEvaluator, type Evaluator } from './codegen.js';
+import { generateEvaluator, generateJsonEvaluator, type Evaluator } from './codegen.js';
 import { Compiler, CompileError, type Ctx, type Fn, type Node, type RuntimeServices } from './compile.js';
 import { resolveEnv, type CelEnvOptions, type ResolvedEnv } from './env.js';
 import { defaultRegistry } from './library.js';
-import { checkResultType, staticResultType } from './mutation.js';
+import { checkResultType, mutationResultToJson, staticResultType } from './mutation.js';
 import { CelError, CelCostLimitError } from './values.js';
 
 /** Maps an offset in the expression to a span (e.g. in the YAML file the expression came from). */
@@ -27,12 +27,18 @@ export interface EvalOptions {
 
 export type CelResult =
   | { ok: true; value: unknown; cost: number }
-  | { ok: false; error: string; costExceeded: boolean; cost: number; diagnostic: Diagnostic };
+  | { ok: false; error: string; costExceeded: boolean; cost: number; diagnostic: Diagnostic; inJson?: true };
 
 export interface CelProgram {
   readonly source: string;
   readonly ast: Expr;
   eval(activation: Record<string, unknown>, opts?: EvalOptions): CelResult;
+  /**
+   * eval, with the value as mutation.ts mutationResultToJson makes it (MAP's checks of `Object` and `JSONPatch`
+   * results); a failure of that conversion has `inJson`. Generated programs build that JSON directly where
+   * they can (codegen.ts generateJsonEvaluator).
+   */
+  evalJson(activation: Record<string, unknown>, opts?: EvalOptions): CelResult;
 }
 
 export const DEFAULT_COST_LIMIT = 1_000_000;
@@ -100,6 +106,9 @@ class Program implements CelProgram {
   private readonly root: Fn;
   private readonly staticCost: number;
   private readonly generated: Evaluator<CelResult> | undefined;
+  /** Made when first asked for: most programs (conditions, variables) never are. */
+  private generatedJson: Evaluator<CelResult> | undefined | null = null;
+  private readonly rootNode: Node | undefined;
 
   constructor(
     readonly source: string,
@@ -127,6 +136,41 @@ class Program implements CelProgram {
             failure: (e, cost) => this.thrown(e, cost),
           })
         : undefined;
+    this.rootNode = backend === 'generated' ? root : undefined;
+  }
+
+  evalJson(activation: Record<string, unknown>, opts?: EvalOptions): CelResult {
+    if (this.generatedJson === null) this.generatedJson = this.rootNode === undefined ? undefined : this.makeJsonEvaluator(this.rootNode);
+    return this.generatedJson ? this.generatedJson(activation, opts) : this.evalJsonReference(activation, opts);
+  }
+
+  private makeJsonEvaluator(root: Node): Evaluator<CelResult> | undefined {
+    return generateJsonEvaluator<CelResult>(root, {
+      staticCost: root.cost,
+      slots: this.slots,
+      defaultCostLimit: DEFAULT_COST_LIMIT,
+      checksDotted: this.env.variables === undefined,
+      hasDottedKey,
+      noServices: NO_SERVICES,
+      noLocals: EMPTY,
+      checkResult: this.env.expect === 'any' ? undefined : (value) => checkResultType(this.env.expect, value),
+      failure: (e, cost) => this.thrown(e, cost),
+      reference: (activation, opts) => this.evalJsonReference(activation, opts),
+    });
+  }
+
+  /** eval, then mutationResultToJson (whose host errors, a stack overflow included, escape as the engines' did). */
+  private evalJsonReference(activation: Record<string, unknown>, opts: EvalOptions | undefined): CelResult {
+    const out = this.eval(activation, opts);
+    if (!out.ok) return out;
+    try {
+      const value = mutationResultToJson(out.value);
+      // Most values (conditions, variables) are their own JSON: the result as it is, not another one like it.
+      return value === out.value ? out : { ok: true, value, cost: out.cost };
+    } catch (e) {
+      if (!(e instanceof CelError)) throw e;
+      return { ...this.failure(e, out.cost), inJson: true };
+    }
   }
 
   eval(activation: Record<string, unknown>, opts?: EvalOptions): CelResult {
@@ -163,7 +207,7 @@ class Program implements CelProgram {
     return this.failure(e, cost);
   }
 
-  private failure(e: CelError, cost: number): CelResult {
+  private failure(e: CelError, cost: number): Extract<CelResult, { ok: false }> {
     const costExceeded = e instanceof CelCostLimitError;
     return {
       ok: false,

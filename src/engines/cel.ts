@@ -5,13 +5,14 @@
  *
  * Results leave CEL as JSON: `Object{...}` values after the type-name check of nested `Object.*` literals
  * (mutation/common ObjectVal.CheckTypeNamesMatchFieldPathNames), lists of `JSONPatch` as RFC 6902 steps built
- * the way patch/json_patch.go builds them (op and path always, from when non-empty, value when set).
+ * the way patch/json_patch.go builds them (op and path always, from when non-empty, value when set). Programs
+ * build that JSON directly where they can (CelProgram.evalJson).
  */
-import { compile, jsonPatchOps, MAP_VARIABLES, objectResultToJson, toSharedJson, type CelProgram, type Expr } from '../cel/index.js';
+import { compile, MAP_VARIABLES, mutationResultToJson, type CelProgram, type Expr } from '../cel/index.js';
 import { subexpressions } from '../cel/ast.js';
 import type { EvalOptions } from '../cel/program.js';
 import { authorizers, authorizerValue, CelAuthzCheck, type AuthorizerFn } from '../cel/lib/k8s.js';
-import { CelError, CelObject } from '../cel/values.js';
+import { CelError } from '../cel/values.js';
 import { diagnostic } from '../diagnostics/diagnostic.js';
 import { spanOfOrigin } from '../diagnostics/span.js';
 import type { CompiledExpr, EvalMemo, ExprOutcome, ExprScope, ExpressionEngine } from '../interpreter/engines.js';
@@ -222,22 +223,9 @@ function variablesFor(names: readonly string[] | undefined, handler: ProxyHandle
   }));
 }
 
-function isJsonPatchList(v: unknown): v is CelObject[] {
-  if (!Array.isArray(v) || v.length === 0) return false;
-  // A loop, not `every`: this runs for every expression result.
-  for (let i = 0; i < v.length; i++) {
-    const x: unknown = v[i];
-    if (!(x instanceof CelObject) || x.typeName !== 'JSONPatch') return false;
-  }
-  return true;
-}
-
-/** A CEL result as JSON, with MAP's checks of `Object` and `JSONPatch` values. Throws CelError. */
+/** A CEL result as JSON, with MAP's checks of `Object` and `JSONPatch` values (mutation.ts mutationResultToJson). Throws CelError. */
 export function resultToJson(v: unknown): JsonValue {
-  // The interpreter treats results as immutable (copy-on-write), so they may share the documents' parts.
-  if (v instanceof CelObject && v.typeName.startsWith('Object')) return objectResultToJson(v) as JsonValue;
-  if (isJsonPatchList(v)) return jsonPatchOps(v) as unknown as JsonValue;
-  return toSharedJson(v) as JsonValue;
+  return mutationResultToJson(v) as JsonValue;
 }
 
 export function createCelEngine(options: CelEngineOptions = {}): ExpressionEngine {
@@ -288,14 +276,12 @@ export function createCelEngine(options: CelEngineOptions = {}): ExpressionEngin
           authorizer: authorizerVal,
           'authorizer.requestResource': entries?.check ?? null,
         };
-        const out = program.eval(activation, evalOptions);
-        if (!out.ok) return { ok: false, diagnostic: { ...out.diagnostic, dialect: expr.origin.dialect } };
-        try {
-          return { ok: true, value: resultToJson(out.value) };
-        } catch (e) {
-          if (!(e instanceof CelError)) throw e;
-          return { ok: false, diagnostic: diagnostic('TM5003', { phase: 'eval', message: e.message, span, dialect: expr.origin.dialect }) };
-        }
+        // The value as JSON (resultToJson), built directly by the program where it can.
+        const out = program.evalJson(activation, evalOptions);
+        if (out.ok) return { ok: true, value: out.value as JsonValue };
+        // A conversion failure's diagnostic is made here, with the dialect before the span (as in reports so far).
+        if (out.inJson) return { ok: false, diagnostic: diagnostic('TM5003', { phase: 'eval', message: out.error, span, dialect: expr.origin.dialect }) };
+        return { ok: false, diagnostic: { ...out.diagnostic, dialect: expr.origin.dialect } };
       };
       return { ok: true, fn };
     },

@@ -18,6 +18,7 @@ import { generatedSource } from '../../src/cel/codegen.js';
 import { Compiler } from '../../src/cel/compile.js';
 import { resolveEnv, type ResolvedEnv } from '../../src/cel/env.js';
 import { defaultRegistry } from '../../src/cel/library.js';
+import { mulberry32, pick } from '../support/random.js';
 import { describeShared, REPO_ROOT, sharedPath } from '../support/shared.js';
 
 interface Case {
@@ -43,6 +44,16 @@ function differences(c: Case): string[] {
         expect(a).toEqual(b);
       } catch {
         out.push(`${c.expr} (limit ${costLimit}): generated ${show(a)}, closures ${show(b)}`);
+      }
+      // The JSON results (direct where the generated program builds them, else converted) against the reference
+      // conversion of the closures' value; also in key order, which toEqual does not see.
+      const aj = settle(() => gen.value.evalJson(act, { costLimit }));
+      const bj = settle(() => clo.value.evalJson(act, { costLimit }));
+      try {
+        expect(aj).toEqual(bj);
+        expect(show(aj)).toBe(show(bj));
+      } catch {
+        out.push(`${c.expr} (limit ${costLimit}, JSON): generated ${show(aj)}, closures ${show(bj)}`);
       }
     }
   }
@@ -238,6 +249,102 @@ describe('generated programs agree with the closure compiler', () => {
       expect(text).toBeDefined();
       expect(text).not.toMatch(/k\d+\(c\)/);
       expect(source(expr)).toBe(text);
+    }
+  });
+});
+
+/**
+ * Seeded mutation-shaped expressions: `Object.*` literals (named right and wrong), lists of `JSONPatch`, and in
+ * them values that convert unchanged, that convert to something else, that fail to convert (NaN, an int map
+ * key) and that fail to evaluate, so the direct JSON of generated programs meets every way the reference
+ * conversion can go, in every order.
+ */
+function mutationExpr(r: () => number): string {
+  const value = (name: string, depth: number): string => {
+    const leaf = ['"s"', '1', '1u', '2.5', '0.0/0.0', 'x', 'y', 'l', 'm', 'b"ab"', 'null', '1/0', 'timestamp("2024-01-01T00:00:00Z")', 'Object.wrong{}'];
+    if (depth > 2) return pick(r, leaf);
+    switch (pick(r, ['leaf', 'leaf', 'object', 'object', 'map', 'intKeyMap', 'list', 'cond', 'comprehension', 'patch'])) {
+      case 'object':
+        return object(r() < 0.85 ? name : `${name}.x`, depth + 1);
+      case 'map':
+        return `{"k": ${value(name, depth + 1)}, "j": ${value(name, depth + 1)}}`;
+      case 'intKeyMap':
+        return `{1: ${value(name, depth + 1)}}`;
+      case 'list':
+        return `[${value(name, depth + 1)}, ${value(name, depth + 1)}]`;
+      case 'cond':
+        return `(${pick(r, ['x == 1', 'y == "no"', 'x'])} ? ${value(name, depth + 1)} : ${value(name, depth + 1)})`;
+      case 'comprehension':
+        return `l.map(i, ${value(name, depth + 1)})`;
+      case 'patch':
+        return patch(depth + 1);
+      default:
+        return pick(r, leaf);
+    }
+  };
+  const object = (name: string, depth: number): string => {
+    const fields = ['a', 'spec', 'b'].filter(() => r() < 0.6);
+    return `${name}{${fields.map((f) => `${f}: ${value(`${name}.${f}`, depth)}`).join(', ')}}`;
+  };
+  const patch = (depth: number): string => {
+    const fields = [`op: ${pick(r, ['"add"', '"add"', 'y', 'x'])}`, `path: ${pick(r, ['"/a"', '"/b/" + y'])}`];
+    if (r() < 0.3) fields.push(`from: ${pick(r, ['""', '"/c"', 'y'])}`);
+    if (r() < 0.8) fields.push(`value: ${value(pick(r, ['Object', 'Object.spec']), depth)}`);
+    return `JSONPatch{${fields.join(', ')}}`;
+  };
+  const patches = (): string => `[${Array.from({ length: 1 + Math.floor(r() * 2) }, () => patch(1)).join(', ')}]`;
+  switch (pick(r, ['object', 'object', 'patches', 'cond', 'empty'])) {
+    case 'object':
+      return object('Object', 0);
+    case 'patches':
+      return patches();
+    case 'cond':
+      return `x == 1 ? ${r() < 0.5 ? patches() : object('Object', 0)} : ${r() < 0.5 ? '[]' : patches()}`;
+    default:
+      return '[]';
+  }
+}
+
+describe('JSON results generated programs build directly', () => {
+  it('agree with the reference conversion on seeded mutation expressions', () => {
+    const r = mulberry32(8);
+    const cases: Case[] = [];
+    for (let i = 0; i < 1500; i++) {
+      const expr = mutationExpr(r);
+      cases.push({ expr, env: { homogeneousAggregateLiterals: false }, activations: [SAMPLE, { ...SAMPLE, x: 2, y: 'no' }, {}] });
+      cases.push({ expr, env: { homogeneousAggregateLiterals: false, variables: ['x', 'y', 'l', 'm'] }, activations: [SAMPLE] });
+    }
+    expectAgreement(cases);
+  }, 120_000);
+
+  it('agree on conversion failures met before a later evaluation error or type-name problem', () => {
+    const exprs = [
+      'Object{metadata: Object.metadata{labels: {"a": 0.0/0.0}}, spec: 1/0}',
+      'Object{metadata: Object.metadata{labels: {1: "a"}}, spec: Object.wrong{}}',
+      'Object{a: [0.0/0.0], spec: Object.spec{b: Object.spec.c{}}}',
+      'Object{spec: l.map(i, i == 3 ? 1/0 : Object.spec{a: 0.0/0.0})}',
+      '[JSONPatch{op: "add", path: "/a", value: 0.0/0.0}, JSONPatch{op: x, path: "/b"}]',
+      '[JSONPatch{op: "add", path: "/a", value: {1: 2}}, JSONPatch{op: "add", path: "/b", value: Object.spec{x: Object.spec.y{}}}]',
+      '[JSONPatch{op: "add", path: "/a", value: Object.spec{x: Object.spec.y{a: 1}}}]',
+      '[JSONPatch{op: "add", path: "/a", from: y, value: Object.spec{x: Object.spec.x{a: l}}}]',
+      'x == 1 ? [JSONPatch{op: "add", path: "/a", value: m}] : []',
+    ];
+    expectAgreement(exprs.map((expr) => ({ expr, env: {}, activations: [SAMPLE, { ...SAMPLE, x: 2, y: '' }, {}] })));
+  });
+
+  it('builds the MAP benchmark mutations as JSON', () => {
+    const env = resolveEnv({ variables: MAP_VARIABLES }) as ResolvedEnv;
+    const frame = { staticCost: 0, slots: 1, defaultCostLimit: 1, checksDotted: false, hasDottedKey: () => false, noServices: {}, noLocals: [], checkResult: undefined, failure: () => undefined };
+    for (const expr of [
+      'Object{metadata: Object.metadata{labels: {"managed-by": "transmute", "tier-seen": variables.tier}}}',
+      'Object{spec: Object.spec{containers: object.spec.containers.map(c, Object.spec.containers{name: c.name, imagePullPolicy: "IfNotPresent"})}}',
+      '[JSONPatch{op: "add", path: "/metadata/annotations/" + jsonpatch.escapeKey("example.com/mutated-by"), value: variables.tier + "/map"}]',
+    ]) {
+      const parsed = parseCel(expr, { twoVarComprehensions: true });
+      if (!parsed.ok) throw new Error(parsed.message);
+      const text = generatedSource(new Compiler(env, defaultRegistry()).compileRoot(parsed.expr), frame, 'json')?.text;
+      expect(text).toBeDefined();
+      expect(text).not.toMatch(/j_resultJson\(|k\d+\(c\)/);
     }
   });
 });
