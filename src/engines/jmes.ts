@@ -8,6 +8,7 @@ import { diagnostic, type Diagnostic } from '../diagnostics/diagnostic.js';
 import { loadContextEntry } from '../dialects/kyverno/context.js';
 import { kyvernoDocument, kyvernoDocumentFields } from '../dialects/kyverno/document.js';
 import { readOpaque } from '../dialects/kyverno/opaque.js';
+import { fieldConditions, type ObjectFieldOf } from '../dialects/kyverno/field-conditions.js';
 import { compileConditions, type SlotCompiler } from '../dialects/kyverno/preconditions.js';
 import { compileTree } from '../dialects/kyverno/template.js';
 import { holeOutcome, holeQuery, treeHasVariables, wholeHoleBody, type PreparedQuery, type QueryOutcome, type QueryPreparer, type Substituted, type SubstitutionEnv } from '../dialects/kyverno/variables.js';
@@ -181,6 +182,17 @@ const directSlot: SlotCompiler = (text, pointer) => {
   return (env) => holeOutcome(outcome(program.search((env as ObjectSubstitutionEnv).doc)), expression, pointer);
 };
 
+/** field-conditions.ts ObjectFieldOf: a whole hole whose query is a chain of fields `request.object....`. */
+export const objectFieldOf: ObjectFieldOf = (text) => {
+  const body = wholeHoleBody(text);
+  const prepared = body === undefined ? undefined : prepareJmesQuery(holeQuery(body));
+  const path = prepared instanceof PreparedJmes ? prepared.program.fieldPath : undefined;
+  return path !== undefined && path.length >= 2 && path[0] === 'request' && path[1] === 'object' ? path.slice(2) : undefined;
+};
+
+const HOLDS: ExprOutcome = Object.freeze({ ok: true, value: true });
+const FAILS: ExprOutcome = Object.freeze({ ok: true, value: false });
+
 /** Whether every string of `v` holding `{{` is one hole whose query reads `request.object` only. */
 function readsRequestObjectHolesOnly(v: JsonValue): boolean {
   if (typeof v === 'string') {
@@ -205,8 +217,13 @@ function readsRequestObjectHolesOnly(v: JsonValue): boolean {
 export function directConditions(block: JsonValue, origin: Origin): ((object: JsonValue | null) => ExprOutcome) | undefined {
   if (!readsRequestObjectHolesOnly(block)) return undefined;
   const evaluate = compileConditions(block, prepareJmesQuery, directSlot);
+  const fields = fieldConditions(block, objectFieldOf);
   const env = new ObjectSubstitutionEnv();
   return (object) => {
+    if (fields !== undefined) {
+      const holds = fields(object);
+      if (holds !== undefined) return holds ? HOLDS : FAILS;
+    }
     env.doc.request.object = object;
     let r: Substituted<boolean>;
     try {

@@ -31,6 +31,11 @@ export interface JmesProgram {
    * undefined when it may read the root as a whole. A root holding just these chains gives the same result.
    */
   readonly rootPaths: readonly (readonly string[])[] | undefined;
+  /**
+   * The names when the whole expression is a chain of fields (`request.object.metadata.name`): it then finds
+   * the value at that path of own keys of maps, and anything else is null or a NotFound failure.
+   */
+  readonly fieldPath: readonly string[] | undefined;
   search(data: unknown, ctx?: JmesContext): JmesResult;
 }
 
@@ -70,7 +75,7 @@ export function compileJmes(expression: string, options: CompileOptions = {}): R
   const root = compileNode(parsed.ast, options.functions ?? KYVERNO_FUNCTIONS);
   const paths = rootPathsOf(parsed.ast, []);
   const fields = paths === undefined ? undefined : [...new Set(paths.map((p) => p[0]!))];
-  return ok(new CompiledProgram(expression, root, fields, paths));
+  return ok(new CompiledProgram(expression, root, fields, paths, fieldPath(parsed.ast)));
 }
 
 const CACHE_LIMIT = 2048;
@@ -93,6 +98,7 @@ class CompiledProgram implements JmesProgram {
     private readonly root: Evaluator,
     readonly rootFields: readonly string[] | undefined,
     readonly rootPaths: readonly (readonly string[])[] | undefined,
+    readonly fieldPath: readonly string[] | undefined,
   ) {}
 
   search(data: unknown, ctx: JmesContext = DEFAULT_CONTEXT): JmesResult {

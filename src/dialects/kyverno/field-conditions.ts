@@ -1,0 +1,99 @@
+/**
+ * A preconditions block of the commonest shape generated as one function (issue 17): every condition's key a
+ * constant or one hole reading a field of the object (`{{ request.object.metadata.labels.tier }}`), every
+ * value a constant, every operator known. Its answer is the planned evaluation's (preconditions.ts
+ * compileConditionPlan) wherever every field is found and not null: the keys' values are then the fields'
+ * values (a whole hole is its query's value), and the conditions are the same tests (compileOperator) in the
+ * same order. A field that is missing or null, a map or list on the way that is not a map, gives undefined: the
+ * planned evaluation decides, with its errors. Generated code gives each block its own call sites, where the
+ * planned evaluation shares one closure per step among all blocks of all policies.
+ * test/dialects/kyverno/field-conditions.test.ts compares both over random blocks and objects.
+ */
+import { Constants, instantiate, literal } from '../../compile/source.js';
+import { hasOwn, isJsonObject, type JsonValue } from '../../ir/json.js';
+import { canonicalOperator, compileOperator } from './operators.js';
+import { treeHasVariables } from './variables.js';
+
+/** The generated block: true or false, or undefined where the planned evaluation must decide. */
+export type FieldConditions = (object: JsonValue | null) => boolean | undefined;
+
+/**
+ * The field path below the object a `key` string reads when it is one hole whose query is a chain of fields
+ * starting `request.object`; undefined for any other string.
+ */
+export type ObjectFieldOf = (text: string) => readonly string[] | undefined;
+
+/** One condition's key: a constant, or the object's field at `path`. */
+type Key = { constant: JsonValue } | { path: readonly string[] };
+
+interface Condition {
+  key: Key;
+  test: (key: unknown) => boolean;
+}
+
+/** The block generated, or undefined when it is not of that shape (or code cannot be generated). */
+export function fieldConditions(block: JsonValue, fieldOf: ObjectFieldOf): FieldConditions | undefined {
+  let all: Condition[] | undefined;
+  let any: Condition[] | undefined;
+  if (Array.isArray(block)) all = conditionsOf(block, fieldOf);
+  else if (isJsonObject(block)) {
+    for (const k of Object.keys(block)) {
+      const list = block[k]!;
+      if ((k !== 'any' && k !== 'all') || !Array.isArray(list)) return undefined;
+      const planned = conditionsOf(list, fieldOf);
+      if (planned === undefined) return undefined;
+      if (k === 'any') any = planned;
+      else all = planned;
+    }
+  } else return undefined;
+  if ((Array.isArray(block) && all === undefined) || (any === undefined && all === undefined)) return undefined;
+  return generate(any, all);
+}
+
+function conditionsOf(list: readonly JsonValue[], fieldOf: ObjectFieldOf): Condition[] | undefined {
+  const out: Condition[] = [];
+  for (const c of list) {
+    if (!isJsonObject(c)) return undefined;
+    for (const k of Object.keys(c)) if (k !== 'key' && k !== 'operator' && k !== 'value' && k !== 'message') return undefined;
+    const operator = typeof c.operator === 'string' ? canonicalOperator(c.operator) : undefined;
+    if (operator === undefined || treeHasVariables(c.operator!) || (c.message !== undefined && treeHasVariables(c.message))) return undefined;
+    const value = hasOwn(c, 'value') ? c.value! : null;
+    if (treeHasVariables(value)) return undefined;
+    const raw = hasOwn(c, 'key') ? c.key! : null;
+    let key: Key;
+    if (!treeHasVariables(raw)) key = { constant: raw };
+    else {
+      const path = typeof raw === 'string' ? fieldOf(raw) : undefined;
+      if (path === undefined) return undefined;
+      key = { path };
+    }
+    out.push({ key, test: compileOperator(operator, value) });
+  }
+  return out;
+}
+
+function generate(any: readonly Condition[] | undefined, all: readonly Condition[] | undefined): FieldConditions | undefined {
+  const k = new Constants();
+  const lines: string[] = [];
+  let next = 0;
+  // Every field is read first, as the planned evaluation substitutes every key before testing any.
+  const operand = (c: Condition): string => {
+    if ('constant' in c.key) return k.ref(c.key.constant);
+    const s = `s${next++}`;
+    lines.push('x = o;');
+    for (const name of c.key.path) {
+      lines.push('if (x === null || typeof x !== "object" || Array.isArray(x)) return undefined;');
+      // A name Object.prototype has is read only as an own field (JMESPath's field-path.ts carefulReader).
+      lines.push(name in Object.prototype ? `x = ${k.ref(hasOwn)}(x, ${literal(name)}) ? x[${literal(name)}] : undefined;` : `x = x[${literal(name)}];`);
+    }
+    lines.push('if (x === undefined || x === null) return undefined;', `const ${s} = x;`);
+    return s;
+  };
+  const tests = (cs: readonly Condition[] | undefined): string[] | undefined => cs?.map((c) => `${k.ref(c.test)}(${operand(c)})`);
+  const anyTests = tests(any);
+  const allTests = tests(all);
+  // An explicit empty `any` is false; an empty `all` is true.
+  const anyHolds = anyTests === undefined ? 'true' : anyTests.length === 0 ? 'false' : anyTests.join(' || ');
+  const allHolds = allTests === undefined || allTests.length === 0 ? 'true' : allTests.join(' && ');
+  return instantiate<FieldConditions>(`return function conditions(o) {\nlet x;\n${lines.join('\n')}\nreturn (${anyHolds}) && (${allHolds});\n};`, k);
+}
