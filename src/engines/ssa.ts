@@ -21,7 +21,7 @@ import { applyStructuredMergeDiff } from '../merge/ssa/apply.js';
 import { applyFused } from '../merge/ssa/fused-apply.js';
 import { builtinSchema } from '../merge/ssa/builtin-schema.js';
 import { CheckedSubtrees } from '../merge/ssa/checked.js';
-import { declaresEveryField, declaresEveryFieldAlong, declaresEveryFieldSince } from '../merge/ssa/fast-checks.js';
+import { declaresEveryField, declaresEveryFieldAlong, declaresEveryFieldSince, typesCleanly } from '../merge/ssa/fast-checks.js';
 import type { TypeNode } from '../merge/ssa/type-nodes.js';
 import { gvkKey } from '../merge/ssa/builtin-kinds.js';
 import { formatGvk, type KindSchema } from '../merge/ssa/openapi/kinds.js';
@@ -62,9 +62,6 @@ function failure(message: string, origin: Origin | undefined): { ok: false; diag
   return { ok: false, diagnostic: diagnostic('TM3010', { phase: 'eval', message, span: spanOfOrigin(origin), dialect: origin?.dialect ?? 'map' }) };
 }
 
-/** The memo key of the kind typed last in an evaluation. */
-const KIND = Symbol('ssa kind');
-
 interface KindFacts {
   /** The object's apiVersion and kind the facts were derived from (unused when the request has a kind). */
   readonly apiVersion: unknown;
@@ -76,33 +73,63 @@ interface KindFacts {
 }
 
 /**
- * kindOf and kindSchema, derived once per evaluation rather than per mutation: all of a request's mutations
- * type the same kind (the request's, else the object's apiVersion/kind, compared again since a mutation may
- * change them), and an evaluation has one runtime, so one schema environment.
+ * This engine's facts about one evaluation, under one memo key: every mutation asks for both, and one memo
+ * look-up is half the price of two. `kind`: kindOf and kindSchema, derived once per evaluation rather than per
+ * mutation (all of a request's mutations type the same kind: the request's, else the object's
+ * apiVersion/kind, compared again since a mutation may change them; an evaluation has one runtime, so one
+ * schema environment). `checked`: the subtrees checked so far, for the schema they were checked against.
  */
-function kindFacts(memo: EvalMemo | undefined, request: AdmissionRequest, schemas: Schemas, object: JsonValue | undefined): KindFacts {
-  const own = request.kind === undefined && isJsonObject(object);
-  const apiVersion = own && hasOwn(object, 'apiVersion') ? object['apiVersion'] : undefined;
-  const kind = own && hasOwn(object, 'kind') ? object['kind'] : undefined;
-  const hit = memo?.get(KIND) as KindFacts | undefined;
-  if (hit !== undefined && hit.apiVersion === apiVersion && hit.kind === kind) return hit;
-  const gvk = kindOf(request, object);
-  const known = kindSchema(gvk, schemas);
-  const facts: KindFacts = { apiVersion, kind, gvk, known, stringTypeKeys: known !== undefined && declaresStringTypeKeys(known) };
-  memo?.set(KIND, facts);
+class EvaluationFacts {
+  kind: KindFacts | undefined = undefined;
+  checked: CheckedSubtrees | undefined = undefined;
+}
+
+const FACTS = Symbol('ssa evaluation facts');
+
+function evaluationFacts(memo: EvalMemo | undefined): EvaluationFacts | undefined {
+  if (memo === undefined) return undefined;
+  let facts = memo.get(FACTS) as EvaluationFacts | undefined;
+  if (facts === undefined) memo.set(FACTS, (facts = new EvaluationFacts()));
   return facts;
 }
 
-/** The memo key of this engine's checked subtrees (one CheckedSubtrees per evaluation and schema). */
-const CHECKED = Symbol('ssa checked subtrees');
-
-function checkedSubtrees(memo: EvalMemo | undefined, schema: Schema): CheckedSubtrees | undefined {
-  if (memo === undefined) return undefined;
-  const hit = memo.get(CHECKED) as CheckedSubtrees | undefined;
-  if (hit?.schema === schema) return hit;
-  const fresh = new CheckedSubtrees(schema);
-  memo.set(CHECKED, fresh);
+function kindFacts(facts: EvaluationFacts | undefined, request: AdmissionRequest, schemas: Schemas, object: JsonValue | undefined): KindFacts {
+  const own = request.kind === undefined && isJsonObject(object);
+  const apiVersion = own && hasOwn(object, 'apiVersion') ? object['apiVersion'] : undefined;
+  const kind = own && hasOwn(object, 'kind') ? object['kind'] : undefined;
+  const hit = facts?.kind;
+  if (hit !== undefined && hit.apiVersion === apiVersion && hit.kind === kind) return hit;
+  const fresh = own && typeof apiVersion === 'string' && typeof kind === 'string' ? objectKindFacts(schemas, apiVersion, kind, object) : deriveKindFacts(kindOf(request, object), schemas, apiVersion, kind);
+  if (facts !== undefined) facts.kind = fresh;
   return fresh;
+}
+
+function deriveKindFacts(gvk: GroupVersionKind, schemas: Schemas, apiVersion: unknown, kind: unknown): KindFacts {
+  const known = kindSchema(gvk, schemas);
+  return { apiVersion, kind, gvk, known, stringTypeKeys: known !== undefined && declaresStringTypeKeys(known) };
+}
+
+// A one-slot memo of the kind facts of the last object typed by its own apiVersion and kind (as
+// src/k8s/facts.ts keeps the last request's): a stream of requests of one kind resolves its schema once
+// instead of once per request (issue 17). A pure memo, not an environment: the facts follow from the two
+// strings, the kind table (a runtime's cannot change, runtime.ts ownKinds) and the built-in schema alone.
+let lastKinds: Schemas['kinds'] | undefined;
+let lastObjectKindFacts: KindFacts | undefined;
+
+function objectKindFacts(schemas: Schemas, apiVersion: string, kind: string, object: JsonValue | undefined): KindFacts {
+  const last = lastObjectKindFacts;
+  if (last !== undefined && lastKinds === schemas.kinds && last.apiVersion === apiVersion && last.kind === kind) return last;
+  const fresh = deriveKindFacts(gvkOf(object ?? null), schemas, apiVersion, kind);
+  lastKinds = schemas.kinds;
+  lastObjectKindFacts = fresh;
+  return fresh;
+}
+
+function checkedSubtrees(facts: EvaluationFacts | undefined, schema: Schema): CheckedSubtrees | undefined {
+  if (facts === undefined) return undefined;
+  const hit = facts.checked;
+  if (hit?.schema === schema) return hit;
+  return (facts.checked = new CheckedSubtrees(schema));
 }
 
 /**
@@ -112,7 +139,8 @@ function checkedSubtrees(memo: EvalMemo | undefined, schema: Schema): CheckedSub
  */
 function ssaMerge(fused: boolean): MergeEngine {
   return (target, patch, { op, request, runtime, memo, owned }) => {
-    const facts = kindFacts(memo, request, runtime.schemas, target);
+    const evaluation = evaluationFacts(memo);
+    const facts = kindFacts(evaluation, request, runtime.schemas, target);
     const gvk = facts.gvk;
     let known = facts.known;
     if (known === undefined) {
@@ -122,7 +150,7 @@ function ssaMerge(fused: boolean): MergeEngine {
     }
     if (!isJsonObject(patch)) return failure(`error applying patch: invalid ApplyConfiguration: expected an object, got ${JSON.stringify(patch)}`, op.origin);
     const typedPatch = isJsonObject(target) && !(known === facts.known && typeKeysInert(facts.stringTypeKeys, target, patch)) ? withTargetTypeKeys(target, patch) : patch;
-    const checked = checkedSubtrees(memo, known.schema);
+    const checked = checkedSubtrees(evaluation, known.schema);
     if (fused && checked !== undefined) {
       const planned = applyFused(known.schema, known.typeRef, target ?? null, typedPatch, checked, owned);
       if (planned !== undefined) return { ok: true, value: planned.value, inPlace: planned.inPlace };
@@ -187,12 +215,12 @@ export const REFERENCE_SSA_ENGINE: MergeEngine = Object.assign(ssaMerge(false), 
  * unknown fields are reported as sigs.k8s.io/json words them. Kinds without a schema are unstructured: no check.
  */
 export function strictDecodeErrors(object: JsonValue, gvk: GroupVersionKind, schemas?: Pick<Schemas, 'kinds'>, memo?: EvalMemo): string[] {
-  return undeclaredFields(object, kindSchema(gvk, schemas), memo);
+  return undeclaredFields(object, kindSchema(gvk, schemas), evaluationFacts(memo));
 }
 
-function undeclaredFields(object: JsonValue, known: KindSchema | undefined, memo: EvalMemo | undefined, edit?: DocumentEdit, patched?: PatchedDocument): string[] {
+function undeclaredFields(object: JsonValue, known: KindSchema | undefined, facts: EvaluationFacts | undefined, edit?: DocumentEdit, patched?: PatchedDocument): string[] {
   if (!known) return [];
-  const checked = checkedSubtrees(memo, known.schema);
+  const checked = checkedSubtrees(facts, known.schema);
   // Nearly every object declares all its fields: answer that without paths, and walk again to name them.
   const node = known.schema.node(known.typeRef);
   const prev = checked?.declaredDocument(known.typeRef);
@@ -205,6 +233,13 @@ function undeclaredFields(object: JsonValue, known: KindSchema | undefined, memo
   }
   // After in-place changes `prev` may be one of them: walk the whole object (forgotten facts are not used).
   const since = patched !== undefined && patched.changed.length > 0 ? undefined : prev;
+  if (since === undefined && checked !== undefined && checked.knowsNothing() && typesCleanly(known.schema, node, object, true, checked)) {
+    // The evaluation's first look at the document (a JSONPatch before any ApplyConfiguration): the generated
+    // typing check answers for the strict decode (a document that types declares every field) faster than the
+    // walk does, and records the document valid for the ApplyConfigurations to come, which type it first.
+    if (object !== null && typeof object === 'object') checked.noteValidDocument(known.typeRef, object);
+    return [];
+  }
   if (declaresEveryFieldGiven(node, object, since, edit, checked)) {
     if (checked !== undefined && object !== null && typeof object === 'object') checked.noteDeclaredDocument(known.typeRef, object);
     return [];
@@ -310,18 +345,19 @@ function renderPath(path: readonly (string | number)[]): string {
 }
 
 /** CheckedSubtrees.forget for each of `changed`, in the evaluation's memo whatever its schema. */
-function forgetChanged(memo: EvalMemo | undefined, changed: readonly object[]): void {
-  const checked = memo?.get(CHECKED) as CheckedSubtrees | undefined;
+function forgetChanged(facts: EvaluationFacts | undefined, changed: readonly object[]): void {
+  const checked = facts?.checked;
   if (checked !== undefined) for (let i = 0; i < changed.length; i++) checked.forget(changed[i]!);
 }
 
 /** The typed decoder of the evaluation's runtime: unknown kinds and undeclared fields, as json_patch.go reports them. */
 function decodeStrictly(object: JsonValue, { request, runtime, memo, edit, patched }: Parameters<TypedDecoder>[1]): string | undefined {
-  const { gvk, known } = kindFacts(memo, request, runtime.schemas, object);
+  const facts = evaluationFacts(memo);
+  const { gvk, known } = kindFacts(facts, request, runtime.schemas, object);
   // Nothing to decode against, but what the merges know of the changed containers (by the deduced schema) is stale.
-  if (known === undefined && patched !== undefined) forgetChanged(memo, patched.changed);
+  if (known === undefined && patched !== undefined) forgetChanged(facts, patched.changed);
   if (runtime.schemas.unknownKinds === 'error' && known === undefined) return unknownKindMessage(gvk);
-  const errors = undeclaredFields(object, known, memo, edit, patched);
+  const errors = undeclaredFields(object, known, facts, edit, patched);
   if (errors.length === 0) return undefined;
   return `strict decoding error: ${errors.map((p) => `unknown field "${p}"`).join(', ')}`;
 }
@@ -343,7 +379,7 @@ export const REFERENCE_TYPED_DECODER: TypedDecoder = Object.assign((object: Json
  * decode that removes it. A kind without a schema is kept as it is.
  */
 export const ssaWebhookDecoder: WebhookDecoder = (object, { request, runtime, memo }: EngineContext) => {
-  const { known } = kindFacts(memo, request, runtime.schemas, object);
+  const { known } = kindFacts(evaluationFacts(memo), request, runtime.schemas, object);
   if (!known) return object;
   return pruneUndeclared(known.schema, known.typeRef, object);
 };

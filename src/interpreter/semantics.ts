@@ -76,20 +76,19 @@ export function runUnit(unit: Unit, st: EvalState): void {
  * (kube-apiserver mutating dispatcher bookkeeping: previouslyInvoked / reinvokeSet, MAP brief §3.5).
  */
 function runOrdered(unit: Extract<Unit, { kind: 'ordered' }>, st: EvalState): void {
-  let previouslyInvoked = new Set<CompiledPolicy>();
-  const reinvoke = new Set<CompiledPolicy>();
-  let shouldReinvoke = false;
+  // The sets are made on first use: a policy set without `ifNeeded` policies (the usual) never needs them.
+  let previouslyInvoked: Set<CompiledPolicy> | undefined;
+  let reinvoke: Set<CompiledPolicy> | undefined;
   const step = (cp: CompiledPolicy, pass: number) => {
     const changed = runPolicy(cp, st, pass);
-    if (changed) {
-      for (const p of previouslyInvoked) reinvoke.add(p);
-      previouslyInvoked = new Set();
-      shouldReinvoke = true;
+    if (changed && previouslyInvoked !== undefined) {
+      for (const p of previouslyInvoked) (reinvoke ??= new Set()).add(p);
+      previouslyInvoked = undefined;
     }
-    if (cp.policy.semantics.reinvocation === 'ifNeeded') previouslyInvoked.add(cp);
+    if (cp.policy.semantics.reinvocation === 'ifNeeded') (previouslyInvoked ??= new Set()).add(cp);
   };
   for (const cp of unit.policies) step(cp, 1);
-  if (!shouldReinvoke || reinvoke.size === 0) return;
+  if (reinvoke === undefined) return;
   for (const cp of unit.policies) if (reinvoke.has(cp)) step(cp, 2);
 }
 

@@ -29,11 +29,18 @@ export interface ClauseContext {
   diagnostics: Diagnostic[];
 }
 
+/** A criterion that reads nothing but the kind facts and the operation (see CompiledClause.onKindOnly). */
+type KindCriterion = (f: MatchKind, operation: string) => Verdict;
+
 export interface CompiledClause {
   label: string;
   criteria: Criterion[];
-  /** Set when the clause tests nothing but the kind: its verdict from the kind facts alone (facts.ts requestMatchKind). */
-  onKindOnly: ((f: MatchKind) => Verdict) | undefined;
+  /**
+   * Set when the clause tests nothing but the kind, the resource and the operation (kinds, operations, and
+   * resource rules without scope or names: what MAP and ValidatingAdmissionPolicy bindings usually say): its
+   * verdict from the kind facts alone (facts.ts requestMatchKind) and the request's operation.
+   */
+  onKindOnly: KindCriterion | undefined;
 }
 
 export function runClause(c: CompiledClause, f: RequestFacts): Verdict {
@@ -107,10 +114,7 @@ const exactOrWildcard = (items: readonly string[], value: string): boolean => it
 
 function compileResourcePattern(r: ResourcePattern, noOp: NoOperationRule): (f: RequestFacts) => boolean {
   const ops: OperationTest | undefined = compileOperations(r.operations, noOp);
-  const resources = r.resources.map((res) => {
-    const slash = res.indexOf('/');
-    return slash < 0 ? { res, sub: '' } : { res: res.slice(0, slash), sub: res.slice(slash + 1) };
-  });
+  const resources = r.resources.map(splitResource);
   const names = r.resourceNames && r.resourceNames.length > 0 ? new Set(r.resourceNames) : undefined;
   return (f) =>
     scopeHolds(r.scope, f) &&
@@ -127,21 +131,52 @@ function compileResourcePattern(r: ResourcePattern, noOp: NoOperationRule): (f: 
 function resourcesCriterion(rules: readonly ResourcePattern[], ctx: ClauseContext): Criterion {
   const noOp: NoOperationRule = ctx.profile === 'gatekeeper' ? 'coversMutations' : 'wildcardOnly';
   const tests = rules.map((r) => compileResourcePattern(r, noOp));
-  return (f) => {
-    if (tests.some((t) => t(f))) return null;
-    const sub = f.subResource ? `/${f.subResource}` : '';
-    const op = f.operation || '(none)';
-    return `${op} ${f.resource.group || 'core'}/${f.resource.version}/${f.resource.resource}${sub} matches no resource rule`;
+  return (f) => (tests.some((t) => t(f)) ? null : noResourceRule(f, f.operation));
+}
+
+function noResourceRule(f: MatchKind, operation: string): string {
+  const sub = f.subResource ? `/${f.subResource}` : '';
+  return `${operation || '(none)'} ${f.resource.group || 'core'}/${f.resource.version}/${f.resource.resource}${sub} matches no resource rule`;
+}
+
+/**
+ * resourcesCriterion over the kind facts and the operation, when no rule reads more: none has a scope that
+ * tests anything (scopeHolds) or resource names. The same tests in the same order, so the same verdicts.
+ */
+function resourcesKindCriterion(rules: readonly ResourcePattern[], ctx: ClauseContext): KindCriterion | undefined {
+  if (rules.some((r) => (r.scope === 'Cluster' || r.scope === 'Namespaced') || (r.resourceNames !== undefined && r.resourceNames.length > 0))) return undefined;
+  const noOp: NoOperationRule = ctx.profile === 'gatekeeper' ? 'coversMutations' : 'wildcardOnly';
+  const tests = rules.map((r) => {
+    const ops = compileOperations(r.operations, noOp);
+    const resources = r.resources.map(splitResource);
+    return (f: MatchKind, operation: string): boolean =>
+      (!ops || ops(operation)) &&
+      exactOrWildcard(r.groups, f.resource.group) &&
+      exactOrWildcard(r.versions, f.resource.version) &&
+      resources.some(({ res, sub }) => (res === '*' || res === f.resource.resource) && (sub === '*' || sub === f.subResource));
+  });
+  return (f, operation) => {
+    for (let i = 0; i < tests.length; i++) if (tests[i]!(f, operation)) return null;
+    return noResourceRule(f, operation);
   };
+}
+
+function splitResource(res: string): { res: string; sub: string } {
+  const slash = res.indexOf('/');
+  return slash < 0 ? { res, sub: '' } : { res: res.slice(0, slash), sub: res.slice(slash + 1) };
 }
 
 // ---- operations, scope
 
-function operationsCriterion(ops: readonly string[], ctx: ClauseContext): Criterion | undefined {
+/** The operations criterion over the whole facts and over the kind facts (the same verdicts). */
+function operationsCriteria(ops: readonly string[], ctx: ClauseContext): { whole: Criterion; onKind: KindCriterion } | undefined {
   const test = compileOperations(ops, ctx.profile === 'gatekeeper' ? 'coversMutations' : 'wildcardOnly');
   if (!test) return undefined;
   const text = list(ops);
-  return (f) => (test(f.operation) ? null : `operation ${f.operation || '(none)'} not in ${text}`);
+  return {
+    whole: (f) => (test(f.operation) ? null : `operation ${f.operation || '(none)'} not in ${text}`),
+    onKind: (_f, operation) => (test(operation) ? null : `operation ${operation || '(none)'} not in ${text}`),
+  };
 }
 
 function scopeCriterion(scope: string): Criterion | undefined {
@@ -339,14 +374,30 @@ function userInfoCriterion(user: UserMatch, ctx: ClauseContext): Criterion | und
 
 export function compileClause(clause: MatchClause, ctx: ClauseContext): CompiledClause {
   const criteria: Criterion[] = [];
+  // The same criteria over the kind facts, while every one so far has such a form.
+  let onKind: KindCriterion[] | undefined = [];
   const push = (c: Criterion | undefined): void => {
-    if (c) criteria.push(c);
+    if (!c) return;
+    criteria.push(c);
+    onKind = undefined;
+  };
+  // Each criterion is called directly on the whole facts (a wrapper per call would slow every other match).
+  const pushKindLevel = (whole: Criterion, kindLevel: KindCriterion): void => {
+    criteria.push(whole);
+    onKind?.push(kindLevel);
   };
   // Cheap and selective first; the selectors and namespace lookups last.
-  if (clause.operations?.length) push(operationsCriterion(clause.operations, ctx));
-  const kinds = clause.kinds?.length ? kindsCriterion(clause.kinds, ctx) : undefined;
-  push(kinds);
-  if (clause.resources?.length) push(resourcesCriterion(clause.resources, ctx));
+  const operations = clause.operations?.length ? operationsCriteria(clause.operations, ctx) : undefined;
+  if (operations) pushKindLevel(operations.whole, operations.onKind);
+  if (clause.kinds?.length) {
+    const kinds = kindsCriterion(clause.kinds, ctx);
+    pushKindLevel(kinds, kinds);
+  }
+  if (clause.resources?.length) {
+    const onResources = resourcesKindCriterion(clause.resources, ctx);
+    if (onResources) pushKindLevel(resourcesCriterion(clause.resources, ctx), onResources);
+    else push(resourcesCriterion(clause.resources, ctx));
+  }
   if (clause.scope !== undefined) push(scopeCriterion(clause.scope));
   if (clause.names?.length) push(namesCriterion(clause.names, ctx));
   if (clause.namespaces?.length) push(namespacesCriterion(clause.namespaces, ctx));
@@ -355,8 +406,19 @@ export function compileClause(clause: MatchClause, ctx: ClauseContext): Compiled
   if (clause.labelSelector !== undefined) push(labelSelectorCriterion(clause.labelSelector, ctx));
   if (clause.namespaceSelector !== undefined) push(namespaceSelectorCriterion(clause.namespaceSelector, ctx));
   if (clause.userInfo) push(userInfoCriterion(clause.userInfo, ctx));
-  const onKindOnly = criteria.length === 0 ? holds : criteria.length === 1 && criteria[0] === kinds ? kinds : undefined;
-  return { label: ctx.field, criteria, onKindOnly };
+  return { label: ctx.field, criteria, onKindOnly: onKind === undefined ? undefined : kindLevel(onKind) };
+}
+
+function kindLevel(criteria: readonly KindCriterion[]): KindCriterion {
+  if (criteria.length === 0) return holds;
+  if (criteria.length === 1) return criteria[0]!;
+  return (f, operation) => {
+    for (let i = 0; i < criteria.length; i++) {
+      const v = criteria[i]!(f, operation);
+      if (v !== null) return v;
+    }
+    return null;
+  };
 }
 
 const holds = (): Verdict => null;

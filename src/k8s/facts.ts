@@ -37,9 +37,10 @@ export interface RequestFacts {
   readonly reads: ObjectReads;
 }
 
-/** What kind patterns read of a request (RequestFacts.matchGvk and subResource): see requestMatchKind. */
+/** What kind patterns and resource rules read of a request (RequestFacts.matchGvk, resource and subResource): see requestMatchKind. */
 export interface MatchKind {
   readonly matchGvk: GroupVersionKind;
+  readonly resource: GroupVersionResource;
   readonly subResource: string;
 }
 
@@ -85,6 +86,11 @@ export function requestMatchKind(req: AdmissionRequest): MatchKind {
   return kindFactsOf(req, newObject ?? oldObjectOf(req));
 }
 
+/** RequestFacts.operation of a request, without its facts. */
+export function requestOperation(req: AdmissionRequest): string {
+  return (req.operation as string | undefined) ?? '';
+}
+
 /**
  * Says that `req.object` was changed in place (a fix-point pass writes into the containers it created) and
  * `req` is to be matched again: its memoised facts are kept when every object field they follow from reads
@@ -113,7 +119,6 @@ function oldObjectOf(req: AdmissionRequest): JsonObject | null {
 /** The facts that follow from the request's kind alone. */
 interface KindFacts extends MatchKind {
   gvk: GroupVersionKind;
-  resource: GroupVersionResource;
   knownScope: boolean | undefined;
 }
 
@@ -209,7 +214,7 @@ function deriveFacts(req: AdmissionRequest): RequestFacts {
   const namespaced = req.namespaced ?? knownScope ?? (namespace !== '' && !isNamespace);
   return {
     request: req,
-    operation: (req.operation as string | undefined) ?? '',
+    operation: requestOperation(req),
     object,
     newObject,
     oldObject,

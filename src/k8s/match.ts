@@ -2,7 +2,7 @@ import { diagnostic, type Diagnostic } from '../diagnostics/diagnostic.js';
 import { spanOfOrigin } from '../diagnostics/span.js';
 import type { MatchSpec } from '../ir/match.js';
 import { compileClause, runClause, type ClauseContext, type CompiledClause, type Undecided, type Verdict } from './clause.js';
-import { type MatchKind, type RequestFacts, requestFacts, requestMatchKind } from './facts.js';
+import { type MatchKind, type RequestFacts, requestFacts, requestMatchKind, requestOperation } from './facts.js';
 import { kindIndexKeys } from './kind-index.js';
 import { defaultProfile, type CompileMatchOptions, type MatchProfile } from './profile.js';
 import type { AdmissionRequest } from './request.js';
@@ -67,14 +67,14 @@ export function compileMatch(spec: MatchSpec, options: CompileMatchOptions = {})
   const noAny = matched(allSuffix ? 'matched all[*]' : 'matched (no match constraints)');
 
   // The outcome from the verdicts `run` gives each clause: over the whole facts, or over the kind facts alone.
-  const outcomeOf = <F>(f: F, run: (c: CompiledClause, f: F) => Verdict): MatchOutcome => {
+  const outcomeOf = <F>(f: F, operation: string, run: (c: CompiledClause, f: F, operation: string) => Verdict): MatchOutcome => {
     let outcome = noAny;
     if (any) {
       let failures: string[] | undefined;
       let hit = -1;
       for (let i = 0; i < any.length; i++) {
         const c = any[i]!;
-        const v = run(c, f);
+        const v = run(c, f, operation);
         if (v === null) {
           hit = i;
           break;
@@ -91,7 +91,7 @@ export function compileMatch(spec: MatchSpec, options: CompileMatchOptions = {})
     }
     if (all) {
       for (const c of all) {
-        const v = run(c, f);
+        const v = run(c, f, operation);
         if (v === null) continue;
         if (typeof v !== 'string') return undecided(c.label, v);
         return { matched: false, reason: `${c.label}: ${v}` };
@@ -99,7 +99,7 @@ export function compileMatch(spec: MatchSpec, options: CompileMatchOptions = {})
     }
     if (exAny) {
       for (const c of exAny) {
-        const v = run(c, f);
+        const v = run(c, f, operation);
         if (v === null) return { matched: false, reason: `excluded by ${c.label}` };
         if (typeof v !== 'string') return undecided(c.label, v);
       }
@@ -107,7 +107,7 @@ export function compileMatch(spec: MatchSpec, options: CompileMatchOptions = {})
     if (exAll) {
       let every = true;
       for (const c of exAll) {
-        const v = run(c, f);
+        const v = run(c, f, operation);
         if (v === null) continue;
         if (typeof v !== 'string') return undecided(c.label, v);
         every = false;
@@ -117,19 +117,43 @@ export function compileMatch(spec: MatchSpec, options: CompileMatchOptions = {})
     }
     return outcome;
   };
-  const testFacts = (f: RequestFacts): MatchOutcome => outcomeOf(f, runClause);
-  // A block that tests nothing but kinds (the usual `kinds: [Pod]`) is decided by the kind facts alone: the
-  // other facts are not derived (issue 17), the verdicts are the same clauses' over the same kind facts.
+  const testFacts = (f: RequestFacts): MatchOutcome => outcomeOf(f, f.operation, runClause);
+  // A block that tests nothing but kinds, resources and operations (the usual `kinds: [Pod]`, a MAP binding's
+  // resourceRules) is decided by the kind facts and the operation alone: the other facts are not derived
+  // (issue 17), the verdicts are the same clauses' over the same kind facts.
   const clauses = [...(any ?? []), ...(all ?? []), ...(exAny ?? []), ...(exAll ?? [])];
   const kindOnly = clauses.every((c) => c.onKindOnly !== undefined);
-  const byKind = (c: CompiledClause, k: MatchKind): Verdict => c.onKindOnly!(k);
+  const byKind = (c: CompiledClause, k: MatchKind, operation: string): Verdict => c.onKindOnly!(k, operation);
 
   return {
     spec,
     profile,
     diagnostics,
     indexKeys: kindIndexKeys(spec, { profile }),
-    test: kindOnly ? (req) => outcomeOf(requestMatchKind(req), byKind) : (req) => testFacts(requestFacts(req)),
+    test: kindOnly ? byKindOnce((k, operation) => outcomeOf(k, operation, byKind)) : (req) => testFacts(requestFacts(req)),
     testFacts,
+  };
+}
+
+/**
+ * A kind-only match's test, deciding once per kind facts and operation: the kind facts of a stream of objects
+ * of one kind are one object (facts.ts requestMatchKind), so a policy matched against each of them computes
+ * its outcome once (issue 17). Outcomes are never changed by their readers; an undecided one is not kept.
+ */
+function byKindOnce(decide: (k: MatchKind, operation: string) => MatchOutcome): (req: AdmissionRequest) => MatchOutcome {
+  let lastKind: MatchKind | undefined;
+  let lastOperation = '';
+  let lastOutcome: MatchOutcome | undefined;
+  return (req) => {
+    const k = requestMatchKind(req);
+    const operation = requestOperation(req);
+    if (k === lastKind && operation === lastOperation) return lastOutcome!;
+    const outcome = decide(k, operation);
+    if (outcome.error === undefined) {
+      lastKind = k;
+      lastOperation = operation;
+      lastOutcome = outcome;
+    }
+    return outcome;
   };
 }

@@ -21,6 +21,7 @@ import { isJsonObject, type JsonObject, type JsonValue } from '../../src/ir/json
 import type { Policy } from '../../src/ir/nodes.js';
 import { loadYamlText } from '../../src/io/yaml-load.js';
 import type { AdmissionRequest } from '../../src/k8s/request.js';
+import type { TypedDecoder } from '../../src/interpreter/engines.js';
 import { CheckedSubtrees } from '../../src/merge/ssa/checked.js';
 import { applyFused } from '../../src/merge/ssa/fused-apply.js';
 import { parsePolicyDocs } from '../../src/pipeline.js';
@@ -31,6 +32,50 @@ import { mulberry32 as random } from '../support/random.js';
 
 const FUSED = createRuntime();
 const REFERENCE = deriveRuntime(FUSED, { merges: { ssa: REFERENCE_SSA_ENGINE }, typedDecoder: REFERENCE_TYPED_DECODER });
+
+/**
+ * The reference runtime with a strict decode that keeps no memo: every decode walks the whole object for
+ * undeclared fields (the reference of the typing check an evaluation's first decode takes, src/engines/ssa.ts).
+ */
+const WALKING_DECODER: TypedDecoder = Object.assign((object: JsonValue, context: Parameters<TypedDecoder>[1]) => REFERENCE_TYPED_DECODER(object, { ...context, memo: undefined }), { inPlaceEdits: false } as const);
+const WALKING_REFERENCE = deriveRuntime(FUSED, { merges: { ssa: REFERENCE_SSA_ENGINE }, typedDecoder: WALKING_DECODER });
+
+/**
+ * JSONPatches before any ApplyConfiguration: the first decode of the evaluation types the whole object
+ * (and records it valid for the merge after it), an empty patch included (kube-apiserver decodes its result too).
+ */
+const PATCH_FIRST_POLICY = `apiVersion: admissionregistration.k8s.io/v1
+kind: MutatingAdmissionPolicy
+metadata:
+  name: patch-first
+spec:
+  matchConstraints:
+    resourceRules:
+    - apiGroups: [""]
+      apiVersions: [v1]
+      operations: [CREATE]
+      resources: [pods]
+  reinvocationPolicy: Never
+  mutations:
+  - patchType: JSONPatch
+    jsonPatch:
+      expression: "[]"
+  - patchType: JSONPatch
+    jsonPatch:
+      expression: >
+        object.metadata.name.endsWith("3") ? [] : [JSONPatch{op: "add", path: "/metadata/annotations", value: {"a": "b"}}]
+  - patchType: ApplyConfiguration
+    applyConfiguration:
+      expression: >
+        Object{metadata: Object.metadata{labels: {"managed-by": "transmute"}}, spec: Object.spec{securityContext: Object.spec.securityContext{runAsNonRoot: true}}}
+---
+apiVersion: admissionregistration.k8s.io/v1
+kind: MutatingAdmissionPolicyBinding
+metadata:
+  name: patch-first
+spec:
+  policyName: patch-first
+`;
 
 /**
  * Merges and JSONPatches in turn, so that patches write into maps merges created and merges into maps
@@ -218,13 +263,47 @@ function outcome(r: ApplyResult): unknown {
 }
 
 /** Both runtimes on one request: the same whole result, and the input untouched by either. */
-function expectSameEvaluation(policies: readonly Policy[], request: AdmissionRequest, label: string): void {
+function expectSameEvaluation(policies: readonly Policy[], request: AdmissionRequest, label: string, referenceRuntime = REFERENCE): void {
   const before = JSON.stringify(request.object);
   const fused = apply(policies, request, { trace: false, patch: false, runtime: FUSED });
   expect(JSON.stringify(request.object), `${label}: input mutated`).toBe(before);
-  const reference = apply(policies, request, { trace: false, patch: false, runtime: REFERENCE });
+  const reference = apply(policies, request, { trace: false, patch: false, runtime: referenceRuntime });
   expect(outcome(fused), label).toStrictEqual(outcome(reference));
 }
+
+describe('first strict decode of an evaluation', () => {
+  it('gives the reference result for patches before merges over random Pods (undeclared fields, wrong kinds, nulls, duplicates)', () => {
+    const policies = parsePolicies(PATCH_FIRST_POLICY);
+    const pods = makePods(60);
+    const allowed = { yes: 0, no: 0 };
+    for (let seed = 1; seed <= 500; seed++) {
+      const next = random(seed);
+      const pod = seed <= 60 ? pods[seed - 1]! : variant(pods[Math.floor(next() * pods.length)]!, next);
+      const request = { object: pod, operation: 'CREATE' as const };
+      expectSameEvaluation(policies, request, `patch-first policy, seed ${seed}`, WALKING_REFERENCE);
+      expectSameEvaluation(policies, request, `patch-first policy against the copying reference, seed ${seed}`);
+      allowed[apply(policies, request, { trace: false, patch: false, runtime: FUSED }).allowed ? 'yes' : 'no']++;
+    }
+    // Both answers are exercised: objects the decode or the merge turns down, and objects that pass.
+    expect(allowed.yes).toBeGreaterThan(100);
+    expect(allowed.no).toBeGreaterThan(20);
+  });
+
+  it('takes objects that declare every field but do not type (a wrong scalar kind, a duplicate key) as declared', () => {
+    const policies = parsePolicies(PATCH_FIRST_POLICY);
+    const pod = makePods(3)[2]!;
+    const spec = pod.spec as JsonObject;
+    const containers = spec.containers as JsonObject[];
+    const cases: JsonObject[] = [
+      { ...pod, spec: { ...spec, restartPolicy: 7 } },
+      { ...pod, spec: { ...spec, containers: [...containers, containers[0]!] } },
+      { ...pod, metadata: { ...(pod.metadata as JsonObject), labels: null } },
+      { ...pod, spec: { ...spec, containers: [{ ...containers[0]!, ports: [{ containerPort: 'x' }] }] } },
+      { ...pod, spec: { ...spec, zzUndeclared: true } },
+    ];
+    for (const [i, object] of cases.entries()) expectSameEvaluation(policies, { object, operation: 'CREATE' }, `case ${i}`, WALKING_REFERENCE);
+  });
+});
 
 describe('fused ApplyConfiguration path', () => {
   it('is taken by the benchmark Pods (not silently the reference every time)', () => {

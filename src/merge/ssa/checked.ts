@@ -16,19 +16,28 @@ class DeclaredOnly {
   constructor(readonly tr: TypeRef) {}
 }
 
+type Fact = TypeRef | DeclaredOnly;
+
 export class CheckedSubtrees {
   /**
    * Per container: the type validateTyped (duplicates allowed) found it free of errors at, or a DeclaredOnly
-   * for one known only to have no undeclared field anywhere below it (implied by valid). One map, made on
-   * first use: an evaluation asks about a few containers only, and most evaluations ask nothing twice.
+   * for one known only to have no undeclared field anywhere below it (implied by valid). The first container
+   * recorded is held in two fields, the rest in a map made on first use: most evaluations record one
+   * container only (the document typed or decoded whole, fast-checks.ts), and a map per evaluation cost
+   * more than the look-ups it serves. A container in both (the field slot was freed, then taken again)
+   * reads from the fields, which hold the later fact.
    */
-  private facts: Map<object, TypeRef | DeclaredOnly> | undefined;
+  private firstContainer: object | undefined;
+  private firstFact: Fact | undefined;
+  private facts: Map<object, Fact> | undefined;
   /** One DeclaredOnly per type, so that recording one allocates nothing. */
   private declaredTags: Map<TypeRef, DeclaredOnly> | undefined;
 
-  /** The documents recorded last by noteValidDocument and noteDeclaredDocument, with their type. */
-  private lastValid: { readonly tr: TypeRef; readonly value: JsonValue } | undefined;
-  private lastDeclared: { readonly tr: TypeRef; readonly value: JsonValue } | undefined;
+  /** The documents recorded last by noteValidDocument and noteDeclaredDocument, with their type (no value: none recorded). */
+  private lastValidTr: TypeRef | undefined;
+  private lastValid: JsonValue | undefined;
+  private lastDeclaredTr: TypeRef | undefined;
+  private lastDeclared: JsonValue | undefined;
 
   constructor(readonly schema: Schema) {}
 
@@ -38,7 +47,8 @@ export class CheckedSubtrees {
    * declared, so the next strict decode does the same.
    */
   noteValidDocument(tr: TypeRef, v: JsonValue): void {
-    this.lastValid = this.lastDeclared = { tr, value: v };
+    this.lastValidTr = this.lastDeclaredTr = tr;
+    this.lastValid = this.lastDeclared = v;
   }
 
   /**
@@ -46,19 +56,18 @@ export class CheckedSubtrees {
    * (fast-checks.ts declaresEveryFieldSince), walking only what differs.
    */
   noteDeclaredDocument(tr: TypeRef, v: JsonValue): void {
-    this.lastDeclared = { tr, value: v };
+    this.lastDeclaredTr = tr;
+    this.lastDeclared = v;
   }
 
   /** The document noteValidDocument recorded last, when it was at `tr`. */
   validDocument(tr: TypeRef): JsonValue | undefined {
-    const last = this.lastValid;
-    return last !== undefined && last.tr === tr ? last.value : undefined;
+    return this.lastValidTr === tr ? this.lastValid : undefined;
   }
 
   /** The document noteDeclaredDocument (or noteValidDocument) recorded last, when it was at `tr`. */
   declaredDocument(tr: TypeRef): JsonValue | undefined {
-    const last = this.lastDeclared;
-    return last !== undefined && last.tr === tr ? last.value : undefined;
+    return this.lastDeclaredTr === tr ? this.lastDeclared : undefined;
   }
 
   /**
@@ -67,35 +76,52 @@ export class CheckedSubtrees {
    * is one of them.
    */
   forget(v: object): void {
+    if (this.firstContainer === v) this.firstContainer = this.firstFact = undefined;
     this.facts?.delete(v);
-    if (this.lastValid?.value === v) this.lastValid = undefined;
-    if (this.lastDeclared?.value === v) this.lastDeclared = undefined;
+    if (this.lastValid === v) this.lastValidTr = this.lastValid = undefined;
+    if (this.lastDeclared === v) this.lastDeclaredTr = this.lastDeclared = undefined;
+  }
+
+  /** Nothing is recorded about any container: a walk of a whole document would find no fact to skip with. */
+  knowsNothing(): boolean {
+    return this.firstContainer === undefined && this.facts === undefined;
+  }
+
+  private factOf(v: object): Fact | undefined {
+    if (this.firstContainer === v) return this.firstFact;
+    return this.facts === undefined ? undefined : this.facts.get(v);
+  }
+
+  private record(v: object, fact: Fact): void {
+    const first = this.firstContainer;
+    if (first === undefined || first === v) {
+      this.firstContainer = v;
+      this.firstFact = fact;
+    } else (this.facts ??= new Map()).set(v, fact);
   }
 
   isValid(tr: TypeRef, v: object): boolean {
-    return this.facts !== undefined && this.facts.get(v) === tr;
+    return this.factOf(v) === tr;
   }
 
   markValid(tr: TypeRef, v: object): void {
-    (this.facts ??= new Map()).set(v, tr);
+    this.record(v, tr);
   }
 
   isDeclared(tr: TypeRef, v: object): boolean {
-    if (this.facts === undefined) return false;
-    const fact = this.facts.get(v);
+    const fact = this.factOf(v);
     return fact === tr || (fact instanceof DeclaredOnly && fact.tr === tr);
   }
 
   markDeclared(tr: TypeRef, v: object): void {
-    const facts = (this.facts ??= new Map());
     // Valid at `tr` says more; another type's entry is only replaced (at worst a later walk again).
-    if (facts.get(v) === tr) return;
+    if (this.factOf(v) === tr) return;
     const tags = (this.declaredTags ??= new Map());
     let tag = tags.get(tr);
     if (tag === undefined) {
       tag = new DeclaredOnly(tr);
       tags.set(tr, tag);
     }
-    facts.set(v, tag);
+    this.record(v, tag);
   }
 }

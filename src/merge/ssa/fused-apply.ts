@@ -17,7 +17,7 @@ import { typesStrictlyGuarded } from './fast-checks.js';
 import { associativeItemId, ItemKeyError, type ItemId } from './list-keys.js';
 import type { ListType, Schema, TypeRef } from './schema.js';
 import type { TypeNode } from './type-nodes.js';
-import { validateTyped } from './validate.js';
+import { typesCleanlyRemembering } from './validate.js';
 
 /** The maps a merge may change in place, and where it hands over the maps it creates (MergeOwnership). */
 export interface InPlaceMaps {
@@ -45,7 +45,7 @@ type Merged = JsonValue | typeof GIVE_UP;
 export function applyFused(schema: Schema, typeRef: TypeRef, live: JsonValue, patch: JsonObject, checked: CheckedSubtrees, owned: InPlaceMaps | undefined): FusedOutcome | undefined {
   // Untouched subtrees must then be walked for upstream's errors (merge.ts walkUntouched).
   if (!isJsonObject(live) || schema.hasUnmergeableLists()) return undefined;
-  if (validateTyped(schema, typeRef, live, { allowDuplicates: true, checked }).length > 0) return undefined;
+  if (checked.schema !== schema || !typesCleanlyRemembering(schema, typeRef, live, checked)) return undefined;
   const walk = new FusedMerge(schema, owned);
   const merged = walk.mergeValue(schema.node(typeRef), live, patch, true);
   if (merged === GIVE_UP) return undefined;

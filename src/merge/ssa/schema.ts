@@ -97,6 +97,9 @@ export class Schema {
   private readonly overridden = new WeakMap<TypeRef, Atom | null>();
   private unmergeableLists: boolean | undefined;
   private readonly nodes = new WeakMap<TypeRef, TypeNode>();
+  /** The reference `node` was asked for last, and its node. */
+  private lastNodeRef: TypeRef | undefined;
+  private lastNode: TypeNode | undefined;
   /** Frozen values known to pass the ApplyConfiguration patch checks at a node (see rememberPassingPatch). */
   private readonly passingPatches = new WeakMap<object, TypeNode>();
   private readonly nodeSource: NodeSource = {
@@ -148,11 +151,16 @@ export class Schema {
 
   /** The reference's node (type-nodes.ts), built once per reference. */
   node(tr: TypeRef): TypeNode {
+    // Nearly every call asks for the root of the kind typed last (each merge and decode of a request does,
+    // several times): one comparison instead of a WeakMap look-up (issue 17).
+    if (tr === this.lastNodeRef) return this.lastNode!;
     let n = this.nodes.get(tr);
     if (n === undefined) {
       n = new TypeNode(this.nodeSource, tr);
       this.nodes.set(tr, n);
     }
+    this.lastNodeRef = tr;
+    this.lastNode = n;
     return n;
   }
 

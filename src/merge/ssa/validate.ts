@@ -26,12 +26,21 @@ export interface ValidateOptions {
 export function validateTyped(schema: Schema, typeRef: TypeRef, value: JsonValue, options: ValidateOptions = {}): ValidationError[] {
   const allowDuplicates = options.allowDuplicates === true;
   const checked = allowDuplicates && options.checked?.schema === schema ? options.checked : undefined;
-  // A copy-on-write edit of the document typed last: only what differs from it needs a walk.
-  const prev = checked?.validDocument(typeRef);
-  if (prev !== undefined && typesCleanlySince(schema, schema.node(typeRef), value, prev, checked)) return [];
-  // Nearly every value types cleanly: answer that without paths, and walk again for the words otherwise.
-  if (typesCleanly(schema, schema.node(typeRef), value, allowDuplicates, checked)) return [];
+  if (checked !== undefined ? typesCleanlyRemembering(schema, typeRef, value, checked) : typesCleanly(schema, schema.node(typeRef), value, allowDuplicates, undefined)) return [];
   return typingErrors(schema, typeRef, value, allowDuplicates, checked);
+}
+
+/**
+ * validateTyped(schema, typeRef, value, { allowDuplicates: true, checked }).length === 0 (for `checked` of
+ * this schema), without making the list: what a merge asks of the live object before every ApplyConfiguration.
+ */
+export function typesCleanlyRemembering(schema: Schema, typeRef: TypeRef, value: JsonValue, checked: CheckedSubtrees): boolean {
+  // A copy-on-write edit of the document typed last (often that document itself, written in place): only
+  // what differs from it needs a walk.
+  const prev = checked.validDocument(typeRef);
+  if (prev !== undefined && (prev === value || typesCleanlySince(schema, schema.node(typeRef), value, prev, checked))) return true;
+  // Nearly every value types cleanly: answer that without paths (the caller walks again for the words otherwise).
+  return typesCleanly(schema, schema.node(typeRef), value, true, checked);
 }
 
 /** The reference walk of validateTyped, which words every error (fast-checks.ts only answers yes or no). */

@@ -142,6 +142,42 @@ function caseObjects(): Typed[] {
   return out;
 }
 
+/**
+ * The leaves the generated typing check writes inline (typing-check.ts leafTest): every scalar kind, a
+ * missing named type, an atom with no form, an unknown scalar kind, at declared fields, map elements and list
+ * items, each given a value of every form.
+ */
+describe('fast checks agree with the reference walks on every kind of leaf', () => {
+  it('agrees on each leaf given each form of value', () => {
+    const leaves: [string, unknown][] = [
+      ['numeric', { scalar: 'numeric' }],
+      ['string', { scalar: 'string' }],
+      ['boolean', { scalar: 'boolean' }],
+      ['untyped', { scalar: 'untyped' }],
+      ['odd', { scalar: 'odd' }],
+      ['missing', { namedType: 'nowhere' }],
+      ['formless', { namedType: 'formless' }],
+      ['deduced', { namedType: '__untyped_deduced_' }],
+    ];
+    const fields = leaves.flatMap(([name, type]) => [
+      { name, type },
+      { name: `${name}Map`, type: { map: { elementType: type } } },
+      { name: `${name}List`, type: { list: { elementType: type, elementRelationship: 'atomic' } } },
+    ]);
+    const loaded = loadSmdSchema({ types: [{ name: 'root', map: { fields } }, { name: 'formless' }] });
+    if (!loaded.ok) throw new Error('the leaf schema does not load');
+    const values: JsonValue[] = [null, 1, 1.5, 'x', '', true, false, [], [1], {}, { a: 1 }];
+    const cases: Typed[] = [];
+    for (const { name } of fields) {
+      for (const [i, v] of values.entries()) {
+        const value: JsonValue = name.endsWith('Map') ? { [name]: { k: v } } : name.endsWith('List') ? { [name]: [v] } : { [name]: v };
+        cases.push({ name: `${name} given value ${i}`, schema: loaded.value, typeRef: { namedType: 'root' }, value });
+      }
+    }
+    for (const c of cases) expectAgreement(c);
+  });
+});
+
 describe('fast checks agree with the reference walks on the benchmark Pods', () => {
   it('agrees on 30 Pods and their broken variants', () => {
     const pod = kindSchema({ group: '', version: 'v1', kind: 'Pod' })!;
