@@ -182,12 +182,13 @@ const directSlot: SlotCompiler = (text, pointer) => {
   return (env) => holeOutcome(outcome(program.search((env as ObjectSubstitutionEnv).doc)), expression, pointer);
 };
 
-/** field-conditions.ts ObjectFieldOf: a whole hole whose query is a chain of fields `request.object....`. */
+/** field-conditions.ts ObjectFieldOf: a whole hole whose query is a simple read of a chain of fields `request.object....`. */
 export const objectFieldOf: ObjectFieldOf = (text) => {
   const body = wholeHoleBody(text);
   const prepared = body === undefined ? undefined : prepareJmesQuery(holeQuery(body));
-  const path = prepared instanceof PreparedJmes ? prepared.program.fieldPath : undefined;
-  return path !== undefined && path.length >= 2 && path[0] === 'request' && path[1] === 'object' ? path.slice(2) : undefined;
+  const read = prepared instanceof PreparedJmes ? prepared.program.simpleRead : undefined;
+  if (read === undefined || read.path.length < 2 || read.path[0] !== 'request' || read.path[1] !== 'object') return undefined;
+  return { ...read, path: read.path.slice(2) };
 };
 
 const HOLDS: ExprOutcome = Object.freeze({ ok: true, value: true });

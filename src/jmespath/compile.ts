@@ -11,7 +11,7 @@ import { diagnostic, fail, ok, type Result } from '../diagnostics/index.js';
 import type { Span } from '../diagnostics/index.js';
 import type { JmesNode } from './ast.js';
 import { callFunction, callSpec, ExpRef, type Env, type Evaluator, type FunctionTable } from './functions/registry.js';
-import { KYVERNO_FUNCTIONS } from './functions/index.js';
+import { KYVERNO_FUNCTIONS, STANDARD_FUNCTION_TABLE } from './functions/index.js';
 import { fieldPathReader } from './field-path.js';
 import { parseJmes } from './parse.js';
 import { failure, JmesFailure, type JmesContext, type JmesResult } from './types.js';
@@ -36,8 +36,18 @@ export interface JmesProgram {
    * the value at that path of own keys of maps, and anything else is null or a NotFound failure.
    */
   readonly fieldPath: readonly string[] | undefined;
+  /** The expression's shape when it is one of the few simple reads callers may evaluate themselves (SimpleRead). */
+  readonly simpleRead: SimpleRead | undefined;
   search(data: unknown, ctx?: JmesContext): JmesResult;
 }
+
+/**
+ * A chain of fields (`fieldPath`) and what is done with what it finds, when that is all the expression does:
+ * - `path`: the value found (a missing key is a NotFound failure, a non-map on the way gives null);
+ * - `or`: `<path> || <literal>`: the value found unless false-like (isFalse; NotFound swallowed), else the literal;
+ * - `length`: the standard `length(<path>)` of the value found (a string's runes, a list's items, a map's keys).
+ */
+export type SimpleRead = { kind: 'path' | 'length'; path: readonly string[] } | { kind: 'or'; path: readonly string[]; fallback: string | number | boolean };
 
 /** Where the expression text starts in a source file, so syntax errors point at the right column. */
 export interface JmesSourcePosition {
@@ -75,7 +85,7 @@ export function compileJmes(expression: string, options: CompileOptions = {}): R
   const root = compileNode(parsed.ast, options.functions ?? KYVERNO_FUNCTIONS);
   const paths = rootPathsOf(parsed.ast, []);
   const fields = paths === undefined ? undefined : [...new Set(paths.map((p) => p[0]!))];
-  return ok(new CompiledProgram(expression, root, fields, paths, fieldPath(parsed.ast)));
+  return ok(new CompiledProgram(expression, root, fields, paths, fieldPath(parsed.ast), simpleRead(parsed.ast, options.functions ?? KYVERNO_FUNCTIONS)));
 }
 
 const CACHE_LIMIT = 2048;
@@ -99,6 +109,7 @@ class CompiledProgram implements JmesProgram {
     readonly rootFields: readonly string[] | undefined,
     readonly rootPaths: readonly (readonly string[])[] | undefined,
     readonly fieldPath: readonly string[] | undefined,
+    readonly simpleRead: SimpleRead | undefined,
   ) {}
 
   search(data: unknown, ctx: JmesContext = DEFAULT_CONTEXT): JmesResult {
@@ -362,6 +373,23 @@ function compileNode(node: JmesNode, table: FunctionTable): Evaluator {
       return () => ref;
     }
   }
+}
+
+function simpleRead(node: JmesNode, table: FunctionTable): SimpleRead | undefined {
+  const path = fieldPath(node);
+  if (path !== undefined) return { kind: 'path', path };
+  if (node.type === 'OrExpression') {
+    const left = fieldPath(node.children[0]);
+    const right = node.children[1];
+    if (left === undefined || right.type !== 'Literal') return undefined;
+    const fallback = right.value;
+    return typeof fallback === 'string' || typeof fallback === 'number' || typeof fallback === 'boolean' ? { kind: 'or', path: left, fallback } : undefined;
+  }
+  if (node.type === 'Function' && node.name === 'length' && node.children.length === 1 && table.get('length') === STANDARD_FUNCTION_TABLE.get('length')) {
+    const arg = fieldPath(node.children[0]!);
+    return arg === undefined ? undefined : { kind: 'length', path: arg };
+  }
+  return undefined;
 }
 
 /** `a.b.c` as a list of names, so the most common Kyverno expression is one loop, not nested closures. */

@@ -1,16 +1,19 @@
 /**
  * A preconditions block of the commonest shape generated as one function (issue 17): every condition's key a
- * constant or one hole reading a field of the object (`{{ request.object.metadata.labels.tier }}`), every
- * value a constant, every operator known. Its answer is the planned evaluation's (preconditions.ts
- * compileConditionPlan) wherever every field is found and not null: the keys' values are then the fields'
- * values (a whole hole is its query's value), and the conditions are the same tests (compileOperator) in the
- * same order. A field that is missing or null, a map or list on the way that is not a map, gives undefined: the
- * planned evaluation decides, with its errors. Generated code gives each block its own call sites, where the
+ * constant or one hole reading a field of the object (`{{ request.object.metadata.labels.tier }}`, also with
+ * `|| '<default>'` or as `length(...)`), every value a constant, every operator known. Its answer is the
+ * planned evaluation's (preconditions.ts compileConditionPlan) wherever every field is found and not null (or
+ * falls back to its default): the keys' values are then the queries' values (a whole hole is its query's
+ * value), and the conditions are the same tests (compileOperator) in the same order. A field that is missing or
+ * null, a map or list on the way that is not a map (without a default), a length of anything but a list or a
+ * map, gives undefined: the planned evaluation decides, with its errors. Generated code gives each block its own call sites, where the
  * planned evaluation shares one closure per step among all blocks of all policies.
  * test/dialects/kyverno/field-conditions.test.ts compares both over random blocks and objects.
  */
 import { Constants, instantiate, literal } from '../../compile/source.js';
 import { hasOwn, isJsonObject, type JsonValue } from '../../ir/json.js';
+import type { SimpleRead } from '../../jmespath/compile.js';
+import { isFalse } from '../../jmespath/values.js';
 import { canonicalOperator, compileOperator } from './operators.js';
 import { treeHasVariables } from './variables.js';
 
@@ -18,13 +21,14 @@ import { treeHasVariables } from './variables.js';
 export type FieldConditions = (object: JsonValue | null) => boolean | undefined;
 
 /**
- * The field path below the object a `key` string reads when it is one hole whose query is a chain of fields
- * starting `request.object`; undefined for any other string.
+ * What a `key` string reads of the object when it is one hole whose query is a simple read (jmespath
+ * compile.ts SimpleRead) of a chain of fields starting `request.object`, the path given below the object;
+ * undefined for any other string.
  */
-export type ObjectFieldOf = (text: string) => readonly string[] | undefined;
+export type ObjectFieldOf = (text: string) => SimpleRead | undefined;
 
-/** One condition's key: a constant, or the object's field at `path`. */
-type Key = { constant: JsonValue } | { path: readonly string[] };
+/** One condition's key: a constant, or a simple read of the object. */
+type Key = { constant: JsonValue } | { read: SimpleRead };
 
 interface Condition {
   key: Key;
@@ -63,9 +67,9 @@ function conditionsOf(list: readonly JsonValue[], fieldOf: ObjectFieldOf): Condi
     let key: Key;
     if (!treeHasVariables(raw)) key = { constant: raw };
     else {
-      const path = typeof raw === 'string' ? fieldOf(raw) : undefined;
-      if (path === undefined) return undefined;
-      key = { path };
+      const read = typeof raw === 'string' ? fieldOf(raw) : undefined;
+      if (read === undefined) return undefined;
+      key = { read };
     }
     out.push({ key, test: compileOperator(operator, value) });
   }
@@ -79,14 +83,24 @@ function generate(any: readonly Condition[] | undefined, all: readonly Condition
   // Every field is read first, as the planned evaluation substitutes every key before testing any.
   const operand = (c: Condition): string => {
     if ('constant' in c.key) return k.ref(c.key.constant);
+    const read = c.key.read;
     const s = `s${next++}`;
-    lines.push('x = o;');
-    for (const name of c.key.path) {
-      lines.push('if (x === null || typeof x !== "object" || Array.isArray(x)) return undefined;');
+    // Under `||` a missing field or a non-map on the way is false-like (the fallback): `x` is left undefined.
+    const missing = read.kind === 'or' ? 'break read;' : 'return undefined;';
+    lines.push('x = o;', 'read: {');
+    for (const name of read.path) {
+      lines.push(`if (x === null || typeof x !== "object" || Array.isArray(x)) { x = undefined; ${missing} }`);
       // A name Object.prototype has is read only as an own field (JMESPath's field-path.ts carefulReader).
       lines.push(name in Object.prototype ? `x = ${k.ref(hasOwn)}(x, ${literal(name)}) ? x[${literal(name)}] : undefined;` : `x = x[${literal(name)}];`);
     }
-    lines.push('if (x === undefined || x === null) return undefined;', `const ${s} = x;`);
+    lines.push('}');
+    if (read.kind === 'or') lines.push(`if (x === undefined || ${k.ref(isFalse)}(x)) x = ${k.ref(read.fallback)};`);
+    else {
+      lines.push('if (x === undefined || x === null) return undefined;');
+      // length() of a list or a map; a string's runes and a type error are left to the planned evaluation.
+      if (read.kind === 'length') lines.push('if (Array.isArray(x)) x = x.length;', 'else if (typeof x === "object") x = Object.keys(x).length;', 'else return undefined;');
+    }
+    lines.push(`const ${s} = x;`);
     return s;
   };
   const tests = (cs: readonly Condition[] | undefined): string[] | undefined => cs?.map((c) => `${k.ref(c.test)}(${operand(c)})`);

@@ -1,7 +1,7 @@
 /**
  * Preconditions blocks generated as one function (src/dialects/kyverno/field-conditions.ts) against the planned
  * evaluation (preconditions.ts, through engines/jmes.ts's direct path without them) and the closure
- * interpreter's general guard: random blocks of field-reading and constant keys, every operator, constant
+ * interpreter's general guard: random blocks of field-reading (plain, `|| <default>`, `length()`) and constant keys, every operator, constant
  * values of every JSON type, over random Pods whose fields are missing, null, maps, lists and scalars. Where the
  * generated block answers, the answer must be the planned one; the whole policy must give what the closure
  * interpreter gives, verdict, object and diagnostics.
@@ -31,6 +31,17 @@ const KEYS = [
   '{{ request.object.spec.nodeSelector.zone }}',
   '{{ request.object.spec.containers.name }}',
   '{{ request.object }}',
+  "{{ request.object.metadata.labels.tier || '' }}",
+  "{{ request.object.spec.missing || 'web' }}",
+  "{{ request.object.metadata.annotations.\"example.com/debug\" || 'false' }}",
+  '{{ request.object.spec.priority || `5` }}',
+  "{{ request.object.spec.nodeSelector || 'none' }}",
+  "{{ request.object.spec.nodeSelector.zone || `true` }}",
+  '{{ length(request.object.spec.containers) }}',
+  '{{ length(request.object.metadata.labels) }}',
+  '{{ length(request.object.metadata.name) }}',
+  '{{ length(request.object.spec.priority) }}',
+  '{{ length(request.object.spec.missing) }}',
   'web',
   '3',
 ];
@@ -129,13 +140,54 @@ describe('preconditions generated as one function', () => {
     expect(declined).toBeGreaterThan(50);
   });
 
+  it('answer as the planned evaluation for every read, operator and value over false-like and odd fields', () => {
+    const FIELDS: JsonValue[] = [null, '', 0, false, [], {}, 'web', 2, true, ['a', 'b'], { a: 1, b: 2 }, '1h'];
+    const pods: JsonObject[] = FIELDS.map((v) => ({ metadata: { name: 'p', labels: { tier: v } }, spec: { priority: v, nodeSelector: { zone: v }, containers: v } }));
+    pods.push({ metadata: { name: 'p' }, spec: { nodeSelector: 'flat' } }, { metadata: 'flat', spec: null });
+    const reads = [
+      '{{ request.object.metadata.labels.tier }}',
+      "{{ request.object.metadata.labels.tier || '' }}",
+      "{{ request.object.metadata.labels.tier || 'web' }}",
+      '{{ request.object.spec.priority || `5` }}',
+      '{{ request.object.spec.nodeSelector.zone || `true` }}',
+      '{{ length(request.object.spec.containers) }}',
+      '{{ length(request.object.metadata.labels) }}',
+      '{{ length(request.object.metadata.labels.tier) }}',
+    ];
+    let answered = 0;
+    for (const key of reads) {
+      for (const operator of OPERATORS) {
+        for (const value of VALUES) {
+          const block = { all: [{ key, operator, value }] };
+          const fields = fieldConditions(block, objectFieldOf);
+          if (operator === 'Nope') {
+            expect(fields).toBeUndefined();
+            continue;
+          }
+          expect(fields, key).toBeDefined();
+          for (const object of pods) {
+            const holds = fields!(object);
+            if (holds === undefined) continue;
+            expect(planned(block, object), JSON.stringify({ block, object })).toEqual({ ok: true, value: holds });
+            answered++;
+          }
+        }
+      }
+    }
+    expect(answered).toBeGreaterThan(10_000);
+  });
+
   it('are made only for constant values, known operators and keys that are constants or whole field holes', () => {
     const fields = (block: JsonValue): boolean => fieldConditions(block, objectFieldOf) !== undefined;
     expect(fields({ all: [{ key: '{{ request.object.metadata.name }}', operator: 'Equals', value: 'p' }] })).toBe(true);
     expect(fields([{ key: 'x', operator: 'NotEquals', value: 'y' }])).toBe(true);
     expect(fields({ all: [{ key: '{{ request.object.metadata.name }}', operator: 'Nope', value: 'p' }] })).toBe(false);
     expect(fields({ all: [{ key: '{{ request.object.metadata.name }}', operator: 'Equals', value: '{{ request.object.metadata.name }}' }] })).toBe(false);
-    expect(fields({ all: [{ key: "{{ request.object.metadata.name || '' }}", operator: 'Equals', value: 'p' }] })).toBe(false);
+    expect(fields({ all: [{ key: "{{ request.object.metadata.name || '' }}", operator: 'Equals', value: 'p' }] })).toBe(true);
+    expect(fields({ all: [{ key: '{{ length(request.object.spec.containers) }}', operator: 'GreaterThan', value: 1 }] })).toBe(true);
+    expect(fields({ all: [{ key: '{{ request.object.metadata.name || request.object.metadata.namespace }}', operator: 'Equals', value: 'p' }] })).toBe(false);
+    expect(fields({ all: [{ key: '{{ request.object.metadata.name || `null` }}', operator: 'Equals', value: 'p' }] })).toBe(false);
+    expect(fields({ all: [{ key: '{{ to_upper(request.object.metadata.name) }}', operator: 'Equals', value: 'P' }] })).toBe(false);
     expect(fields({ all: [{ key: 'x-{{ request.object.metadata.name }}', operator: 'Equals', value: 'x-p' }] })).toBe(false);
     expect(fields({ all: [{ key: '{{ request.operation }}', operator: 'Equals', value: 'CREATE' }] })).toBe(false);
     expect(fields({ all: [{ key: '{{ request.object.spec.containers[0].name }}', operator: 'Equals', value: 'a' }] })).toBe(false);
