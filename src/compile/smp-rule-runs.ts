@@ -27,8 +27,9 @@ import { firstFalse, isNonEmptyObject, ruleMatch } from '../interpreter/run-poli
 import type { Scope } from '../interpreter/scope.js';
 import { evalMemo, type EvalState } from '../interpreter/state.js';
 import { newEpoch, type Owned } from '../interpreter/walk.js';
-import { hasOwn, isJsonObject, type JsonObject, type JsonValue } from '../ir/json.js';
+import type { JsonObject, JsonValue } from '../ir/json.js';
 import { compiledPattern, CompiledMergeRun, fuseMerges, writtenPlaces, type CompiledMerge, type WrittenPlaces } from '../merge/smp/index.js';
+import { ownField } from '../merge/smp/merge.js';
 import { guardObjectReads, isPrefix } from './guard-reads.js';
 
 /** The rule's pattern when it is one literal strategic merge into the whole object with a stable match. */
@@ -134,11 +135,10 @@ function hasMapsAt(doc: JsonValue | null, paths: readonly (readonly string[])[])
     const path = paths[p]!;
     let v: JsonValue | undefined | null = doc;
     for (let i = 0; i < path.length; i++) {
-      if (!isJsonObject(v)) return false;
-      const key = path[i]!;
-      v = hasOwn(v, key) ? v[key] : undefined;
+      if (v === null || typeof v !== 'object' || Array.isArray(v)) return false;
+      v = ownField(v, path[i]!);
     }
-    if (!isJsonObject(v)) return false;
+    if (v === null || typeof v !== 'object' || Array.isArray(v)) return false;
   }
   return true;
 }
