@@ -367,6 +367,9 @@ class Generator {
     this.directs++;
     // A folded literal's operation is frozen, its value not (it may be the CEL constant): a frozen copy, whose
     // value then takes no walk to tell that it holds no map the evaluation made (ops/merge.ts holdsAny).
+    // A list of folded literals only is one frozen list, made once: the JSONPatch op then takes the same list
+    // each time and prepares its steps once (interpreter/ops/json-patch.ts stepsOf).
+    if (ir.elements.every((x) => x.constant)) return this.literal(constantJson(() => ir.elements.map((x) => (x.constant!.value as ConstantJsonPatch).op))!.json);
     const ops = ir.elements.map((x) =>
       x.constant ? this.literal(constantJson(() => (x.constant!.value as ConstantJsonPatch).op)!.json) : this.patchOp(x.ir as Extract<Ir, { op: 'object' }>, out, d),
     );

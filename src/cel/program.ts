@@ -163,6 +163,10 @@ class Program implements CelProgram {
   private evalJsonReference(activation: Record<string, unknown>, opts: EvalOptions | undefined): CelResult {
     const out = this.eval(activation, opts);
     if (!out.ok) return out;
+    // Strings, booleans and null are their own JSON (mutation.ts sharedJson): the values of most conditions
+    // and variables, which then take no call and no try.
+    const v = out.value;
+    if (typeof v === 'string' || typeof v === 'boolean' || v === null) return out;
     try {
       const value = mutationResultToJson(out.value);
       // Most values (conditions, variables) are their own JSON: the result as it is, not another one like it.

@@ -18,6 +18,7 @@ import { spanOfOrigin } from '../diagnostics/span.js';
 import type { CompiledExpr, EvalMemo, ExprOutcome, ExprScope, ExpressionEngine } from '../interpreter/engines.js';
 import { EvalFailure } from '../interpreter/failure.js';
 import { isJsonObject, type JsonValue } from '../ir/json.js';
+import { variablesViewPlan, type VariablesViewPlan } from './cel-variables-view.js';
 import type { ExprSource } from '../ir/nodes.js';
 import { requestFacts } from '../k8s/facts.js';
 import type { AdmissionRequest } from '../k8s/request.js';
@@ -195,6 +196,17 @@ function variableNames(ast: Expr): string[] | undefined {
   return whole ? undefined : [...names];
 }
 
+/** Whether every `variables.<name>` selection of an expression is a plain one (no `has()`, no `.?`). */
+function readsVariablesPlainly(ast: Expr): boolean {
+  let plain = true;
+  const visit = (e: Expr): void => {
+    if (e.kind === 'select' && e.operand.kind === 'ident' && e.operand.name === 'variables' && (e.testOnly || e.optional)) plain = false;
+    subexpressions(e).forEach(visit);
+  };
+  visit(ast);
+  return plain;
+}
+
 /** The identifiers an expression names (activation entries it may read; iteration variables too). */
 function identifiers(ast: Expr): Set<string> {
   const names = new Set<string>();
@@ -211,8 +223,12 @@ function identifiers(ast: Expr): Set<string> {
  * interpreter's scope; every variable of `vars` when the expression uses `variables` as a whole value or the
  * scope cannot look names up.
  */
-function variablesFor(names: readonly string[] | undefined, handler: ProxyHandler<VariablesTarget> | undefined, scope: ExprScope): Record<string, unknown> {
+function variablesFor(names: readonly string[] | undefined, handler: ProxyHandler<VariablesTarget> | undefined, view: VariablesViewPlan | undefined, scope: ExprScope): Record<string, unknown> {
   if (names !== undefined && names.length === 0) return NO_VARIABLES;
+  if (view !== undefined && scope.lookup) {
+    const bindings = boundNames(view.names, scope as VariablesTarget['scope']);
+    if (bindings !== undefined) return view.make(bindings);
+  }
   if (handler !== undefined && scope.lookup) return new Proxy({ scope } as VariablesTarget, handler) as unknown as Record<string, unknown>;
   if (names !== undefined && scope.lookup) return variablesValue(names, (n) => scope.lookup!(n));
   const vars = scope.vars;
@@ -221,6 +237,17 @@ function variablesFor(names: readonly string[] | undefined, handler: ProxyHandle
       return vars[n]!;
     },
   }));
+}
+
+/** The bindings of `names`, in order, or undefined when one is not bound. */
+function boundNames(names: readonly string[], scope: VariablesTarget['scope']): VariableBinding[] | undefined {
+  const out: VariableBinding[] = [];
+  for (let i = 0; i < names.length; i++) {
+    const binding = scope.lookup(names[i]!);
+    if (binding === undefined) return undefined;
+    out.push(binding);
+  }
+  return out;
 }
 
 /** A CEL result as JSON, with MAP's checks of `Object` and `JSONPatch` values (mutation.ts mutationResultToJson). Throws CelError. */
@@ -256,6 +283,11 @@ export function createCelEngine(options: CelEngineOptions = {}): ExpressionEngin
       const program: CelProgram = r.value;
       const names = variableNames(program.ast);
       const handler = names !== undefined && names.length > 0 ? variablesProxyHandler(names) : undefined;
+      // Reserved names are never bound as CEL variables: an expression naming one keeps the proxy.
+      const view =
+        names !== undefined && !names.some((n) => n.startsWith(RESERVED_VAR_PREFIX))
+          ? variablesViewPlan(names, readsVariablesPlainly(program.ast), (binding, name) => readVariable(binding as VariableBinding, name))
+          : undefined;
       // Activation entries are read only through their identifiers: those the expression never names are
       // left null rather than derived (the params binding is a scope look-up, the request entries a memo one).
       const idents = identifiers(program.ast);
@@ -272,7 +304,7 @@ export function createCelEngine(options: CelEngineOptions = {}): ExpressionEngin
           params: params ?? null,
           namespaceObject: isNamespace(scope.object) ? null : (scope.namespaceObject ?? null),
           request: entries?.value ?? null,
-          variables: variablesFor(names, handler, scope),
+          variables: variablesFor(names, handler, view, scope),
           authorizer: authorizerVal,
           'authorizer.requestResource': entries?.check ?? null,
         };

@@ -23,6 +23,11 @@ export interface PatchStep {
   value?: JsonValue;
   /** False when the step has no `value` member at all (matters for evanphx `test`). */
   hasValue?: boolean;
+  /**
+   * `path` as evanphx-v4.ts decodedPath decodes it, when that was done once for a step that does not change
+   * (src/interpreter/ops/json-patch.ts); undefined otherwise, and then the engine decodes it.
+   */
+  segments?: readonly string[] | undefined;
 }
 
 export type PatchOutcome =

@@ -116,7 +116,7 @@ class InPlaceRun implements InPlacePatch {
   step(s: PatchStep): boolean {
     const op = s.op;
     if ((op !== 'add' && op !== 'replace' && op !== 'remove') || s.path === '') return false;
-    const split = decodedPath(s.path);
+    const split = s.segments ?? decodedPath(s.path);
     if (split.length < 2 || !this.locate(split)) return false;
     const c = this.chain[this.depth - 1]!;
     const key = split[split.length - 1]!;
@@ -149,7 +149,7 @@ class InPlaceRun implements InPlacePatch {
     chain[0] = cur;
     for (let i = 1; i < split.length - 1; i++) {
       const k = split[i]!;
-      const next: JsonValue | undefined = Array.isArray(cur) ? cur[arrayGetIndex(cur, k)] : hasOwn(cur, k) ? cur[k] : undefined;
+      const next: JsonValue | undefined = Array.isArray(cur) ? cur[arrayGetIndex(cur, k)] : ownMember(cur, k);
       if (next === undefined || next === null || typeof next !== 'object') return false;
       chain[i] = next;
       cur = next;
@@ -220,6 +220,17 @@ class InPlaceRun implements InPlacePatch {
     }
     return items;
   }
+}
+
+/**
+ * `m[key]` when it is an own member, else undefined (hasOwn, then the read), with one keyed read where it can:
+ * what a JSON map inherits from Object.prototype is a function, or the map's prototype (`__proto__`).
+ */
+function ownMember(m: JsonObject, key: string): JsonValue | undefined {
+  const v = m[key];
+  if (v === undefined) return undefined;
+  if (typeof v !== 'function' && key !== '__proto__') return v;
+  return hasOwn(m, key) ? v : undefined;
 }
 
 /** Puts back the members or items `c` had when `saved` was copied from it, in their order. */

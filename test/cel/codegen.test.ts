@@ -332,6 +332,25 @@ describe('JSON results generated programs build directly', () => {
     expectAgreement(exprs.map((expr) => ({ expr, env: {}, activations: [SAMPLE, { ...SAMPLE, x: 2, y: '' }, {}] })));
   });
 
+  it('hand out one frozen list for a list of folded JSONPatch literals, as the reference converts it', () => {
+    const exprs = [
+      '[JSONPatch{op: "add", path: "/a", value: "s"}, JSONPatch{op: "remove", path: "/b"}, JSONPatch{op: "move", from: "/c", path: "/d"}]',
+      'x == 1 ? [JSONPatch{op: "add", path: "/a/~1b", value: {"k": [1, 2], "d": dyn(2.5)}}] : [JSONPatch{op: "replace", path: "/a", value: null}]',
+      '[JSONPatch{op: "add", path: "/a", from: "", value: Object.spec{x: Object.spec.x{a: 1}}}]',
+      '[JSONPatch{op: "add", path: "/a", value: Object.spec{x: Object.spec.y{a: 1}}}]',
+    ];
+    expectAgreement(exprs.map((expr) => ({ expr, env: {}, activations: [SAMPLE, { ...SAMPLE, x: 2 }] })));
+    for (const expr of exprs.slice(0, 3)) {
+      const program = compileWith('generated', expr, {});
+      if (!program.ok) throw new Error(program.diagnostics[0]!.message);
+      const first = program.value.evalJson(SAMPLE);
+      const again = program.value.evalJson(SAMPLE);
+      if (!first.ok || !again.ok) throw new Error(`${expr}: failed`);
+      expect(again.value, expr).toBe(first.value);
+      expect(Object.isFrozen(first.value), expr).toBe(true);
+    }
+  });
+
   it('builds the MAP benchmark mutations as JSON', () => {
     const env = resolveEnv({ variables: MAP_VARIABLES }) as ResolvedEnv;
     const frame = { staticCost: 0, slots: 1, defaultCostLimit: 1, checksDotted: false, hasDottedKey: () => false, noServices: {}, noLocals: [], checkResult: undefined, failure: () => undefined };

@@ -102,3 +102,44 @@ describe('in-place evanphx v4 patch', () => {
     expect(inPlace).toBeGreaterThan(300);
   });
 });
+
+describe('in-place evanphx v4 patch: names Object.prototype has', () => {
+  it('finds only own members on the way, as the reference does', () => {
+    const withOwn: JsonValue = JSON.parse('{"a": {"constructor": {"x": 1}, "toString": {"y": 2}, "__proto__": {"z": 3}}}') as JsonValue;
+    const without: JsonValue = { a: { b: 1 } };
+    for (const doc of [withOwn, without]) {
+      for (const path of ['/a/constructor/x', '/a/toString/y', '/a/__proto__/z', '/a/hasOwnProperty/q', '/a/constructor/new', '/a/__proto__/new']) {
+        for (const op of ['add', 'replace', 'remove']) {
+          const steps: PatchStep[] = [{ op, path, value: 'v', hasValue: op !== 'remove' }];
+          const expected = applyEvanphxV4(clone(doc), steps);
+          const mine = clone(doc);
+          const owned = new Set<object>();
+          const r = applyEvanphxV4InPlace(mine, steps, { has: (v) => owned.has(v), add: () => undefined });
+          const label = `${op} ${path} on ${JSON.stringify(doc)}`;
+          if (r === undefined) {
+            expect(expected.ok, `${label}: gave up on a patch it takes`).toBe(false);
+            continue;
+          }
+          expect(expected.ok, label).toBe(true);
+          if (expected.ok) expect(JSON.stringify(r.doc), label).toBe(JSON.stringify(expected.doc));
+        }
+      }
+    }
+  });
+
+  it('follows the decoded path a step carries (PatchStep.segments) as it follows its path', () => {
+    const pods = makePods(10);
+    for (const pod of pods) {
+      for (const path of ['/metadata/labels/x~1y', '/spec/containers/0/name', '/spec/containers/-', '/metadata/annotations/a~0b']) {
+        const value = path.endsWith('-') ? { name: 'c' } : 'v';
+        const plain = applyEvanphxV4InPlace(clone(pod) as JsonValue, [{ op: 'add', path, value, hasValue: true }], { has: () => false, add: () => undefined });
+        const carried = applyEvanphxV4InPlace(clone(pod) as JsonValue, [{ op: 'add', path, value, hasValue: true, segments: path.split('/').map((p) => p.replace(/~1/g, '/').replace(/~0/g, '~')) }], {
+          has: () => false,
+          add: () => undefined,
+        });
+        expect(JSON.stringify(carried?.doc), path).toBe(JSON.stringify(plain?.doc));
+        expect(carried?.sets, path).toEqual(plain?.sets);
+      }
+    }
+  });
+});

@@ -5,7 +5,7 @@ import { applyEvanphxV4InPlace } from '../../jsonpatch/evanphx-v4-in-place.js';
 import { holdsAny } from './merge.js';
 import type { JsonPatchOp } from '../../ir/nodes.js';
 import { applyPatch, type PatchOutcome, type PatchStep } from '../../jsonpatch/apply.js';
-import { applyEvanphxV4Telling, type PatchEdit } from '../../jsonpatch/evanphx-v4.js';
+import { applyEvanphxV4Telling, decodedPath, type PatchEdit } from '../../jsonpatch/evanphx-v4.js';
 import type { Origin } from '../../diagnostics/span.js';
 import { evalFailure } from '../failure.js';
 import { RequestDenied } from '../run-policy.js';
@@ -26,27 +26,61 @@ function computedSteps(list: JsonValue, op: JsonPatchOp): PatchStep[] {
     }
     const hasValue = hasOwn(s, 'value');
     const from = hasOwn(s, 'from') && typeof s.from === 'string' ? s.from : undefined;
-    return { op: s.op, path: s.path, from, value: hasValue ? s.value! : undefined, hasValue };
+    return { op: s.op, path: s.path, from, value: hasValue ? s.value! : undefined, hasValue, segments: undefined };
   });
 }
 
-const NO_STEPS: PatchStep[] = [];
+/**
+ * Lists of steps that cannot change, with the steps made of them (stepsOf): a few per op (a program's constant
+ * lists), found by identity; past PREPARED_LISTS the others are computed each time.
+ */
+interface PreparedSteps {
+  readonly lists: (readonly JsonValue[])[];
+  readonly steps: (readonly PatchStep[])[];
+}
+
+const PREPARED_LISTS = 8;
+
+/**
+ * computedSteps, made once per list that cannot change (frozen, of frozen steps: the constant lists of
+ * `JSONPatch` literals generated CEL programs return, src/cel/codegen.ts patchList), with each path decoded
+ * then (PatchStep.segments): the same list gives the same steps, so the same outcome. Other lists, and lists
+ * computedSteps rejects, go through computedSteps at every evaluation.
+ */
+function stepsOf(list: JsonValue, op: JsonPatchOp, prepared: PreparedSteps): readonly PatchStep[] {
+  if (!Array.isArray(list) || !Object.isFrozen(list)) return computedSteps(list, op);
+  const lists = prepared.lists;
+  for (let i = 0; i < lists.length; i++) if (lists[i] === list) return prepared.steps[i]!;
+  const steps = computedSteps(list, op);
+  if (lists.length >= PREPARED_LISTS || !list.every((s) => Object.isFrozen(s))) return steps;
+  const made = steps.map((s) => ({ op: s.op, path: s.path, from: s.from, value: s.value, hasValue: s.hasValue, segments: decodedPath(s.path) }));
+  lists.push(list);
+  prepared.steps.push(made);
+  return made;
+}
+
+const NO_STEPS: readonly PatchStep[] = [];
 
 export function compileJsonPatch(op: JsonPatchOp): OpFn {
   // Kyverno's MutatingPolicy applies the same JSONPatch in its webhook, on the unstructured object
   // (pkg/cel/policies/mpol/compiler/json.go): no strict typed decode there, its own error prefix, and the API
   // server's lenient decode of the webhook's result afterwards (Runtime.webhookDecoder).
   const inWebhook = op.origin.dialect === 'kyverno-mpol';
-  const steps = op.steps.map((s) => ({ step: s, value: s.value ? compileValue(s.value) : undefined }));
+  // The in-place engine reads a step's path decoded (PatchStep.segments): a written step's, once.
+  const steps = op.steps.map((s) => ({ step: s, value: s.value ? compileValue(s.value) : undefined, segments: op.profile === 'evanphx-v4' ? decodedPath(s.path) : undefined }));
   // The ownership the evaluation of the steps may end is checked below (inPlaceOwner), as ops/merge.ts does.
   const stepsFrom = op.stepsFrom ? compileValueNode(op.stepsFrom) : undefined;
   const inPlace = op.profile === 'evanphx-v4' && !inWebhook;
+  const prepared: PreparedSteps = { lists: [], steps: [] };
   return (st, scope) => {
     const epoch = st.owned;
-    const written: PatchStep[] = steps.length === 0 ? NO_STEPS : steps.map(({ step, value }: { step: JsonPatchOp['steps'][number]; value: ValueFn | undefined }) => {
-      return { op: step.op, path: step.path, from: step.from, value: value === undefined ? undefined : value(st, scope), hasValue: value !== undefined };
-    });
-    const computed = stepsFrom ? computedSteps(stepsFrom(st, scope), op) : undefined;
+    const written: readonly PatchStep[] =
+      steps.length === 0
+        ? NO_STEPS
+        : steps.map(({ step, value, segments }: { step: JsonPatchOp['steps'][number]; value: ValueFn | undefined; segments: readonly string[] | undefined }) => {
+            return { op: step.op, path: step.path, from: step.from, value: value === undefined ? undefined : value(st, scope), hasValue: value !== undefined, segments };
+          });
+    const computed = stepsFrom ? stepsOf(stepsFrom(st, scope), op, prepared) : undefined;
     const concrete = computed === undefined ? written : written.length === 0 ? computed : written.concat(computed);
     const before = (st.object ?? null) as JsonValue;
     if (inPlace && st.runtime.typedDecoder?.inPlaceEdits === true && patchInPlace(st, epoch, before, concrete, op.origin)) return scope;

@@ -1,0 +1,59 @@
+/**
+ * The CEL `variables` map of an expression that only reads `variables.<name>` (plain selections of names
+ * known when it compiles), without a Proxy: an object whose prototype holds one getter per name, made per
+ * evaluation with the names' bindings (issue 17: the proxy's traps, two per read, cost more than the reads).
+ *
+ * Why it reads the same: CEL selects a field of a map with a named load when `constructor` is Object
+ * (cel/fastpath.ts fieldChain and the generated code of cel/codegen.ts), and the view inherits that
+ * `constructor`, so `variables.<name>` runs the getter, which reads the binding as the proxy's `get` trap
+ * did (lazily, errors surfacing in the reading expression). Only when a read gives `undefined` does CEL
+ * ask for an own key (ops.select), which the view lacks: a JSON value is never `undefined`. `has()` and
+ * `.?` ask for own keys first, so expressions using them keep the proxy (VariablesViewPlan), as do names
+ * CEL reads through ops.select (cel/fastpath.ts isSafeFieldName) and scopes missing one of the names.
+ */
+import { isSafeFieldName } from '../cel/fastpath.js';
+
+/** What a view reads a name through: the variable's binding in the evaluation's scope. */
+export interface ViewBinding {
+  readonly value: unknown;
+}
+
+/** The bindings of a view's names, in order, under a key CEL never selects. */
+const BINDINGS: unique symbol = Symbol('variable bindings');
+
+interface ViewFields {
+  readonly [BINDINGS]: readonly ViewBinding[];
+}
+
+/** Makes the views of one expression: `make(bindings)` with the bindings of `names`, in order. */
+export interface VariablesViewPlan {
+  readonly names: readonly string[];
+  make(bindings: readonly ViewBinding[]): Record<string, unknown>;
+}
+
+/**
+ * The plan for an expression reading `names` by plain selections only (`plainReads`), or undefined when a
+ * view would not read as the proxy does (see the header). `read(binding, name)` is the proxy's read.
+ */
+export function variablesViewPlan(names: readonly string[], plainReads: boolean, read: (binding: ViewBinding, name: string) => unknown): VariablesViewPlan | undefined {
+  if (!plainReads || names.length === 0 || !names.every(isSafeFieldName)) return undefined;
+  class View implements ViewFields {
+    readonly [BINDINGS]: readonly ViewBinding[];
+    constructor(bindings: readonly ViewBinding[]) {
+      this[BINDINGS] = bindings;
+    }
+  }
+  const proto = View.prototype as unknown as Record<string, unknown>;
+  // Inherited from Object.prototype instead, as a JSON map's (CEL's fast select checks it).
+  delete proto['constructor'];
+  names.forEach((name, i) => {
+    Object.defineProperty(proto, name, {
+      get(this: ViewFields) {
+        return read(this[BINDINGS][i]!, name);
+      },
+      enumerable: false,
+      configurable: false,
+    });
+  });
+  return { names, make: (bindings) => new View(bindings) as unknown as Record<string, unknown> };
+}
