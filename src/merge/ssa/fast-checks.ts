@@ -70,6 +70,8 @@ export function typesStrictlySettingNoAtomic(schema: Schema, node: TypeNode, val
  * type, where the atomic guard does not look (fused-apply.ts takes such a value whole).
  */
 export function typesStrictlyGuarded(schema: Schema, node: TypeNode, value: JsonValue, guard: boolean): boolean {
+  // validValue's scalar case, without a walker made for it: most new keys of a patch hold a string.
+  if (value !== null && typeof value !== 'object') return node.scalar !== undefined && scalarFits(node.scalar, value);
   return new CleanTyping(schema, false, undefined, false, true).valid(node, value, guard);
 }
 

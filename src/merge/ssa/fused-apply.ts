@@ -59,6 +59,9 @@ class FusedMerge {
   private readonly writes: (JsonObject | string | JsonValue)[] = [];
   /** The maps this walk copied, handed to `owned` once it succeeded. */
   private readonly created: JsonObject[] = [];
+  /** Scratch lists of one list's item ids (itemIds), reused: a merge walks several lists, one at a time. */
+  private rhsIds: ItemId[] | undefined;
+  private lhsIds: ItemId[] | undefined;
 
   constructor(
     private readonly schema: Schema,
@@ -142,8 +145,9 @@ class FusedMerge {
     // Both empty is a leaf; rhs empty leaves lhs as it is.
     if (r.length === 0) return l === undefined || l.length === 0 ? GIVE_UP : l;
     if (l === undefined || l.length === 0) return typesStrictlyGuarded(this.schema, n, r, guard) ? r : GIVE_UP;
-    const rhsIds = this.itemIds(t, r, false);
-    const lhsIds = rhsIds === undefined ? undefined : this.itemIds(t, l, true);
+    // The ids are compared before any item is merged, so the scratch lists are free again for the lists below.
+    const rhsIds = this.itemIds(t, r, false, (this.rhsIds ??= []));
+    const lhsIds = rhsIds === undefined ? undefined : this.itemIds(t, l, true, (this.lhsIds ??= []));
     if (rhsIds === undefined || lhsIds === undefined) return GIVE_UP;
     const item = n.item;
     if (sameIds(lhsIds, rhsIds)) {
@@ -163,8 +167,8 @@ class FusedMerge {
   }
 
   /** The items' identities (indexItems), or undefined for an item that cannot be keyed or a repeated rhs key. */
-  private itemIds(t: ListType, items: readonly JsonValue[], allowDuplicates: boolean): ItemId[] | undefined {
-    const ids: ItemId[] = [];
+  private itemIds(t: ListType, items: readonly JsonValue[], allowDuplicates: boolean, ids: ItemId[]): ItemId[] | undefined {
+    ids.length = 0;
     for (let i = 0; i < items.length; i++) {
       const id = associativeItemId(this.schema, t, items[i]!);
       if (id instanceof ItemKeyError || (!allowDuplicates && ids.includes(id))) return undefined;

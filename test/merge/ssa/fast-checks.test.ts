@@ -15,7 +15,7 @@ import type { JsonObject, JsonValue } from '../../../src/ir/json.js';
 import { gvkOf } from '../../../src/k8s/resources.js';
 import { atomicPaths } from '../../../src/merge/ssa/atomic-guard.js';
 import { CheckedSubtrees } from '../../../src/merge/ssa/checked.js';
-import { declaresEveryField, declaresEveryFieldSince, setsNoAtomic, typesCleanly, typesCleanlyByWalk, typesCleanlySince, typesStrictlySettingNoAtomic } from '../../../src/merge/ssa/fast-checks.js';
+import { declaresEveryField, declaresEveryFieldSince, setsNoAtomic, typesCleanly, typesCleanlyByWalk, typesCleanlySince, typesStrictlyGuarded, typesStrictlySettingNoAtomic } from '../../../src/merge/ssa/fast-checks.js';
 import { DEDUCED_SCHEMA, DEDUCED_TYPE_REF, loadSmdSchema, type Schema, type TypeRef } from '../../../src/merge/ssa/index.js';
 import { typingErrors } from '../../../src/merge/ssa/validate.js';
 import { HAS_SHARED, describeShared, sharedPath } from '../../support/shared.js';
@@ -175,6 +175,35 @@ describe('fast checks agree with the reference walks on every kind of leaf', () 
       }
     }
     for (const c of cases) expectAgreement(c);
+  });
+
+  it('types a scalar met below a patch (typesStrictlyGuarded, fused-apply.ts) as the strict reference does', () => {
+    const leaves: [string, unknown][] = [
+      ['numeric', { scalar: 'numeric' }],
+      ['string', { scalar: 'string' }],
+      ['boolean', { scalar: 'boolean' }],
+      ['untyped', { scalar: 'untyped' }],
+      ['odd', { scalar: 'odd' }],
+      ['missing', { namedType: 'nowhere' }],
+      ['formless', { namedType: 'formless' }],
+      ['deduced', { namedType: '__untyped_deduced_' }],
+      ['map', { map: { elementType: { scalar: 'string' } } }],
+      ['list', { list: { elementType: { scalar: 'string' }, elementRelationship: 'atomic' } }],
+    ];
+    const loaded = loadSmdSchema({ types: [{ name: 'root', map: { fields: leaves.map(([name, type]) => ({ name, type })) } }, { name: 'formless' }] });
+    if (!loaded.ok) throw new Error('the leaf schema does not load');
+    const schema = loaded.value;
+    const root = schema.node({ namedType: 'root' });
+    let compared = 0;
+    for (const [name] of leaves) {
+      const node = root.declaredNode(name)!;
+      for (const v of [null, 0, -1, 1.5, 1e21, 'x', '', 'true', true, false] as JsonValue[]) {
+        const clean = typingErrors(schema, node.tr, v, false, undefined).length === 0;
+        for (const guard of [true, false]) expect(typesStrictlyGuarded(schema, node, v, guard), `${name} given ${JSON.stringify(v)}`).toBe(clean);
+        compared++;
+      }
+    }
+    expect(compared).toBe(100);
   });
 });
 
