@@ -1,6 +1,6 @@
 /**
  * Kyverno preconditions as guards of generated code (issue 17): a preconditions block whose variables all read
- * `request.object` is evaluated against the object itself (engines/jmes.ts directConditions), without the
+ * `request.object` or `request.operation` is evaluated against the object and the operation themselves (engines/jmes.ts directConditions), without the
  * expression scope, the substitution environment and the engine look-up the general guard goes through for
  * every evaluation. The general guard decides whenever that would not be the same evaluation: another engine in
  * the runtime, a DELETE (its queries read `request.oldObject`), a variable named `request` in scope.
@@ -22,7 +22,7 @@ export function conditionsGuard(g: Guard, general: GuardFn): GuardFn | undefined
   const environment = expressionEnvironment('jmes', g.expr);
   return (st, scope) => {
     if (st.runtime.expressions[environment] !== JMES_ENGINE || st.request.operation === 'DELETE' || scope.lookup('request') !== undefined) return general(st, scope);
-    const r = direct(st.object);
+    const r = direct(st.object, st.request.operation);
     if (!r.ok) throw new EvalFailure(r.diagnostic);
     return r.value as boolean;
   };

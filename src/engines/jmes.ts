@@ -37,15 +37,29 @@ function readsRequestObjectOnly(program: JmesProgram): boolean {
   return true;
 }
 
+/** True when every read of the root goes through `request.object` or is `request.operation` (a direct query). */
+function readsObjectOrOperationOnly(program: JmesProgram): boolean {
+  const paths = program.rootPaths;
+  if (paths === undefined || paths.length === 0) return false;
+  for (const p of paths) {
+    if (p.length < 2 || p[0] !== 'request') return false;
+    if (p[1] !== 'object' && !(p[1] === 'operation' && p.length === 2)) return false;
+  }
+  return true;
+}
+
 /** A hole's query compiled once (SubstitutionEnv.run). */
 class PreparedJmes implements PreparedQuery {
   readonly requestObjectOnly: boolean;
+  /** The query reads nothing but what a direct block's document holds (directConditions). */
+  readonly direct: boolean;
 
   constructor(
     readonly expression: string,
     readonly program: JmesProgram,
   ) {
     this.requestObjectOnly = readsRequestObjectOnly(program);
+    this.direct = this.requestObjectOnly || readsObjectOrOperationOnly(program);
   }
 }
 
@@ -155,14 +169,16 @@ function compileExpression(expr: ExprSource): { ok: true; fn: CompiledExpr } | {
 }
 
 /**
- * The substitution environment of a preconditions block whose variables all read `request.object` through
- * whole-hole queries (see directConditions): the context document is `{request: {object}}`, as documentFor
- * builds it for such queries. One per compiled block, its object set for each evaluation (the document never
- * leaves it: such queries return the object's values, never the document).
+ * The substitution environment of a preconditions block whose variables all read `request.object` or
+ * `request.operation` through whole-hole queries (see directConditions): the context document is
+ * `{request: {object, operation}}`, these two fields as the Kyverno document (dialects/kyverno/document.ts
+ * requestDocument) holds them: the object or null, the operation, an own field even when unset. One per
+ * compiled block, set for each evaluation (the document never leaves it: such queries return the object's
+ * values or the operation, never the document).
  */
 class ObjectSubstitutionEnv implements SubstitutionEnv {
   readonly isDelete = false;
-  readonly doc: { request: { object: JsonValue | null } } = { request: { object: null } };
+  readonly doc: { request: { object: JsonValue | null; operation: string | undefined } } = { request: { object: null, operation: undefined } };
 
   query(expression: string): QueryOutcome {
     return queryJmes(expression, this.doc);
@@ -182,55 +198,63 @@ const directSlot: SlotCompiler = (text, pointer) => {
   return (env) => holeOutcome(outcome(program.search((env as ObjectSubstitutionEnv).doc)), expression, pointer);
 };
 
-/** field-conditions.ts ObjectFieldOf: a whole hole whose query is a simple read of a chain of fields `request.object....`. */
+/**
+ * field-conditions.ts ObjectFieldOf: a whole hole whose query is a simple read of a chain of fields
+ * `request.object....`, or of `request.operation` (not its length).
+ */
 export const objectFieldOf: ObjectFieldOf = (text) => {
   const body = wholeHoleBody(text);
   const prepared = body === undefined ? undefined : prepareJmesQuery(holeQuery(body));
   const read = prepared instanceof PreparedJmes ? prepared.program.simpleRead : undefined;
-  if (read === undefined || read.path.length < 2 || read.path[0] !== 'request' || read.path[1] !== 'object') return undefined;
-  return { ...read, path: read.path.slice(2) };
+  if (read === undefined || read.path.length < 2 || read.path[0] !== 'request') return undefined;
+  if (read.path[1] === 'object') return { ...read, of: 'object', path: read.path.slice(2) };
+  return read.path[1] === 'operation' && read.path.length === 2 && read.kind !== 'length' ? { ...read, of: 'operation', path: [] } : undefined;
 };
 
 const HOLDS: ExprOutcome = Object.freeze({ ok: true, value: true });
 const FAILS: ExprOutcome = Object.freeze({ ok: true, value: false });
 
-/** Whether every string of `v` holding `{{` is one hole whose query reads `request.object` only. */
-function readsRequestObjectHolesOnly(v: JsonValue): boolean {
+/** Whether every string of `v` holding `{{` is one hole whose query reads `request.object` or `request.operation` only. */
+function readsDirectHolesOnly(v: JsonValue): boolean {
   if (typeof v === 'string') {
     if (!v.includes('{{')) return true;
     const body = wholeHoleBody(v);
     if (body === undefined) return false;
     const prepared = prepareJmesQuery(holeQuery(body));
-    return prepared instanceof PreparedJmes && prepared.requestObjectOnly;
+    return prepared instanceof PreparedJmes && prepared.direct;
   }
-  if (Array.isArray(v)) return v.every(readsRequestObjectHolesOnly);
-  if (v !== null && typeof v === 'object') return Object.keys(v).every((k) => !k.includes('{{') && readsRequestObjectHolesOnly(v[k]!));
+  if (Array.isArray(v)) return v.every(readsDirectHolesOnly);
+  if (v !== null && typeof v === 'object') return Object.keys(v).every((k) => !k.includes('{{') && readsDirectHolesOnly(v[k]!));
   return true;
 }
 
 /**
  * A Kyverno preconditions block (the `conditions` opaque expression, opaque.ts) evaluated against the object
- * itself, for a caller that holds it rather than an expression scope (the generated compiler's guards, issue
- * 17): what JMES_ENGINE's evaluation gives when the operation is not DELETE (which rewrites the queries) and
- * no variable named `request` is in scope. Undefined unless every variable of the block is one hole reading
- * `request.object` only (a partial string is substituted again while its text holds a hole).
+ * and the request's operation, for a caller that holds them rather than an expression scope (the generated
+ * compiler's guards, issue 17): what JMES_ENGINE's evaluation gives when the operation is not DELETE (which
+ * rewrites the queries) and no variable named `request` is in scope. Undefined unless every variable of the
+ * block is one hole reading `request.object` or `request.operation` only (a partial string is substituted
+ * again while its text holds a hole).
  */
-export function directConditions(block: JsonValue, origin: Origin): ((object: JsonValue | null) => ExprOutcome) | undefined {
-  if (!readsRequestObjectHolesOnly(block)) return undefined;
+export function directConditions(block: JsonValue, origin: Origin): ((object: JsonValue | null, operation: string | undefined) => ExprOutcome) | undefined {
+  if (!readsDirectHolesOnly(block)) return undefined;
   const evaluate = compileConditions(block, prepareJmesQuery, directSlot);
   const fields = fieldConditions(block, objectFieldOf);
   const env = new ObjectSubstitutionEnv();
-  return (object) => {
+  return (object, operation) => {
     if (fields !== undefined) {
-      const holds = fields(object);
+      const holds = fields(object, operation);
       if (holds !== undefined) return holds ? HOLDS : FAILS;
     }
-    env.doc.request.object = object;
+    const request = env.doc.request;
+    request.object = object;
+    request.operation = operation;
     let r: Substituted<boolean>;
     try {
       r = evaluate(env);
     } finally {
-      env.doc.request.object = null;
+      request.object = null;
+      request.operation = undefined;
     }
     // As compileExpression's conditions: a success has the shape of an ExprOutcome already.
     return r.ok ? r : failed('TM3003', r.message, origin);

@@ -1,7 +1,7 @@
 /**
  * Kyverno preconditions evaluated against the object directly in generated code (src/compile/conditions-guard.ts)
  * against the closure interpreter's general guard: blocks the direct path takes (whole holes reading
- * `request.object`, failing queries among them) and blocks it leaves to the general one (other variables,
+ * `request.object` or `request.operation`, failing queries among them) and blocks it leaves to the general one (other variables,
  * partial strings), on CREATE and DELETE requests. Same object, verdict and diagnostics.
  */
 import { describe, expect, it } from 'vitest';
@@ -44,7 +44,8 @@ const BLOCKS: { block: string; direct: boolean }[] = [
   { block: 'all:\n- key: "{{ request.object.metadata.labels.tier }}"\n  operator: Equals\n  value: web', direct: true },
   { block: "any:\n- key: \"{{ request.object.metadata.labels.tier || '' }}\"\n  operator: AnyIn\n  value: [web, backend]\n- key: \"{{ length(request.object.spec.containers) }}\"\n  operator: GreaterThan\n  value: 1", direct: true },
   { block: 'all:\n- key: "{{ request.object.metadata.name }}"\n  operator: Equals\n  value: "{{ request.object.metadata.labels.app }}"', direct: true },
-  { block: 'all:\n- key: "{{ request.operation }}"\n  operator: Equals\n  value: CREATE', direct: false },
+  { block: 'all:\n- key: "{{ request.operation }}"\n  operator: Equals\n  value: CREATE', direct: true },
+  { block: 'all:\n- key: "{{ request.namespace }}"\n  operator: Equals\n  value: ns', direct: false },
   { block: 'all:\n- key: "x-{{ request.object.metadata.name }}"\n  operator: Equals\n  value: x-p', direct: false },
 ];
 
@@ -75,6 +76,6 @@ describe('preconditions in generated code', () => {
         }
       }
     }
-    expect(compared).toBe(30);
+    expect(compared).toBe(36);
   });
 });

@@ -1,7 +1,8 @@
 /**
  * A preconditions block of the commonest shape generated as one function (issue 17): every condition's key a
  * constant or one hole reading a field of the object (`{{ request.object.metadata.labels.tier }}`, also with
- * `|| '<default>'` or as `length(...)`), every value a constant, every operator known. Its answer is the
+ * `|| '<default>'` or as `length(...)`) or the operation (`{{ request.operation }}`, also with a default),
+ * every value a constant, every operator known. Its answer is the
  * planned evaluation's (preconditions.ts compileConditionPlan) wherever every field is found and not null (or
  * falls back to its default): the keys' values are then the queries' values (a whole hole is its query's
  * value), and the conditions are the same tests (compileOperator) in the same order. A field that is missing or
@@ -18,17 +19,19 @@ import { canonicalOperator, compileOperator } from './operators.js';
 import { treeHasVariables } from './variables.js';
 
 /** The generated block: true or false, or undefined where the planned evaluation must decide. */
-export type FieldConditions = (object: JsonValue | null) => boolean | undefined;
+export type FieldConditions = (object: JsonValue | null, operation: string | undefined) => boolean | undefined;
+
+/** A simple read (jmespath compile.ts SimpleRead) of the object, its path given below it, or of the request's operation (path []). */
+export type RequestRead = SimpleRead & { readonly of: 'object' | 'operation' };
 
 /**
- * What a `key` string reads of the object when it is one hole whose query is a simple read (jmespath
- * compile.ts SimpleRead) of a chain of fields starting `request.object`, the path given below the object;
- * undefined for any other string.
+ * What a `key` string reads when it is one hole whose query is a simple read of a chain of fields starting
+ * `request.object`, or of `request.operation`; undefined for any other string.
  */
-export type ObjectFieldOf = (text: string) => SimpleRead | undefined;
+export type ObjectFieldOf = (text: string) => RequestRead | undefined;
 
-/** One condition's key: a constant, or a simple read of the object. */
-type Key = { constant: JsonValue } | { read: SimpleRead };
+/** One condition's key: a constant, or a simple read of the object or the operation. */
+type Key = { constant: JsonValue } | { read: RequestRead };
 
 interface Condition {
   key: Key;
@@ -87,7 +90,7 @@ function generate(any: readonly Condition[] | undefined, all: readonly Condition
     const s = `s${next++}`;
     // Under `||` a missing field or a non-map on the way is false-like (the fallback): `x` is left undefined.
     const missing = read.kind === 'or' ? 'break read;' : 'return undefined;';
-    lines.push('x = o;', 'read: {');
+    lines.push(read.of === 'operation' ? 'x = op;' : 'x = o;', 'read: {');
     for (const name of read.path) {
       lines.push(`if (x === null || typeof x !== "object" || Array.isArray(x)) { x = undefined; ${missing} }`);
       // A name Object.prototype has is read only as an own field (JMESPath's field-path.ts carefulReader).
@@ -109,5 +112,5 @@ function generate(any: readonly Condition[] | undefined, all: readonly Condition
   // An explicit empty `any` is false; an empty `all` is true.
   const anyHolds = anyTests === undefined ? 'true' : anyTests.length === 0 ? 'false' : anyTests.join(' || ');
   const allHolds = allTests === undefined || allTests.length === 0 ? 'true' : allTests.join(' && ');
-  return instantiate<FieldConditions>(`return function conditions(o) {\nlet x;\n${lines.join('\n')}\nreturn (${anyHolds}) && (${allHolds});\n};`, k);
+  return instantiate<FieldConditions>(`return function conditions(o, op) {\nlet x;\n${lines.join('\n')}\nreturn (${anyHolds}) && (${allHolds});\n};`, k);
 }
