@@ -1,9 +1,10 @@
 /**
  * Kyverno preconditions as guards of generated code (issue 17): a preconditions block whose variables all read
- * `request.object` or `request.operation` is evaluated against the object and the operation themselves (engines/jmes.ts directConditions), without the
- * expression scope, the substitution environment and the engine look-up the general guard goes through for
- * every evaluation. The general guard decides whenever that would not be the same evaluation: another engine in
- * the runtime, a DELETE (its queries read `request.oldObject`), a variable named `request` in scope.
+ * `request.object` or `request.operation` is evaluated against the object and the operation themselves
+ * (engines/jmes.ts directConditions), without the expression scope, the substitution environment and the
+ * engine look-up the general guard goes through for every evaluation. The general guard decides whenever that
+ * would not be the same evaluation: another engine in the runtime, a DELETE (its queries read
+ * `request.oldObject`), a variable named `request` in scope.
  */
 import { directConditions, JMES_ENGINE } from '../engines/jmes.js';
 import { readOpaque } from '../dialects/kyverno/opaque.js';

@@ -2,14 +2,14 @@
  * A preconditions block of the commonest shape generated as one function (issue 17): every condition's key a
  * constant or one hole reading a field of the object (`{{ request.object.metadata.labels.tier }}`, also with
  * `|| '<default>'` or as `length(...)`) or the operation (`{{ request.operation }}`, also with a default),
- * every value a constant, every operator known. Its answer is the
- * planned evaluation's (preconditions.ts compileConditionPlan) wherever every field is found and not null (or
- * falls back to its default): the keys' values are then the queries' values (a whole hole is its query's
- * value), and the conditions are the same tests (compileOperator) in the same order. A field that is missing or
- * null, a map or list on the way that is not a map (without a default), a length of anything but a list or a
- * map, gives undefined: the planned evaluation decides, with its errors. Generated code gives each block its own call sites, where the
- * planned evaluation shares one closure per step among all blocks of all policies.
- * test/dialects/kyverno/field-conditions.test.ts compares both over random blocks and objects.
+ * every value a constant, every operator known. Its answer is the planned evaluation's (preconditions.ts
+ * compileConditionPlan) wherever every field is found and not null (or falls back to its default): the keys'
+ * values are then the queries' values (a whole hole is its query's value), and the conditions are the same
+ * tests (compileOperator) in the same order. A field that is missing or null, a map or list on the way that is
+ * not a map (without a default), a length of anything but a list or a map, gives undefined: the planned
+ * evaluation decides, with its errors. Generated code gives each block its own call sites, where the planned
+ * evaluation shares one closure per step among all blocks of all policies.
+ * test/dialects/kyverno/field-conditions.test.ts compares both over random blocks, objects and operations.
  */
 import { Constants, instantiate, literal } from '../../compile/source.js';
 import { hasOwn, isJsonObject, type JsonValue } from '../../ir/json.js';

@@ -1,11 +1,11 @@
 /**
  * Preconditions blocks generated as one function (src/dialects/kyverno/field-conditions.ts) against the planned
  * evaluation (preconditions.ts, through engines/jmes.ts's direct path without them) and the closure
- * interpreter's general guard: random blocks of field-reading (plain, `|| <default>`, `length()`), operation-reading
- * and constant keys, every operator, constant
- * values of every JSON type, over random Pods whose fields are missing, null, maps, lists and scalars, and random operations. Where the
- * generated block answers, the answer must be the planned one; the whole policy must give what the closure
- * interpreter gives, verdict, object and diagnostics.
+ * interpreter's general guard: random blocks of field-reading (plain, `|| <default>`, `length()`),
+ * operation-reading and constant keys, every operator, constant values of every JSON type, over random Pods
+ * whose fields are missing, null, maps, lists and scalars, and random operations. Where the generated block
+ * answers, the answer must be the planned one; the whole policy must give what the closure interpreter gives,
+ * verdict, object and diagnostics.
  */
 import { describe, expect, it } from 'vitest';
 import { fieldConditions } from '../../../src/dialects/kyverno/field-conditions.js';
