@@ -29,21 +29,16 @@ function outcome(r: JmesResult): QueryOutcome {
   return r.ok ? r : { ok: false, message: r.error.message, notFound: r.error.kind === 'NotFound' };
 }
 
-/** True when every read of the root goes through `request.object` (`request.object.metadata.labels.tier`). */
-function readsRequestObjectOnly(program: JmesProgram): boolean {
-  const paths = program.rootPaths;
-  if (paths === undefined || paths.length === 0) return false;
-  for (const p of paths) if (p.length < 2 || p[0] !== 'request' || p[1] !== 'object') return false;
-  return true;
-}
-
-/** True when every read of the root goes through `request.object` or is `request.operation` (a direct query). */
-function readsObjectOrOperationOnly(program: JmesProgram): boolean {
+/**
+ * True when every read of the root goes through `request.object` (`request.object.metadata.labels.tier`), or,
+ * `withOperation`, is also `request.operation` itself.
+ */
+function readsRequestObjectOnly(program: JmesProgram, withOperation = false): boolean {
   const paths = program.rootPaths;
   if (paths === undefined || paths.length === 0) return false;
   for (const p of paths) {
     if (p.length < 2 || p[0] !== 'request') return false;
-    if (p[1] !== 'object' && !(p[1] === 'operation' && p.length === 2)) return false;
+    if (p[1] !== 'object' && !(withOperation && p[1] === 'operation' && p.length === 2)) return false;
   }
   return true;
 }
@@ -59,7 +54,7 @@ class PreparedJmes implements PreparedQuery {
     readonly program: JmesProgram,
   ) {
     this.requestObjectOnly = readsRequestObjectOnly(program);
-    this.direct = this.requestObjectOnly || readsObjectOrOperationOnly(program);
+    this.direct = readsRequestObjectOnly(program, true);
   }
 }
 

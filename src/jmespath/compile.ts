@@ -31,18 +31,13 @@ export interface JmesProgram {
    * undefined when it may read the root as a whole. A root holding just these chains gives the same result.
    */
   readonly rootPaths: readonly (readonly string[])[] | undefined;
-  /**
-   * The names when the whole expression is a chain of fields (`request.object.metadata.name`): it then finds
-   * the value at that path of own keys of maps, and anything else is null or a NotFound failure.
-   */
-  readonly fieldPath: readonly string[] | undefined;
   /** The expression's shape when it is one of the few simple reads callers may evaluate themselves (SimpleRead). */
   readonly simpleRead: SimpleRead | undefined;
   search(data: unknown, ctx?: JmesContext): JmesResult;
 }
 
 /**
- * A chain of fields (`fieldPath`) and what is done with what it finds, when that is all the expression does:
+ * A chain of fields and what is done with what it finds, when that is all the expression does:
  * - `path`: the value found (a missing key is a NotFound failure, a non-map on the way gives null);
  * - `or`: `<path> || <literal>`: the value found unless false-like (isFalse; NotFound swallowed), else the literal;
  * - `length`: the standard `length(<path>)` of the value found (a string's runes, a list's items, a map's keys).
@@ -85,7 +80,7 @@ export function compileJmes(expression: string, options: CompileOptions = {}): R
   const root = compileNode(parsed.ast, options.functions ?? KYVERNO_FUNCTIONS);
   const paths = rootPathsOf(parsed.ast, []);
   const fields = paths === undefined ? undefined : [...new Set(paths.map((p) => p[0]!))];
-  return ok(new CompiledProgram(expression, root, fields, paths, fieldPath(parsed.ast), simpleRead(parsed.ast, options.functions ?? KYVERNO_FUNCTIONS)));
+  return ok(new CompiledProgram(expression, root, fields, paths, simpleRead(parsed.ast, options.functions ?? KYVERNO_FUNCTIONS)));
 }
 
 const CACHE_LIMIT = 2048;
@@ -108,7 +103,6 @@ class CompiledProgram implements JmesProgram {
     private readonly root: Evaluator,
     readonly rootFields: readonly string[] | undefined,
     readonly rootPaths: readonly (readonly string[])[] | undefined,
-    readonly fieldPath: readonly string[] | undefined,
     readonly simpleRead: SimpleRead | undefined,
   ) {}
 

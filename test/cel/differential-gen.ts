@@ -10,18 +10,10 @@
 import * as buf from '@bufbuild/cel';
 import * as marc from '@marcbachmann/cel-js';
 import { CelDouble, CelMap, CelOptional, CelUint, isPlainMap } from '../../src/cel/values.js';
+import { mulberry32 } from '../support/random.js';
 
-/** mulberry32: small, fast, reproducible. */
-export function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+/** mulberry32 (test/support/random.ts): small, fast, reproducible. */
+export const rng = mulberry32;
 
 type Ty = 'int' | 'uint' | 'double' | 'string' | 'bytes' | 'bool' | 'list' | 'map' | 'optional';
 

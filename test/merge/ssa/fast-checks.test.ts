@@ -147,19 +147,21 @@ function caseObjects(): Typed[] {
  * missing named type, an atom with no form, an unknown scalar kind, at declared fields, map elements and list
  * items, each given a value of every form.
  */
+/** Every kind of leaf type: each scalar kind, an unknown one, a missing named type, a formless atom, the deduced type. */
+const LEAVES: [string, unknown][] = [
+  ['numeric', { scalar: 'numeric' }],
+  ['string', { scalar: 'string' }],
+  ['boolean', { scalar: 'boolean' }],
+  ['untyped', { scalar: 'untyped' }],
+  ['odd', { scalar: 'odd' }],
+  ['missing', { namedType: 'nowhere' }],
+  ['formless', { namedType: 'formless' }],
+  ['deduced', { namedType: '__untyped_deduced_' }],
+];
+
 describe('fast checks agree with the reference walks on every kind of leaf', () => {
   it('agrees on each leaf given each form of value', () => {
-    const leaves: [string, unknown][] = [
-      ['numeric', { scalar: 'numeric' }],
-      ['string', { scalar: 'string' }],
-      ['boolean', { scalar: 'boolean' }],
-      ['untyped', { scalar: 'untyped' }],
-      ['odd', { scalar: 'odd' }],
-      ['missing', { namedType: 'nowhere' }],
-      ['formless', { namedType: 'formless' }],
-      ['deduced', { namedType: '__untyped_deduced_' }],
-    ];
-    const fields = leaves.flatMap(([name, type]) => [
+    const fields = LEAVES.flatMap(([name, type]) => [
       { name, type },
       { name: `${name}Map`, type: { map: { elementType: type } } },
       { name: `${name}List`, type: { list: { elementType: type, elementRelationship: 'atomic' } } },
@@ -179,14 +181,7 @@ describe('fast checks agree with the reference walks on every kind of leaf', () 
 
   it('types a scalar met below a patch (typesStrictlyGuarded, fused-apply.ts) as the strict reference does', () => {
     const leaves: [string, unknown][] = [
-      ['numeric', { scalar: 'numeric' }],
-      ['string', { scalar: 'string' }],
-      ['boolean', { scalar: 'boolean' }],
-      ['untyped', { scalar: 'untyped' }],
-      ['odd', { scalar: 'odd' }],
-      ['missing', { namedType: 'nowhere' }],
-      ['formless', { namedType: 'formless' }],
-      ['deduced', { namedType: '__untyped_deduced_' }],
+      ...LEAVES,
       ['map', { map: { elementType: { scalar: 'string' } } }],
       ['list', { list: { elementType: { scalar: 'string' }, elementRelationship: 'atomic' } }],
     ];
