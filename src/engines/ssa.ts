@@ -18,7 +18,7 @@ import { copyObject, defineOwn, hasOwn, isJsonObject, type JsonObject, type Json
 import type { AdmissionRequest, GroupVersionKind } from '../k8s/request.js';
 import { gvkOf } from '../k8s/resources.js';
 import { applyStructuredMergeDiff } from '../merge/ssa/apply.js';
-import { applyFused } from '../merge/ssa/fused-apply.js';
+import { applyFused, FusedWalk } from '../merge/ssa/fused-apply.js';
 import { builtinSchema } from '../merge/ssa/builtin-schema.js';
 import { CheckedSubtrees } from '../merge/ssa/checked.js';
 import { declaresEveryField, declaresEveryFieldAlong, declaresEveryFieldSince, typesCleanly } from '../merge/ssa/fast-checks.js';
@@ -82,6 +82,8 @@ interface KindFacts {
 class EvaluationFacts {
   kind: KindFacts | undefined = undefined;
   checked: CheckedSubtrees | undefined = undefined;
+  /** The fused merge's walk, started again per ApplyConfiguration. */
+  walk: FusedWalk | undefined = undefined;
 }
 
 const FACTS = Symbol('ssa evaluation facts');
@@ -152,8 +154,9 @@ function ssaMerge(fused: boolean): MergeEngine {
     const typedPatch = isJsonObject(target) && !(known === facts.known && typeKeysInert(facts.stringTypeKeys, target, patch)) ? withTargetTypeKeys(target, patch) : patch;
     const checked = checkedSubtrees(evaluation, known.schema);
     if (fused && checked !== undefined) {
-      const planned = applyFused(known.schema, known.typeRef, target ?? null, typedPatch, checked, owned);
-      if (planned !== undefined) return { ok: true, value: planned.value, inPlace: planned.inPlace };
+      const walk = (evaluation!.walk ??= new FusedWalk());
+      const planned = applyFused(known.schema, known.typeRef, target ?? null, typedPatch, checked, owned, walk);
+      if (planned !== undefined) return { ok: true, value: planned, inPlace: walk.inPlace };
     }
     const r = applyStructuredMergeDiff(known.schema, known.typeRef, target ?? null, typedPatch, checked ? { atomicGuard: true, checked, keepEqual: true } : { atomicGuard: true, keepEqual: true });
     if (!r.ok) return failure(`error applying patch: ${r.diagnostics[0]?.message ?? 'merge failed'}`, op.origin);

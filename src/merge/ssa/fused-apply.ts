@@ -25,12 +25,6 @@ export interface InPlaceMaps {
   add(v: object): void;
 }
 
-export interface FusedOutcome {
-  readonly value: JsonValue;
-  /** Maps of `owned` were changed in place (the value may then be the live object itself, changed). */
-  readonly inPlace: boolean;
-}
-
 /** Up to this many (lhs, rhs) key pairs, a patch list with no key in common with lhs is found by search (merge.ts). */
 const SMALL_LIST_PRODUCT = 64;
 
@@ -40,41 +34,76 @@ type Merged = JsonValue | typeof GIVE_UP;
 /**
  * The reference's successful result (the live object itself when unchanged), or undefined when the reference
  * must run. `checked` is the evaluation's memo: the live object is typed through it first, and the result is
- * recorded valid as mergeIntoValidatedPatch records it.
+ * recorded valid as mergeIntoValidatedPatch records it. `walk` (FusedWalk, one per evaluation) says after a
+ * result whether maps of `owned` were changed in place (the value may then be the live object itself, changed).
  */
-export function applyFused(schema: Schema, typeRef: TypeRef, live: JsonValue, patch: JsonObject, checked: CheckedSubtrees, owned: InPlaceMaps | undefined): FusedOutcome | undefined {
+export function applyFused(schema: Schema, typeRef: TypeRef, live: JsonValue, patch: JsonObject, checked: CheckedSubtrees, owned: InPlaceMaps | undefined, walk: FusedWalk): JsonValue | undefined {
   // Untouched subtrees must then be walked for upstream's errors (merge.ts walkUntouched).
   if (!isJsonObject(live) || schema.hasUnmergeableLists()) return undefined;
   if (checked.schema !== schema || !typesCleanlyRemembering(schema, typeRef, live, checked)) return undefined;
-  const walk = new FusedMerge(schema, owned);
+  walk.start(schema, owned);
   const merged = walk.mergeValue(schema.node(typeRef), live, patch, true);
   if (merged === GIVE_UP) return undefined;
-  const inPlace = walk.commit();
+  walk.commit();
   checked.noteValidDocument(typeRef, merged);
-  return { value: merged, inPlace };
+  return merged;
 }
 
-class FusedMerge {
-  /** Writes into owned maps as (map, key, value) triples, made only once the whole walk succeeded. */
+/**
+ * The walk of applyFused, made once per evaluation and started again for each merge (its scratch lists are
+ * kept: an ApplyConfiguration is a handful of writes, and making the walk per merge cost more than them).
+ */
+export class FusedWalk {
+  /** Writes into owned maps as (map, key, value) triples, the first `writeCount` entries: made once the whole walk succeeded. */
   private readonly writes: (JsonObject | string | JsonValue)[] = [];
-  /** The maps this walk copied, handed to `owned` once it succeeded. */
+  private writeCount = 0;
+  /** The maps this walk copied (the first `createdCount`), handed to `owned` once it succeeded. */
   private readonly created: JsonObject[] = [];
+  private createdCount = 0;
   /** Scratch lists of one list's item ids (itemIds), reused: a merge walks several lists, one at a time. */
-  private rhsIds: ItemId[] | undefined;
-  private lhsIds: ItemId[] | undefined;
+  private readonly rhsIds: ItemId[] = [];
+  private readonly lhsIds: ItemId[] = [];
+  private schema: Schema | undefined;
+  private owned: InPlaceMaps | undefined;
+  /** The last commit changed maps of `owned` in place. */
+  inPlace = false;
 
-  constructor(
-    private readonly schema: Schema,
-    private readonly owned: InPlaceMaps | undefined,
-  ) {}
+  /** Begins a merge: the scratch lists' entries are stale (their lengths are never cut, which costs V8 more than they do). */
+  start(schema: Schema, owned: InPlaceMaps | undefined): void {
+    this.schema = schema;
+    this.owned = owned;
+    this.writeCount = 0;
+    this.createdCount = 0;
+    this.inPlace = false;
+  }
 
-  /** Applies the deferred writes and hands over the created maps; whether any owned map changed. */
-  commit(): boolean {
+  /** Applies the deferred writes and hands over the created maps (inPlace: whether any owned map changed). */
+  commit(): void {
     const w = this.writes;
-    for (let i = 0; i < w.length; i += 3) defineOwn(w[i] as JsonObject, w[i + 1] as string, w[i + 2] as JsonValue);
+    for (let i = 0; i < this.writeCount; i += 3) defineOwn(w[i] as JsonObject, w[i + 1] as string, w[i + 2] as JsonValue);
     const owned = this.owned;
-    if (owned !== undefined) for (let i = 0; i < this.created.length; i++) owned.add(this.created[i]!);
-    return w.length > 0;
+    if (owned !== undefined) for (let i = 0; i < this.createdCount; i++) owned.add(this.created[i]!);
+    this.inPlace = this.writeCount > 0;
+    // The values written are not kept alive by the scratch list past the evaluation's next merge.
+    this.schema = undefined;
+    this.owned = undefined;
+  }
+
+  private write(map: JsonObject, key: string, value: JsonValue): void {
+    const w = this.writes;
+    const i = this.writeCount;
+    if (i < w.length) {
+      w[i] = map;
+      w[i + 1] = key;
+      w[i + 2] = value;
+    } else w.push(map, key, value);
+    this.writeCount = i + 3;
+  }
+
+  private create(map: JsonObject): void {
+    const i = this.createdCount++;
+    if (i < this.created.length) this.created[i] = map;
+    else this.created.push(map);
   }
 
   /**
@@ -97,7 +126,7 @@ class FusedMerge {
 
   /** Merger.mergeMap for a non-empty, non-atomic rhs map (an empty one is a leaf: the reference decides). */
   private mergeMap(n: TypeNode, lv: JsonValue, r: JsonObject, guard: boolean): Merged {
-    if (!isJsonObject(lv)) return isEmpty(r) || !typesStrictlyGuarded(this.schema, n, r, guard) ? GIVE_UP : r;
+    if (!isJsonObject(lv)) return isEmpty(r) || !typesStrictlyGuarded(this.schema!, n, r, guard) ? GIVE_UP : r;
     const l = lv;
     let out: JsonObject | undefined;
     let rhsEmpty = true;
@@ -117,7 +146,7 @@ class FusedMerge {
         if (merged === GIVE_UP) return GIVE_UP;
         if (merged === old) continue;
       } else {
-        if (!typesStrictlyGuarded(this.schema, child, rv, childGuard)) return GIVE_UP;
+        if (!typesStrictlyGuarded(this.schema!, child, rv, childGuard)) return GIVE_UP;
         merged = rv;
       }
       if (out === undefined) {
@@ -126,10 +155,10 @@ class FusedMerge {
           // An owned copy is written in place by the evaluation's later mutations, which mostly add keys
           // (a spread copy then takes V8's slow path for every new key: 400-1,000 ns, see json-copy.ts).
           out = this.owned !== undefined || addsKeys(l, r) ? copyForNewKeys(l) : copyObject(l);
-          this.created.push(out);
+          this.create(out);
         }
       }
-      if (out === l) this.writes.push(l, key, merged);
+      if (out === l) this.write(l, key, merged);
       else defineOwn(out, key, merged);
     }
     if (rhsEmpty) return isEmpty(l) ? GIVE_UP : l;
@@ -144,13 +173,13 @@ class FusedMerge {
     const l = Array.isArray(lv) ? lv : undefined;
     // Both empty is a leaf; rhs empty leaves lhs as it is.
     if (r.length === 0) return l === undefined || l.length === 0 ? GIVE_UP : l;
-    if (l === undefined || l.length === 0) return typesStrictlyGuarded(this.schema, n, r, guard) ? r : GIVE_UP;
+    if (l === undefined || l.length === 0) return typesStrictlyGuarded(this.schema!, n, r, guard) ? r : GIVE_UP;
     // The ids are compared before any item is merged, so the scratch lists are free again for the lists below.
-    const rhsIds = this.itemIds(t, r, false, (this.rhsIds ??= []));
-    const lhsIds = rhsIds === undefined ? undefined : this.itemIds(t, l, true, (this.lhsIds ??= []));
-    if (rhsIds === undefined || lhsIds === undefined) return GIVE_UP;
+    const rhsIds = this.rhsIds;
+    const lhsIds = this.lhsIds;
+    if (!this.itemIds(t, r, false, rhsIds) || !this.itemIds(t, l, true, lhsIds)) return GIVE_UP;
     const item = n.item;
-    if (sameIds(lhsIds, rhsIds)) {
+    if (sameIds(lhsIds, l.length, rhsIds, r.length)) {
       let out: JsonValue[] | undefined;
       for (let i = 0; i < r.length; i++) {
         const merged = this.mergeValue(item, l[i]!, r[i]!, guard);
@@ -160,21 +189,25 @@ class FusedMerge {
       }
       return out ?? l;
     }
-    if (lhsIds.length * rhsIds.length > SMALL_LIST_PRODUCT) return GIVE_UP;
-    for (const id of rhsIds) if (lhsIds.includes(id)) return GIVE_UP;
-    for (let i = 0; i < r.length; i++) if (!typesStrictlyGuarded(this.schema, item, r[i]!, guard)) return GIVE_UP;
+    if (l.length * r.length > SMALL_LIST_PRODUCT) return GIVE_UP;
+    for (let i = 0; i < r.length; i++) if (indexOf(lhsIds, l.length, rhsIds[i]!) >= 0) return GIVE_UP;
+    for (let i = 0; i < r.length; i++) if (!typesStrictlyGuarded(this.schema!, item, r[i]!, guard)) return GIVE_UP;
     return appended(l, r);
   }
 
-  /** The items' identities (indexItems), or undefined for an item that cannot be keyed or a repeated rhs key. */
-  private itemIds(t: ListType, items: readonly JsonValue[], allowDuplicates: boolean, ids: ItemId[]): ItemId[] | undefined {
-    ids.length = 0;
+  /**
+   * The items' identities (indexItems) written to the first `items.length` entries of `ids` (a scratch list,
+   * whose later entries are stale: its length is never cut, which costs V8 more than the ids), or false for
+   * an item that cannot be keyed or a repeated rhs key.
+   */
+  private itemIds(t: ListType, items: readonly JsonValue[], allowDuplicates: boolean, ids: ItemId[]): boolean {
     for (let i = 0; i < items.length; i++) {
-      const id = associativeItemId(this.schema, t, items[i]!);
-      if (id instanceof ItemKeyError || (!allowDuplicates && ids.includes(id))) return undefined;
-      ids.push(id);
+      const id = associativeItemId(this.schema!, t, items[i]!);
+      if (id instanceof ItemKeyError || (!allowDuplicates && indexOf(ids, i, id) >= 0)) return false;
+      if (i < ids.length) ids[i] = id;
+      else ids.push(id);
     }
-    return ids;
+    return true;
   }
 }
 
@@ -190,9 +223,19 @@ function appended(l: readonly JsonValue[], r: readonly JsonValue[]): JsonValue[]
   return out;
 }
 
-function sameIds(a: readonly ItemId[], b: readonly ItemId[]): boolean {
-  if (a.length !== b.length) return false;
-  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+/** The index of `id` among the first `count` ids (SameValueZero, as Array.includes), or -1. */
+function indexOf(ids: readonly ItemId[], count: number, id: ItemId): number {
+  for (let i = 0; i < count; i++) {
+    const x = ids[i];
+    if (x === id || (x !== x && id !== id)) return i;
+  }
+  return -1;
+}
+
+/** The first `na` ids of `a` are the first `nb` of `b`, in order. */
+function sameIds(a: readonly ItemId[], na: number, b: readonly ItemId[], nb: number): boolean {
+  if (na !== nb) return false;
+  for (let i = 0; i < na; i++) if (a[i] !== b[i]) return false;
   return true;
 }
 

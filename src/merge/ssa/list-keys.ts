@@ -27,9 +27,11 @@ class KeyError {
   constructor(readonly error: string) {}
 }
 
+/** For list types made without makeListType (sortedKeys unset). */
 const sortedKeysCache = new WeakMap<ListType, readonly string[]>();
 
 function sortedKeys(list: ListType): readonly string[] {
+  if (list.sortedKeys !== undefined) return list.sortedKeys;
   let keys = sortedKeysCache.get(list);
   if (keys === undefined) {
     keys = [...list.keys].sort();

@@ -45,6 +45,11 @@ export interface ListType {
   readonly elementRelationship: ElementRelationship | undefined;
   /** Key field names of a map-list; empty for sets and atomic lists. */
   readonly keys: readonly string[];
+  /**
+   * `keys` sorted by name (the order of an item's identity, list-keys.ts), made with the type: identities
+   * are built per item and merge, and a side table look-up per item cost more than building the id.
+   */
+  readonly sortedKeys?: readonly string[];
 }
 
 export interface MapType {
@@ -88,7 +93,8 @@ export function makeListType(init: {
   elementRelationship?: ElementRelationship | undefined;
   keys?: readonly string[];
 }): ListType {
-  return { elementType: init.elementType, elementRelationship: init.elementRelationship, keys: init.keys ?? [] };
+  const keys = init.keys ?? [];
+  return { elementType: init.elementType, elementRelationship: init.elementRelationship, keys, sortedKeys: [...keys].sort() };
 }
 
 /** A set of named types. Immutable once built; resolution of overridden references is cached. */
