@@ -25,6 +25,7 @@ import { generatePathReader, type PathReader } from './path-reader.js';
 import { pathWalker } from './path-walker.js';
 import { compileSmpForEach } from './smp-for-each.js';
 import { conditionsGuard } from './conditions-guard.js';
+import { withoutUnreadLets } from './unread-lets.js';
 
 function walkerOf(path: Path) {
   return path.root === 'object' ? pathWalker(path.segments) : undefined;
@@ -60,8 +61,12 @@ function op(o: Op): OpFn {
   }
 }
 
-/** A block as compileBlock (src/interpreter/ops/block.ts) makes it, with runs of literal sets generated. */
-function block(ops: readonly Op[]): OpFn {
+/**
+ * A block as compileBlock (src/interpreter/ops/block.ts) makes it, with runs of literal sets generated and
+ * lazy bindings nothing reads left out (unread-lets.ts).
+ */
+function block(all: readonly Op[]): OpFn {
+  const ops = withoutUnreadLets(all);
   const fns: OpFn[] = [];
   for (let k = 0; k < ops.length; ) {
     let j = k;
