@@ -26,6 +26,7 @@ import { pathWalker } from './path-walker.js';
 import { compileSmpForEach } from './smp-for-each.js';
 import { conditionsGuard } from './conditions-guard.js';
 import { withoutUnreadLets } from './unread-lets.js';
+import { compileSharedLet } from './variable-reuse.js';
 
 function walkerOf(path: Path) {
   return path.root === 'object' ? pathWalker(path.segments) : undefined;
@@ -56,6 +57,8 @@ function op(o: Op): OpFn {
       return compileWhen(o);
     case 'forEach':
       return compileSmpForEach(o, guard) ?? compileOp(o);
+    case 'let':
+      return (o.lazy === true ? compileSharedLet(o, compileValue(o.value)) : undefined) ?? compileOp(o);
     default:
       return compileOp(o);
   }

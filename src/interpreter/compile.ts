@@ -1,5 +1,6 @@
 import { smpRuleRuns } from '../compile/smp-rule-runs.js';
 import { stableRuleMatchSlots } from '../compile/stable-match.js';
+import { planVariableReuse, type VariableReusePlan } from '../compile/variable-reuse.js';
 import type { Guard, LetOp, Op, Policy, Rule } from '../ir/nodes.js';
 import { compileMatch, type CompiledMatch, type MatchOutcome } from '../k8s/match.js';
 import { compileGuard, describeGuard, type GuardFn } from './guards.js';
@@ -83,6 +84,14 @@ function compileLets(lets: readonly LetOp[], c: OpCompiler): OpFn {
   };
 }
 
+/** The policy's bindings, after a new run of the policy's shared variables begins. */
+function startingRun(reuse: VariableReusePlan, lets: OpFn | undefined): OpFn {
+  return (st, scope) => {
+    reuse.start(st);
+    return lets === undefined ? scope : lets(st, scope);
+  };
+}
+
 /** Compiles a policy once per compiler; later calls with the same policy object reuse the result. */
 export function compilePolicy(policy: Policy, c: OpCompiler = CLOSURES): CompiledPolicy {
   let cache = caches.get(c);
@@ -93,12 +102,16 @@ export function compilePolicy(policy: Policy, c: OpCompiler = CLOSURES): Compile
   // reference, tests every rule's match.
   const slots = c === CLOSURES ? [] : stableRuleMatchSlots(policy);
   const slotCount = slots.reduce((n, s) => Math.max(n, s + 1), 0);
+  // Generated runs evaluate a variable once for the rules that leave its inputs alone (planned before the
+  // rules are compiled: their lets take the plan); the closure interpreter evaluates it per rule.
+  const reuse = c === CLOSURES ? undefined : planVariableReuse(policy);
+  const lets = policy.lets && policy.lets.length > 0 ? compileLets(policy.lets, c) : undefined;
   const compiled: CompiledPolicy = {
     policy,
     ruleMatchSlots: slotCount > 0 ? slots : undefined,
     ruleMatchSlotCount: slotCount,
     match: compileMatch(policy.match),
-    lets: policy.lets && policy.lets.length > 0 ? compileLets(policy.lets, c) : undefined,
+    lets: reuse === undefined ? lets : startingRun(reuse, lets),
     guards: guardsOf(policy.guards, c),
     rules: policy.rules.map((rule) => ({
       rule,

@@ -1,0 +1,229 @@
+/**
+ * A MAP variable evaluated once for the mutations that leave its inputs alone (issue 17). kube-apiserver
+ * evaluates a policy's variables lazily per mutation (dispatcher.go: one composition context per patcher
+ * call), against the object as the mutations before it left it; the IR says so with the same lazy lets at the
+ * head of every mutation's rule. A variable read by several mutations (`tier` in three of the benchmark's
+ * ten) was evaluated again by each, although the mutations between them wrote nowhere it reads.
+ *
+ * The plan, per policy: for each rule, the places its ops may write (cel-places.ts), and for each variable
+ * (a lazy let the rules repeat: the same name, expression and referenced variables), the places it reads,
+ * those of the variables it reads included. At run time a value computed at rule `j` is used again at rule
+ * `i` when no rule from `j` to `i - 1` may write where the variable reads: the value was computed against
+ * the object at rule `j` before its writes (or after some: its writes are counted too), so it is the value
+ * the evaluation at `i` would give. Values live for one run of the policy (a reinvocation, another policy in
+ * between, starts again); a failed evaluation is not kept, and the next read evaluates again, as a lazy
+ * binding does. Policies with nothing to share get no plan.
+ */
+import { parse } from '../cel/program.js';
+import type { Expr } from '../cel/ast.js';
+import type { LetOp, Op, Policy, Rule } from '../ir/nodes.js';
+import type { JsonValue } from '../ir/json.js';
+import type { Binding, Scope } from '../interpreter/scope.js';
+import { evalMemo, type EvalState } from '../interpreter/state.js';
+import type { ValueFn } from '../interpreter/values.js';
+import { applyConfigurationWrites, EVERYWHERE, jsonPatchWrites, objectReads, placesOverlap, type Places } from './cel-places.js';
+import { subexpressions } from '../cel/ast.js';
+
+/** What one policy's rules share: per rule and variable, the last rule before it that may write the variable's inputs. */
+export class VariableReusePlan {
+  constructor(
+    /** dirtyBefore[rule][variable]: the last rule before `rule` whose writes may change the variable, or -1. */
+    private readonly dirtyBefore: readonly (readonly number[])[],
+    readonly variableCount: number,
+  ) {}
+
+  /** Whether a value computed at rule `computedAt` holds at rule `rule`. */
+  holds(variable: number, computedAt: number, rule: number): boolean {
+    return computedAt > this.dirtyBefore[rule]![variable]!;
+  }
+
+  /** Starts a run of the policy: no value is known. */
+  start(st: EvalState): void {
+    evalMemo(st).set(this, new VariableValues(this.variableCount));
+  }
+
+  values(st: EvalState): VariableValues | undefined {
+    return evalMemo(st).get(this) as VariableValues | undefined;
+  }
+}
+
+/** One run's values, per variable: the rule it was computed at (-1: none) and the value. */
+class VariableValues {
+  readonly computedAt: number[];
+  readonly value: JsonValue[];
+  constructor(count: number) {
+    this.computedAt = new Array<number>(count).fill(-1);
+    this.value = new Array<JsonValue>(count).fill(null);
+  }
+}
+
+/** The plan's part in one lazy let: which variable it binds, in which rule. */
+interface SharedLet {
+  readonly plan: VariableReusePlan;
+  readonly variable: number;
+  readonly rule: number;
+}
+
+/** The lazy lets of planned policies, by IR node (registered when their policy is compiled, before its rules). */
+const sharedLets = new WeakMap<LetOp, SharedLet | null>();
+
+/**
+ * The plan of `policy`, with its lets registered for compileSharedLet, or undefined when no variable is bound
+ * by two rules or more.
+ */
+export function planVariableReuse(policy: Policy): VariableReusePlan | undefined {
+  const known = plans.get(policy);
+  if (known !== undefined) return known ?? undefined;
+  const plan = makePlan(policy);
+  plans.set(policy, plan ?? null);
+  return plan;
+}
+
+const plans = new WeakMap<Policy, VariableReusePlan | null>();
+
+function makePlan(policy: Policy): VariableReusePlan | undefined {
+  const keys = new Map<string, number>();
+  const variableReads: Places[] = [];
+  const ruleLets: { op: LetOp; variable: number }[][] = [];
+  const ruleWrites: Places[] = [];
+  const uses: number[] = [];
+  for (const rule of policy.rules) {
+    const lets: { op: LetOp; variable: number }[] = [];
+    const byName = new Map<string, VariableInputs>();
+    for (const op of rule.body) {
+      if (op.kind !== 'let' || op.lazy !== true || op.value.kind !== 'cel') continue;
+      const ast = parsed(op.value.expr.text);
+      const own = ast === undefined ? EVERYWHERE_INPUTS : variableInputs(ast, byName);
+      const key = `${op.name}\u0000${op.value.expr.text}\u0000${own.key}`;
+      let variable = keys.get(key);
+      if (variable === undefined) {
+        keys.set(key, (variable = variableReads.length));
+        variableReads.push(own.reads);
+        uses.push(0);
+      }
+      uses[variable]!++;
+      byName.set(op.name, { key, reads: own.reads });
+      lets.push({ op, variable });
+    }
+    ruleLets.push(lets);
+    ruleWrites.push(writesOf(rule));
+  }
+  if (!uses.some((n) => n >= 2)) return undefined;
+  const dirtyBefore: number[][] = [];
+  let last = new Array<number>(variableReads.length).fill(-1);
+  for (let i = 0; i < policy.rules.length; i++) {
+    dirtyBefore.push(last);
+    last = last.map((before, v) => (placesOverlap(ruleWrites[i]!, variableReads[v]!) ? i : before));
+  }
+  const plan = new VariableReusePlan(dirtyBefore, variableReads.length);
+  ruleLets.forEach((lets, rule) => {
+    for (const { op, variable } of lets) sharedLets.set(op, sharedLets.has(op) ? null : { plan, variable, rule });
+  });
+  return plan;
+}
+
+/** The inputs of a variable's expression: its object reads and, through `variables.<name>`, those of the lets before it. */
+function variableInputs(ast: Expr, earlier: ReadonlyMap<string, VariableInputs>): VariableInputs {
+  const reads = objectReads(ast);
+  if (reads === EVERYWHERE) return EVERYWHERE_INPUTS;
+  const names = new Set<string>();
+  if (!variablesRead(ast, names)) return EVERYWHERE_INPUTS;
+  const all = [...reads];
+  const keys: string[] = [];
+  for (const name of [...names].sort()) {
+    const bound = earlier.get(name);
+    if (bound === undefined || bound.reads === EVERYWHERE) return EVERYWHERE_INPUTS;
+    all.push(...bound.reads);
+    keys.push(bound.key);
+  }
+  return { key: keys.join('\u0001'), reads: all };
+}
+
+interface VariableInputs {
+  /** What identifies the variables it reads (their own keys). */
+  readonly key: string;
+  readonly reads: Places;
+}
+
+const EVERYWHERE_INPUTS: VariableInputs = { key: '*', reads: EVERYWHERE };
+
+function variablesRead(e: Expr, names: Set<string>): boolean {
+  if (e.kind === 'select' && e.operand.kind === 'ident' && e.operand.name === 'variables') {
+    names.add(e.field);
+    return true;
+  }
+  if (e.kind === 'ident' && e.name === 'variables') return false;
+  for (const x of subexpressions(e)) if (!variablesRead(x, names)) return false;
+  return true;
+}
+
+function parsed(text: string): Expr | undefined {
+  const r = parse(text);
+  return r.ok ? r.value : undefined;
+}
+
+/** Where a rule's ops may write: lets write nothing; MAP's two mutation ops what cel-places.ts finds; anything else, everywhere. */
+function writesOf(rule: Rule): Places {
+  const out: (readonly string[])[] = [];
+  for (const op of rule.body) {
+    const w = opWrites(op);
+    if (w === EVERYWHERE) return EVERYWHERE;
+    out.push(...w);
+  }
+  return out;
+}
+
+function opWrites(op: Op): Places {
+  if (op.kind === 'let') return [];
+  if (op.kind === 'merge' && op.strategy === 'ssa' && op.path.root === 'object' && op.path.segments.length === 0 && op.value.kind === 'cel') {
+    const ast = parsed(op.value.expr.text);
+    return ast === undefined ? EVERYWHERE : applyConfigurationWrites(ast);
+  }
+  if (op.kind === 'jsonPatch' && op.steps.length === 0 && op.stepsFrom?.kind === 'cel') {
+    const ast = parsed(op.stepsFrom.expr.text);
+    return ast === undefined ? EVERYWHERE : jsonPatchWrites(ast);
+  }
+  return EVERYWHERE;
+}
+
+/** A lazy binding that takes the run's value of its variable when that holds, and leaves its own for the rules after. */
+class SharedBinding implements Binding {
+  private done = false;
+  private cached: JsonValue = null;
+
+  constructor(
+    private readonly let_: SharedLet,
+    private readonly compute: ValueFn,
+    private readonly st: EvalState,
+    private readonly scope: Scope,
+  ) {}
+
+  get value(): JsonValue {
+    if (this.done) return this.cached;
+    const { plan, variable, rule } = this.let_;
+    const values = plan.values(this.st);
+    if (values !== undefined) {
+      const at = values.computedAt[variable]!;
+      if (at >= 0 && plan.holds(variable, at, rule)) {
+        this.cached = values.value[variable]!;
+        this.done = true;
+        return this.cached;
+      }
+    }
+    const v = this.compute(this.st, this.scope);
+    this.cached = v;
+    this.done = true;
+    if (values !== undefined) {
+      values.computedAt[variable] = rule;
+      values.value[variable] = v;
+    }
+    return v;
+  }
+}
+
+/** The op of a lazy let a plan shares, or undefined (the ordinary let then). */
+export function compileSharedLet(op: LetOp, value: ValueFn): ((st: EvalState, scope: Scope) => Scope) | undefined {
+  const shared = sharedLets.get(op);
+  if (shared === undefined || shared === null) return undefined;
+  return (st, scope) => scope.with(op.name, new SharedBinding(shared, value, st, scope));
+}
