@@ -363,7 +363,7 @@ class Generator {
       x.constant
         ? x.constant.value instanceof ConstantJsonPatch && valueNamesMatch(x.constant.value)
         : x.ir?.op === 'object' && x.ir.typeName === 'JSONPatch' && !x.ir.keys.includes('__proto__');
-    if (ir.elements.length === 0 || !ir.elements.every(isPatch)) return undefined;
+    if (ir.elements.length === 0 || !ir.elements.every(isPatch)) return this.constantList(ir);
     this.directs++;
     // A folded literal's operation is frozen, its value not (it may be the CEL constant): a frozen copy, whose
     // value then takes no walk to tell that it holds no map the evaluation made (ops/merge.ts holdsAny).
@@ -376,6 +376,19 @@ class Generator {
     const t = this.temp();
     out.push(`const ${t} = [${ops.join(', ')}];`);
     return t;
+  }
+
+  /**
+   * A result list of constants other than folded `JSONPatch` literals (`[]`, the no-op branch of most JSONPatch
+   * mutations) as its conversion, made once like theirs; undefined when some element is not constant or the
+   * conversion fails (each evaluation then converts, and fails, as the reference does).
+   */
+  private constantList(ir: Extract<Ir, { op: 'list' }>): string | undefined {
+    if (!ir.elements.every((x) => x.constant)) return undefined;
+    const made = constantJson(() => mutationResultToJson(ir.elements.map((x) => x.constant!.value)));
+    if (made === undefined) return undefined;
+    this.directs++;
+    return this.literal(made.json);
   }
 
   /** mutation.ts jsonPatchOp of a `JSONPatch` literal: op and path always, from when non-empty, value when set. */
@@ -615,8 +628,9 @@ class Generator {
     }
   }
 
+  /** compile.ts charge, written out. */
   private charge(cost: number): string[] {
-    return cost ? [`h_charge(c, ${cost});`] : [];
+    return cost ? [`c.cost += ${cost};`, 'if (c.cost > c.limit) throw new h_CelCostLimitError();'] : [];
   }
 
   private closure(node: Node, out: string[]): string {

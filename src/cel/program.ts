@@ -8,7 +8,8 @@ import { parseCel } from '../../grammars/cel.js';
 import { diagnostic, fail, ok, LineIndex, type Diagnostic, type Result, type Span } from '../diagnostics/index.js';
 import type { Expr } from './ast.js';
 import { generateEvaluator, generateJsonEvaluator, type Evaluator } from './codegen.js';
-import { Compiler, CompileError, type Ctx, type Fn, type Node, type RuntimeServices } from './compile.js';
+import { Compiler, CompileError, type Ctx, type Fn, type Ir, type Node, type RuntimeServices } from './compile.js';
+import { constantJson } from './direct-json.js';
 import { resolveEnv, type CelEnvOptions, type ResolvedEnv } from './env.js';
 import { defaultRegistry } from './library.js';
 import { checkResultType, mutationResultToJson, staticResultType } from './mutation.js';
@@ -39,6 +40,13 @@ export interface CelProgram {
    * they can (codegen.ts generateJsonEvaluator).
    */
   evalJson(activation: Record<string, unknown>, opts?: EvalOptions): CelResult;
+  /**
+   * What evalJson gives for every activation when the program reads none (a literal of constants: `[]`,
+   * `Object{...}` of constant fields), its value frozen (one value shared by every evaluation, as codegen.ts
+   * shares folded constants); undefined when the program may read its activation. Made at each call: for a
+   * caller that keeps it (engines, once per cost limit).
+   */
+  staticJson(opts?: EvalOptions): CelResult | undefined;
 }
 
 export const DEFAULT_COST_LIMIT = 1_000_000;
@@ -109,6 +117,12 @@ class Program implements CelProgram {
   /** Made when first asked for: most programs (conditions, variables) never are. */
   private generatedJson: Evaluator<CelResult> | undefined | null = null;
   private readonly rootNode: Node | undefined;
+  /**
+   * Whether no evaluation reads the activation: the root is a constant, or a list, map or message literal of
+   * constants (a root literal is never folded: its value is the caller's). Its cost is then the static cost
+   * (no call, no comprehension charges).
+   */
+  private readonly readsNothing: boolean;
 
   constructor(
     readonly source: string,
@@ -137,6 +151,16 @@ class Program implements CelProgram {
           })
         : undefined;
     this.rootNode = backend === 'generated' ? root : undefined;
+    this.readsNothing = root.constant !== undefined || ((root.ir?.op === 'list' || root.ir?.op === 'object') && childrenOf(root.ir).every((x) => x.constant !== undefined));
+  }
+
+  staticJson(opts?: EvalOptions): CelResult | undefined {
+    if (!this.readsNothing) return undefined;
+    const out = this.evalJson(NO_ACTIVATION, opts);
+    if (!out.ok) return out;
+    // A constant's JSON is frozen already (direct-json.ts constantJson); a root literal's is made per evaluation.
+    const made = constantJson(() => out.value);
+    return made === undefined ? undefined : { ok: true, value: made.json, cost: out.cost };
   }
 
   evalJson(activation: Record<string, unknown>, opts?: EvalOptions): CelResult {
@@ -223,7 +247,14 @@ class Program implements CelProgram {
   }
 }
 
+/** The children of a literal's IR. */
+function childrenOf(ir: Extract<Ir, { op: 'list' | 'object' }>): readonly Node[] {
+  return ir.op === 'list' ? ir.elements : ir.values;
+}
+
 const EMPTY: unknown[] = [];
+/** The activation staticJson evaluates with: a program that reads none sees the same in any other. */
+const NO_ACTIVATION: Record<string, unknown> = Object.freeze({}) as Record<string, unknown>;
 const NO_SERVICES: RuntimeServices = Object.freeze({});
 
 function hasDottedKey(act: Record<string, unknown>): boolean {

@@ -18,17 +18,23 @@ export interface ViewBinding {
   readonly value: unknown;
 }
 
-/** The bindings of a view's names, in order, under a key CEL never selects. */
+/** Where a view's bindings are looked up: the scope of one evaluation. */
+export interface ViewScope {
+  lookup(name: string): ViewBinding | undefined;
+}
+
+/** The bindings of a view's names, in order (one name: the binding itself), under a key CEL never selects. */
 const BINDINGS: unique symbol = Symbol('variable bindings');
 
 interface ViewFields {
-  readonly [BINDINGS]: readonly ViewBinding[];
+  readonly [BINDINGS]: unknown;
 }
 
-/** Makes the views of one expression: `make(bindings)` with the bindings of `names`, in order. */
+/** Makes the views of one expression. */
 export interface VariablesViewPlan {
   readonly names: readonly string[];
-  make(bindings: readonly ViewBinding[]): Record<string, unknown>;
+  /** The view of `scope`'s bindings of `names`, or undefined when one of them is not bound. */
+  of(scope: ViewScope): Record<string, unknown> | undefined;
 }
 
 /**
@@ -38,22 +44,46 @@ export interface VariablesViewPlan {
 export function variablesViewPlan(names: readonly string[], plainReads: boolean, read: (binding: ViewBinding, name: string) => unknown): VariablesViewPlan | undefined {
   if (!plainReads || names.length === 0 || !names.every(isSafeFieldName)) return undefined;
   class View implements ViewFields {
-    readonly [BINDINGS]: readonly ViewBinding[];
-    constructor(bindings: readonly ViewBinding[]) {
+    readonly [BINDINGS]: unknown;
+    constructor(bindings: unknown) {
       this[BINDINGS] = bindings;
     }
   }
   const proto = View.prototype as unknown as Record<string, unknown>;
   // Inherited from Object.prototype instead, as a JSON map's (CEL's fast select checks it).
   delete proto['constructor'];
-  names.forEach((name, i) => {
-    Object.defineProperty(proto, name, {
-      get(this: ViewFields) {
-        return read(this[BINDINGS][i]!, name);
+  const define = (name: string, get: (this: ViewFields) => unknown): void => {
+    Object.defineProperty(proto, name, { get, enumerable: false, configurable: false });
+  };
+  // One name (most expressions): the binding itself, without a list of one per evaluation.
+  if (names.length === 1) {
+    const name = names[0]!;
+    define(name, function (this: ViewFields) {
+      return read(this[BINDINGS] as ViewBinding, name);
+    });
+    return {
+      names,
+      of(scope) {
+        const binding = scope.lookup(name);
+        return binding === undefined ? undefined : (new View(binding) as unknown as Record<string, unknown>);
       },
-      enumerable: false,
-      configurable: false,
+    };
+  }
+  names.forEach((name, i) => {
+    define(name, function (this: ViewFields) {
+      return read((this[BINDINGS] as readonly ViewBinding[])[i]!, name);
     });
   });
-  return { names, make: (bindings) => new View(bindings) as unknown as Record<string, unknown> };
+  return {
+    names,
+    of(scope) {
+      const bindings: ViewBinding[] = [];
+      for (let i = 0; i < names.length; i++) {
+        const binding = scope.lookup(names[i]!);
+        if (binding === undefined) return undefined;
+        bindings.push(binding);
+      }
+      return new View(bindings) as unknown as Record<string, unknown>;
+    },
+  };
 }

@@ -8,13 +8,13 @@
  * the way patch/json_patch.go builds them (op and path always, from when non-empty, value when set). Programs
  * build that JSON directly where they can (CelProgram.evalJson).
  */
-import { compile, MAP_VARIABLES, mutationResultToJson, type CelProgram, type Expr } from '../cel/index.js';
+import { compile, MAP_VARIABLES, mutationResultToJson, type CelProgram, type CelResult, type Expr } from '../cel/index.js';
 import { subexpressions } from '../cel/ast.js';
 import type { EvalOptions } from '../cel/program.js';
 import { authorizers, authorizerValue, CelAuthzCheck, type AuthorizerFn } from '../cel/lib/k8s.js';
 import { CelError } from '../cel/values.js';
 import { diagnostic } from '../diagnostics/diagnostic.js';
-import { spanOfOrigin } from '../diagnostics/span.js';
+import { spanOfOrigin, type Span } from '../diagnostics/span.js';
 import type { CompiledExpr, EvalMemo, ExprOutcome, ExprScope, ExpressionEngine } from '../interpreter/engines.js';
 import { EvalFailure } from '../interpreter/failure.js';
 import { isJsonObject, type JsonValue } from '../ir/json.js';
@@ -44,6 +44,11 @@ export interface CelEngineOptions {
   costLimit?: number;
   /** Kubernetes version whose CEL environment to emulate. */
   k8sVersion?: string;
+  /**
+   * Evaluate every expression with its activation, also those that read none (whose outcome is otherwise made
+   * once): the reference the tests compare the engine against.
+   */
+  general?: boolean;
 }
 
 /** The memo key of the `request` value of an evaluation (one per evaluation, shared by its expressions). */
@@ -226,8 +231,8 @@ function identifiers(ast: Expr): Set<string> {
 function variablesFor(names: readonly string[] | undefined, handler: ProxyHandler<VariablesTarget> | undefined, view: VariablesViewPlan | undefined, scope: ExprScope): Record<string, unknown> {
   if (names !== undefined && names.length === 0) return NO_VARIABLES;
   if (view !== undefined && scope.lookup) {
-    const bindings = boundNames(view.names, scope as VariablesTarget['scope']);
-    if (bindings !== undefined) return view.make(bindings);
+    const made = view.of(scope as VariablesTarget['scope']);
+    if (made !== undefined) return made;
   }
   if (handler !== undefined && scope.lookup) return new Proxy({ scope } as VariablesTarget, handler) as unknown as Record<string, unknown>;
   if (names !== undefined && scope.lookup) return variablesValue(names, (n) => scope.lookup!(n));
@@ -237,17 +242,6 @@ function variablesFor(names: readonly string[] | undefined, handler: ProxyHandle
       return vars[n]!;
     },
   }));
-}
-
-/** The bindings of `names`, in order, or undefined when one is not bound. */
-function boundNames(names: readonly string[], scope: VariablesTarget['scope']): VariableBinding[] | undefined {
-  const out: VariableBinding[] = [];
-  for (let i = 0; i < names.length; i++) {
-    const binding = scope.lookup(names[i]!);
-    if (binding === undefined) return undefined;
-    out.push(binding);
-  }
-  return out;
 }
 
 /** A CEL result as JSON, with MAP's checks of `Object` and `JSONPatch` values (mutation.ts mutationResultToJson). Throws CelError. */
@@ -288,11 +282,24 @@ export function createCelEngine(options: CelEngineOptions = {}): ExpressionEngin
         names !== undefined && !names.some((n) => n.startsWith(RESERVED_VAR_PREFIX))
           ? variablesViewPlan(names, readsVariablesPlainly(program.ast), (binding, name) => readVariable(binding as VariableBinding, name))
           : undefined;
+      const dialect = expr.origin.dialect;
+      // A program that reads nothing of its activation answers the same each time: its outcome, made once.
+      const fixed = options.general ? undefined : program.staticJson(evalOptions);
+      if (fixed?.ok) {
+        const outcome: ExprOutcome = Object.freeze({ ok: true, value: fixed.value as JsonValue });
+        return { ok: true, fn: () => outcome };
+      }
+      if (fixed !== undefined) {
+        const failed = fixed;
+        return { ok: true, fn: () => failedOutcome(failed, span, dialect) };
+      }
       // Activation entries are read only through their identifiers: those the expression never names are
-      // left null rather than derived (the params binding is a scope look-up, the request entries a memo one).
+      // left null rather than derived (the params binding is a scope look-up, the request entries a memo one,
+      // the namespace a look at the object's kind).
       const idents = identifiers(program.ast);
       const readsParams = idents.has('params');
       const readsRequest = idents.has('request') || idents.has('authorizer');
+      const readsNamespace = idents.has('namespaceObject');
       // JSON values (src/ir/json.ts) hold no bigint, so they are CEL values as they are (fromJson would
       // return them unchanged after walking them whole, once per document and evaluation).
       const fn: CompiledExpr = (scope: ExprScope): ExprOutcome => {
@@ -302,22 +309,26 @@ export function createCelEngine(options: CelEngineOptions = {}): ExpressionEngin
           object: scope.object ?? null,
           oldObject: scope.oldObject ?? null,
           params: params ?? null,
-          namespaceObject: isNamespace(scope.object) ? null : (scope.namespaceObject ?? null),
+          namespaceObject: readsNamespace && !isNamespace(scope.object) ? (scope.namespaceObject ?? null) : null,
           request: entries?.value ?? null,
           variables: variablesFor(names, handler, view, scope),
           authorizer: authorizerVal,
           'authorizer.requestResource': entries?.check ?? null,
         };
-        // The value as JSON (resultToJson), built directly by the program where it can.
+        // The value as JSON (resultToJson), built directly by the program where it can. A success has the
+        // shape of an ExprOutcome already (its `cost` aside).
         const out = program.evalJson(activation, evalOptions);
-        if (out.ok) return { ok: true, value: out.value as JsonValue };
-        // A conversion failure's diagnostic is made here, with the dialect before the span (as in reports so far).
-        if (out.inJson) return { ok: false, diagnostic: diagnostic('TM5003', { phase: 'eval', message: out.error, span, dialect: expr.origin.dialect }) };
-        return { ok: false, diagnostic: { ...out.diagnostic, dialect: expr.origin.dialect } };
+        return out.ok ? (out as ExprOutcome) : failedOutcome(out, span, dialect);
       };
       return { ok: true, fn };
     },
   };
+}
+
+/** A failed evaluation's outcome: a conversion failure's diagnostic is made here, with the dialect before the span (as in reports so far). */
+function failedOutcome(out: Extract<CelResult, { ok: false }>, span: Span, dialect: string): ExprOutcome {
+  if (out.inJson) return { ok: false, diagnostic: diagnostic('TM5003', { phase: 'eval', message: out.error, span, dialect }) };
+  return { ok: false, diagnostic: { ...out.diagnostic, dialect } };
 }
 
 /** The invocation's param object: the dialect's `$params` binding, else the scope's params. */

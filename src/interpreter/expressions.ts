@@ -89,25 +89,46 @@ export function exprScope(st: EvalState, scope: Scope): ExprScope {
 export type ExprEvaluator = (st: EvalState, scope: Scope) => JsonValue | undefined;
 
 /**
- * The evaluator of one IR expression. It finds the engine in each evaluation's runtime and keeps the program
- * of the last engine it met: consecutive evaluations almost always run with the same engine.
+ * One IR expression's compiled form for the runtime of each evaluation. It finds the engine in the runtime and
+ * keeps the program of the last engine it met: consecutive evaluations almost always run with the same engine.
+ * A class, so that its callers' code calls the engine's program directly (closures around closures would put a
+ * call that V8 sees with every expression's target between them).
  */
-export function exprEvaluator(language: 'cel' | 'jmes', expr: ExprSource): ExprEvaluator {
-  const environment = expressionEnvironment(language, expr);
-  let lastEngine: ExpressionEngine | undefined;
-  let lastFn: CompiledExpr | undefined;
-  return (st, scope) => {
-    const engine = st.runtime.expressions[environment];
-    let fn = lastFn;
-    if (engine !== lastEngine || fn === undefined) {
-      fn = engine ? compileWith(engine, expr) : compileExpr(language, expr, st.runtime);
-      lastEngine = engine;
-      lastFn = fn;
-    }
-    const r = fn(exprScope(st, scope));
+export class ExprProgram {
+  private readonly environment: ExpressionEnvironment;
+  private lastEngine: ExpressionEngine | undefined;
+  private lastFn: CompiledExpr | undefined;
+
+  constructor(
+    private readonly language: 'cel' | 'jmes',
+    private readonly expr: ExprSource,
+  ) {
+    this.environment = expressionEnvironment(language, expr);
+  }
+
+  /** The compiled expression to run with `runtime`. */
+  fnFor(runtime: Runtime): CompiledExpr {
+    const engine = runtime.expressions[this.environment];
+    const fn = this.lastFn;
+    if (engine === this.lastEngine && fn !== undefined) return fn;
+    const compiled = engine ? compileWith(engine, this.expr) : compileExpr(this.language, this.expr, runtime);
+    this.lastEngine = engine;
+    this.lastFn = compiled;
+    return compiled;
+  }
+
+  /** The expression's value in the state; an engine error becomes an EvalFailure at the rule boundary. */
+  evaluate(st: EvalState, scope: Scope): JsonValue | undefined {
+    const r = this.fnFor(st.runtime)(exprScope(st, scope));
     if (!r.ok) throw new EvalFailure(r.diagnostic);
     return r.value;
-  };
+  }
+}
+
+/** The evaluator of one IR expression (ExprProgram.evaluate as a function). */
+export function exprEvaluator(language: 'cel' | 'jmes', expr: ExprSource): ExprEvaluator {
+  const program = new ExprProgram(language, expr);
+  return (st, scope) => program.evaluate(st, scope);
 }
 
 /** Evaluates an opaque expression once (uncached lookups); prefer exprEvaluator in compiled code. */

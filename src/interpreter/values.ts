@@ -2,7 +2,7 @@ import { hasOwn, isJsonObject, type JsonValue } from '../ir/json.js';
 import { newEpoch } from './walk.js';
 import type { TemplatedValue, Value } from '../ir/nodes.js';
 import type { CompiledExpr, TemplateEngine } from './engines.js';
-import { exprEvaluator, exprScope } from './expressions.js';
+import { exprEvaluator, exprScope, ExprProgram } from './expressions.js';
 import { placeholderFor } from './external.js';
 import { EvalFailure, evalFailure } from './failure.js';
 import { readFirst } from './read.js';
@@ -18,6 +18,7 @@ export type ValueFn = (st: EvalState, scope: Scope, current?: JsonValue) => Json
  * writes stop until the next snapshot (EvalState.owned).
  */
 export function compileValue(v: Value): ValueFn {
+  if (v.kind === 'cel' || v.kind === 'jmes') return exprValue(v, true);
   const fn = compileValueNode(v);
   if (v.kind === 'literal' || v.kind === 'fromMetadata' || v.kind === 'external') return fn;
   return (st, scope, current) => {
@@ -50,22 +51,9 @@ export function compileValueNode(v: Value): ValueFn {
         const found = isJsonObject(meta) && hasOwn(meta, v.field) ? meta[v.field] : undefined;
         return typeof found === 'string' ? found : '';
       };
-    case 'cel': {
-      const evaluate = exprEvaluator('cel', v.expr);
-      return (st, scope) => {
-        const r = evaluate(st, scope);
-        if (r === undefined) throw evalFailure('TM3004', 'the CEL expression produced no value', v.origin);
-        return r;
-      };
-    }
-    case 'jmes': {
-      const evaluate = exprEvaluator('jmes', v.expr);
-      return (st, scope) => {
-        const r = evaluate(st, scope);
-        if (r === undefined) throw evalFailure('TM3004', 'the JMESPath expression produced no value', v.origin);
-        return r;
-      };
-    }
+    case 'cel':
+    case 'jmes':
+      return exprValue(v, false);
     case 'template':
       return compileTemplate(v);
     case 'templated':
@@ -77,6 +65,24 @@ export function compileValueNode(v: Value): ValueFn {
         return placeholderFor(v, st, current) as unknown as JsonValue;
       };
   }
+}
+
+/**
+ * An expression's value (compileValueNode), and with `endsInPlace` compileValue's end of in-place writes: one
+ * closure that calls the engine's program itself (each closure between them would be a call V8 sees with every
+ * expression's target).
+ */
+function exprValue(v: Extract<Value, { kind: 'cel' | 'jmes' }>, endsInPlace: boolean): ValueFn {
+  const program = new ExprProgram(v.kind, v.expr);
+  const noValue = `the ${v.kind === 'cel' ? 'CEL' : 'JMESPath'} expression produced no value`;
+  return (st, scope) => {
+    const r = program.fnFor(st.runtime)(exprScope(st, scope));
+    if (!r.ok) throw new EvalFailure(r.diagnostic);
+    const value = r.value;
+    if (value === undefined) throw evalFailure('TM3004', noValue, v.origin);
+    if (endsInPlace && value !== null && typeof value === 'object') st.owned = newEpoch();
+    return value;
+  };
 }
 
 /** Templated trees compiled per engine (runtimes that share an engine share them) and per IR node. */

@@ -55,10 +55,24 @@ function differences(c: Case): string[] {
       } catch {
         out.push(`${c.expr} (limit ${costLimit}, JSON): generated ${show(aj)}, closures ${show(bj)}`);
       }
+      // A program that reads none of its activation answers once for every activation (Program.staticJson).
+      for (const [backend, program] of [['generated', gen.value], ['closures', clo.value]] as const) {
+        const sj = settle(() => program.staticJson({ costLimit }) ?? NOT_STATIC);
+        if (sj === NOT_STATIC) continue;
+        try {
+          expect(sj).toEqual(bj);
+          expect(show(sj)).toBe(show(bj));
+        } catch {
+          out.push(`${c.expr} (limit ${costLimit}, static JSON of ${backend}): ${show(sj)}, closures ${show(bj)}`);
+        }
+      }
     }
   }
   return out;
 }
+
+/** What the static check above is given for a program that may read its activation. */
+const NOT_STATIC: CelResult = Object.freeze({ ok: true, value: 'not static', cost: -1 });
 
 /** A result, or what was thrown (a host error must escape both backends alike). */
 function settle(f: () => CelResult): CelResult | { thrown: string } {
