@@ -41,22 +41,29 @@ export interface WalkOptions {
 }
 
 /**
- * The containers an evaluation created since its last snapshot point. Usually a handful, so a short array
- * beats a Set (and stamping objects, which changes their hidden class); it turns into a Set past 16 entries
- * so a large loop stays linear.
+ * The containers an evaluation created since its last snapshot point. Usually a handful: the first two are
+ * held in fields (an array's first push reserves 17 slots, and most epochs that own anything own one or two:
+ * a merge's copies of the root and a map below it), the next in a short array, which beats a Set (and
+ * stamping objects, which changes their hidden class); past 16 entries a Set keeps a large loop linear.
  */
 export class Owned {
-  /** Made at the first add: most epochs end with nothing created (every op and snapshot starts one). */
-  private items: object[] | undefined;
-  private set: Set<object> | undefined;
+  private first: object | undefined = undefined;
+  private second: object | undefined = undefined;
+  /** Made at the third add: most epochs end with nothing created (every op and snapshot starts one). */
+  private items: object[] | undefined = undefined;
+  private set: Set<object> | undefined = undefined;
 
   add(v: object): void {
-    if (this.set) this.set.add(v);
-    else if ((this.items ??= []).push(v) > 16) this.set = new Set(this.items);
+    if (this.first === undefined) this.first = v;
+    else if (this.second === undefined) this.second = v;
+    else if (this.set !== undefined) this.set.add(v);
+    else if (this.items === undefined) this.items = [v];
+    else if (this.items.push(v) > 16) this.set = new Set(this.items);
   }
 
   has(v: object): boolean {
-    return this.set ? this.set.has(v) : this.items !== undefined && this.items.includes(v);
+    if (v === this.first || v === this.second) return true;
+    return this.set !== undefined ? this.set.has(v) : this.items !== undefined && this.items.includes(v);
   }
 }
 
