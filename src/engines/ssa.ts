@@ -218,20 +218,26 @@ export const REFERENCE_SSA_ENGINE: MergeEngine = Object.assign(ssaMerge(false), 
  * unknown fields are reported as sigs.k8s.io/json words them. Kinds without a schema are unstructured: no check.
  */
 export function strictDecodeErrors(object: JsonValue, gvk: GroupVersionKind, schemas?: Pick<Schemas, 'kinds'>, memo?: EvalMemo): string[] {
-  return undeclaredFields(object, kindSchema(gvk, schemas), evaluationFacts(memo));
+  return [...undeclaredFields(object, kindSchema(gvk, schemas), evaluationFacts(memo))];
 }
 
-function undeclaredFields(object: JsonValue, known: KindSchema | undefined, facts: EvaluationFacts | undefined, edit?: DocumentEdit, patched?: PatchedDocument): string[] {
-  if (!known) return [];
+/** No undeclared field (shared: callers only read it). */
+const NO_FIELDS: readonly string[] = Object.freeze([]);
+
+function undeclaredFields(object: JsonValue, known: KindSchema | undefined, facts: EvaluationFacts | undefined, edit?: DocumentEdit, patched?: PatchedDocument): readonly string[] {
+  if (!known) return NO_FIELDS;
   const checked = checkedSubtrees(facts, known.schema);
+  const prev = checked?.declaredDocument(known.typeRef);
+  // The document the last decode found declaring every field, with no container of it changed in place since
+  // (an empty patch, a copy-on-write one that changed nothing): the same answer, without a walk.
+  if (prev !== undefined && prev === object && (patched === undefined || patched.changed.length === 0)) return NO_FIELDS;
   // Nearly every object declares all its fields: answer that without paths, and walk again to name them.
   const node = known.schema.node(known.typeRef);
-  const prev = checked?.declaredDocument(known.typeRef);
   if (patched !== undefined && checked !== undefined) {
     for (let i = 0; i < patched.changed.length; i++) checked.forget(patched.changed[i]!);
     if (prev !== undefined && prev === patched.from && declaresEverySet(node, patched.sets, checked)) {
       if (object !== null && typeof object === 'object') checked.noteDeclaredDocument(known.typeRef, object);
-      return [];
+      return NO_FIELDS;
     }
   }
   // After in-place changes `prev` may be one of them: walk the whole object (forgotten facts are not used).
@@ -241,11 +247,11 @@ function undeclaredFields(object: JsonValue, known: KindSchema | undefined, fact
     // typing check answers for the strict decode (a document that types declares every field) faster than the
     // walk does, and records the document valid for the ApplyConfigurations to come, which type it first.
     if (object !== null && typeof object === 'object') checked.noteValidDocument(known.typeRef, object);
-    return [];
+    return NO_FIELDS;
   }
   if (declaresEveryFieldGiven(node, object, since, edit, checked)) {
     if (checked !== undefined && object !== null && typeof object === 'object') checked.noteDeclaredDocument(known.typeRef, object);
-    return [];
+    return NO_FIELDS;
   }
   return undeclaredFieldPaths(known, object, checked);
 }
@@ -267,21 +273,44 @@ function declaresEveryFieldGiven(node: TypeNode, object: JsonValue, prev: JsonVa
  */
 function declaresEverySet(root: TypeNode, sets: readonly PatchSet[], checked: CheckedSubtrees): boolean {
   for (let i = 0; i < sets.length; i++) {
-    const { path, items, value } = sets[i]!;
-    let node: TypeNode | undefined = root;
-    for (let j = 1; j < path.length && node !== undefined; j++) {
-      const key = path[j]!;
-      if (node.atom === undefined) node = undefined;
-      else if (items !== undefined && items[j - 1] === true) node = node.list === undefined ? undefined : node.item;
-      else if (node.map === undefined) node = undefined;
-      else {
-        node = node.keyNode(key);
-        if (node === undefined) return false;
+    const { path, items, value, memo } = sets[i]!;
+    let node: TypeNode | typeof UNDECLARED_PLACE | undefined;
+    // A constant path: its node is derived once per kind (PlaceMemo), not walked at every evaluation.
+    if (memo !== undefined && memo.from === root) node = memo.derived as TypeNode | typeof UNDECLARED_PLACE | undefined;
+    else {
+      node = nodeOfPlace(root, path, items);
+      if (memo !== undefined) {
+        memo.from = root;
+        memo.derived = node;
       }
     }
+    if (node === UNDECLARED_PLACE) return false;
     if (node !== undefined && value !== null && typeof value === 'object' && !declaresEveryField(node, value, checked)) return false;
   }
   return true;
+}
+
+/** A place below a struct key it does not declare (nodeOfPlace). */
+const UNDECLARED_PLACE: unique symbol = Symbol('undeclared place');
+
+/**
+ * The node of the place `path` names below `root` (PatchSet: `items` tells which pieces index an array),
+ * undefined when a container on the way has no form for the next piece (nothing is checked below it), or
+ * UNDECLARED_PLACE when a piece is a key its struct does not declare.
+ */
+function nodeOfPlace(root: TypeNode, path: readonly string[], items: readonly boolean[] | undefined): TypeNode | typeof UNDECLARED_PLACE | undefined {
+  let node: TypeNode | undefined = root;
+  for (let j = 1; j < path.length && node !== undefined; j++) {
+    const key = path[j]!;
+    if (node.atom === undefined) node = undefined;
+    else if (items !== undefined && items[j - 1] === true) node = node.list === undefined ? undefined : node.item;
+    else if (node.map === undefined) node = undefined;
+    else {
+      node = node.keyNode(key);
+      if (node === undefined) return UNDECLARED_PLACE;
+    }
+  }
+  return node;
 }
 
 /** The reference walk of the strict decode, which names every undeclared field (fast-checks.ts only answers yes or no). */

@@ -1,6 +1,7 @@
 import { defineOwn, hasOwn, isJsonObject, jsonEqual, type JsonObject, type JsonValue } from '../ir/json.js';
 import { withEntry } from '../ir/json-copy.js';
 import { applyEvanphxV4 } from './evanphx-v4.js';
+import type { PlaceMemo } from './evanphx-v4-in-place.js';
 import { applyEvanphxV5 } from './evanphx-v5.js';
 import { MAX_OBJECT_DEPTH } from '../io/limits.js';
 
@@ -28,6 +29,8 @@ export interface PatchStep {
    * (src/interpreter/ops/json-patch.ts); undefined otherwise, and then the engine decodes it.
    */
   segments?: readonly string[] | undefined;
+  /** With `segments`: what readers of the place derived from it once (see PlaceMemo in evanphx-v4-in-place.ts). */
+  place?: PlaceMemo | undefined;
 }
 
 export type PatchOutcome =

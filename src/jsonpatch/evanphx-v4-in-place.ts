@@ -32,13 +32,30 @@ export interface PatchSet {
   readonly path: readonly string[];
   readonly items: readonly boolean[] | undefined;
   readonly value: JsonValue;
+  /** The step's PlaceMemo when its path does not change and no piece of it indexes an array, else undefined. */
+  readonly memo: PlaceMemo | undefined;
+}
+
+/**
+ * A slot for what a reader of PatchSet derives from a place alone, kept with a step whose path does not change
+ * (PatchStep.place: the steps of a JSONPatch literal, the constant lists src/interpreter/ops/json-patch.ts
+ * prepares), so that it is derived once rather than at every evaluation: `derived`, made from `from`. The
+ * strict decode keeps there the type node the path reaches from the kind's root (src/engines/ssa.ts).
+ */
+export class PlaceMemo {
+  from: unknown = undefined;
+  derived: unknown = undefined;
 }
 
 export interface InPlacePatch {
+  /** The document the patch was applied to. */
+  readonly from: JsonValue;
   readonly doc: JsonValue;
   /** Owned containers changed in place (the root first when it is one): facts kept about them are stale. */
   readonly changed: readonly object[];
   readonly sets: readonly PatchSet[];
+  /** The document surely is not jsonEqual to `from` (a member added, an item inserted or taken out); false: not known. */
+  readonly differs: boolean;
   /** Hands the containers the patch created to the owner. */
   commit(): void;
 }
@@ -48,6 +65,10 @@ const SAVED: unique symbol = Symbol('saved copy');
 
 /** The patch applied with in-place writes into `owned`, or undefined (nothing changed) when the reference must run. */
 export function applyEvanphxV4InPlace(doc: JsonValue, steps: readonly PatchStep[], owned: OwnedContainers): InPlacePatch | undefined {
+  if (steps.length === 1) {
+    const set = setInOwned(doc, steps[0]!, owned);
+    if (set !== undefined) return set;
+  }
   // A step fails before it writes anything: only a later step's failure has earlier ones to undo.
   const run = new InPlaceRun(doc, owned, steps.length > 1);
   for (let i = 0; i < steps.length; i++) {
@@ -67,8 +88,66 @@ export function applyEvanphxV4InPlace(doc: JsonValue, steps: readonly PatchStep[
   return run;
 }
 
+/**
+ * The usual one-step patch (MAP policies add or replace a label, an annotation, a field): an add or replace of
+ * an object member, every container from the root down to the member's map an object. When the member
+ * already holds that scalar, nothing changes (a policy applied again, reinvocation): nothing written, nothing
+ * to forget. Else, when every one of those containers is the caller's, the member is set in place, with what
+ * InPlaceRun would tell of it (every container changed, nothing copied), without its bookkeeping. Undefined
+ * otherwise (any other step or document), and InPlaceRun takes it.
+ */
+function setInOwned(doc: JsonValue, s: PatchStep, owned: OwnedContainers): InPlacePatch | undefined {
+  const op = s.op;
+  if ((op !== 'add' && op !== 'replace') || s.path === '') return undefined;
+  const split = s.segments ?? decodedPath(s.path);
+  const last = split.length - 1;
+  if (last < 1) return undefined;
+  let changed: object[] | undefined = [];
+  let cur: JsonValue | undefined = doc;
+  for (let i = 1; ; i++) {
+    if (cur === undefined || cur === null || typeof cur !== 'object' || Array.isArray(cur)) return undefined;
+    if (changed !== undefined) {
+      if (owned.has(cur)) changed.push(cur);
+      else changed = undefined;
+    }
+    if (i === last) break;
+    cur = ownMember(cur, split[i]!);
+  }
+  const m = cur as JsonObject;
+  const key = split[last]!;
+  const value = s.hasValue === false ? null : (s.value ?? null);
+  if ((value === null || typeof value !== 'object') && ownMember(m, key) === value) return new OwnedSet(doc, NOTHING, NO_SETS);
+  if (changed === undefined) return undefined;
+  defineOwn(m, key, value);
+  return new OwnedSet(doc, changed, [{ path: split, items: undefined, value, memo: s.place }]);
+}
+
+const NOTHING: readonly object[] = Object.freeze([]);
+const NO_SETS: readonly PatchSet[] = Object.freeze([]);
+
+/**
+ * setInOwned's patch: written in place only, nothing created to hand over. `differs` is not worked out: it
+ * matters only to a patch that changed nothing in place (see patchInPlace in src/interpreter/ops/json-patch.ts).
+ */
+class OwnedSet implements InPlacePatch {
+  readonly differs = false;
+
+  constructor(
+    readonly from: JsonValue,
+    readonly changed: readonly object[],
+    readonly sets: readonly PatchSet[],
+  ) {}
+
+  get doc(): JsonValue {
+    return this.from;
+  }
+
+  commit(): void {}
+}
+
 class InPlaceRun implements InPlacePatch {
   readonly changed: object[] = [];
+  differs = false;
   readonly sets: PatchSet[] = [];
   /** Containers this patch copied: written freely, handed to the owner on commit. */
   private readonly created: Container[] = [];
@@ -82,11 +161,14 @@ class InPlaceRun implements InPlacePatch {
   private readonly chain: Container[] = [];
   private depth = 0;
 
+  doc: JsonValue;
+
   constructor(
-    public doc: JsonValue,
+    readonly from: JsonValue,
     private readonly owned: OwnedContainers,
     undoable: boolean,
   ) {
+    this.doc = from;
     this.log = undoable ? [] : undefined;
   }
 
@@ -122,8 +204,13 @@ class InPlaceRun implements InPlacePatch {
     const key = split[split.length - 1]!;
     // Checked before anything is written: the step either fails whole or succeeds.
     let index = -1;
-    if (Array.isArray(c)) index = op === 'add' ? (key === '-' ? c.length : arrayAddIndex(c, key)) : arrayGetIndex(c, key);
-    else if (op === 'remove' && !hasOwn(c, key)) return false;
+    if (Array.isArray(c)) {
+      index = op === 'add' ? (key === '-' ? c.length : arrayAddIndex(c, key)) : arrayGetIndex(c, key);
+      if (op !== 'replace') this.changesLength();
+    } else if (op === 'remove') {
+      if (!hasOwn(c, key)) return false;
+      this.changesLength();
+    } else if (!hasOwn(c, key)) this.changesLength();
     const value = s.hasValue === false ? null : (s.value ?? null);
     const target = this.writable(split);
     if (Array.isArray(target)) {
@@ -137,7 +224,10 @@ class InPlaceRun implements InPlacePatch {
     } else {
       this.setMember(target, key, value);
     }
-    if (op !== 'remove') this.sets.push({ path: split, items: this.items(split), value });
+    if (op !== 'remove') {
+      const items = this.items(split);
+      this.sets.push({ path: split, items, value, memo: items === undefined ? s.place : undefined });
+    }
     return true;
   }
 
@@ -192,6 +282,14 @@ class InPlaceRun implements InPlacePatch {
       parent = w;
     }
     return chain[depth - 1]!;
+  }
+
+  /**
+   * The step adds or takes out a member or an item: the document differs, when the patch has this one step (a
+   * later step may undo it; a one-step patch has no log, see `log`).
+   */
+  private changesLength(): void {
+    if (this.log === undefined) this.differs = true;
   }
 
   /** Logs a shallow copy of `c` before a change other than a member set, unless the patch created it. */

@@ -1,7 +1,7 @@
 import { hasOwn, isJsonObject, type JsonValue } from '../../ir/json.js';
 import { sameJson } from '../same-json.js';
 import { newEpoch, type Owned } from '../walk.js';
-import { applyEvanphxV4InPlace } from '../../jsonpatch/evanphx-v4-in-place.js';
+import { applyEvanphxV4InPlace, PlaceMemo } from '../../jsonpatch/evanphx-v4-in-place.js';
 import { holdsAny } from './merge.js';
 import type { JsonPatchOp } from '../../ir/nodes.js';
 import { applyPatch, type PatchOutcome, type PatchStep } from '../../jsonpatch/apply.js';
@@ -12,22 +12,51 @@ import { RequestDenied } from '../run-policy.js';
 import { compileValue, compileValueNode, type ValueFn } from '../values.js';
 import { evalMemo, type EvalState } from '../state.js';
 import type { OpFn } from './types.js';
+import type { TypedDecoder } from '../engines.js';
 
 /**
  * Steps computed by an expression: a list of `{op, path, from?, value?}` maps. Every step gets all members
  * (`from` and `value` undefined when absent): the patch engines read each of them, and reading a member an
  * object lacks is a slow look-up in V8 once the read site has seen several shapes.
  */
-function computedSteps(list: JsonValue, op: JsonPatchOp): PatchStep[] {
+function computedSteps(list: JsonValue, op: JsonPatchOp, places: KnownPlaces | undefined): PatchStep[] {
   if (!Array.isArray(list)) throw evalFailure('TM3006', `JSON patch steps must be a list, got ${JSON.stringify(list)}`, op.origin);
-  return list.map((s) => {
+  const steps: PatchStep[] = [];
+  for (let i = 0; i < list.length; i++) {
+    const s = list[i]!;
     if (!isJsonObject(s) || typeof s.op !== 'string' || typeof s.path !== 'string') {
       throw evalFailure('TM3006', `a JSON patch step needs string "op" and "path", got ${JSON.stringify(s)}`, op.origin);
     }
     const hasValue = hasOwn(s, 'value');
     const from = hasOwn(s, 'from') && typeof s.from === 'string' ? s.from : undefined;
-    return { op: s.op, path: s.path, from, value: hasValue ? s.value! : undefined, hasValue, segments: undefined };
-  });
+    const segments = places === undefined ? undefined : decodedPath(s.path);
+    const place = places === undefined || segments === undefined ? undefined : placeOf(places, segments);
+    steps.push({ op: s.op, path: s.path, from, value: hasValue ? s.value! : undefined, hasValue, segments, place });
+  }
+  return steps;
+}
+
+/**
+ * The PlaceMemo of each path an op's computed steps named, by its decoded segments (decodedPath gives the
+ * same array for the same path while it stays in its cache): most ops compute one path or two (a condition
+ * choosing between two patches), with a few values.
+ */
+interface KnownPlaces {
+  readonly segments: (readonly string[])[];
+  readonly memos: PlaceMemo[];
+}
+
+const KNOWN_PLACES = 4;
+
+/** The memo of `segments`, undefined past KNOWN_PLACES paths (the place is then walked at each decode). */
+function placeOf(places: KnownPlaces, segments: readonly string[]): PlaceMemo | undefined {
+  const known = places.segments;
+  for (let i = 0; i < known.length; i++) if (known[i] === segments) return places.memos[i];
+  if (known.length >= KNOWN_PLACES) return undefined;
+  const memo = new PlaceMemo();
+  known.push(segments);
+  places.memos.push(memo);
+  return memo;
 }
 
 /**
@@ -37,9 +66,13 @@ function computedSteps(list: JsonValue, op: JsonPatchOp): PatchStep[] {
 interface PreparedSteps {
   readonly lists: (readonly JsonValue[])[];
   readonly steps: (readonly PatchStep[])[];
+  /** For the in-place engine, which reads a step's decoded path and its PlaceMemo; undefined for the others. */
+  readonly places: KnownPlaces | undefined;
 }
 
 const PREPARED_LISTS = 8;
+
+const NO_STEPS: readonly PatchStep[] = [];
 
 /**
  * computedSteps, made once per list that cannot change (frozen, of frozen steps: the constant lists of
@@ -48,18 +81,17 @@ const PREPARED_LISTS = 8;
  * computedSteps rejects, go through computedSteps at every evaluation.
  */
 function stepsOf(list: JsonValue, op: JsonPatchOp, prepared: PreparedSteps): readonly PatchStep[] {
-  if (!Array.isArray(list) || !Object.isFrozen(list)) return computedSteps(list, op);
+  if (Array.isArray(list) && list.length === 0) return NO_STEPS;
+  if (!Array.isArray(list) || !Object.isFrozen(list)) return computedSteps(list, op, prepared.places);
   const lists = prepared.lists;
   for (let i = 0; i < lists.length; i++) if (lists[i] === list) return prepared.steps[i]!;
-  const steps = computedSteps(list, op);
+  const steps = computedSteps(list, op, undefined);
   if (lists.length >= PREPARED_LISTS || !list.every((s) => Object.isFrozen(s))) return steps;
-  const made = steps.map((s) => ({ op: s.op, path: s.path, from: s.from, value: s.value, hasValue: s.hasValue, segments: decodedPath(s.path) }));
+  const made = steps.map((s) => ({ op: s.op, path: s.path, from: s.from, value: s.value, hasValue: s.hasValue, segments: decodedPath(s.path), place: new PlaceMemo() }));
   lists.push(list);
   prepared.steps.push(made);
   return made;
 }
-
-const NO_STEPS: readonly PatchStep[] = [];
 
 export function compileJsonPatch(op: JsonPatchOp): OpFn {
   // Kyverno's MutatingPolicy applies the same JSONPatch in its webhook, on the unstructured object
@@ -67,23 +99,37 @@ export function compileJsonPatch(op: JsonPatchOp): OpFn {
   // server's lenient decode of the webhook's result afterwards (Runtime.webhookDecoder).
   const inWebhook = op.origin.dialect === 'kyverno-mpol';
   // The in-place engine reads a step's path decoded (PatchStep.segments): a written step's, once.
-  const steps = op.steps.map((s) => ({ step: s, value: s.value ? compileValue(s.value) : undefined, segments: op.profile === 'evanphx-v4' ? decodedPath(s.path) : undefined }));
+  const steps = op.steps.map((s) => ({
+    step: s,
+    value: s.value ? compileValue(s.value) : undefined,
+    segments: op.profile === 'evanphx-v4' ? decodedPath(s.path) : undefined,
+    place: op.profile === 'evanphx-v4' ? new PlaceMemo() : undefined,
+  }));
   // The ownership the evaluation of the steps may end is checked below (inPlaceOwner), as ops/merge.ts does.
   const stepsFrom = op.stepsFrom ? compileValueNode(op.stepsFrom) : undefined;
   const inPlace = op.profile === 'evanphx-v4' && !inWebhook;
-  const prepared: PreparedSteps = { lists: [], steps: [] };
+  const prepared: PreparedSteps = { lists: [], steps: [], places: inPlace ? { segments: [], memos: [] } : undefined };
   return (st, scope) => {
     const epoch = st.owned;
     const written: readonly PatchStep[] =
       steps.length === 0
         ? NO_STEPS
-        : steps.map(({ step, value, segments }: { step: JsonPatchOp['steps'][number]; value: ValueFn | undefined; segments: readonly string[] | undefined }) => {
-            return { op: step.op, path: step.path, from: step.from, value: value === undefined ? undefined : value(st, scope), hasValue: value !== undefined, segments };
+        : steps.map(({ step, value, segments, place }: { step: JsonPatchOp['steps'][number]; value: ValueFn | undefined; segments: readonly string[] | undefined; place: PlaceMemo | undefined }) => {
+            return { op: step.op, path: step.path, from: step.from, value: value === undefined ? undefined : value(st, scope), hasValue: value !== undefined, segments, place };
           });
     const computed = stepsFrom ? stepsOf(stepsFrom(st, scope), op, prepared) : undefined;
     const concrete = computed === undefined ? written : written.length === 0 ? computed : written.concat(computed);
     const before = (st.object ?? null) as JsonValue;
-    if (inPlace && st.runtime.typedDecoder?.inPlaceEdits === true && patchInPlace(st, epoch, before, concrete, op.origin)) return scope;
+    if (inPlace) {
+      const decoder = st.runtime.typedDecoder;
+      if (decoder !== undefined && decoder.inPlaceEdits === true) {
+        if (concrete.length === 0 && st.runtime.defaulter === undefined) {
+          decodeUnpatched(st, decoder, before, op.origin);
+          return scope;
+        }
+        if (patchInPlace(st, decoder, epoch, before, concrete, op.origin)) return scope;
+      }
+    }
     // The steps' values may hold the object's own subtrees, and the result shares them: nothing is owned.
     st.owned = newEpoch();
     st.merges = undefined;
@@ -101,7 +147,7 @@ export function compileJsonPatch(op: JsonPatchOp): OpFn {
         // InternalError StatusError, which no failure policy turns into "ignore" (dispatcher.go).
         // One shape of context whether or not there is an edit (a missing member is a slow read in the decoder).
         const documentEdit = edit === undefined ? undefined : { from: before, at: edit.at, removed: edit.removed };
-        const problem = st.runtime.typedDecoder?.(r.doc, { request: st.request, runtime: st.runtime, memo: evalMemo(st), edit: documentEdit });
+        const problem = st.runtime.typedDecoder?.(r.doc, { request: st.request, runtime: st.runtime, memo: evalMemo(st), edit: documentEdit, patched: undefined });
         if (problem !== undefined) throw new RequestDenied(evalFailure('TM3006', problem, op.origin));
         // dispatcher.go then re-defaults the typed object (Runtime.defaulter; none in upstream unit tests).
         if (st.runtime.defaulter) doc = st.runtime.defaulter(doc);
@@ -128,17 +174,20 @@ export function compileJsonPatch(op: JsonPatchOp): OpFn {
  * the paths are copied, and the copies are owned from then on. False, with nothing changed, when the
  * reference must run (a step it does not take or that fails: the reference words the failure).
  */
-function patchInPlace(st: EvalState, epoch: Owned, before: JsonValue, steps: readonly PatchStep[], origin: Origin): boolean {
+function patchInPlace(st: EvalState, decoder: TypedDecoder, epoch: Owned, before: JsonValue, steps: readonly PatchStep[], origin: Origin): boolean {
   const owned = inPlaceOwner(st, epoch, steps);
   const patched = applyEvanphxV4InPlace(before, steps, owned);
   if (patched === undefined) return false;
-  const problem = st.runtime.typedDecoder!(patched.doc, { request: st.request, runtime: st.runtime, memo: evalMemo(st), patched: { from: before, changed: patched.changed, sets: patched.sets } });
+  // The patch tells the decoder how it was made (it is a PatchedDocument).
+  const problem = decoder(patched.doc, { request: st.request, runtime: st.runtime, memo: evalMemo(st), edit: undefined, patched });
   // As the reference: the same document, so the same words; the denial ends the evaluation (the object
   // changed in place is dropped with it, interpreter/index.ts).
   if (problem !== undefined) throw new RequestDenied(evalFailure('TM3006', problem, origin));
   // dispatcher.go re-defaults the typed object after each mutation (Runtime.defaulter).
   const doc = st.runtime.defaulter ? st.runtime.defaulter(patched.doc) : patched.doc;
-  if (patched.changed.length === 0 && doc !== before && sameJson(doc, before)) {
+  // Nothing written (a set of the value the member holds): the document and what the evaluation owns stay.
+  if (doc === before && patched.changed.length === 0) return true;
+  if (patched.changed.length === 0 && !patched.differs && doc !== before && sameJson(doc, before)) {
     // Copies only, to an equal document: it keeps its identity, as the reference's does (nothing owned then).
     st.owned = newEpoch();
     st.merges = undefined;
@@ -148,9 +197,32 @@ function patchInPlace(st: EvalState, epoch: Owned, before: JsonValue, steps: rea
   // Same identity, new content: what was derived from the object by identity is stale (as ops/merge.ts).
   if (patched.changed.length > 0) st.matchRequest = undefined;
   st.object = doc;
+  // Steps whose values hold no container put nothing in the document that is referenced elsewhere too: what the
+  // evaluation owned stays owned, in the same epoch (the copies the patch made joined it on commit).
+  const merges = st.merges;
+  if (doc === patched.doc && st.owned === epoch && merges !== undefined && merges.epoch === epoch && merges.owned === owned && holdNoContainer(steps)) return true;
   st.owned = newEpoch();
   st.merges = { epoch: st.owned, owned };
   return true;
+}
+
+/** No step's value is or holds a container another place may reference: scalars, and frozen constants (see holdsAny). */
+function holdNoContainer(steps: readonly PatchStep[]): boolean {
+  for (let i = 0; i < steps.length; i++) {
+    const v = steps[i]!.value;
+    if (v !== undefined && v !== null && typeof v === 'object' && !Object.isFrozen(v)) return false;
+  }
+  return true;
+}
+
+/**
+ * An empty patch on the in-place path (no defaulter): evanphx applies no step, so the document stays as it
+ * is, and so does what the evaluation owns; the strict decode still runs (patch/json_patch.go decodes
+ * whatever Apply returned), so an undeclared field the object already had is still the mutation's error.
+ */
+function decodeUnpatched(st: EvalState, decoder: TypedDecoder, doc: JsonValue, origin: Origin): void {
+  const problem = decoder(doc, { request: st.request, runtime: st.runtime, memo: evalMemo(st), edit: undefined, patched: undefined });
+  if (problem !== undefined) throw new RequestDenied(evalFailure('TM3006', problem, origin));
 }
 
 /** The maps the patch may write in place (see patchInPlace), or a new, empty set. */
