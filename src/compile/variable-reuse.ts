@@ -12,7 +12,8 @@
  * the object at rule `j` before its writes (or after some: its writes are counted too), so it is the value
  * the evaluation at `i` would give. Values live for one run of the policy (a reinvocation, another policy in
  * between, starts again); a failed evaluation is not kept, and the next read evaluates again, as a lazy
- * binding does. Policies with nothing to share get no plan.
+ * binding does. Policies with nothing to share get no plan, and runtimes with a defaulter (which may write
+ * anywhere after each mutation) share nothing.
  */
 import { parse } from '../cel/program.js';
 import type { Expr } from '../cel/ast.js';
@@ -207,7 +208,9 @@ class SharedBinding implements Binding {
   get value(): JsonValue {
     if (this.done) return this.cached;
     const { plan, variable, rule } = this.let_;
-    const values = plan.values(this.st);
+    // A runtime's defaulter re-defaults the object after every mutation (dispatcher.go), which may write
+    // anywhere (an offline input is not defaulted before admission): no value holds past a mutation then.
+    const values = this.st.runtime.defaulter === undefined ? plan.values(this.st) : undefined;
     if (values !== undefined) {
       const at = values.computedAt[variable]!;
       if (at >= 0 && plan.holds(variable, at, rule)) {

@@ -12,7 +12,9 @@ import { apply } from '../../src/interpreter/index.js';
 import { loadYamlText } from '../../src/io/yaml-load.js';
 import type { JsonObject } from '../../src/ir/json.js';
 import type { Policy } from '../../src/ir/nodes.js';
+import { applyApiServerDefaults } from '../../src/k8s/defaults/index.js';
 import { parsePolicyDocs } from '../../src/pipeline.js';
+import { createRuntime } from '../../src/runtime/create.js';
 import { differences } from '../support/run-differential.js';
 import { mulberry32 } from '../support/random.js';
 
@@ -115,6 +117,27 @@ describe('the plan', () => {
     expect([plan.holds(0, 0, 1), plan.holds(0, 0, 2), plan.holds(0, 2, 3)]).toEqual([true, false, true]);
     // count computed at rule 0 holds until rule 2 writes the containers.
     expect([plan.holds(1, 0, 2), plan.holds(1, 0, 3)]).toEqual([true, false]);
+  });
+});
+
+describe('a runtime that re-defaults the object after each mutation', () => {
+  it('shares no value: the defaulter may write where a variable reads', () => {
+    // The input is not defaulted (an offline Pod); the first mutation's re-defaulting adds restartPolicy.
+    const set = mapPolicy(
+      'defaulted',
+      [variable('policy', 'has(object.spec.restartPolicy) ? object.spec.restartPolicy : "unset"')],
+      [
+        applyConfiguration('Object{metadata: Object.metadata{labels: {"first": variables.policy}}}'),
+        applyConfiguration('Object{metadata: Object.metadata{labels: {"second": variables.policy}}}'),
+      ],
+    );
+    expect(planVariableReuse(set[0]!)).toBeDefined();
+    const runtime = createRuntime({ defaulter: applyApiServerDefaults });
+    const request = { object: { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'p' }, spec: { containers: [{ name: 'c', image: 'i' }] } }, operation: 'CREATE' as const };
+    const compiled = apply(set, request, { trace: false, runtime });
+    const interpreted = apply(set, request, { trace: false, interpret: true, runtime });
+    expect(differences(compiled, interpreted)).toEqual([]);
+    expect((compiled.object as JsonObject).metadata).toMatchObject({ labels: { first: 'unset', second: 'Always' } });
   });
 });
 
