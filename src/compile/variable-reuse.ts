@@ -169,7 +169,7 @@ function parsed(text: string): Expr | undefined {
   return r.ok ? r.value : undefined;
 }
 
-/** Where a rule's ops may write: lets write nothing; MAP's two mutation ops what cel-places.ts finds; anything else, everywhere. */
+/** Where a rule's ops may write: lets write nothing; MAP's two mutation ops what cel-places.ts finds; anything else (other dialects' ops too), everywhere. */
 function writesOf(rule: Rule): Places {
   const out: (readonly string[])[] = [];
   for (const op of rule.body) {
@@ -182,6 +182,9 @@ function writesOf(rule: Rule): Places {
 
 function opWrites(op: Op): Places {
   if (op.kind === 'let') return [];
+  // kube-apiserver's patchers change nothing but what the patch names (the defaulter aside: see SharedBinding).
+  // A MutatingPolicy's webhook result is pruned of undeclared fields anywhere after each patch: not planned.
+  if (op.origin.dialect !== 'map') return EVERYWHERE;
   if (op.kind === 'merge' && op.strategy === 'ssa' && op.path.root === 'object' && op.path.segments.length === 0 && op.value.kind === 'cel') {
     const ast = parsed(op.value.expr.text);
     return ast === undefined ? EVERYWHERE : applyConfigurationWrites(ast);
