@@ -19,7 +19,7 @@ import { parse } from '../cel/program.js';
 import type { Expr } from '../cel/ast.js';
 import type { LetOp, Op, Policy, Rule } from '../ir/nodes.js';
 import type { JsonValue } from '../ir/json.js';
-import type { Binding, Scope } from '../interpreter/scope.js';
+import type { Scope } from '../interpreter/scope.js';
 import { evalMemo, type EvalState } from '../interpreter/state.js';
 import type { ValueFn } from '../interpreter/values.js';
 import { applyConfigurationWrites, EVERYWHERE, jsonPatchWrites, objectReads, placesOverlap, type Places } from './cel-places.js';
@@ -196,46 +196,31 @@ function opWrites(op: Op): Places {
   return EVERYWHERE;
 }
 
-/** A lazy binding that takes the run's value of its variable when that holds, and leaves its own for the rules after. */
-class SharedBinding implements Binding {
-  private done = false;
-  private cached: JsonValue = null;
-
-  constructor(
-    private readonly let_: SharedLet,
-    private readonly compute: ValueFn,
-    private readonly st: EvalState,
-    private readonly scope: Scope,
-  ) {}
-
-  get value(): JsonValue {
-    if (this.done) return this.cached;
-    const { plan, variable, rule } = this.let_;
-    // A runtime's defaulter re-defaults the object after every mutation (dispatcher.go), which may write
-    // anywhere (an offline input is not defaulted before admission): no value holds past a mutation then.
-    const values = this.st.runtime.defaulter === undefined ? plan.values(this.st) : undefined;
-    if (values !== undefined) {
-      const at = values.computedAt[variable]!;
-      if (at >= 0 && plan.holds(variable, at, rule)) {
-        this.cached = values.value[variable]!;
-        this.done = true;
-        return this.cached;
-      }
-    }
-    const v = this.compute(this.st, this.scope);
-    this.cached = v;
-    this.done = true;
-    if (values !== undefined) {
-      values.computedAt[variable] = rule;
-      values.value[variable] = v;
-    }
-    return v;
+/**
+ * The value of a shared variable's lazy let (computed at first read, kept by the let's scope node): the
+ * run's value of its variable when that holds; otherwise computed, and left for the rules after.
+ */
+function sharedValue(shared: SharedLet, compute: ValueFn, st: EvalState, scope: Scope): JsonValue {
+  const { plan, variable, rule } = shared;
+  // A runtime's defaulter re-defaults the object after every mutation (dispatcher.go), which may write
+  // anywhere (an offline input is not defaulted before admission): no value holds past a mutation then.
+  const values = st.runtime.defaulter === undefined ? plan.values(st) : undefined;
+  if (values !== undefined) {
+    const at = values.computedAt[variable]!;
+    if (at >= 0 && plan.holds(variable, at, rule)) return values.value[variable]!;
   }
+  const v = compute(st, scope);
+  if (values !== undefined) {
+    values.computedAt[variable] = rule;
+    values.value[variable] = v;
+  }
+  return v;
 }
 
 /** The op of a lazy let a plan shares, or undefined (the ordinary let then). */
 export function compileSharedLet(op: LetOp, value: ValueFn): ((st: EvalState, scope: Scope) => Scope) | undefined {
   const shared = sharedLets.get(op);
   if (shared === undefined || shared === null) return undefined;
-  return (st, scope) => scope.with(op.name, new SharedBinding(shared, value, st, scope));
+  const compute = (st: EvalState, scope: Scope): JsonValue => sharedValue(shared, value, st, scope);
+  return (st, scope) => scope.withLazy(op.name, compute, st);
 }

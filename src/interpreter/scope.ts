@@ -10,46 +10,30 @@ export interface Binding {
 }
 
 /**
- * A binding computed at first read (MAP variables); an error escapes only where the variable is used (and
- * the next read tries again). A class: its getter lives on the prototype, where an object literal's getter
- * would allocate a closure and an accessor pair per binding (one per variable, mutation and request).
+ * An immutable chain of variable bindings; a child scope shadows its parent. A binding computed at first
+ * read is the scope node itself (LazyScope): one object per lazy variable, mutation and request instead of a
+ * node and a binding.
  */
-class LazyBinding<A, B> implements Binding {
-  private done = false;
-  private cached: JsonValue = null;
-
-  constructor(
-    private readonly compute: (a: A, b: B) => JsonValue,
-    private readonly a: A,
-    private readonly b: B,
-  ) {}
-
-  get value(): JsonValue {
-    if (!this.done) {
-      this.cached = this.compute(this.a, this.b);
-      this.done = true;
-    }
-    return this.cached;
-  }
-}
-
-/** A binding computed at first read as `compute(a, b)` (arguments instead of a closure: one object per binding). */
-export function lazyBinding<A, B>(compute: (a: A, b: B) => JsonValue, a: A, b: B): Binding {
-  return new LazyBinding(compute, a, b);
-}
-
-/** An immutable chain of variable bindings; a child scope shadows its parent. */
 export class Scope {
-  private constructor(
+  protected constructor(
     private readonly name: string | undefined,
-    private readonly binding: Binding | undefined,
-    private readonly parent: Scope | undefined,
+    /** Set once, by this constructor or by a subclass's that is its own binding. */
+    protected binding: Binding | undefined,
+    protected readonly parent: Scope | undefined,
   ) {}
 
   static readonly EMPTY = new Scope(undefined, undefined, undefined);
 
   with(name: string, binding: Binding): Scope {
     return new Scope(name, binding, this);
+  }
+
+  /**
+   * This scope with `name` bound to `compute(st, this)`, computed at first read (MAP variables); an error
+   * escapes only where the variable is used, and the next read tries again.
+   */
+  withLazy<S>(name: string, compute: (st: S, scope: Scope) => JsonValue, st: S): Scope {
+    return new LazyScope(name, this, compute, st);
   }
 
   lookup(name: string): Binding | undefined {
@@ -66,5 +50,32 @@ export class Scope {
       Object.defineProperty(out, s.name, { enumerable: true, get: () => binding.value });
     }
     return out;
+  }
+}
+
+/**
+ * A scope node that is its own lazy binding, computed against the scope it extends. A class: its getter
+ * lives on the prototype, where an object literal's getter would allocate a closure and an accessor pair.
+ */
+class LazyScope<S> extends Scope implements Binding {
+  private done = false;
+  private cached: JsonValue = null;
+
+  constructor(
+    name: string,
+    parent: Scope,
+    private readonly compute: (st: S, scope: Scope) => JsonValue,
+    private readonly st: S,
+  ) {
+    super(name, undefined, parent);
+    this.binding = this;
+  }
+
+  get value(): JsonValue {
+    if (!this.done) {
+      this.cached = this.compute(this.st, this.parent!);
+      this.done = true;
+    }
+    return this.cached;
   }
 }

@@ -76,20 +76,29 @@ export function runUnit(unit: Unit, st: EvalState): void {
  * (kube-apiserver mutating dispatcher bookkeeping: previouslyInvoked / reinvokeSet, MAP brief §3.5).
  */
 function runOrdered(unit: Extract<Unit, { kind: 'ordered' }>, st: EvalState): void {
-  // The sets are made on first use: a policy set without `ifNeeded` policies (the usual) never needs them.
-  let previouslyInvoked: Set<CompiledPolicy> | undefined;
-  let reinvoke: Set<CompiledPolicy> | undefined;
+  // Bookkeeping only when the unit holds `ifNeeded` policies (rarely): the usual unit runs its policies
+  // in a plain loop that allocates nothing.
+  if (!unit.policies.some(reinvokedIfNeeded)) {
+    for (const cp of unit.policies) runPolicy(cp, st, 1);
+    return;
+  }
+  const reinvoke = new Set<CompiledPolicy>();
+  let previouslyInvoked = new Set<CompiledPolicy>();
   const step = (cp: CompiledPolicy, pass: number) => {
     const changed = runPolicy(cp, st, pass);
-    if (changed && previouslyInvoked !== undefined) {
-      for (const p of previouslyInvoked) (reinvoke ??= new Set()).add(p);
-      previouslyInvoked = undefined;
+    if (changed && previouslyInvoked.size > 0) {
+      for (const p of previouslyInvoked) reinvoke.add(p);
+      previouslyInvoked = new Set();
     }
-    if (cp.policy.semantics.reinvocation === 'ifNeeded') (previouslyInvoked ??= new Set()).add(cp);
+    if (reinvokedIfNeeded(cp)) previouslyInvoked.add(cp);
   };
   for (const cp of unit.policies) step(cp, 1);
-  if (reinvoke === undefined) return;
+  if (reinvoke.size === 0) return;
   for (const cp of unit.policies) if (reinvoke.has(cp)) step(cp, 2);
+}
+
+function reinvokedIfNeeded(cp: CompiledPolicy): boolean {
+  return cp.policy.semantics.reinvocation === 'ifNeeded';
 }
 
 export function deniedDiagnostic(denied: RequestDenied) {
