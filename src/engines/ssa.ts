@@ -140,7 +140,7 @@ function checkedSubtrees(facts: EvaluationFacts | undefined, schema: Schema): Ch
  * "error applying patch: " prefix. `fused`: try merge/ssa/fused-apply.ts first (the reference runs when it gives up).
  */
 function ssaMerge(fused: boolean): MergeEngine {
-  return (target, patch, { op, request, runtime, memo, owned }) => {
+  return (target, patch, { op, request, runtime, memo, owned, patchShape }) => {
     const evaluation = evaluationFacts(memo);
     const facts = kindFacts(evaluation, request, runtime.schemas, target);
     const gvk = facts.gvk;
@@ -155,7 +155,9 @@ function ssaMerge(fused: boolean): MergeEngine {
     const checked = checkedSubtrees(evaluation, known.schema);
     if (fused && checked !== undefined) {
       const walk = (evaluation!.walk ??= new FusedWalk());
-      const planned = applyFused(known.schema, known.typeRef, target ?? null, typedPatch, checked, owned, walk);
+      // The shape holds for the patch as the op built it, not for a copy with the target's type keys.
+      const shape = typedPatch === patch ? patchShape : undefined;
+      const planned = applyFused(known.schema, known.typeRef, target ?? null, typedPatch, checked, owned, walk, shape);
       if (planned !== undefined) return { ok: true, value: planned, inPlace: walk.inPlace };
     }
     const r = applyStructuredMergeDiff(known.schema, known.typeRef, target ?? null, typedPatch, checked ? { atomicGuard: true, checked, keepEqual: true } : { atomicGuard: true, keepEqual: true });

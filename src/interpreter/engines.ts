@@ -9,6 +9,7 @@ import type { JsonValue } from '../ir/json.js';
 import type { ExprSource, MergeOp, TemplatedValue } from '../ir/nodes.js';
 import type { AdmissionRequest } from '../k8s/request.js';
 import type { Runtime } from '../runtime/runtime.js';
+import type { PatchShape } from '../merge/ssa/fused-plan.js';
 
 /** What an opaque expression sees: the request's documents and the variables in scope. */
 export interface ExprScope {
@@ -68,12 +69,13 @@ export interface MergeOwnership {
  * `identityExact`: the engine returns the target itself whenever the merge leaves it equal, so a result that
  * is not the target is a change and the interpreter skips its deep comparison. `writesOwned`: the engine
  * takes `owned` (MergeOwnership); its `inPlace` says maps of it were changed in place (the result may then
- * be the target itself, changed).
+ * be the target itself, changed). `patchShape`: the keys of the patch's maps, when the op's expression says
+ * them (src/compile/apply-template.ts), for the engine to plan its walk by; valid for the patch as given only.
  */
 export type MergeEngine = ((
   target: JsonValue | undefined,
   patch: JsonValue,
-  context: EngineContext & { op: MergeOp; owned?: MergeOwnership },
+  context: EngineContext & { op: MergeOp; owned?: MergeOwnership; patchShape?: PatchShape },
 ) => { ok: true; value: JsonValue; inPlace?: boolean } | { ok: false; diagnostic: Diagnostic }) & { readonly identityExact?: boolean; readonly writesOwned?: boolean };
 
 /** Substitutes variables throughout a templated JSON tree (Kyverno `{{ }}` in patches). */

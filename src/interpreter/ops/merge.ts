@@ -8,6 +8,8 @@ import { UNCHANGED } from '../walk.js';
 import { evalMemo, type EvalState } from '../state.js';
 import { writePath } from '../write.js';
 import type { OpFn } from './types.js';
+import { applyConfigurationTemplate } from '../../compile/apply-template.js';
+import { PatchShape } from '../../merge/ssa/fused-plan.js';
 
 /** RFC 7386 JSON merge patch: maps merge recursively, `null` deletes, everything else replaces. */
 export function jsonMergePatch(target: JsonValue | undefined, patch: JsonValue): JsonValue {
@@ -36,14 +38,14 @@ export function jsonMergePatch(target: JsonValue | undefined, patch: JsonValue):
 const IN_PLACE: unique symbol = Symbol('in place');
 
 /** The merged value, UNCHANGED when it equals `old`, or IN_PLACE (only with `owned`). */
-function mergeWith(op: MergeOp, old: JsonValue | undefined, patch: JsonValue, st: EvalState, owned?: Owned): JsonValue | typeof UNCHANGED | typeof IN_PLACE {
+function mergeWith(op: MergeOp, old: JsonValue | undefined, patch: JsonValue, st: EvalState, owned?: Owned, patchShape?: PatchShape): JsonValue | typeof UNCHANGED | typeof IN_PLACE {
   if (op.strategy === 'json') {
     const merged = jsonMergePatch(old, patch);
     return old !== undefined && sameJson(merged, old) ? UNCHANGED : merged;
   }
   const engine = st.runtime.merges[op.strategy];
   if (!engine) throw evalFailure('TM3005', `the ${op.strategy === 'smp' ? 'strategic merge' : 'structured merge'} engine is not available`, op.origin);
-  const r = engine(old, patch, owned ? { op, request: st.request, runtime: st.runtime, memo: evalMemo(st), owned } : { op, request: st.request, runtime: st.runtime, memo: evalMemo(st) });
+  const r = engine(old, patch, owned ? { op, request: st.request, runtime: st.runtime, memo: evalMemo(st), owned, patchShape } : { op, request: st.request, runtime: st.runtime, memo: evalMemo(st), patchShape });
   if (!r.ok) throw new EvalFailure(r.diagnostic);
   const merged = r.value;
   if (old === undefined) return merged;
@@ -85,16 +87,28 @@ export function holdsAny(v: JsonValue, owned: Owned): boolean {
   return false;
 }
 
+/**
+ * The keys of the patch of a structured merge at the root whose CEL expression is an `Object{...}` literal
+ * (a MAP ApplyConfiguration), for the engine to plan its walk by (merge/ssa/fused-plan.ts); one per op, so
+ * that its plan is made once.
+ */
+function patchShapeOf(op: MergeOp): PatchShape | undefined {
+  if (op.strategy !== 'ssa' || op.value.kind !== 'cel') return undefined;
+  const template = applyConfigurationTemplate(op.value.expr.text);
+  return template === undefined ? undefined : new PatchShape(template);
+}
+
 export function compileMerge(op: MergeOp): OpFn {
   const atRoot = op.path.root === 'object' && op.path.segments.length === 0;
   // At the root, the patch's own end of in-place writes (compileValue) comes after the merge, in `finally`.
   const value = atRoot && op.strategy !== 'json' ? compileValueNode(op.value) : compileValue(op.value);
   const literal = op.value.kind === 'literal';
+  const shape = atRoot ? patchShapeOf(op) : undefined;
   return (st, scope) => {
     const epoch = st.owned;
     const patch = value(st, scope);
     if (atRoot) {
-      mergeIntoRoot(op, st, epoch, patch, literal);
+      mergeIntoRoot(op, st, epoch, patch, literal, shape);
       return scope;
     }
     try {
@@ -118,14 +132,15 @@ export function compileMerge(op: MergeOp): OpFn {
 /**
  * The merge op at the root once its patch is evaluated: `epoch` is `st.owned` from before the evaluation
  * (which may have ended it), `literal` whether the patch is the op's literal value. Also the general path of
- * src/compile/smp-for-each.ts, for an element its compiled merges do not take.
+ * src/compile/smp-for-each.ts, for an element its compiled merges do not take. `shape`: the keys the patch
+ * was built with (patchShapeOf).
  */
-export function mergeIntoRoot(op: MergeOp, st: EvalState, epoch: Owned, patch: JsonValue, literal: boolean): void {
+export function mergeIntoRoot(op: MergeOp, st: EvalState, epoch: Owned, patch: JsonValue, literal: boolean, shape?: PatchShape): void {
   let owned: Owned | undefined;
   try {
     // A merge into the whole object (MAP ApplyConfiguration, patch/smd.go) has no parent to write through.
     if (op.strategy !== 'json' && st.runtime.merges[op.strategy]?.writesOwned === true) owned = ownedMaps(st, epoch, patch, literal);
-    const merged = mergeWith(op, st.object ?? undefined, patch, st, owned);
+    const merged = mergeWith(op, st.object ?? undefined, patch, st, owned, shape);
     // MAP's dispatcher re-defaults the typed object after each mutation (Runtime.defaulter).
     const redefault = op.strategy === 'ssa' && op.origin.dialect === 'map' ? st.runtime.defaulter : undefined;
     if (merged === IN_PLACE) {

@@ -14,6 +14,7 @@ import { copyForNewKeys } from '../../ir/json-copy.js';
 import { scalarFits } from './atoms.js';
 import type { CheckedSubtrees } from './checked.js';
 import { typesStrictlyGuarded } from './fast-checks.js';
+import type { MapPlan, PatchShape } from './fused-plan.js';
 import { associativeItemId, ItemKeyError, type ItemId } from './list-keys.js';
 import type { ListType, Schema, TypeRef } from './schema.js';
 import type { TypeNode } from './type-nodes.js';
@@ -36,13 +37,16 @@ type Merged = JsonValue | typeof GIVE_UP;
  * must run. `checked` is the evaluation's memo: the live object is typed through it first, and the result is
  * recorded valid as mergeIntoValidatedPatch records it. `walk` (FusedWalk, one per evaluation) says after a
  * result whether maps of `owned` were changed in place (the value may then be the live object itself, changed).
+ * `shape`: the keys `patch` was built with (fused-plan.ts), when the caller knows them.
  */
-export function applyFused(schema: Schema, typeRef: TypeRef, live: JsonValue, patch: JsonObject, checked: CheckedSubtrees, owned: InPlaceMaps | undefined, walk: FusedWalk): JsonValue | undefined {
+export function applyFused(schema: Schema, typeRef: TypeRef, live: JsonValue, patch: JsonObject, checked: CheckedSubtrees, owned: InPlaceMaps | undefined, walk: FusedWalk, shape?: PatchShape): JsonValue | undefined {
   // Untouched subtrees must then be walked for upstream's errors (merge.ts walkUntouched).
   if (!isJsonObject(live) || schema.hasUnmergeableLists()) return undefined;
   if (checked.schema !== schema || !typesCleanlyRemembering(schema, typeRef, live, checked)) return undefined;
   walk.start(schema, owned);
-  const merged = walk.mergeValue(schema.node(typeRef), live, patch, true);
+  const node = schema.node(typeRef);
+  const plan = shape?.planAt(node);
+  const merged = plan !== undefined ? walk.mergePlanned(plan, live, patch, true) : walk.mergeValue(node, live, patch, true);
   if (merged === GIVE_UP) return undefined;
   walk.commit();
   checked.noteValidDocument(typeRef, merged);
@@ -124,6 +128,78 @@ export class FusedWalk {
     return this.mergeMap(n, lv, rv, guard);
   }
 
+  /**
+   * mergeMap of a patch map built with the plan's keys (in that order, and no other: a key missing is
+   * unexpected, and the reference then runs). The plan has checked what mergeValue and mergeMap check of
+   * the node and of each key.
+   */
+  mergePlanned(plan: MapPlan, lv: JsonValue, r: JsonObject, guard: boolean): Merged {
+    if (!isJsonObject(lv)) return this.typesPlanned(plan, r, guard) ? r : GIVE_UP;
+    const l = lv;
+    const keys = plan.keys;
+    let out: JsonObject | undefined;
+    for (let i = 0; i < keys.length; i++) {
+      const key = keys[i]!;
+      const rv = r[key];
+      if (rv === undefined) return GIVE_UP;
+      const child = plan.children[i]!;
+      const childGuard = guard && plan.declared[i]!;
+      const sub = plan.subPlans[i];
+      let merged: Merged;
+      if (hasOwn(l, key)) {
+        const old = l[key]!;
+        const items = plan.itemPlans[i];
+        if (sub !== undefined) {
+          if (!isJsonObject(rv)) return GIVE_UP;
+          merged = this.mergePlanned(sub, old, rv, childGuard);
+        } else if (items !== undefined && Array.isArray(rv)) merged = this.mergeList(child, child.list!, old, rv, childGuard, items);
+        else merged = this.mergeValue(child, old, rv, childGuard);
+        if (merged === GIVE_UP) return GIVE_UP;
+        if (merged === old) continue;
+      } else {
+        if (!this.typesPlannedValue(plan, i, rv, childGuard)) return GIVE_UP;
+        merged = rv;
+      }
+      if (out === undefined) {
+        if (this.owned !== undefined && this.owned.has(l)) out = l;
+        else {
+          // As mergeMap (the copy's new keys), by the plan's keys: the patch's own.
+          out = this.owned !== undefined || addsPlannedKeys(l, keys) ? copyForNewKeys(l) : copyObject(l);
+          this.create(out);
+        }
+      }
+      if (out === l) this.write(l, key, merged);
+      else defineOwn(out, key, merged);
+    }
+    return out ?? l;
+  }
+
+  /** typesStrictlyGuarded of a whole planned patch map inserted where the live object has none. */
+  private typesPlanned(plan: MapPlan, r: JsonObject, guard: boolean): boolean {
+    if (Object.isFrozen(r)) return typesStrictlyGuarded(this.schema!, plan.node, r, guard);
+    for (let i = 0; i < plan.keys.length; i++) {
+      const rv = r[plan.keys[i]!];
+      if (rv === undefined || !this.typesPlannedValue(plan, i, rv, guard && plan.declared[i]!)) return false;
+    }
+    return true;
+  }
+
+  /** typesStrictlyGuarded of the value at the plan's key `i`, remembered for a frozen constant. */
+  private typesPlannedValue(plan: MapPlan, i: number, rv: JsonValue, guard: boolean): boolean {
+    if (rv !== null && typeof rv === 'object') {
+      if (plan.typedConstants[i] === rv && plan.constantGuards[i] === guard) return true;
+      const sub = plan.subPlans[i];
+      if (sub !== undefined && isJsonObject(rv) && !Object.isFrozen(rv)) return this.typesPlanned(sub, rv, guard);
+      if (!typesStrictlyGuarded(this.schema!, plan.children[i]!, rv, guard)) return false;
+      if (Object.isFrozen(rv)) {
+        plan.typedConstants[i] = rv;
+        plan.constantGuards[i] = guard;
+      }
+      return true;
+    }
+    return typesStrictlyGuarded(this.schema!, plan.children[i]!, rv, guard);
+  }
+
   /** Merger.mergeMap for a non-empty, non-atomic rhs map (an empty one is a leaf: the reference decides). */
   private mergeMap(n: TypeNode, lv: JsonValue, r: JsonObject, guard: boolean): Merged {
     if (!isJsonObject(lv)) return isEmpty(r) || !typesStrictlyGuarded(this.schema!, n, r, guard) ? GIVE_UP : r;
@@ -168,8 +244,9 @@ export class FusedWalk {
   /**
    * Merger.mergeListItems's simple shapes for an associative rhs list: lhs empty or absent (rhs as it is), the
    * same keys in the same order (items merged pairwise), or no key in common (lhs items, then rhs items).
+   * `itemPlan`: the plan of the patch's items (each a map of its keys), for the pairwise merges.
    */
-  private mergeList(n: TypeNode, t: ListType, lv: JsonValue, r: JsonValue[], guard: boolean): Merged {
+  private mergeList(n: TypeNode, t: ListType, lv: JsonValue, r: JsonValue[], guard: boolean, itemPlan?: MapPlan): Merged {
     const l = Array.isArray(lv) ? lv : undefined;
     // Both empty is a leaf; rhs empty leaves lhs as it is.
     if (r.length === 0) return l === undefined || l.length === 0 ? GIVE_UP : l;
@@ -182,7 +259,8 @@ export class FusedWalk {
     if (sameIds(lhsIds, l.length, rhsIds, r.length)) {
       let out: JsonValue[] | undefined;
       for (let i = 0; i < r.length; i++) {
-        const merged = this.mergeValue(item, l[i]!, r[i]!, guard);
+        const ri = r[i]!;
+        const merged = itemPlan !== undefined && isJsonObject(ri) ? this.mergePlanned(itemPlan, l[i]!, ri, guard) : this.mergeValue(item, l[i]!, ri, guard);
         if (merged === GIVE_UP) return GIVE_UP;
         if (merged !== l[i] && out === undefined) out = l.slice(0, i);
         if (out !== undefined) out.push(merged);
@@ -242,6 +320,11 @@ function sameIds(a: readonly ItemId[], na: number, b: readonly ItemId[], nb: num
 /** rhs has a key lhs lacks, so that the copy of lhs gets new keys (see src/ir/json-copy.ts). */
 function addsKeys(l: JsonObject, r: JsonObject): boolean {
   for (const key in r) if (hasOwn(r, key) && !hasOwn(l, key)) return true;
+  return false;
+}
+
+function addsPlannedKeys(l: JsonObject, keys: readonly string[]): boolean {
+  for (let i = 0; i < keys.length; i++) if (!hasOwn(l, keys[i]!)) return true;
   return false;
 }
 
