@@ -284,10 +284,15 @@ function declaresEverySet(root: TypeNode, sets: readonly PatchSet[], checked: Ch
       if (memo !== undefined) {
         memo.from = root;
         memo.derived = node;
+        memo.fineValue = undefined;
       }
     }
     if (node === UNDECLARED_PLACE) return false;
-    if (node !== undefined && value !== null && typeof value === 'object' && !declaresEveryField(node, value, checked)) return false;
+    if (node === undefined || value === null || typeof value !== 'object') continue;
+    // A constant value (JSONPatch{value: {...}} of constants is frozen whole) is checked once per place and kind.
+    if (memo !== undefined && memo.fineValue === value) continue;
+    if (!declaresEveryField(node, value, checked)) return false;
+    if (memo !== undefined && Object.isFrozen(value)) memo.fineValue = value;
   }
   return true;
 }

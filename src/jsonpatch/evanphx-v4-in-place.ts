@@ -45,6 +45,12 @@ export interface PatchSet {
 export class PlaceMemo {
   from: unknown = undefined;
   derived: unknown = undefined;
+  /**
+   * A frozen value (a constant: frozen whole, see holdsAny in src/interpreter/ops/merge.ts) the reader found
+   * fine at the place since `from`, so that the same constant is checked once: the strict decode keeps there
+   * the value it found declaring every field below the place's type node.
+   */
+  fineValue: unknown = undefined;
 }
 
 export interface InPlacePatch {
@@ -63,10 +69,14 @@ export interface InPlacePatch {
 /** Marks a log entry that holds a shallow copy to restore (see InPlaceRun.log). */
 const SAVED: unique symbol = Symbol('saved copy');
 
-/** The patch applied with in-place writes into `owned`, or undefined (nothing changed) when the reference must run. */
-export function applyEvanphxV4InPlace(doc: JsonValue, steps: readonly PatchStep[], owned: OwnedContainers): InPlacePatch | undefined {
-  if (steps.length === 1) {
-    const set = setInOwned(doc, steps[0]!, owned);
+/**
+ * The patch applied with in-place writes into `owned`, or undefined (nothing changed) when the reference must run.
+ * `record`: where to write the usual patch's account (see MemberSets), reused by a caller that applies one
+ * patch at a time and is done with the last one's account; a new one when left out.
+ */
+export function applyEvanphxV4InPlace(doc: JsonValue, steps: readonly PatchStep[], owned: OwnedContainers, record?: MemberSets): InPlacePatch | undefined {
+  if (onlyMemberSets(steps)) {
+    const set = setMembers(doc, steps, owned, record ?? new MemberSets());
     if (set !== undefined) return set;
   }
   // A step fails before it writes anything: only a later step's failure has earlier ones to undo.
@@ -88,61 +98,168 @@ export function applyEvanphxV4InPlace(doc: JsonValue, steps: readonly PatchStep[
   return run;
 }
 
-/**
- * The usual one-step patch (MAP policies add or replace a label, an annotation, a field): an add or replace of
- * an object member, every container from the root down to the member's map an object. When the member
- * already holds that scalar, nothing changes (a policy applied again, reinvocation): nothing written, nothing
- * to forget. Else, when every one of those containers is the caller's, the member is set in place, with what
- * InPlaceRun would tell of it (every container changed, nothing copied), without its bookkeeping. Undefined
- * otherwise (any other step or document), and InPlaceRun takes it.
- */
-function setInOwned(doc: JsonValue, s: PatchStep, owned: OwnedContainers): InPlacePatch | undefined {
-  const op = s.op;
-  if ((op !== 'add' && op !== 'replace') || s.path === '') return undefined;
-  const split = s.segments ?? decodedPath(s.path);
-  const last = split.length - 1;
-  if (last < 1) return undefined;
-  let changed: object[] | undefined = [];
-  let cur: JsonValue | undefined = doc;
-  for (let i = 1; ; i++) {
-    if (cur === undefined || cur === null || typeof cur !== 'object' || Array.isArray(cur)) return undefined;
-    if (changed !== undefined) {
-      if (owned.has(cur)) changed.push(cur);
-      else changed = undefined;
-    }
-    if (i === last) break;
-    cur = ownMember(cur, split[i]!);
+/** Every step is an add or replace below the root (what setMembers may take). */
+function onlyMemberSets(steps: readonly PatchStep[]): boolean {
+  for (let i = 0; i < steps.length; i++) {
+    const s = steps[i]!;
+    if ((s.op !== 'add' && s.op !== 'replace') || s.path === '') return false;
   }
-  const m = cur as JsonObject;
-  const key = split[last]!;
-  const value = s.hasValue === false ? null : (s.value ?? null);
-  if ((value === null || typeof value !== 'object') && ownMember(m, key) === value) return new OwnedSet(doc, NOTHING, NO_SETS);
-  if (changed === undefined) return undefined;
-  defineOwn(m, key, value);
-  return new OwnedSet(doc, changed, [{ path: split, items: undefined, value, memo: s.place }]);
+  return true;
 }
 
-const NOTHING: readonly object[] = Object.freeze([]);
-const NO_SETS: readonly PatchSet[] = Object.freeze([]);
+/**
+ * The usual patch (MAP policies add or replace a label, an annotation, a field; a step or two): adds and
+ * replaces of object members, every container from the root down to each member's map an object. A member
+ * that already holds that scalar is left as it is (a policy applied again, reinvocation): nothing written,
+ * nothing to forget. Else the containers on the path are made writable as InPlaceRun makes them (owned ones
+ * reached through owned ones in place, the others copied) and the member is set, with what InPlaceRun would
+ * tell of it, without its chain, item and index bookkeeping. Undefined, with nothing changed, for any other
+ * document (an array or a missing container on a path): InPlaceRun takes the patch then.
+ */
+function setMembers(doc: JsonValue, steps: readonly PatchStep[], owned: OwnedContainers, sets: MemberSets): InPlacePatch | undefined {
+  sets.start(doc, owned, steps.length);
+  for (let i = 0; i < steps.length; i++) {
+    if (!sets.set(steps[i]!)) {
+      sets.undo();
+      return undefined;
+    }
+  }
+  return sets;
+}
+
+/** A PatchSet a MemberSets fills again at each patch. */
+interface ReusedSet {
+  path: readonly string[];
+  items: undefined;
+  value: JsonValue;
+  memo: PlaceMemo | undefined;
+}
 
 /**
- * setInOwned's patch: written in place only, nothing created to hand over. `differs` is not worked out: it
- * matters only to a patch that changed nothing in place (see patchInPlace in src/interpreter/ops/json-patch.ts).
+ * setMembers' account of a patch. A JSONPatch op applies one patch at a time and is done with its account
+ * before the next (the strict decode reads it, src/interpreter/ops/json-patch.ts): it keeps one and has it
+ * filled again (start), arrays and PatchSets included, so that the usual patch allocates nothing of its own
+ * (its account was about a tenth of what a MAP request allocated).
  */
-class OwnedSet implements InPlacePatch {
-  readonly differs = false;
+export class MemberSets implements InPlacePatch {
+  from: JsonValue = null;
+  doc: JsonValue = null;
+  differs = false;
+  readonly changed: object[] = [];
+  readonly sets: ReusedSet[] = [];
+  /** PatchSets made so far, `sets` holding the first of them. */
+  private readonly setPool: ReusedSet[] = [];
+  /** Containers this patch copied: written freely, handed to the owner on commit. */
+  private readonly created: object[] = [];
+  /** (map, key, had, old value) per owned member set, to undo; not kept for one step (nothing to undo). */
+  private readonly log: unknown[] = [];
+  private owned: OwnedContainers | undefined = undefined;
+  private stepCount = 0;
 
-  constructor(
-    readonly from: JsonValue,
-    readonly changed: readonly object[],
-    readonly sets: readonly PatchSet[],
-  ) {}
-
-  get doc(): JsonValue {
-    return this.from;
+  /** Empties the account for a patch of `stepCount` steps on `from`. */
+  start(from: JsonValue, owned: OwnedContainers, stepCount: number): void {
+    this.from = this.doc = from;
+    this.owned = owned;
+    this.stepCount = stepCount;
+    this.differs = false;
+    empty(this.changed);
+    empty(this.sets);
+    empty(this.created);
+    empty(this.log);
   }
 
-  commit(): void {}
+  /** One step; false when a container on its path is not an object. */
+  set(s: PatchStep): boolean {
+    const split = s.segments ?? decodedPath(s.path);
+    const last = split.length - 1;
+    if (last < 1) return false;
+    // findObject, reading only: the step either fails before anything is written or succeeds. `lead`: how
+    // many containers from the root are owned and reached through owned ones (written in place).
+    const owned = this.owned!;
+    let cur: JsonValue | undefined = this.doc;
+    let lead = 0;
+    for (let i = 1; ; i++) {
+      if (cur === undefined || cur === null || typeof cur !== 'object' || Array.isArray(cur)) return false;
+      if (lead === i - 1 && owned.has(cur)) lead = i;
+      if (i === last) break;
+      cur = ownMember(cur, split[i]!);
+    }
+    const key = split[last]!;
+    const value = s.hasValue === false ? null : (s.value ?? null);
+    const had = ownMember(cur, key);
+    if ((value === null || typeof value !== 'object') && had === value) return true;
+    // A one-step patch that adds a member surely differs (a later step may take it out again).
+    if (this.stepCount === 1 && had === undefined) this.differs = true;
+    this.setMember(this.writable(split, last, lead), key, value);
+    const n = this.sets.length;
+    let set = this.setPool[n];
+    if (set === undefined) this.setPool.push((set = { path: split, items: undefined, value, memo: s.place }));
+    else {
+      set.path = split;
+      set.value = value;
+      set.memo = s.place;
+    }
+    this.sets.push(set);
+    return true;
+  }
+
+  /**
+   * InPlaceRun.writable for a path of objects (set checked them): the map at split[1 .. last - 1], the first
+   * `lead` containers written in place, the others copied unless this patch created them.
+   */
+  private writable(split: readonly string[], last: number, lead: number): JsonObject {
+    let c = this.doc as JsonObject;
+    let parent: JsonObject | undefined;
+    for (let i = 1; ; i++) {
+      let w: JsonObject;
+      if (i <= lead) {
+        w = c;
+        if (this.stepCount === 1 || !this.changed.includes(c)) this.changed.push(c);
+      } else if (this.created.length > 0 && this.created.includes(c)) w = c;
+      else {
+        // Handed to the owner on commit: later mutations write into it in place, mostly adding keys (json-copy.ts).
+        w = copyForNewKeys(c);
+        this.created.push(w);
+        if (parent === undefined) this.doc = w;
+        else this.setMember(parent, split[i - 1]!, w);
+      }
+      if (i === last) return w;
+      parent = w;
+      c = ownMember(w, split[i]!) as JsonObject;
+    }
+  }
+
+  /** Sets a member, logging its old state when the patch has steps to undo and the map is not one it created. */
+  private setMember(m: JsonObject, key: string, value: JsonValue): void {
+    if (this.stepCount > 1 && !this.created.includes(m)) {
+      const had = hasOwn(m, key);
+      this.log.push(m, key, had, had ? m[key] : undefined);
+    }
+    defineOwn(m, key, value);
+  }
+
+  /** Restores every owned member the patch set (the document is then the one given, unchanged). */
+  undo(): void {
+    const log = this.log;
+    this.doc = this.from;
+    for (let i = log.length - 4; i >= 0; i -= 4) {
+      const m = log[i] as JsonObject;
+      const key = log[i + 1] as string;
+      if (log[i + 2] === true) defineOwn(m, key, log[i + 3] as JsonValue);
+      else delete m[key];
+    }
+    empty(log);
+  }
+
+  commit(): void {
+    const created = this.created;
+    for (let i = 0; i < created.length; i++) this.owned!.add(created[i]!);
+  }
+}
+
+/** Takes every item out (pop: a few items, no length store). */
+function empty(list: unknown[]): void {
+  while (list.length > 0) list.pop();
 }
 
 class InPlaceRun implements InPlacePatch {

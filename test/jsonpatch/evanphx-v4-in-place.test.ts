@@ -7,10 +7,10 @@
  */
 import { describe, expect, it } from 'vitest';
 import { makePods } from '../../bench/pods.js';
-import type { JsonValue } from '../../src/ir/json.js';
+import type { JsonObject, JsonValue } from '../../src/ir/json.js';
 import type { PatchStep } from '../../src/jsonpatch/apply.js';
 import { applyEvanphxV4 } from '../../src/jsonpatch/evanphx-v4.js';
-import { applyEvanphxV4InPlace } from '../../src/jsonpatch/evanphx-v4-in-place.js';
+import { applyEvanphxV4InPlace, MemberSets } from '../../src/jsonpatch/evanphx-v4-in-place.js';
 import { mulberry32 as random, pick } from '../support/random.js';
 
 const clone = <T>(v: T): T => JSON.parse(JSON.stringify(v)) as T;
@@ -27,10 +27,12 @@ function places(v: JsonValue, path: string[] = [], out: string[][] = []): string
 
 const VALUES: JsonValue[] = [null, 'x', 3, true, [], {}, ['a', 'b'], { k: 'v' }, { name: 'side', image: 'i' }];
 const OPS = ['add', 'add', 'add', 'replace', 'replace', 'remove', 'test', 'move', 'copy'];
+/** The patches of member sets only (setMembers takes them whole, or gives them to InPlaceRun). */
+const SET_OPS = ['add', 'replace'];
 
 /** A step at an existing place, beside one, below a missing one, or at an odd array index. */
-function randomStep(doc: JsonValue, next: () => number): PatchStep {
-  const op = pick(next, OPS);
+function randomStep(doc: JsonValue, next: () => number, ops: readonly string[] = OPS): PatchStep {
+  const op = pick(next, ops);
   const at = pick(next, places(doc));
   const r = next();
   let path: string;
@@ -64,24 +66,36 @@ function freezeUnowned(v: JsonValue, owned: Set<object>): void {
   else Object.values(v).forEach((x) => freezeUnowned(x, owned));
 }
 
-describe('in-place evanphx v4 patch', () => {
+/** Every owned container with its JSON text (what `changed` must name when it differs afterwards). */
+function ownedTexts(owned: Set<object>): Map<object, string> {
+  return new Map([...owned].map((c) => [c, JSON.stringify(c)]));
+}
+
+describe.each([
+  { name: 'any steps', ops: OPS, seeds: 3000, reused: false },
+  { name: 'member sets only', ops: SET_OPS, seeds: 1500, reused: false },
+  // One MemberSets filled again at every patch, as a JSONPatch op keeps one.
+  { name: 'member sets only, one record', ops: SET_OPS, seeds: 1500, reused: true },
+])('in-place evanphx v4 patch ($name)', ({ ops, seeds, reused }) => {
   it('gives the reference result, or gives up leaving the document as it was', () => {
     const pods = makePods(40);
+    const record = reused ? new MemberSets() : undefined;
     let answered = 0;
     let inPlace = 0;
-    for (let seed = 1; seed <= 3000; seed++) {
+    for (let seed = 1; seed <= seeds; seed++) {
       const next = random(seed);
       const doc = clone(pods[seed % pods.length]!) as JsonValue;
       const steps: PatchStep[] = [];
       const count = 1 + Math.floor(next() * 3);
-      for (let i = 0; i < count; i++) steps.push(randomStep(doc, next));
+      for (let i = 0; i < count; i++) steps.push(randomStep(doc, next, ops));
       const label = `seed ${seed}: ${JSON.stringify(steps)}`;
       const expected = applyEvanphxV4(clone(doc), steps);
       const owned = ownedPart(doc, next);
       freezeUnowned(doc, owned);
       const before = JSON.stringify(doc);
+      const texts = ownedTexts(owned);
       const added: object[] = [];
-      const r = applyEvanphxV4InPlace(doc, steps, { has: (v) => owned.has(v), add: (v) => added.push(v) });
+      const r = applyEvanphxV4InPlace(doc, steps, { has: (v) => owned.has(v), add: (v) => added.push(v) }, record);
       if (r === undefined) {
         expect(JSON.stringify(doc), `${label}: restored`).toBe(before);
         const taken = steps.every((s) => (s.op === 'add' || s.op === 'replace' || s.op === 'remove') && s.path !== '');
@@ -93,13 +107,16 @@ describe('in-place evanphx v4 patch', () => {
       if (!expected.ok) continue;
       expect(JSON.stringify(r.doc), label).toBe(JSON.stringify(expected.doc));
       for (const c of r.changed) expect(owned.has(c), `${label}: changed an unowned container`).toBe(true);
+      // The strict decode forgets what it knew of exactly these (a container left out would keep a stale fact).
+      for (const [c, text] of texts) if (JSON.stringify(c) !== text) expect(r.changed.includes(c), `${label}: a changed container left out`).toBe(true);
+      if (r.differs) expect(JSON.stringify(r.doc), `${label}: said to differ`).not.toBe(before);
       if (r.changed.length > 0) inPlace++;
       if (r.doc === doc) expect(r.changed[0], `${label}: the root changed in place comes first`).toBe(doc);
       r.commit();
       expect(added.every((c) => !owned.has(c)), `${label}: hands over only new containers`).toBe(true);
     }
-    expect(answered).toBeGreaterThan(600);
-    expect(inPlace).toBeGreaterThan(300);
+    expect(answered).toBeGreaterThan(seeds / 5);
+    expect(inPlace).toBeGreaterThan(seeds / 10);
   });
 });
 
@@ -141,5 +158,33 @@ describe('in-place evanphx v4 patch: names Object.prototype has', () => {
         expect(carried?.sets, path).toEqual(plain?.sets);
       }
     }
+  });
+});
+
+describe('in-place evanphx v4 patch: one MemberSets for patch after patch', () => {
+  it('tells each patch afresh (what it changed, created, whether it surely differs)', () => {
+    const record = new MemberSets();
+    const owned = new Set<object>();
+    const added: object[] = [];
+    const own = { has: (v: object) => owned.has(v), add: (v: object) => added.push(v) };
+    const doc: JsonValue = { metadata: { labels: { a: '1' } }, spec: { x: 1 } };
+    const first = applyEvanphxV4InPlace(doc, [{ op: 'add', path: '/metadata/labels/b', value: '2', hasValue: true }], own, record)!;
+    expect(first.differs).toBe(true);
+    expect(first.changed).toEqual([]);
+    first.commit();
+    expect(added.length).toBe(3);
+    added.forEach((c) => owned.add(c));
+    const second = applyEvanphxV4InPlace(first.doc, [{ op: 'replace', path: '/spec/x', value: 1, hasValue: true }], own, record)!;
+    expect(second.differs, 'sets the value held').toBe(false);
+    expect(second.changed).toEqual([]);
+    expect(second.sets).toEqual([]);
+    expect(second.doc).toBe(first.doc);
+    const third = applyEvanphxV4InPlace(first.doc, [{ op: 'replace', path: '/metadata/labels/a', value: '3', hasValue: true }], own, record)!;
+    expect(third.differs, 'a replace').toBe(false);
+    expect(third.changed).toEqual([first.doc, (first.doc as JsonObject).metadata, ((first.doc as JsonObject).metadata as JsonObject).labels]);
+    expect(third.sets.map((s) => s.path.join('/'))).toEqual(['/metadata/labels/a']);
+    added.length = 0;
+    third.commit();
+    expect(added).toEqual([]);
   });
 });

@@ -3,10 +3,12 @@
  * src/jsonpatch/evanphx-v4-in-place.ts, the strict decode of src/engines/ssa.ts) against the reference
  * (evanphx-v4.ts with the full strict decode, REFERENCE_TYPED_DECODER; and a decode that keeps no memo):
  * - an empty patch answered without a run, its strict decode still reporting what the object already had;
- * - one add or replace into maps the evaluation owns (setInOwned), the others by InPlaceRun; one that sets
- *   the value a member already holds (each patch runs twice; the Pods' own labels), which writes nothing;
+ * - adds and replaces of object members (setMembers: in place into maps the evaluation owns, others copied),
+ *   the others by InPlaceRun; one that sets the value a member already holds (each patch runs twice; the
+ *   Pods' own labels), which writes nothing;
  * - the type node of a step's path kept per place (PlaceMemo) for constant steps and computed ones, reused
- *   across evaluations of different kinds, and for paths with undeclared fields.
+ *   across evaluations of different kinds, and for paths with undeclared fields; a constant value found
+ *   declared there once (PlaceMemo.fineValue), per kind.
  * Same whole result (object, admission, diagnostics), over random Pods and Deployments in turn.
  */
 import { describe, expect, it } from 'vitest';
@@ -51,6 +53,14 @@ const PATCHES = [
   '[JSONPatch{op: "add", path: "/spec/replicas", value: 1}]',
   '[JSONPatch{op: "add", path: "/metadata/labels/tier", value: null}]',
   '[JSONPatch{op: "add", path: "/metadata/labels/tier/x", value: "1"}]',
+  // A constant value checked once per place and kind (PlaceMemo.fineValue): declared in a Pod's status, not in a Deployment's.
+  '[JSONPatch{op: "add", path: "/status", value: {"phase": "Running"}}]',
+  '[JSONPatch{op: "add", path: "/metadata/labels/p", value: "1"}, JSONPatch{op: "add", path: "/status", value: {"phase": "Running"}}]',
+  // Member sets into maps not owned (copied) beside owned ones, and a later step failing after an earlier one set.
+  '[JSONPatch{op: "add", path: "/spec/nodeSelector/pool", value: "b"}, JSONPatch{op: "replace", path: "/metadata/labels/tier", value: "x"}]',
+  '[JSONPatch{op: "add", path: "/metadata/labels/q", value: "1"}, JSONPatch{op: "add", path: "/spec/missing/x", value: "1"}]',
+  // One op computing one of two paths (its one-step list and step are filled again at each evaluation).
+  '[JSONPatch{op: "add", path: object.metadata.name.endsWith("1") ? "/spec/zzUndeclared" : "/spec/hostname", value: "h"}]',
 ];
 
 /** A policy over Pods and Deployments: an ApplyConfiguration (so that later patches write in place) or none, then each patch twice. */

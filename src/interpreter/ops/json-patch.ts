@@ -1,7 +1,7 @@
 import { hasOwn, isJsonObject, type JsonValue } from '../../ir/json.js';
 import { sameJson } from '../same-json.js';
 import { newEpoch, type Owned } from '../walk.js';
-import { applyEvanphxV4InPlace, PlaceMemo } from '../../jsonpatch/evanphx-v4-in-place.js';
+import { applyEvanphxV4InPlace, MemberSets, PlaceMemo } from '../../jsonpatch/evanphx-v4-in-place.js';
 import { holdsAny } from './merge.js';
 import type { JsonPatchOp } from '../../ir/nodes.js';
 import { applyPatch, type PatchOutcome, type PatchStep } from '../../jsonpatch/apply.js';
@@ -17,46 +17,81 @@ import type { TypedDecoder } from '../engines.js';
 /**
  * Steps computed by an expression: a list of `{op, path, from?, value?}` maps. Every step gets all members
  * (`from` and `value` undefined when absent): the patch engines read each of them, and reading a member an
- * object lacks is a slow look-up in V8 once the read site has seen several shapes.
+ * object lacks is a slow look-up in V8 once the read site has seen several shapes. Most lists hold one step:
+ * its list is made to size.
  */
-function computedSteps(list: JsonValue, op: JsonPatchOp, places: KnownPlaces | undefined): PatchStep[] {
+function computedSteps(list: JsonValue, op: JsonPatchOp, places: KnownPlaces | undefined, one?: OneStep): PatchStep[] {
   if (!Array.isArray(list)) throw evalFailure('TM3006', `JSON patch steps must be a list, got ${JSON.stringify(list)}`, op.origin);
-  const steps: PatchStep[] = [];
-  for (let i = 0; i < list.length; i++) {
-    const s = list[i]!;
-    if (!isJsonObject(s) || typeof s.op !== 'string' || typeof s.path !== 'string') {
-      throw evalFailure('TM3006', `a JSON patch step needs string "op" and "path", got ${JSON.stringify(s)}`, op.origin);
-    }
-    const hasValue = hasOwn(s, 'value');
-    const from = hasOwn(s, 'from') && typeof s.from === 'string' ? s.from : undefined;
-    const segments = places === undefined ? undefined : decodedPath(s.path);
-    const place = places === undefined || segments === undefined ? undefined : placeOf(places, segments);
-    steps.push({ op: s.op, path: s.path, from, value: hasValue ? s.value! : undefined, hasValue, segments, place });
+  if (list.length === 1) {
+    if (one === undefined) return [fillStep(emptyStep(), list[0]!, op, places)];
+    fillStep(one.step, list[0]!, op, places);
+    return one.list;
   }
+  const steps: PatchStep[] = [];
+  for (let i = 0; i < list.length; i++) steps.push(fillStep(emptyStep(), list[i]!, op, places));
   return steps;
 }
 
 /**
- * The PlaceMemo of each path an op's computed steps named, by its decoded segments (decodedPath gives the
- * same array for the same path while it stays in its cache): most ops compute one path or two (a condition
- * choosing between two patches), with a few values.
+ * The step of a computed one-step list (most are) and the list holding it, filled again at each evaluation
+ * of the op: the patch engines read the steps during their call only (an outcome names a failed step by its
+ * index), so each evaluation is done with them before the next starts.
+ */
+interface OneStep {
+  readonly step: PatchStep;
+  readonly list: PatchStep[];
+}
+
+function oneStep(): OneStep {
+  const step = emptyStep();
+  return { step, list: [step] };
+}
+
+/** A step with every member (see computedSteps), to be filled. */
+function emptyStep(): PatchStep {
+  return { op: '', path: '', from: undefined, value: undefined, hasValue: false, segments: undefined, place: undefined };
+}
+
+/** `step` made the computed step `s`, with its path's decoded segments and PlaceMemo kept by the op (KnownPlaces) when it has room. */
+function fillStep(step: PatchStep, s: JsonValue, op: JsonPatchOp, places: KnownPlaces | undefined): PatchStep {
+  if (!isJsonObject(s) || typeof s.op !== 'string' || typeof s.path !== 'string') {
+    throw evalFailure('TM3006', `a JSON patch step needs string "op" and "path", got ${JSON.stringify(s)}`, op.origin);
+  }
+  const hasValue = hasOwn(s, 'value');
+  const at = places === undefined ? -1 : placeOf(places, s.path);
+  step.op = s.op;
+  step.path = s.path;
+  step.from = hasOwn(s, 'from') && typeof s.from === 'string' ? s.from : undefined;
+  step.value = hasValue ? s.value! : undefined;
+  step.hasValue = hasValue;
+  step.segments = places === undefined ? undefined : at < 0 ? decodedPath(s.path) : places.segments[at];
+  step.place = at < 0 ? undefined : places!.memos[at];
+  return step;
+}
+
+/**
+ * The decoded path and PlaceMemo of each path an op's computed steps named, by the path: most ops compute one
+ * path or two (a condition choosing between two patches), with a few values; the path is compared as a
+ * string (mostly the same string each time, a constant of the program), which costs less than decodedPath's
+ * look-up by its hash.
  */
 interface KnownPlaces {
+  readonly paths: string[];
   readonly segments: (readonly string[])[];
   readonly memos: PlaceMemo[];
 }
 
 const KNOWN_PLACES = 4;
 
-/** The memo of `segments`, undefined past KNOWN_PLACES paths (the place is then walked at each decode). */
-function placeOf(places: KnownPlaces, segments: readonly string[]): PlaceMemo | undefined {
-  const known = places.segments;
-  for (let i = 0; i < known.length; i++) if (known[i] === segments) return places.memos[i];
-  if (known.length >= KNOWN_PLACES) return undefined;
-  const memo = new PlaceMemo();
-  known.push(segments);
-  places.memos.push(memo);
-  return memo;
+/** The index of `path` in `places`, added when new, or -1 past KNOWN_PLACES paths (the place is then walked at each decode). */
+function placeOf(places: KnownPlaces, path: string): number {
+  const known = places.paths;
+  for (let i = 0; i < known.length; i++) if (known[i] === path) return i;
+  if (known.length >= KNOWN_PLACES) return -1;
+  known.push(path);
+  places.segments.push(decodedPath(path));
+  places.memos.push(new PlaceMemo());
+  return known.length - 1;
 }
 
 /**
@@ -68,6 +103,8 @@ interface PreparedSteps {
   readonly steps: (readonly PatchStep[])[];
   /** For the in-place engine, which reads a step's decoded path and its PlaceMemo; undefined for the others. */
   readonly places: KnownPlaces | undefined;
+  /** The op's reused one-step list (see OneStep), for the lists computed at each evaluation. */
+  readonly one: OneStep;
 }
 
 const PREPARED_LISTS = 8;
@@ -82,7 +119,7 @@ const NO_STEPS: readonly PatchStep[] = [];
  */
 function stepsOf(list: JsonValue, op: JsonPatchOp, prepared: PreparedSteps): readonly PatchStep[] {
   if (Array.isArray(list) && list.length === 0) return NO_STEPS;
-  if (!Array.isArray(list) || !Object.isFrozen(list)) return computedSteps(list, op, prepared.places);
+  if (!Array.isArray(list) || !Object.isFrozen(list)) return computedSteps(list, op, prepared.places, prepared.one);
   const lists = prepared.lists;
   for (let i = 0; i < lists.length; i++) if (lists[i] === list) return prepared.steps[i]!;
   const steps = computedSteps(list, op, undefined);
@@ -108,7 +145,9 @@ export function compileJsonPatch(op: JsonPatchOp): OpFn {
   // The ownership the evaluation of the steps may end is checked below (inPlaceOwner), as ops/merge.ts does.
   const stepsFrom = op.stepsFrom ? compileValueNode(op.stepsFrom) : undefined;
   const inPlace = op.profile === 'evanphx-v4' && !inWebhook;
-  const prepared: PreparedSteps = { lists: [], steps: [], places: inPlace ? { segments: [], memos: [] } : undefined };
+  const prepared: PreparedSteps = { lists: [], steps: [], places: inPlace ? { paths: [], segments: [], memos: [] } : undefined, one: oneStep() };
+  // The account of this op's in-place patch, filled again at each evaluation (patchInPlace is done with it on return).
+  const record = new MemberSets();
   return (st, scope) => {
     const epoch = st.owned;
     const written: readonly PatchStep[] =
@@ -127,7 +166,7 @@ export function compileJsonPatch(op: JsonPatchOp): OpFn {
           decodeUnpatched(st, decoder, before, op.origin);
           return scope;
         }
-        if (patchInPlace(st, decoder, epoch, before, concrete, op.origin)) return scope;
+        if (patchInPlace(st, decoder, epoch, before, concrete, record, op.origin)) return scope;
       }
     }
     // The steps' values may hold the object's own subtrees, and the result shares them: nothing is owned.
@@ -172,11 +211,12 @@ export function compileJsonPatch(op: JsonPatchOp): OpFn {
  * patches of the evaluation created (EvalState.merges) while the epoch holds (`epoch`: st.owned before the
  * steps were evaluated, which may have ended it) and no step value holds one of them; other containers on
  * the paths are copied, and the copies are owned from then on. False, with nothing changed, when the
- * reference must run (a step it does not take or that fails: the reference words the failure).
+ * reference must run (a step it does not take or that fails: the reference words the failure). `record`: the
+ * op's MemberSets, which the usual patch fills again (nothing reads it after the decode).
  */
-function patchInPlace(st: EvalState, decoder: TypedDecoder, epoch: Owned, before: JsonValue, steps: readonly PatchStep[], origin: Origin): boolean {
+function patchInPlace(st: EvalState, decoder: TypedDecoder, epoch: Owned, before: JsonValue, steps: readonly PatchStep[], record: MemberSets, origin: Origin): boolean {
   const owned = inPlaceOwner(st, epoch, steps);
-  const patched = applyEvanphxV4InPlace(before, steps, owned);
+  const patched = applyEvanphxV4InPlace(before, steps, owned, record);
   if (patched === undefined) return false;
   // The patch tells the decoder how it was made (it is a PatchedDocument).
   const problem = decoder(patched.doc, { request: st.request, runtime: st.runtime, memo: evalMemo(st), edit: undefined, patched });
