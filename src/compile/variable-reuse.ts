@@ -33,9 +33,12 @@ export class VariableReusePlan {
     readonly variableCount: number,
   ) {}
 
-  /** Whether a value computed at rule `computedAt` holds at rule `rule`. */
+  /**
+   * Whether a value computed at an earlier rule `computedAt` holds at rule `rule`. Never within one rule: a
+   * rule binding the same variable twice may write between the two (its own binding keeps its value).
+   */
   holds(variable: number, computedAt: number, rule: number): boolean {
-    return computedAt > this.dirtyBefore[rule]![variable]!;
+    return computedAt < rule && computedAt > this.dirtyBefore[rule]![variable]!;
   }
 
   /** Starts a run of the policy: no value is known. */

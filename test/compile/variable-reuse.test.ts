@@ -11,7 +11,7 @@ import { planVariableReuse } from '../../src/compile/variable-reuse.js';
 import { apply } from '../../src/interpreter/index.js';
 import { loadYamlText } from '../../src/io/yaml-load.js';
 import type { JsonObject } from '../../src/ir/json.js';
-import type { Policy } from '../../src/ir/nodes.js';
+import type { Op, Policy } from '../../src/ir/nodes.js';
 import { applyApiServerDefaults } from '../../src/k8s/defaults/index.js';
 import { parsePolicyDocs } from '../../src/pipeline.js';
 import { createRuntime } from '../../src/runtime/create.js';
@@ -117,6 +117,31 @@ describe('the plan', () => {
     expect([plan.holds(0, 0, 1), plan.holds(0, 0, 2), plan.holds(0, 2, 3)]).toEqual([true, false, true]);
     // count computed at rule 0 holds until rule 2 writes the containers.
     expect([plan.holds(1, 0, 2), plan.holds(1, 0, 3)]).toEqual([true, false]);
+    // Never within one rule: it may write between two bindings of the variable.
+    expect([plan.holds(0, 1, 1), plan.holds(1, 3, 3)]).toEqual([false, false]);
+  });
+});
+
+describe('a rule that binds a variable twice and writes between', () => {
+  it('evaluates the second binding again', () => {
+    const [parsed] = mapPolicy('twice', [variable('v', 'has(object.metadata.labels.a) ? "yes" : "no"')], [jsonPatch('[]'), jsonPatch('[]')]);
+    const [first, second] = parsed!.rules;
+    const origin = first!.origin;
+    const cel = (text: string) => ({ kind: 'cel' as const, expr: { text, origin }, origin });
+    const bind = (): Op => ({ kind: 'let', name: 'v', value: cel('has(object.metadata.labels.a) ? "yes" : "no"'), lazy: true, origin });
+    const add = (key: string, value: string): Op => ({ kind: 'jsonPatch', steps: [], stepsFrom: cel(`[JSONPatch{op: "add", path: "/metadata/labels/${key}", value: ${value}}]`), profile: 'evanphx-v4', origin });
+    const policy: Policy = {
+      ...parsed!,
+      rules: [
+        { ...first!, body: [bind(), add('first', 'variables.v'), add('a', '"x"'), bind(), add('second', 'variables.v')] },
+        { ...second!, body: [bind(), add('third', 'variables.v')] },
+      ],
+    };
+    expect(planVariableReuse(policy)).toBeDefined();
+    const request = { object: { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'p', labels: { z: 'z' } }, spec: { containers: [{ name: 'c', image: 'i' }] } }, operation: 'CREATE' as const };
+    const compiled = apply([policy], request, { trace: false });
+    expect(differences(compiled, apply([policy], request, { trace: false, interpret: true }))).toEqual([]);
+    expect((compiled.object as JsonObject).metadata).toMatchObject({ labels: { first: 'no', a: 'x', second: 'yes', third: 'yes' } });
   });
 });
 
