@@ -11,9 +11,9 @@
  * (a `variables` used whole, another language, a nested block, a value this module does not know) keeps
  * every binding of the block.
  */
-import { subexpressions, type Expr } from '../cel/ast.js';
 import { parse } from '../cel/program.js';
 import type { LetOp, Op, Value } from '../ir/nodes.js';
+import { variableSelections } from './cel-places.js';
 
 /** Every name any variable read could mean. */
 const ALL: unique symbol = Symbol('every variable');
@@ -78,16 +78,5 @@ function valueReads(v: Value): Reads {
   const parsed = parse(v.expr.text);
   if (!parsed.ok) return ALL;
   const names = new Set<string>();
-  return celReads(parsed.value, names) ? names : ALL;
-}
-
-/** Adds the `variables.<name>` selections of `e` to `names`; false when `variables` is used otherwise. */
-function celReads(e: Expr, names: Set<string>): boolean {
-  if (e.kind === 'select' && e.operand.kind === 'ident' && e.operand.name === 'variables') {
-    names.add(e.field);
-    return true;
-  }
-  if (e.kind === 'ident' && e.name === 'variables') return false;
-  for (const x of subexpressions(e)) if (!celReads(x, names)) return false;
-  return true;
+  return variableSelections(parsed.value, names) ? names : ALL;
 }

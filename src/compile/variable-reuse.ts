@@ -22,8 +22,7 @@ import type { JsonValue } from '../ir/json.js';
 import type { Scope } from '../interpreter/scope.js';
 import { evalMemo, type EvalState } from '../interpreter/state.js';
 import type { ValueFn } from '../interpreter/values.js';
-import { applyConfigurationWrites, EVERYWHERE, jsonPatchWrites, objectReads, placesOverlap, type Places } from './cel-places.js';
-import { subexpressions } from '../cel/ast.js';
+import { applyConfigurationWrites, EVERYWHERE, jsonPatchWrites, objectReads, placesOverlap, variableSelections, type Places } from './cel-places.js';
 
 /** What one policy's rules share: per rule and variable, the last rule before it that may write the variable's inputs. */
 export class VariableReusePlan {
@@ -137,7 +136,7 @@ function variableInputs(ast: Expr, earlier: ReadonlyMap<string, VariableInputs>)
   const reads = objectReads(ast);
   if (reads === EVERYWHERE) return EVERYWHERE_INPUTS;
   const names = new Set<string>();
-  if (!variablesRead(ast, names)) return EVERYWHERE_INPUTS;
+  if (!variableSelections(ast, names)) return EVERYWHERE_INPUTS;
   const all = [...reads];
   const keys: string[] = [];
   for (const name of [...names].sort()) {
@@ -156,16 +155,6 @@ interface VariableInputs {
 }
 
 const EVERYWHERE_INPUTS: VariableInputs = { key: '*', reads: EVERYWHERE };
-
-function variablesRead(e: Expr, names: Set<string>): boolean {
-  if (e.kind === 'select' && e.operand.kind === 'ident' && e.operand.name === 'variables') {
-    names.add(e.field);
-    return true;
-  }
-  if (e.kind === 'ident' && e.name === 'variables') return false;
-  for (const x of subexpressions(e)) if (!variablesRead(x, names)) return false;
-  return true;
-}
 
 function parsed(text: string): Expr | undefined {
   const r = parse(text);

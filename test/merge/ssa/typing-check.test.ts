@@ -14,20 +14,12 @@ import { loadSmdSchema, type Schema } from '../../../src/merge/ssa/index.js';
 import type { TypeNode } from '../../../src/merge/ssa/type-nodes.js';
 import { INLINE_FIELD_BUDGET, INLINE_MAX_DEPTH } from '../../../src/merge/ssa/typing-plan.js';
 import { typingErrors } from '../../../src/merge/ssa/validate.js';
+import { mulberry32 } from '../../support/random.js';
 
 type Random = () => number;
 
-/** mulberry32: a small seeded generator, so that a failure replays. */
-function seeded(seed: number): Random {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+/** mulberry32 (test/support/random.ts): seeded, so that a failure replays. */
+const seeded: (seed: number) => Random = mulberry32;
 
 function pick<T>(rnd: Random, xs: readonly T[]): T {
   return xs[Math.floor(rnd() * xs.length)]!;
