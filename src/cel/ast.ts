@@ -97,6 +97,21 @@ export function qualifiedName(e: Expr): string | undefined {
   return undefined;
 }
 
+/**
+ * Adds the names of the `variables.<name>` selections of `e` to `names` (kube-apiserver's and Kyverno's
+ * `variables`); false when `variables` is used otherwise (indexed, passed whole): the names it reads cannot
+ * be told then.
+ */
+export function variableSelections(e: Expr, names: Set<string>): boolean {
+  if (e.kind === 'select' && e.operand.kind === 'ident' && e.operand.name === 'variables') {
+    names.add(e.field);
+    return true;
+  }
+  if (e.kind === 'ident' && e.name === 'variables') return false;
+  for (const x of subexpressions(e)) if (!variableSelections(x, names)) return false;
+  return true;
+}
+
 /** The direct subexpressions of `e`, in source order (a comprehension's range, then its arguments). */
 export function subexpressions(e: Expr): Expr[] {
   switch (e.kind) {

@@ -10,15 +10,11 @@
  * non-empty such literal, the template says nothing (`undefined`: the walk's generic path handles it).
  */
 import type { Expr } from '../cel/ast.js';
-import { parse } from '../cel/program.js';
 import type { PatchTemplate } from '../merge/ssa/fused-plan.js';
 
-/** The template of an ApplyConfiguration's CEL text, or undefined when its root is not such a literal. */
-export function applyConfigurationTemplate(text: string): PatchTemplate | undefined {
-  const r = parse(text);
-  if (!r.ok) return undefined;
-  const e = r.value;
-  return e.kind === 'struct' && e.typeName.startsWith('Object') ? templateOf(e) : undefined;
+/** The template of an ApplyConfiguration's CEL syntax (cel-syntax.ts), or undefined when its root is not such a literal. */
+export function applyConfigurationTemplate(e: Expr | undefined): PatchTemplate | undefined {
+  return e !== undefined && e.kind === 'struct' && e.typeName.startsWith('Object') ? templateOf(e) : undefined;
 }
 
 function templateOf(e: Expr): PatchTemplate | undefined {

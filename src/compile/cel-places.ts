@@ -147,16 +147,3 @@ function isPrefix(a: readonly string[], b: readonly string[]): boolean {
   return true;
 }
 
-/**
- * Adds the names of the `variables.<name>` selections of `e` to `names`; false when `variables` is used
- * otherwise (indexed, passed whole), when the names it reads cannot be told.
- */
-export function variableSelections(e: Expr, names: Set<string>): boolean {
-  if (e.kind === 'select' && e.operand.kind === 'ident' && e.operand.name === 'variables') {
-    names.add(e.field);
-    return true;
-  }
-  if (e.kind === 'ident' && e.name === 'variables') return false;
-  for (const x of subexpressions(e)) if (!variableSelections(x, names)) return false;
-  return true;
-}

@@ -11,9 +11,9 @@
  * (a `variables` used whole, another language, a nested block, a value this module does not know) keeps
  * every binding of the block.
  */
-import { parse } from '../cel/program.js';
+import { variableSelections } from '../cel/ast.js';
 import type { LetOp, Op, Value } from '../ir/nodes.js';
-import { variableSelections } from './cel-places.js';
+import { celSyntax } from './cel-syntax.js';
 
 /** Every name any variable read could mean. */
 const ALL: unique symbol = Symbol('every variable');
@@ -75,8 +75,8 @@ function opReads(op: Op): Reads {
 function valueReads(v: Value): Reads {
   if (v.kind === 'literal') return new Set();
   if (v.kind !== 'cel') return ALL;
-  const parsed = parse(v.expr.text);
-  if (!parsed.ok) return ALL;
+  const syntax = celSyntax(v.expr);
+  if (syntax === undefined) return ALL;
   const names = new Set<string>();
-  return variableSelections(parsed.value, names) ? names : ALL;
+  return variableSelections(syntax, names) ? names : ALL;
 }

@@ -15,14 +15,14 @@
  * binding does. Policies with nothing to share get no plan, and runtimes with a defaulter (which may write
  * anywhere after each mutation) share nothing.
  */
-import { parse } from '../cel/program.js';
-import type { Expr } from '../cel/ast.js';
+import { variableSelections, type Expr } from '../cel/ast.js';
 import type { LetOp, Op, Policy, Rule } from '../ir/nodes.js';
 import type { JsonValue } from '../ir/json.js';
 import type { Scope } from '../interpreter/scope.js';
 import { evalMemo, type EvalState } from '../interpreter/state.js';
 import type { ValueFn } from '../interpreter/values.js';
-import { applyConfigurationWrites, EVERYWHERE, jsonPatchWrites, objectReads, placesOverlap, variableSelections, type Places } from './cel-places.js';
+import { applyConfigurationWrites, EVERYWHERE, jsonPatchWrites, objectReads, placesOverlap, type Places } from './cel-places.js';
+import { celSyntax } from './cel-syntax.js';
 
 /** What one policy's rules share: per rule and variable, the last rule before it that may write the variable's inputs. */
 export class VariableReusePlan {
@@ -94,14 +94,13 @@ function makePlan(policy: Policy): VariableReusePlan | undefined {
   const keys = new Map<string, number>();
   const variableReads: Places[] = [];
   const ruleLets: { op: LetOp; variable: number }[][] = [];
-  const ruleWrites: Places[] = [];
   const uses: number[] = [];
   for (const rule of policy.rules) {
     const lets: { op: LetOp; variable: number }[] = [];
     const byName = new Map<string, VariableInputs>();
     for (const op of rule.body) {
       if (op.kind !== 'let' || op.lazy !== true || op.value.kind !== 'cel') continue;
-      const ast = parsed(op.value.expr.text);
+      const ast = celSyntax(op.value.expr);
       const own = ast === undefined ? EVERYWHERE_INPUTS : variableInputs(ast, byName);
       const key = `${op.name}\u0000${op.value.expr.text}\u0000${own.key}`;
       let variable = keys.get(key);
@@ -115,9 +114,9 @@ function makePlan(policy: Policy): VariableReusePlan | undefined {
       lets.push({ op, variable });
     }
     ruleLets.push(lets);
-    ruleWrites.push(writesOf(rule));
   }
   if (!uses.some((n) => n >= 2)) return undefined;
+  const ruleWrites = policy.rules.map(writesOf);
   const dirtyBefore: number[][] = [];
   let last = new Array<number>(variableReads.length).fill(-1);
   for (let i = 0; i < policy.rules.length; i++) {
@@ -156,11 +155,6 @@ interface VariableInputs {
 
 const EVERYWHERE_INPUTS: VariableInputs = { key: '*', reads: EVERYWHERE };
 
-function parsed(text: string): Expr | undefined {
-  const r = parse(text);
-  return r.ok ? r.value : undefined;
-}
-
 /** Where a rule's ops may write: lets write nothing; MAP's two mutation ops what cel-places.ts finds; anything else (other dialects' ops too), everywhere. */
 function writesOf(rule: Rule): Places {
   const out: (readonly string[])[] = [];
@@ -178,11 +172,11 @@ function opWrites(op: Op): Places {
   // A MutatingPolicy's webhook result is pruned of undeclared fields anywhere after each patch: not planned.
   if (op.origin.dialect !== 'map') return EVERYWHERE;
   if (op.kind === 'merge' && op.strategy === 'ssa' && op.path.root === 'object' && op.path.segments.length === 0 && op.value.kind === 'cel') {
-    const ast = parsed(op.value.expr.text);
+    const ast = celSyntax(op.value.expr);
     return ast === undefined ? EVERYWHERE : applyConfigurationWrites(ast);
   }
   if (op.kind === 'jsonPatch' && op.steps.length === 0 && op.stepsFrom?.kind === 'cel') {
-    const ast = parsed(op.stepsFrom.expr.text);
+    const ast = celSyntax(op.stepsFrom.expr);
     return ast === undefined ? EVERYWHERE : jsonPatchWrites(ast);
   }
   return EVERYWHERE;

@@ -9,7 +9,7 @@
  * build that JSON directly where they can (CelProgram.evalJson).
  */
 import { compile, MAP_VARIABLES, mutationResultToJson, type CelProgram, type CelResult, type Expr } from '../cel/index.js';
-import { subexpressions } from '../cel/ast.js';
+import { subexpressions, variableSelections } from '../cel/ast.js';
 import type { EvalOptions } from '../cel/program.js';
 import { authorizers, authorizerValue, CelAuthzCheck, type AuthorizerFn } from '../cel/lib/k8s.js';
 import { CelError } from '../cel/values.js';
@@ -191,14 +191,7 @@ const NO_VARIABLES: Record<string, unknown> = Object.freeze({}) as Record<string
  */
 function variableNames(ast: Expr): string[] | undefined {
   const names = new Set<string>();
-  let whole = false;
-  const visit = (e: Expr): void => {
-    if (e.kind === 'ident' && e.name === 'variables') whole = true;
-    else if (e.kind === 'select' && e.operand.kind === 'ident' && e.operand.name === 'variables') names.add(e.field);
-    else subexpressions(e).forEach(visit);
-  };
-  visit(ast);
-  return whole ? undefined : [...names];
+  return variableSelections(ast, names) ? [...names] : undefined;
 }
 
 /** Whether every `variables.<name>` selection of an expression is a plain one (no `has()`, no `.?`). */

@@ -7,11 +7,10 @@
 import { describe, expect, it } from 'vitest';
 import { withoutUnreadLets } from '../../src/compile/unread-lets.js';
 import { apply } from '../../src/interpreter/index.js';
-import { loadYamlText } from '../../src/io/yaml-load.js';
 import type { JsonObject } from '../../src/ir/json.js';
 import type { LetOp, Op, Policy } from '../../src/ir/nodes.js';
-import { parsePolicyDocs } from '../../src/pipeline.js';
 import { differences } from '../support/run-differential.js';
+import { policiesOf } from '../support/policies.js';
 
 const origin = { file: 'vars.yaml', line: 1, col: 1, endLine: 1, endCol: 2, dialect: 'map' as const };
 const cel = (text: string) => ({ kind: 'cel' as const, expr: { text, origin }, origin });
@@ -69,11 +68,7 @@ kind: MutatingAdmissionPolicyBinding
 metadata: {name: vars}
 spec: {policyName: vars}
 `;
-  const docs = loadYamlText('vars.yaml', text);
-  if (!docs.ok) throw new Error(docs.diagnostics.map((d) => d.message).join('\n'));
-  const parsed = parsePolicyDocs(docs.value);
-  if (parsed.diagnostics.length > 0) throw new Error(parsed.diagnostics.map((d) => d.message).join('\n'));
-  return parsed.policies;
+  return policiesOf('vars.yaml', text);
 }
 
 describe('MAP variables read by some mutations only', () => {

@@ -9,14 +9,13 @@ import { parse } from '../../src/cel/program.js';
 import { applyConfigurationWrites, EVERYWHERE, jsonPatchWrites, objectReads, placesOverlap } from '../../src/compile/cel-places.js';
 import { planVariableReuse } from '../../src/compile/variable-reuse.js';
 import { apply } from '../../src/interpreter/index.js';
-import { loadYamlText } from '../../src/io/yaml-load.js';
 import type { JsonObject } from '../../src/ir/json.js';
 import type { Op, Policy } from '../../src/ir/nodes.js';
 import { applyApiServerDefaults } from '../../src/k8s/defaults/index.js';
-import { parsePolicyDocs } from '../../src/pipeline.js';
 import { createRuntime } from '../../src/runtime/create.js';
 import { differences } from '../support/run-differential.js';
 import { mulberry32 } from '../support/random.js';
+import { policiesOf } from '../support/policies.js';
 
 const ast = (text: string) => {
   const r = parse(text);
@@ -88,11 +87,7 @@ kind: MutatingAdmissionPolicyBinding
 metadata: {name: ${name}}
 spec: {policyName: ${name}}
 `;
-  const docs = loadYamlText(`${name}.yaml`, text);
-  if (!docs.ok) throw new Error(docs.diagnostics.map((d) => d.message).join('\n'));
-  const parsed = parsePolicyDocs(docs.value);
-  if (parsed.diagnostics.length > 0) throw new Error(`${parsed.diagnostics.map((d) => d.message).join('\n')}\n${text}`);
-  return parsed.policies;
+  return policiesOf(`${name}.yaml`, text);
 }
 
 const variable = (name: string, expression: string) => `{name: ${name}, expression: ${JSON.stringify(expression)}}`;

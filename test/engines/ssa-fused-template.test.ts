@@ -7,21 +7,27 @@
  */
 import { describe, expect, it } from 'vitest';
 import { makePods } from '../../bench/pods.js';
-import { applyConfigurationTemplate } from '../../src/compile/apply-template.js';
+import { applyConfigurationTemplate as templateOfSyntax } from '../../src/compile/apply-template.js';
+import { parse } from '../../src/cel/program.js';
 import { kindSchema, REFERENCE_SSA_ENGINE, REFERENCE_TYPED_DECODER } from '../../src/engines/ssa.js';
 import { apply } from '../../src/interpreter/index.js';
 import type { ApplyResult } from '../../src/interpreter/api.js';
 import type { JsonObject, JsonValue } from '../../src/ir/json.js';
 import type { Policy } from '../../src/ir/nodes.js';
-import { loadYamlText } from '../../src/io/yaml-load.js';
 import { CheckedSubtrees } from '../../src/merge/ssa/checked.js';
 import { applyStructuredMergeDiff } from '../../src/merge/ssa/apply.js';
 import { applyFused, FusedWalk } from '../../src/merge/ssa/fused-apply.js';
 import { PatchShape } from '../../src/merge/ssa/fused-plan.js';
-import { parsePolicyDocs } from '../../src/pipeline.js';
 import { createRuntime } from '../../src/runtime/create.js';
 import { deriveRuntime } from '../../src/runtime/runtime.js';
 import { mulberry32 as random } from '../support/random.js';
+import { policiesOf } from '../support/policies.js';
+
+/** The template of an expression's text (the interpreter takes the syntax from src/compile/cel-syntax.ts). */
+function applyConfigurationTemplate(text: string) {
+  const r = parse(text);
+  return templateOfSyntax(r.ok ? r.value : undefined);
+}
 
 const FUSED = createRuntime();
 const REFERENCE = deriveRuntime(FUSED, { merges: { ssa: REFERENCE_SSA_ENGINE }, typedDecoder: REFERENCE_TYPED_DECODER });
@@ -52,11 +58,7 @@ metadata:
 spec:
   policyName: templated
 `;
-  const docs = loadYamlText('templated.yaml', text);
-  if (!docs.ok) throw new Error(docs.diagnostics.map((d) => d.message).join('\n'));
-  const parsed = parsePolicyDocs(docs.value);
-  if (parsed.diagnostics.length > 0) throw new Error(parsed.diagnostics.map((d) => d.message).join('\n'));
-  return parsed.policies;
+  return policiesOf('templated.yaml', text);
 }
 
 type Next = () => number;

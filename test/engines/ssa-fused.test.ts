@@ -30,6 +30,7 @@ import { createRuntime } from '../../src/runtime/create.js';
 import { deriveRuntime } from '../../src/runtime/runtime.js';
 import { describeShared, sharedPath } from '../support/shared.js';
 import { mulberry32 as random } from '../support/random.js';
+import { policiesOf } from '../support/policies.js';
 
 const FUSED = createRuntime();
 const REFERENCE = deriveRuntime(FUSED, { merges: { ssa: REFERENCE_SSA_ENGINE }, typedDecoder: REFERENCE_TYPED_DECODER });
@@ -205,11 +206,7 @@ spec:
 `;
 
 function parsePolicies(text: string): Policy[] {
-  const docs = loadYamlText('interleaved.yaml', text);
-  if (!docs.ok) throw new Error(docs.diagnostics.map((d) => d.message).join('\n'));
-  const parsed = parsePolicyDocs(docs.value);
-  if (parsed.diagnostics.length > 0) throw new Error(parsed.diagnostics.map((d) => d.message).join('\n'));
-  return parsed.policies;
+  return policiesOf('interleaved.yaml', text);
 }
 
 const clone = <T>(v: T): T => JSON.parse(JSON.stringify(v)) as T;

@@ -8,8 +8,7 @@ import { describe, expect, it } from 'vitest';
 import { makePods } from '../../bench/pods.js';
 import { apply } from '../../src/interpreter/index.js';
 import type { Policy } from '../../src/ir/nodes.js';
-import { loadYamlText } from '../../src/io/yaml-load.js';
-import { parsePolicyDocs } from '../../src/pipeline.js';
+import { policiesOf } from '../support/policies.js';
 
 /** Patches as lists of [op, path, value JSON or undefined, from or undefined]. */
 const PATCHES: [string, string, string | undefined, string | undefined][][] = [
@@ -71,11 +70,7 @@ kind: MutatingAdmissionPolicyBinding
 metadata: {name: p}
 spec: {policyName: p}
 `;
-  const docs = loadYamlText('p.yaml', text);
-  if (!docs.ok) throw new Error(docs.diagnostics.map((d) => d.message).join('\n'));
-  const parsed = parsePolicyDocs(docs.value);
-  if (parsed.diagnostics.length > 0) throw new Error(parsed.diagnostics.map((d) => d.message).join('\n'));
-  return parsed.policies;
+  return policiesOf('p.yaml', text);
 }
 
 describe('constant JSONPatch lists', () => {

@@ -19,11 +19,10 @@ import type { TypedDecoder } from '../../src/interpreter/engines.js';
 import { apply } from '../../src/interpreter/index.js';
 import type { JsonObject, JsonValue } from '../../src/ir/json.js';
 import type { Policy } from '../../src/ir/nodes.js';
-import { loadYamlText } from '../../src/io/yaml-load.js';
-import { parsePolicyDocs } from '../../src/pipeline.js';
 import { createRuntime } from '../../src/runtime/create.js';
 import { deriveRuntime } from '../../src/runtime/runtime.js';
 import { mulberry32 as random } from '../support/random.js';
+import { policiesOf } from '../support/policies.js';
 
 const FUSED = createRuntime();
 const REFERENCE = deriveRuntime(FUSED, { merges: { ssa: REFERENCE_SSA_ENGINE }, typedDecoder: REFERENCE_TYPED_DECODER });
@@ -86,11 +85,7 @@ kind: MutatingAdmissionPolicyBinding
 metadata: {name: p}
 spec: {policyName: p}
 `;
-  const docs = loadYamlText('p.yaml', text);
-  if (!docs.ok) throw new Error(docs.diagnostics.map((d) => d.message).join('\n'));
-  const parsed = parsePolicyDocs(docs.value);
-  if (parsed.diagnostics.length > 0) throw new Error(parsed.diagnostics.map((d) => d.message).join('\n'));
-  return parsed.policies;
+  return policiesOf('p.yaml', text);
 }
 
 function deployment(i: number): JsonObject {

@@ -9,6 +9,7 @@ import { evalMemo, type EvalState } from '../state.js';
 import { writePath } from '../write.js';
 import type { OpFn } from './types.js';
 import { applyConfigurationTemplate } from '../../compile/apply-template.js';
+import { celSyntax } from '../../compile/cel-syntax.js';
 import { PatchShape } from '../../merge/ssa/fused-plan.js';
 
 /** RFC 7386 JSON merge patch: maps merge recursively, `null` deletes, everything else replaces. */
@@ -94,7 +95,7 @@ export function holdsAny(v: JsonValue, owned: Owned): boolean {
  */
 function patchShapeOf(op: MergeOp): PatchShape | undefined {
   if (op.strategy !== 'ssa' || op.value.kind !== 'cel') return undefined;
-  const template = applyConfigurationTemplate(op.value.expr.text);
+  const template = applyConfigurationTemplate(celSyntax(op.value.expr));
   return template === undefined ? undefined : new PatchShape(template);
 }
 

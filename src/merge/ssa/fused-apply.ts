@@ -111,6 +111,25 @@ export class FusedWalk {
   }
 
   /**
+   * The map `l`'s changes go to: `l` itself when owned, else a copy (handed to `owned` on commit). The patch's
+   * keys (the map, or a plan's keys) say whether the copy will get keys `l` lacks.
+   */
+  private writable(l: JsonObject, patchKeys: JsonObject | readonly string[]): JsonObject {
+    if (this.owned !== undefined && this.owned.has(l)) return l;
+    // An owned copy is written in place by the evaluation's later mutations, which mostly add keys (a spread
+    // copy then takes V8's slow path for every new key: 400-1,000 ns, see json-copy.ts).
+    const out = this.owned !== undefined || addsKeys(l, patchKeys) ? copyForNewKeys(l) : copyObject(l);
+    this.create(out);
+    return out;
+  }
+
+  /** Sets `key` of `out`: deferred to the commit when `out` is the owned `l` itself. */
+  private put(out: JsonObject, l: JsonObject, key: string, value: JsonValue): void {
+    if (out === l) this.write(l, key, value);
+    else defineOwn(out, key, value);
+  }
+
+  /**
    * Merger.merge of `rv` (present, typed here strictly, guarded when `guard`) into `lv` (present, typed).
    * A scalar patch value always wins (doScalar: it fits, so whatever lhs is, rhs comes out).
    */
@@ -160,16 +179,8 @@ export class FusedWalk {
         if (!this.typesPlannedValue(plan, i, rv, childGuard)) return GIVE_UP;
         merged = rv;
       }
-      if (out === undefined) {
-        if (this.owned !== undefined && this.owned.has(l)) out = l;
-        else {
-          // As mergeMap (the copy's new keys), by the plan's keys: the patch's own.
-          out = this.owned !== undefined || addsPlannedKeys(l, keys) ? copyForNewKeys(l) : copyObject(l);
-          this.create(out);
-        }
-      }
-      if (out === l) this.write(l, key, merged);
-      else defineOwn(out, key, merged);
+      out ??= this.writable(l, keys);
+      this.put(out, l, key, merged);
     }
     return out ?? l;
   }
@@ -225,17 +236,8 @@ export class FusedWalk {
         if (!typesStrictlyGuarded(this.schema!, child, rv, childGuard)) return GIVE_UP;
         merged = rv;
       }
-      if (out === undefined) {
-        if (this.owned !== undefined && this.owned.has(l)) out = l;
-        else {
-          // An owned copy is written in place by the evaluation's later mutations, which mostly add keys
-          // (a spread copy then takes V8's slow path for every new key: 400-1,000 ns, see json-copy.ts).
-          out = this.owned !== undefined || addsKeys(l, r) ? copyForNewKeys(l) : copyObject(l);
-          this.create(out);
-        }
-      }
-      if (out === l) this.write(l, key, merged);
-      else defineOwn(out, key, merged);
+      out ??= this.writable(l, r);
+      this.put(out, l, key, merged);
     }
     if (rhsEmpty) return isEmpty(l) ? GIVE_UP : l;
     return out ?? l;
@@ -317,14 +319,13 @@ function sameIds(a: readonly ItemId[], na: number, b: readonly ItemId[], nb: num
   return true;
 }
 
-/** rhs has a key lhs lacks, so that the copy of lhs gets new keys (see src/ir/json-copy.ts). */
-function addsKeys(l: JsonObject, r: JsonObject): boolean {
-  for (const key in r) if (hasOwn(r, key) && !hasOwn(l, key)) return true;
-  return false;
-}
-
-function addsPlannedKeys(l: JsonObject, keys: readonly string[]): boolean {
-  for (let i = 0; i < keys.length; i++) if (!hasOwn(l, keys[i]!)) return true;
+/** The patch (a map, or the keys of a plan) has a key `l` lacks, so that the copy of `l` gets new keys (see src/ir/json-copy.ts). */
+function addsKeys(l: JsonObject, patchKeys: JsonObject | readonly string[]): boolean {
+  if (Array.isArray(patchKeys)) {
+    for (let i = 0; i < patchKeys.length; i++) if (!hasOwn(l, patchKeys[i]!)) return true;
+    return false;
+  }
+  for (const key in patchKeys) if (hasOwn(patchKeys, key) && !hasOwn(l, key)) return true;
   return false;
 }
 
