@@ -10,7 +10,7 @@
 import { diagnostic, type Diagnostic } from '../diagnostics/diagnostic.js';
 import { spanOfOrigin, type Origin } from '../diagnostics/span.js';
 import type { DocumentEdit, EngineContext, EvalMemo, MergeEngine, PatchedDocument, TypedDecoder } from '../interpreter/engines.js';
-import type { PatchSet } from '../jsonpatch/evanphx-v4-in-place.js';
+import type { PatchSet, PlaceMemo } from '../jsonpatch/evanphx-v4-in-place.js';
 import type { WebhookDecoder } from '../runtime/runtime.js';
 import { evalFailure } from '../interpreter/failure.js';
 import { RequestDenied } from '../interpreter/run-policy.js';
@@ -166,6 +166,32 @@ function ssaMerge(fused: boolean): MergeEngine {
   };
 }
 
+/**
+ * What a run of MAP ApplyConfigurations (src/compile/map-apply-runs.ts) merges with, derived as the engine
+ * derives it for one merge: the kind's schema, the evaluation's typing memo and its fused walk; undefined where
+ * the engine would not take its fused path (an unknown kind, a schema with unmergeable lists).
+ */
+export interface ApplyRunFacts {
+  readonly schema: Schema;
+  readonly typeRef: TypeRef;
+  readonly checked: CheckedSubtrees;
+  readonly walk: FusedWalk;
+  /** typeKeysInert's `stringTypeKeys` for the kind. */
+  readonly stringTypeKeys: boolean;
+  /** The object's apiVersion and kind the facts were derived from (unused when the request has a kind). */
+  readonly apiVersion: unknown;
+  readonly kind: unknown;
+}
+
+export function applyRunFacts(request: AdmissionRequest, runtime: EngineContext['runtime'], memo: EvalMemo, object: JsonObject): ApplyRunFacts | undefined {
+  const evaluation = evaluationFacts(memo)!;
+  const facts = kindFacts(evaluation, request, runtime.schemas, object);
+  const known = facts.known;
+  if (known === undefined || known.schema.hasUnmergeableLists()) return undefined;
+  const checked = checkedSubtrees(evaluation, known.schema)!;
+  return { schema: known.schema, typeRef: known.typeRef, checked, walk: (evaluation.walk ??= new FusedWalk()), stringTypeKeys: facts.stringTypeKeys, apiVersion: facts.apiVersion, kind: facts.kind };
+}
+
 const TYPE_KEYS = ['apiVersion', 'kind'] as const;
 
 function withTargetTypeKeys(target: JsonObject, patch: JsonObject): JsonObject {
@@ -182,7 +208,7 @@ function withTargetTypeKeys(target: JsonObject, patch: JsonObject): JsonObject {
  * target's is a string at a declared string field (it then types cleanly, sets no atomic, and merges into
  * the target's own equal value, leaving the result as it was).
  */
-function typeKeysInert(stringTypeKeys: boolean, target: JsonObject, patch: JsonObject): boolean {
+export function typeKeysInert(stringTypeKeys: boolean, target: JsonObject, patch: JsonObject): boolean {
   for (const key of TYPE_KEYS) {
     if (!hasOwn(target, key)) continue;
     const value = target[key];
@@ -295,6 +321,25 @@ function declaresEverySet(root: TypeNode, sets: readonly PatchSet[], checked: Ch
     if (memo !== undefined && Object.isFrozen(value)) memo.fineValue = value;
   }
   return true;
+}
+
+/**
+ * The type node a path of object members reaches from `root` (nodeOfPlace without array indices), kept in the
+ * step's PlaceMemo as the strict decode keeps it; undefined when a container on the way has no form for the
+ * next piece or a struct does not declare a key (src/compile/map-run-patch.ts then leaves the step to the op).
+ */
+export function memberPlaceNode(root: TypeNode, path: readonly string[], memo: PlaceMemo | undefined): TypeNode | undefined {
+  let node: TypeNode | typeof UNDECLARED_PLACE | undefined;
+  if (memo !== undefined && memo.from === root) node = memo.derived as TypeNode | typeof UNDECLARED_PLACE | undefined;
+  else {
+    node = nodeOfPlace(root, path, undefined);
+    if (memo !== undefined) {
+      memo.from = root;
+      memo.derived = node;
+      memo.fineValue = undefined;
+    }
+  }
+  return node === UNDECLARED_PLACE ? undefined : node;
 }
 
 /** A place below a struct key it does not declare (nodeOfPlace). */

@@ -1,3 +1,4 @@
+import { mapApplyRuns } from '../compile/map-apply-runs.js';
 import { smpRuleRuns } from '../compile/smp-rule-runs.js';
 import { stableRuleMatchSlots } from '../compile/stable-match.js';
 import { planVariableReuse, type VariableReusePlan } from '../compile/variable-reuse.js';
@@ -122,7 +123,7 @@ export function compilePolicy(policy: Policy, c: OpCompiler = CLOSURES): Compile
     })),
     ruleRuns: undefined,
   };
-  if (c !== CLOSURES) compiled.ruleRuns = smpRuleRuns(compiled.rules, slots);
+  if (c !== CLOSURES) compiled.ruleRuns = smpRuleRuns(compiled.rules, slots) ?? mapApplyRuns(compiled.rules, c);
   cache.set(policy, compiled);
   return compiled;
 }

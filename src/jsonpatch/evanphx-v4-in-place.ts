@@ -51,6 +51,8 @@ export class PlaceMemo {
    * the value it found declaring every field below the place's type node.
    */
   fineValue: unknown = undefined;
+  /** Code written for the place by a reader that walks it (src/compile/member-place-code.ts), null where none can be. */
+  code: unknown = undefined;
 }
 
 export interface InPlacePatch {

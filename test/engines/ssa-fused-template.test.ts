@@ -191,6 +191,7 @@ describe('ApplyConfiguration templates', () => {
     const known = kindSchema({ group: '', version: 'v1', kind: 'Pod' })!;
     const pods = makePods(20);
     const walk = new FusedWalk();
+    const loopWalk = new FusedWalk(true);
     let planned = 0;
     for (let seed = 1; seed <= 300; seed++) {
       const next = random(seed * 7);
@@ -208,6 +209,9 @@ describe('ApplyConfiguration templates', () => {
       const reference = applyStructuredMergeDiff(known.schema, known.typeRef, live, patch, { atomicGuard: true, keepEqual: true });
       const generic = applyFused(known.schema, known.typeRef, live, patch, new CheckedSubtrees(known.schema), undefined, walk);
       const withPlan = applyFused(known.schema, known.typeRef, live, patch, new CheckedSubtrees(known.schema), undefined, walk, shape);
+      // The plan's generated merge (fused-plan-code.ts) against the walk's loop over the same plan.
+      const byLoop = applyFused(known.schema, known.typeRef, live, patch, new CheckedSubtrees(known.schema), undefined, loopWalk, shape);
+      expect(JSON.stringify(withPlan), `seed ${seed}: generated as the loop`).toBe(JSON.stringify(byLoop));
       expect(JSON.stringify(live), `seed ${seed}: input left as it was`).toBe(before);
       if (!('containers' in (patch.spec as JsonObject))) expect(withPlan, `seed ${seed}: key missing`).toBeUndefined();
       if (withPlan === undefined) continue;

@@ -12,6 +12,7 @@ import { RequestDenied } from '../run-policy.js';
 import { compileValue, compileValueNode, type ValueFn } from '../values.js';
 import { evalMemo, type EvalState } from '../state.js';
 import type { OpFn } from './types.js';
+import type { Scope } from '../scope.js';
 import type { TypedDecoder } from '../engines.js';
 
 /**
@@ -130,7 +131,27 @@ function stepsOf(list: JsonValue, op: JsonPatchOp, prepared: PreparedSteps): rea
   return made;
 }
 
+/**
+ * A JSONPatch op in its two halves: `evaluate`, the steps it applies (its written steps, then those its
+ * expression computes: an EvalFailure when that fails), and `apply`, the patch of those steps to the object
+ * (`epoch`: st.owned before the evaluation, which may have ended it). src/compile/map-apply-runs.ts runs a
+ * MAP JSONPatch's steps its own way where it can, and hands the others to `apply`.
+ */
+export interface JsonPatchParts {
+  evaluate(st: EvalState, scope: Scope): readonly PatchStep[];
+  apply(st: EvalState, epoch: Owned, steps: readonly PatchStep[]): void;
+}
+
 export function compileJsonPatch(op: JsonPatchOp): OpFn {
+  const parts = jsonPatchParts(op);
+  return (st, scope) => {
+    const epoch = st.owned;
+    parts.apply(st, epoch, parts.evaluate(st, scope));
+    return scope;
+  };
+}
+
+export function jsonPatchParts(op: JsonPatchOp): JsonPatchParts {
   // Kyverno's MutatingPolicy applies the same JSONPatch in its webhook, on the unstructured object
   // (pkg/cel/policies/mpol/compiler/json.go): no strict typed decode there, its own error prefix, and the API
   // server's lenient decode of the webhook's result afterwards (Runtime.webhookDecoder).
@@ -148,8 +169,7 @@ export function compileJsonPatch(op: JsonPatchOp): OpFn {
   const prepared: PreparedSteps = { lists: [], steps: [], places: inPlace ? { paths: [], segments: [], memos: [] } : undefined, one: oneStep() };
   // The account of this op's in-place patch, filled again at each evaluation (patchInPlace is done with it on return).
   const record = new MemberSets();
-  return (st, scope) => {
-    const epoch = st.owned;
+  const evaluate = (st: EvalState, scope: Scope): readonly PatchStep[] => {
     const written: readonly PatchStep[] =
       steps.length === 0
         ? NO_STEPS
@@ -157,16 +177,18 @@ export function compileJsonPatch(op: JsonPatchOp): OpFn {
             return { op: step.op, path: step.path, from: step.from, value: value === undefined ? undefined : value(st, scope), hasValue: value !== undefined, segments, place };
           });
     const computed = stepsFrom ? stepsOf(stepsFrom(st, scope), op, prepared) : undefined;
-    const concrete = computed === undefined ? written : written.length === 0 ? computed : written.concat(computed);
+    return computed === undefined ? written : written.length === 0 ? computed : written.concat(computed);
+  };
+  const apply = (st: EvalState, epoch: Owned, concrete: readonly PatchStep[]): void => {
     const before = (st.object ?? null) as JsonValue;
     if (inPlace) {
       const decoder = st.runtime.typedDecoder;
       if (decoder !== undefined && decoder.inPlaceEdits === true) {
         if (concrete.length === 0 && st.runtime.defaulter === undefined) {
           decodeUnpatched(st, decoder, before, op.origin);
-          return scope;
+          return;
         }
-        if (patchInPlace(st, decoder, epoch, before, concrete, record, op.origin)) return scope;
+        if (patchInPlace(st, decoder, epoch, before, concrete, record, op.origin)) return;
       }
     }
     // The steps' values may hold the object's own subtrees, and the result shares them: nothing is owned.
@@ -195,15 +217,16 @@ export function compileJsonPatch(op: JsonPatchOp): OpFn {
       st.object = (differs && doc === r.doc) || !sameJson(doc, st.object) ? doc : st.object;
       // The patched document shares subtrees (a `copy` step even shares one twice): nothing is owned.
       st.owned = newEpoch();
-      return scope;
+      return;
     }
     // kube-apiserver treats a failed `test` as "this mutation does not apply" (patch/json_patch.go).
-    if (r.kind === 'testFailed' && op.profile === 'evanphx-v4') return scope;
+    if (r.kind === 'testFailed' && op.profile === 'evanphx-v4') return;
     // patch/json_patch.go wraps the library's error: fmt.Errorf("JSONPath: %w", err).
     // Kyverno's mpol compiler: fmt.Errorf("JSON Patch: %w", err).
     const message = op.profile !== 'evanphx-v4' ? r.message : inWebhook ? `JSON Patch: ${r.message}` : `JSONPath: ${r.message}`;
     throw evalFailure('TM3006', message, op.steps[r.step]?.origin ?? op.origin);
   };
+  return { evaluate, apply };
 }
 
 /**

@@ -93,7 +93,7 @@ export function holdsAny(v: JsonValue, owned: Owned): boolean {
  * (a MAP ApplyConfiguration), for the engine to plan its walk by (merge/ssa/fused-plan.ts); one per op, so
  * that its plan is made once.
  */
-function patchShapeOf(op: MergeOp): PatchShape | undefined {
+export function patchShapeOf(op: MergeOp): PatchShape | undefined {
   if (op.strategy !== 'ssa' || op.value.kind !== 'cel') return undefined;
   const template = applyConfigurationTemplate(celSyntax(op.value.expr));
   return template === undefined ? undefined : new PatchShape(template);

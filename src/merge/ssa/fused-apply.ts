@@ -15,6 +15,7 @@ import { scalarFits } from './atoms.js';
 import type { CheckedSubtrees } from './checked.js';
 import { typesStrictlyGuarded } from './fast-checks.js';
 import type { MapPlan, PatchShape } from './fused-plan.js';
+import { plannedMergeCode } from './fused-plan-code.js';
 import { associativeItemId, ItemKeyError, type ItemId } from './list-keys.js';
 import type { ListType, Schema, TypeRef } from './schema.js';
 import type { TypeNode } from './type-nodes.js';
@@ -72,6 +73,9 @@ export class FusedWalk {
   /** The last commit changed maps of `owned` in place. */
   inPlace = false;
 
+  /** Plans are merged by mergePlannedByLoop, never by their generated code: the reference the tests compare it with. */
+  constructor(readonly byLoop = false) {}
+
   /** Begins a merge: the scratch lists' entries are stale (their lengths are never cut, which costs V8 more than they do). */
   start(schema: Schema, owned: InPlaceMaps | undefined): void {
     this.schema = schema;
@@ -79,6 +83,11 @@ export class FusedWalk {
     this.writeCount = 0;
     this.createdCount = 0;
     this.inPlace = false;
+  }
+
+  /** typesStrictlyGuarded in the walk's schema (for keyed-list-merge.ts). */
+  typesStrictly(n: TypeNode, v: JsonValue, guard: boolean): boolean {
+    return typesStrictlyGuarded(this.schema!, n, v, guard);
   }
 
   /** Applies the deferred writes and hands over the created maps (inPlace: whether any owned map changed). */
@@ -114,7 +123,7 @@ export class FusedWalk {
    * The map `l`'s changes go to: `l` itself when owned, else a copy (handed to `owned` on commit). The patch's
    * keys (the map, or a plan's keys) say whether the copy will get keys `l` lacks.
    */
-  private writable(l: JsonObject, patchKeys: JsonObject | readonly string[]): JsonObject {
+  writable(l: JsonObject, patchKeys: JsonObject | readonly string[]): JsonObject {
     if (this.owned !== undefined && this.owned.has(l)) return l;
     // An owned copy is written in place by the evaluation's later mutations, which mostly add keys (a spread
     // copy then takes V8's slow path for every new key: 400-1,000 ns, see json-copy.ts).
@@ -124,7 +133,7 @@ export class FusedWalk {
   }
 
   /** Sets `key` of `out`: deferred to the commit when `out` is the owned `l` itself. */
-  private put(out: JsonObject, l: JsonObject, key: string, value: JsonValue): void {
+  put(out: JsonObject, l: JsonObject, key: string, value: JsonValue): void {
     if (out === l) this.write(l, key, value);
     else defineOwn(out, key, value);
   }
@@ -153,6 +162,14 @@ export class FusedWalk {
    * the node and of each key.
    */
   mergePlanned(plan: MapPlan, lv: JsonValue, r: JsonObject, guard: boolean): Merged {
+    if (this.byLoop) return this.mergePlannedByLoop(plan, lv, r, guard);
+    let code = plan.code;
+    if (code === undefined) plan.code = code = plannedMergeCode(plan, GIVE_UP) ?? null;
+    return code !== null ? (code(this, lv, r, guard) as Merged) : this.mergePlannedByLoop(plan, lv, r, guard);
+  }
+
+  /** mergePlanned by the loop over the plan's keys: the reference of its generated code (fused-plan-code.ts). */
+  mergePlannedByLoop(plan: MapPlan, lv: JsonValue, r: JsonObject, guard: boolean): Merged {
     if (!isJsonObject(lv)) return this.typesPlanned(plan, r, guard) ? r : GIVE_UP;
     const l = lv;
     const keys = plan.keys;
@@ -186,7 +203,7 @@ export class FusedWalk {
   }
 
   /** typesStrictlyGuarded of a whole planned patch map inserted where the live object has none. */
-  private typesPlanned(plan: MapPlan, r: JsonObject, guard: boolean): boolean {
+  typesPlanned(plan: MapPlan, r: JsonObject, guard: boolean): boolean {
     if (Object.isFrozen(r)) return typesStrictlyGuarded(this.schema!, plan.node, r, guard);
     for (let i = 0; i < plan.keys.length; i++) {
       const rv = r[plan.keys[i]!];
@@ -196,7 +213,7 @@ export class FusedWalk {
   }
 
   /** typesStrictlyGuarded of the value at the plan's key `i`, remembered for a frozen constant. */
-  private typesPlannedValue(plan: MapPlan, i: number, rv: JsonValue, guard: boolean): boolean {
+  typesPlannedValue(plan: MapPlan, i: number, rv: JsonValue, guard: boolean): boolean {
     if (rv !== null && typeof rv === 'object') {
       if (plan.typedConstants[i] === rv && plan.constantGuards[i] === guard) return true;
       const sub = plan.subPlans[i];
@@ -248,7 +265,7 @@ export class FusedWalk {
    * same keys in the same order (items merged pairwise), or no key in common (lhs items, then rhs items).
    * `itemPlan`: the plan of the patch's items (each a map of its keys), for the pairwise merges.
    */
-  private mergeList(n: TypeNode, t: ListType, lv: JsonValue, r: JsonValue[], guard: boolean, itemPlan?: MapPlan): Merged {
+  mergeList(n: TypeNode, t: ListType, lv: JsonValue, r: JsonValue[], guard: boolean, itemPlan?: MapPlan): Merged {
     const l = Array.isArray(lv) ? lv : undefined;
     // Both empty is a leaf; rhs empty leaves lhs as it is.
     if (r.length === 0) return l === undefined || l.length === 0 ? GIVE_UP : l;

@@ -5,6 +5,7 @@
  * `r[key]` in the template's order instead of enumerating the patch and looking each key up in the schema.
  */
 import type { JsonValue } from '../../ir/json.js';
+import type { PlannedMerge } from './fused-plan-code.js';
 import type { TypeNode } from './type-nodes.js';
 
 /**
@@ -26,6 +27,8 @@ export class MapPlan {
    */
   readonly typedConstants: (JsonValue | undefined)[];
   readonly constantGuards: boolean[];
+  /** The plan's merge written out (fused-plan-code.ts), made on first use; null where the walk's loop stays. */
+  code: PlannedMerge | null | undefined = undefined;
 
   constructor(
     readonly node: TypeNode,

@@ -40,7 +40,7 @@ export function typingCheck(schema: Schema, node: TypeNode, walk: TypingWalk): T
 }
 
 /** Whether the non-object `v` (a variable name) fits scalar kind `kind`. */
-function scalarTest(kind: string | undefined, k: Constants, v: string): string {
+export function scalarTest(kind: string | undefined, k: Constants, v: string): string {
   switch (kind) {
     case undefined:
       return 'false';

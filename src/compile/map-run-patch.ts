@@ -1,0 +1,142 @@
+/**
+ * A MAP JSONPatch's steps applied by a run of mutations (map-apply-runs.ts) itself, for the patches policies
+ * nearly always write: adds and replaces of object members (evanphx v4 replaces a member a map lacks as it
+ * adds it: partialDoc.get never fails), each value typing strictly at a field its kind declares, on an object
+ * known to type cleanly. The op's own path (ops/json-patch.ts, evanphx-v4-in-place.ts, then the strict decode
+ * of patch/json_patch.go) would give the same document: its decode only asks that every field be declared,
+ * which a typed value at a declared place in a typed object is. Anything else is left to the op, with nothing
+ * changed: another step kind, a missing or non-object container on a path, a path into a list, `apiVersion`
+ * or `kind` (they pick the schema), a value that does not type there, and steps whose paths nest or repeat
+ * (each step is checked against the document before any is written, which holds only for unrelated places).
+ */
+import { memberPlaceNode, type ApplyRunFacts } from '../engines/ssa.js';
+import { holdsAny } from '../interpreter/ops/merge.js';
+import { sameJson } from '../interpreter/same-json.js';
+import { newEpoch, type Owned } from '../interpreter/walk.js';
+import { defineOwn, hasOwn, type JsonObject, type JsonValue } from '../ir/json.js';
+import { copyForNewKeys } from '../ir/json-copy.js';
+import type { PatchStep } from '../jsonpatch/apply.js';
+import { decodedPath } from '../jsonpatch/evanphx-v4.js';
+import { typesStrictlyGuarded } from '../merge/ssa/fast-checks.js';
+import { typesCleanlyRemembering } from '../merge/ssa/validate.js';
+import { memberPlaceCode, type MemberPlaceCode, type MemberWrite } from './member-place-code.js';
+
+/** What the run holds between its mutations (map-apply-runs.ts Holding). */
+export interface PatchHolding {
+  owned: Owned;
+  changedInPlace: boolean;
+}
+
+/**
+ * The document after `steps`, or undefined (nothing changed) when the op must apply them. `doc` is the
+ * object; maps of `hold.owned` are written in place, others copied and then owned.
+ */
+export function patchMembers(facts: ApplyRunFacts, hold: PatchHolding, doc: JsonObject, steps: readonly PatchStep[]): JsonObject | undefined {
+  const { schema, typeRef, checked } = facts;
+  // The op's decode runs on an empty patch too: a typed object declares every field.
+  if (!typesCleanlyRemembering(schema, typeRef, doc, checked)) return undefined;
+  if (steps.length === 0) return doc;
+  const root = schema.node(typeRef);
+  for (let i = 0; i < steps.length; i++) {
+    const s = steps[i]!;
+    if ((s.op !== 'add' && s.op !== 'replace') || s.path.charCodeAt(0) !== 47) return undefined;
+    const path = s.segments ?? decodedPath(s.path);
+    const last = path.length - 1;
+    if (last < 1 || path[1] === 'apiVersion' || path[1] === 'kind') return undefined;
+    const code = placeCode(s, path);
+    if ((code !== undefined ? code.parent(doc) : parentOf(doc, path)) === undefined) return undefined;
+    const node = memberPlaceNode(root, path, s.place);
+    if (node === undefined || !typesStrictlyGuarded(schema, node, stepValue(s), false)) return undefined;
+    for (let j = 0; j < i; j++) if (nested(path, steps[j]!.segments ?? decodedPath(steps[j]!.path))) return undefined;
+  }
+  // A value holding a map the run owns would give it a second parent (ops/json-patch.ts inPlaceOwner).
+  for (let i = 0; i < steps.length; i++) {
+    const v = steps[i]!.value;
+    if (v !== undefined && v !== null && typeof v === 'object' && holdsAny(v, hold.owned)) {
+      hold.owned = newEpoch();
+      break;
+    }
+  }
+  const w: MemberWrite = { owned: hold.owned, created: [], inPlace: false };
+  let out = doc;
+  let added = false;
+  for (let i = 0; i < steps.length; i++) {
+    const s = steps[i]!;
+    const path = s.segments ?? decodedPath(s.path);
+    const key = path[path.length - 1]!;
+    const value = stepValue(s);
+    const code = placeCode(s, path);
+    const parent = code !== undefined ? code.parent(out)! : parentOf(out, path)!;
+    const had = hasOwn(parent, key) ? parent[key] : undefined;
+    // A member that already holds the scalar is left as it is (evanphx-v4-in-place.ts does the same).
+    if ((value === null || typeof value !== 'object') && had === value) continue;
+    if (had === undefined) added = true;
+    out = code !== undefined ? code.write(out, value, w) : writeMember(out, path, value, w);
+  }
+  const inPlace = w.inPlace;
+  if (inPlace) hold.changedInPlace = true;
+  else if (!added && out !== doc && sameJson(out, doc)) {
+    // Copies only, to an equal document: it keeps its identity, and nothing is owned (as patchInPlace).
+    hold.owned = newEpoch();
+    return doc;
+  }
+  for (let i = 0; i < w.created.length; i++) hold.owned.add(w.created[i]!);
+  checked.noteValidDocument(typeRef, out);
+  return out;
+}
+
+/** The step's place's code (member-place-code.ts), made once per kept place; undefined for a step without one. */
+function placeCode(s: PatchStep, path: readonly string[]): MemberPlaceCode | undefined {
+  const memo = s.place;
+  if (memo === undefined) return undefined;
+  if (memo.code === undefined) memo.code = memberPlaceCode(path) ?? null;
+  return (memo.code as MemberPlaceCode | null) ?? undefined;
+}
+
+/** MemberPlaceCode.parent by a loop over the pieces. */
+function parentOf(doc: JsonObject, path: readonly string[]): JsonObject | undefined {
+  let cur: JsonValue | undefined = doc;
+  for (let j = 1; j < path.length - 1; j++) {
+    cur = hasOwn(cur as JsonObject, path[j]!) ? (cur as JsonObject)[path[j]!] : undefined;
+    if (cur === undefined || cur === null || typeof cur !== 'object' || Array.isArray(cur)) return undefined;
+  }
+  return cur as JsonObject;
+}
+
+/** MemberPlaceCode.write by a loop over the pieces. */
+function writeMember(doc: JsonObject, path: readonly string[], value: JsonValue, w: MemberWrite): JsonObject {
+  const last = path.length - 1;
+  let out = doc;
+  let m: JsonObject = doc;
+  let above: JsonObject | undefined;
+  let chain = true;
+  for (let j = 1; ; j++) {
+    if (w.created.includes(m)) chain = false;
+    else if (chain && w.owned.has(m)) w.inPlace = true;
+    else {
+      const copy = copyForNewKeys(m);
+      w.created.push(copy);
+      if (above === undefined) out = copy;
+      else defineOwn(above, path[j - 1]!, copy);
+      m = copy;
+      chain = false;
+    }
+    if (j === last) break;
+    above = m;
+    m = m[path[j]!] as JsonObject;
+  }
+  defineOwn(m, path[last]!, value);
+  return out;
+}
+
+/** The value a step sets (evanphx: an add or replace without `value` sets null). */
+function stepValue(s: PatchStep): JsonValue {
+  return s.hasValue === false ? null : (s.value ?? null);
+}
+
+/** One path is the other or lies below it. */
+function nested(a: readonly string[], b: readonly string[]): boolean {
+  const n = Math.min(a.length, b.length);
+  for (let i = 1; i < n; i++) if (a[i] !== b[i]) return false;
+  return true;
+}
