@@ -91,7 +91,7 @@ function plainKey(key: string): boolean {
  * not follow the template is asked whole.
  */
 export function templateLeavesHold(template: PatchTemplate, patch: JsonValue, owned: Owned): boolean {
-  if (!isJsonObject(patch)) return holdsAny(patch, owned);
+  if (!isJsonObject(patch) || Object.isFrozen(patch)) return holdsAny(patch, owned);
   for (let i = 0; i < template.keys.length; i++) {
     const v = patch[template.keys[i]!];
     if (v === undefined) return holdsAny(patch, owned);

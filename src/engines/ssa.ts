@@ -302,17 +302,7 @@ function declaresEveryFieldGiven(node: TypeNode, object: JsonValue, prev: JsonVa
 function declaresEverySet(root: TypeNode, sets: readonly PatchSet[], checked: CheckedSubtrees): boolean {
   for (let i = 0; i < sets.length; i++) {
     const { path, items, value, memo } = sets[i]!;
-    let node: TypeNode | typeof UNDECLARED_PLACE | undefined;
-    // A constant path: its node is derived once per kind (PlaceMemo), not walked at every evaluation.
-    if (memo !== undefined && memo.from === root) node = memo.derived as TypeNode | typeof UNDECLARED_PLACE | undefined;
-    else {
-      node = nodeOfPlace(root, path, items);
-      if (memo !== undefined) {
-        memo.from = root;
-        memo.derived = node;
-        memo.fineValue = undefined;
-      }
-    }
+    const node = memoizedPlaceNode(root, path, items, memo);
     if (node === UNDECLARED_PLACE) return false;
     if (node === undefined || value === null || typeof value !== 'object') continue;
     // A constant value (JSONPatch{value: {...}} of constants is frozen whole) is checked once per place and kind.
@@ -329,17 +319,20 @@ function declaresEverySet(root: TypeNode, sets: readonly PatchSet[], checked: Ch
  * next piece or a struct does not declare a key (src/compile/map-run-patch.ts then leaves the step to the op).
  */
 export function memberPlaceNode(root: TypeNode, path: readonly string[], memo: PlaceMemo | undefined): TypeNode | undefined {
-  let node: TypeNode | typeof UNDECLARED_PLACE | undefined;
-  if (memo !== undefined && memo.from === root) node = memo.derived as TypeNode | typeof UNDECLARED_PLACE | undefined;
-  else {
-    node = nodeOfPlace(root, path, undefined);
-    if (memo !== undefined) {
-      memo.from = root;
-      memo.derived = node;
-      memo.fineValue = undefined;
-    }
-  }
+  const node = memoizedPlaceNode(root, path, undefined, memo);
   return node === UNDECLARED_PLACE ? undefined : node;
+}
+
+/** nodeOfPlace, derived once per kind for a constant path (its PlaceMemo) rather than walked at every evaluation. */
+function memoizedPlaceNode(root: TypeNode, path: readonly string[], items: readonly boolean[] | undefined, memo: PlaceMemo | undefined): TypeNode | typeof UNDECLARED_PLACE | undefined {
+  if (memo !== undefined && memo.from === root) return memo.derived as TypeNode | typeof UNDECLARED_PLACE | undefined;
+  const node = nodeOfPlace(root, path, items);
+  if (memo !== undefined) {
+    memo.from = root;
+    memo.derived = node;
+    memo.fineValue = undefined;
+  }
+  return node;
 }
 
 /** A place below a struct key it does not declare (nodeOfPlace). */
