@@ -1,5 +1,5 @@
 /**
- * A MAP JSONPatch's steps applied by a run of mutations (map-apply-runs.ts) itself, for the patches policies
+ * A MAP JSONPatch's steps applied by a run of mutations (map-rule-runs.ts) itself, for the patches policies
  * nearly always write: adds and replaces of object members (evanphx v4 replaces a member a map lacks as it
  * adds it: partialDoc.get never fails), each value typing strictly at a field its kind declares, on an object
  * known to type cleanly. The op's own path (ops/json-patch.ts, evanphx-v4-in-place.ts, then the strict decode
@@ -21,7 +21,7 @@ import { typesStrictlyGuarded } from '../merge/ssa/fast-checks.js';
 import { typesCleanlyRemembering } from '../merge/ssa/validate.js';
 import { memberPlaceCode, type MemberPlaceCode, type MemberWrite } from './member-place-code.js';
 
-/** What the run holds between its mutations (map-apply-runs.ts Holding). */
+/** What the run holds between its mutations (map-rule-runs.ts Holding). */
 export interface PatchHolding {
   owned: Owned;
   changedInPlace: boolean;

@@ -167,7 +167,7 @@ function ssaMerge(fused: boolean): MergeEngine {
 }
 
 /**
- * What a run of MAP ApplyConfigurations (src/compile/map-apply-runs.ts) merges with, derived as the engine
+ * What a run of MAP ApplyConfigurations (src/compile/map-rule-runs.ts) merges with, derived as the engine
  * derives it for one merge: the kind's schema, the evaluation's typing memo and its fused walk; undefined where
  * the engine would not take its fused path (an unknown kind, a schema with unmergeable lists).
  */

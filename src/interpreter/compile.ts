@@ -1,4 +1,4 @@
-import { mapApplyRuns } from '../compile/map-apply-runs.js';
+import { mapRuleRuns } from '../compile/map-rule-runs.js';
 import { smpRuleRuns } from '../compile/smp-rule-runs.js';
 import { stableRuleMatchSlots } from '../compile/stable-match.js';
 import { planVariableReuse, type VariableReusePlan } from '../compile/variable-reuse.js';
@@ -123,7 +123,7 @@ export function compilePolicy(policy: Policy, c: OpCompiler = CLOSURES): Compile
     })),
     ruleRuns: undefined,
   };
-  if (c !== CLOSURES) compiled.ruleRuns = smpRuleRuns(compiled.rules, slots) ?? mapApplyRuns(compiled.rules, c);
+  if (c !== CLOSURES) compiled.ruleRuns = smpRuleRuns(compiled.rules, slots) ?? mapRuleRuns(compiled.rules, c);
   cache.set(policy, compiled);
   return compiled;
 }

@@ -134,7 +134,7 @@ function stepsOf(list: JsonValue, op: JsonPatchOp, prepared: PreparedSteps): rea
 /**
  * A JSONPatch op in its two halves: `evaluate`, the steps it applies (its written steps, then those its
  * expression computes: an EvalFailure when that fails), and `apply`, the patch of those steps to the object
- * (`epoch`: st.owned before the evaluation, which may have ended it). src/compile/map-apply-runs.ts runs a
+ * (`epoch`: st.owned before the evaluation, which may have ended it). src/compile/map-rule-runs.ts runs a
  * MAP JSONPatch's steps its own way where it can, and hands the others to `apply`.
  */
 export interface JsonPatchParts {

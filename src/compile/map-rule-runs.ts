@@ -12,7 +12,7 @@
  *   taken back after.
  *
  * Each rule sees the object the rules before it made and evaluates its own bindings, so results, errors and
- * key order are the sequential ones (test/compile/map-apply-runs.test.ts, and the corpus differential of
+ * key order are the sequential ones (test/compile/map-rule-runs.test.ts, and the corpus differential of
  * test/compile/differential.test.ts). An EvalFailure is thrown as the failure of the rule `st.ruleName`
  * names, with what the rules before it wrote in `st.object` (RuleRunner's contract).
  */
@@ -82,7 +82,7 @@ function runRule(cr: CompiledRule, op: MergeOp | JsonPatchOp, c: OpCompiler): Ru
 }
 
 /** Per rule, the runner of the run of MAP mutations it belongs to, or undefined when the policy has none. */
-export function mapApplyRuns(rules: readonly CompiledRule[], c: OpCompiler): (RuleRunner | undefined)[] | undefined {
+export function mapRuleRuns(rules: readonly CompiledRule[], c: OpCompiler): (RuleRunner | undefined)[] | undefined {
   const steps = rules.map((cr) => {
     const op = mutationOp(cr.rule);
     return op === undefined ? undefined : runRule(cr, op, c);

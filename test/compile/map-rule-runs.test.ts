@@ -1,5 +1,5 @@
 /**
- * Runs of MAP mutations (src/compile/map-apply-runs.ts, issue 17) against the closure interpreter
+ * Runs of MAP mutations (src/compile/map-rule-runs.ts, issue 17) against the closure interpreter
  * (`interpret: true`, the reference, which runs every mutation as its own rule): random MutatingAdmissionPolicies
  * of 1–8 mutations mixing ApplyConfigurations (labels and annotations maps, nested structs, containers by `map()`
  * and by list literals, maps read from the object, values of the wrong type, undeclared keys, apiVersion/kind)
@@ -15,7 +15,7 @@
  */
 import { describe, expect, it, vi } from 'vitest';
 import { makePods } from '../../bench/pods.js';
-import type * as MapApplyRuns from '../../src/compile/map-apply-runs.js';
+import type * as MapRuleRuns from '../../src/compile/map-rule-runs.js';
 import type * as MapRunPatch from '../../src/compile/map-run-patch.js';
 import { GENERATED } from '../../src/compile/index.js';
 import { REFERENCE_SSA_ENGINE, REFERENCE_TYPED_DECODER } from '../../src/engines/ssa.js';
@@ -35,12 +35,12 @@ type Rng = () => number;
 
 const seen = vi.hoisted(() => ({ runsTaken: 0, patchesTaken: 0 }));
 
-vi.mock('../../src/compile/map-apply-runs.js', async (importOriginal) => {
-  const real = await importOriginal<typeof MapApplyRuns>();
+vi.mock('../../src/compile/map-rule-runs.js', async (importOriginal) => {
+  const real = await importOriginal<typeof MapRuleRuns>();
   // Counts the runs that ran rules (a runner that steps aside returns where it started; one that throws failed
   // a rule), so the comparison is known to cover them.
-  const mapApplyRuns: typeof real.mapApplyRuns = (rules, c) =>
-    real.mapApplyRuns(rules, c)?.map((runner) =>
+  const mapRuleRuns: typeof real.mapRuleRuns = (rules, c) =>
+    real.mapRuleRuns(rules, c)?.map((runner) =>
       runner === undefined
         ? undefined
         : (st, from, kept, admitted, scope) => {
@@ -53,7 +53,7 @@ vi.mock('../../src/compile/map-apply-runs.js', async (importOriginal) => {
             }
           },
     );
-  return { ...real, mapApplyRuns };
+  return { ...real, mapRuleRuns };
 });
 
 vi.mock('../../src/compile/map-run-patch.js', async (importOriginal) => {
