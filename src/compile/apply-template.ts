@@ -10,9 +10,6 @@
  * non-empty such literal, the template says nothing (`undefined`: the walk's generic path handles it).
  */
 import type { Expr } from '../cel/ast.js';
-import { holdsAny } from '../interpreter/ops/merge.js';
-import type { Owned } from '../interpreter/walk.js';
-import { isJsonObject, type JsonValue } from '../ir/json.js';
 import type { PatchTemplate } from '../merge/ssa/fused-plan.js';
 
 /** The template of an ApplyConfiguration's CEL syntax (cel-syntax.ts), or undefined when its root is not such a literal. */
@@ -82,27 +79,4 @@ function emptyLiteral(e: Expr): boolean {
 /** A key JavaScript enumerates in insertion order (not an array index) and that is an own data property. */
 function plainKey(key: string): boolean {
   return key !== '__proto__' && !/^(0|[1-9][0-9]*)$/.test(key);
-}
-
-/**
- * ops/merge.ts holdsAny of `patch` for the values the template does not build: the patch of an
- * ApplyConfiguration whose expression is the template's literal is made of maps and lists that evaluation
- * built (or frozen constants), which hold nothing of the object but through those values. A patch that does
- * not follow the template is asked whole.
- */
-export function templateLeavesHold(template: PatchTemplate, patch: JsonValue, owned: Owned): boolean {
-  if (!isJsonObject(patch) || Object.isFrozen(patch)) return holdsAny(patch, owned);
-  for (let i = 0; i < template.keys.length; i++) {
-    const v = patch[template.keys[i]!];
-    if (v === undefined) return holdsAny(patch, owned);
-    if (v === null || typeof v !== 'object') continue;
-    const child = template.children[i];
-    const items = template.items[i];
-    if (child !== undefined) {
-      if (templateLeavesHold(child, v, owned)) return true;
-    } else if (items !== undefined && Array.isArray(v)) {
-      for (let j = 0; j < v.length; j++) if (templateLeavesHold(items, v[j]!, owned)) return true;
-    } else if (holdsAny(v, owned)) return true;
-  }
-  return false;
 }

@@ -25,11 +25,10 @@ import type { Scope } from '../interpreter/scope.js';
 import { evalMemo, type EvalState } from '../interpreter/state.js';
 import { compileValueNode, type ValueFn } from '../interpreter/values.js';
 import { newEpoch, type Owned } from '../interpreter/walk.js';
-import { isJsonObject } from '../ir/json.js';
+import { isJsonObject, type JsonValue } from '../ir/json.js';
 import type { JsonPatchOp, MergeOp, Rule } from '../ir/nodes.js';
 import { applyFused } from '../merge/ssa/fused-apply.js';
-import type { PatchShape } from '../merge/ssa/fused-plan.js';
-import { templateLeavesHold } from './apply-template.js';
+import type { PatchShape, PatchTemplate } from '../merge/ssa/fused-plan.js';
 import { patchMembers } from './map-run-patch.js';
 import { withoutUnreadLets } from './unread-lets.js';
 
@@ -217,4 +216,27 @@ function runPatch(st: EvalState, scope: Scope, step: PatchStepRule, facts: Apply
   hold.release(st);
   step.parts.apply(st, st.owned, steps);
   hold.retake(st);
+}
+
+/**
+ * ops/merge.ts holdsAny of `patch` for the values the template does not build: the patch of an
+ * ApplyConfiguration whose expression is the template's literal is made of maps and lists that evaluation
+ * built (or frozen constants), which hold nothing of the object but through those values. A patch that does
+ * not follow the template is asked whole.
+ */
+function templateLeavesHold(template: PatchTemplate, patch: JsonValue, owned: Owned): boolean {
+  if (!isJsonObject(patch) || Object.isFrozen(patch)) return holdsAny(patch, owned);
+  for (let i = 0; i < template.keys.length; i++) {
+    const v = patch[template.keys[i]!];
+    if (v === undefined) return holdsAny(patch, owned);
+    if (v === null || typeof v !== 'object') continue;
+    const child = template.children[i];
+    const items = template.items[i];
+    if (child !== undefined) {
+      if (templateLeavesHold(child, v, owned)) return true;
+    } else if (items !== undefined && Array.isArray(v)) {
+      for (let j = 0; j < v.length; j++) if (templateLeavesHold(items, v[j]!, owned)) return true;
+    } else if (holdsAny(v, owned)) return true;
+  }
+  return false;
 }

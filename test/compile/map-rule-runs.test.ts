@@ -27,6 +27,7 @@ import { applyApiServerDefaults } from '../../src/k8s/defaults/index.js';
 import type { AdmissionRequest } from '../../src/k8s/request.js';
 import { createRuntime } from '../../src/runtime/create.js';
 import { deriveRuntime, type Runtime } from '../../src/runtime/runtime.js';
+import { applyConfiguration, jsonPatch, mapPolicyYaml, namedExpression } from '../support/map-policy.js';
 import { policiesOf } from '../support/policies.js';
 import { mulberry32, pick } from '../support/random.js';
 import { differences } from '../support/run-differential.js';
@@ -67,8 +68,6 @@ vi.mock('../../src/compile/map-run-patch.js', async (importOriginal) => {
   return { ...real, patchMembers };
 });
 
-const applyConfiguration = (expression: string) => `{patchType: ApplyConfiguration, applyConfiguration: {expression: ${JSON.stringify(expression)}}}`;
-const jsonPatch = (expression: string) => `{patchType: JSONPatch, jsonPatch: {expression: ${JSON.stringify(expression)}}}`;
 const step = (op: string, path: string, value?: string) => `JSONPatch{op: "${op}", path: ${path}${value === undefined ? '' : `, value: ${value}`}}`;
 
 interface PolicyText {
@@ -82,24 +81,11 @@ interface PolicyText {
 }
 
 function policyYaml(name: string, p: PolicyText): string {
-  const list = (key: string, items: string[]) => (items.length === 0 ? '' : `  ${key}:\n${items.map((x) => `  - ${x}`).join('\n')}\n`);
-  return `apiVersion: admissionregistration.k8s.io/v1
-kind: MutatingAdmissionPolicy
-metadata: {name: ${name}}
-spec:
-  failurePolicy: ${p.failurePolicy}
-  reinvocationPolicy: ${p.reinvocationPolicy}
-  matchConstraints:
-    resourceRules: [{apiGroups: [""], apiVersions: [v1], operations: [CREATE], resources: [pods]}]
-${p.objectSelector === undefined ? '' : `    objectSelector: ${p.objectSelector}\n`}${list('matchConditions', p.matchConditions.map((c, i) => `{name: c${i}, expression: ${JSON.stringify(c)}}`))}${list(
-    'variables',
-    p.variables.map((v, i) => `{name: v${i}, expression: ${JSON.stringify(v)}}`),
-  )}${list('mutations', p.mutations)}---
-apiVersion: admissionregistration.k8s.io/v1
-kind: MutatingAdmissionPolicyBinding
-metadata: {name: ${name}}
-spec: {policyName: ${name}}
-`;
+  return mapPolicyYaml(name, {
+    ...p,
+    matchConditions: p.matchConditions.map((c, i) => namedExpression(`c${i}`, c)),
+    variables: p.variables.map((v, i) => namedExpression(`v${i}`, v)),
+  });
 }
 
 /**

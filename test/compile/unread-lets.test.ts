@@ -8,9 +8,9 @@ import { describe, expect, it } from 'vitest';
 import { withoutUnreadLets } from '../../src/compile/unread-lets.js';
 import { apply } from '../../src/interpreter/index.js';
 import type { JsonObject } from '../../src/ir/json.js';
-import type { LetOp, Op, Policy } from '../../src/ir/nodes.js';
+import type { LetOp, Op } from '../../src/ir/nodes.js';
 import { differences } from '../support/run-differential.js';
-import { policiesOf } from '../support/policies.js';
+import { applyConfiguration, jsonPatch, mapPolicies, namedExpression } from '../support/map-policy.js';
 
 const origin = { file: 'vars.yaml', line: 1, col: 1, endLine: 1, endCol: 2, dialect: 'map' as const };
 const cel = (text: string) => ({ kind: 'cel' as const, expr: { text, origin }, origin });
@@ -51,43 +51,16 @@ describe('withoutUnreadLets', () => {
   });
 });
 
-function mapPolicy(variables: string, mutations: string): Policy[] {
-  const text = `apiVersion: admissionregistration.k8s.io/v1
-kind: MutatingAdmissionPolicy
-metadata: {name: vars}
-spec:
-  matchConstraints:
-    resourceRules: [{apiGroups: [""], apiVersions: [v1], operations: [CREATE], resources: [pods]}]
-  variables:
-${variables.replace(/^/gm, '  ')}
-  mutations:
-${mutations.replace(/^/gm, '  ')}
----
-apiVersion: admissionregistration.k8s.io/v1
-kind: MutatingAdmissionPolicyBinding
-metadata: {name: vars}
-spec: {policyName: vars}
-`;
-  return policiesOf('vars.yaml', text);
-}
-
 describe('MAP variables read by some mutations only', () => {
-  const variables = `- name: tier
-  expression: 'object.metadata.labels.tier'
-- name: broken
-  expression: 'object.metadata.labels.missing + "x"'
-- name: upper
-  expression: 'variables.tier.upperAscii()'`;
+  const variables = [
+    namedExpression('tier', 'object.metadata.labels.tier'),
+    namedExpression('broken', 'object.metadata.labels.missing + "x"'),
+    namedExpression('upper', 'variables.tier.upperAscii()'),
+  ];
   const mutations = [
-    `- patchType: ApplyConfiguration
-  applyConfiguration:
-    expression: 'Object{metadata: Object.metadata{labels: {"seen": variables.upper}}}'`,
-    `- patchType: JSONPatch
-  jsonPatch:
-    expression: '[JSONPatch{op: "add", path: "/metadata/annotations", value: {"a": "b"}}]'`,
-    `- patchType: JSONPatch
-  jsonPatch:
-    expression: 'has(object.metadata.labels.fail) ? [JSONPatch{op: "add", path: "/metadata/labels/b", value: variables.broken}] : []'`,
+    applyConfiguration('Object{metadata: Object.metadata{labels: {"seen": variables.upper}}}'),
+    jsonPatch('[JSONPatch{op: "add", path: "/metadata/annotations", value: {"a": "b"}}]'),
+    jsonPatch('has(object.metadata.labels.fail) ? [JSONPatch{op: "add", path: "/metadata/labels/b", value: variables.broken}] : []'),
   ];
   const pods: JsonObject[] = [
     { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'a', labels: { tier: 'web' } }, spec: { containers: [{ name: 'c', image: 'i' }] } },
@@ -96,7 +69,7 @@ describe('MAP variables read by some mutations only', () => {
   ];
 
   it('gives the interpreter results: values read through another variable, an unread failing one, a read failing one', () => {
-    const set = mapPolicy(variables, mutations.join('\n'));
+    const set = mapPolicies('vars', { variables, mutations });
     for (const object of pods) {
       const request = { object, operation: 'CREATE' as const };
       const compiled = apply(set, request, { trace: false });

@@ -15,7 +15,7 @@ import { applyApiServerDefaults } from '../../src/k8s/defaults/index.js';
 import { createRuntime } from '../../src/runtime/create.js';
 import { differences } from '../support/run-differential.js';
 import { mulberry32 } from '../support/random.js';
-import { policiesOf } from '../support/policies.js';
+import { applyConfiguration, jsonPatch, mapPolicies, namedExpression } from '../support/map-policy.js';
 
 const ast = (text: string) => {
   const r = parse(text);
@@ -71,34 +71,14 @@ describe('places in CEL', () => {
 });
 
 function mapPolicy(name: string, variables: string[], mutations: string[]): Policy[] {
-  const text = `apiVersion: admissionregistration.k8s.io/v1
-kind: MutatingAdmissionPolicy
-metadata: {name: ${name}}
-spec:
-  matchConstraints:
-    resourceRules: [{apiGroups: [""], apiVersions: [v1], operations: [CREATE], resources: [pods]}]
-  variables:
-${variables.map((v) => `  - ${v}`).join('\n')}
-  mutations:
-${mutations.map((m) => `  - ${m}`).join('\n')}
----
-apiVersion: admissionregistration.k8s.io/v1
-kind: MutatingAdmissionPolicyBinding
-metadata: {name: ${name}}
-spec: {policyName: ${name}}
-`;
-  return policiesOf(`${name}.yaml`, text);
+  return mapPolicies(name, { variables, mutations });
 }
-
-const variable = (name: string, expression: string) => `{name: ${name}, expression: ${JSON.stringify(expression)}}`;
-const applyConfiguration = (expression: string) => `{patchType: ApplyConfiguration, applyConfiguration: {expression: ${JSON.stringify(expression)}}}`;
-const jsonPatch = (expression: string) => `{patchType: JSONPatch, jsonPatch: {expression: ${JSON.stringify(expression)}}}`;
 
 describe('the plan', () => {
   it('keeps a value across the mutations that write elsewhere, not across one that writes where it reads', () => {
     const [policy] = mapPolicy(
       'plan',
-      [variable('a', 'has(object.metadata.labels.a) ? object.metadata.labels.a : "none"'), variable('count', 'size(object.spec.containers)')],
+      [namedExpression('a', 'has(object.metadata.labels.a) ? object.metadata.labels.a : "none"'), namedExpression('count', 'size(object.spec.containers)')],
       [
         applyConfiguration('Object{metadata: Object.metadata{labels: {"seen": variables.a}}}'),
         jsonPatch('[JSONPatch{op: "add", path: "/metadata/labels/a", value: "x"}]'),
@@ -119,7 +99,7 @@ describe('the plan', () => {
 
 describe('a rule that binds a variable twice and writes between', () => {
   it('evaluates the second binding again', () => {
-    const [parsed] = mapPolicy('twice', [variable('v', 'has(object.metadata.labels.a) ? "yes" : "no"')], [jsonPatch('[]'), jsonPatch('[]')]);
+    const [parsed] = mapPolicy('twice', [namedExpression('v', 'has(object.metadata.labels.a) ? "yes" : "no"')], [jsonPatch('[]'), jsonPatch('[]')]);
     const [first, second] = parsed!.rules;
     const origin = first!.origin;
     const cel = (text: string) => ({ kind: 'cel' as const, expr: { text, origin }, origin });
@@ -145,7 +125,7 @@ describe('a runtime that re-defaults the object after each mutation', () => {
     // The input is not defaulted (an offline Pod); the first mutation's re-defaulting adds restartPolicy.
     const set = mapPolicy(
       'defaulted',
-      [variable('policy', 'has(object.spec.restartPolicy) ? object.spec.restartPolicy : "unset"')],
+      [namedExpression('policy', 'has(object.spec.restartPolicy) ? object.spec.restartPolicy : "unset"')],
       [
         applyConfiguration('Object{metadata: Object.metadata{labels: {"first": variables.policy}}}'),
         applyConfiguration('Object{metadata: Object.metadata{labels: {"second": variables.policy}}}'),
@@ -196,7 +176,7 @@ describe('random policies: generated with shared variables against the closure i
       const next = mulberry32(seed);
       const pick = <T>(xs: readonly T[]): T => xs[Math.floor(next() * xs.length)]!;
       const count = 2 + Math.floor(next() * 3);
-      const vars = Array.from({ length: count }, (_, i) => variable(`v${i}`, i === 0 ? pick(reads.filter((r) => !r.includes('variables'))) : pick(reads)));
+      const vars = Array.from({ length: count }, (_, i) => namedExpression(`v${i}`, i === 0 ? pick(reads.filter((r) => !r.includes('variables'))) : pick(reads)));
       const mutations = Array.from({ length: 3 + Math.floor(next() * 5) }, () => pick(writes(`variables.v${Math.floor(next() * count)}`)));
       const set = mapPolicy(`p${seed}`, vars, mutations);
       if (planVariableReuse(set[0]!) !== undefined) shared++;

@@ -21,7 +21,7 @@ import { PatchShape } from '../../src/merge/ssa/fused-plan.js';
 import { createRuntime } from '../../src/runtime/create.js';
 import { deriveRuntime } from '../../src/runtime/runtime.js';
 import { mulberry32 as random } from '../support/random.js';
-import { policiesOf } from '../support/policies.js';
+import { applyConfiguration, mapPolicies, namedExpression } from '../support/map-policy.js';
 
 /** The template of an expression's text (the interpreter takes the syntax from src/compile/cel-syntax.ts). */
 function applyConfigurationTemplate(text: string) {
@@ -33,32 +33,11 @@ const FUSED = createRuntime();
 const REFERENCE = deriveRuntime(FUSED, { merges: { ssa: REFERENCE_SSA_ENGINE }, typedDecoder: REFERENCE_TYPED_DECODER });
 
 function policyOf(expressions: readonly string[]): Policy[] {
-  const mutations = expressions.map((e) => `  - patchType: ApplyConfiguration\n    applyConfiguration:\n      expression: ${JSON.stringify(e)}\n`).join('');
-  const text = `apiVersion: admissionregistration.k8s.io/v1
-kind: MutatingAdmissionPolicy
-metadata:
-  name: templated
-spec:
-  matchConstraints:
-    resourceRules:
-    - apiGroups: [""]
-      apiVersions: [v1]
-      operations: [CREATE]
-      resources: [pods]
-  variables:
-  - name: tier
-    expression: 'has(object.metadata.labels) && has(object.metadata.labels.tier) ? object.metadata.labels.tier : "none"'
-  reinvocationPolicy: Never
-  mutations:
-${mutations}---
-apiVersion: admissionregistration.k8s.io/v1
-kind: MutatingAdmissionPolicyBinding
-metadata:
-  name: templated
-spec:
-  policyName: templated
-`;
-  return policiesOf('templated.yaml', text);
+  return mapPolicies('templated', {
+    reinvocationPolicy: 'Never',
+    variables: [namedExpression('tier', 'has(object.metadata.labels) && has(object.metadata.labels.tier) ? object.metadata.labels.tier : "none"')],
+    mutations: expressions.map(applyConfiguration),
+  });
 }
 
 type Next = () => number;

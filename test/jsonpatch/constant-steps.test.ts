@@ -8,7 +8,7 @@ import { describe, expect, it } from 'vitest';
 import { makePods } from '../../bench/pods.js';
 import { apply } from '../../src/interpreter/index.js';
 import type { Policy } from '../../src/ir/nodes.js';
-import { policiesOf } from '../support/policies.js';
+import { applyConfiguration, jsonPatch, mapPolicies, namedExpression } from '../support/map-policy.js';
 
 /** Patches as lists of [op, path, value JSON or undefined, from or undefined]. */
 const PATCHES: [string, string, string | undefined, string | undefined][][] = [
@@ -47,30 +47,11 @@ function literal([op, path, value, from]: [string, string, string | undefined, s
 
 /** A MAP policy: an ApplyConfiguration (so later patches write in place), then the patch. */
 function policy(patch: string): Policy[] {
-  const text = `apiVersion: admissionregistration.k8s.io/v1
-kind: MutatingAdmissionPolicy
-metadata: {name: p}
-spec:
-  matchConstraints:
-    resourceRules:
-    - {apiGroups: [""], apiVersions: [v1], operations: [CREATE], resources: [pods]}
-  variables:
-  - {name: empty, expression: '""'}
-  reinvocationPolicy: Never
-  mutations:
-  - patchType: ApplyConfiguration
-    applyConfiguration:
-      expression: 'Object{metadata: Object.metadata{labels: {"seen": "yes"}}}'
-  - patchType: JSONPatch
-    jsonPatch:
-      expression: '${patch.replace(/'/g, "''")}'
----
-apiVersion: admissionregistration.k8s.io/v1
-kind: MutatingAdmissionPolicyBinding
-metadata: {name: p}
-spec: {policyName: p}
-`;
-  return policiesOf('p.yaml', text);
+  return mapPolicies('p', {
+    reinvocationPolicy: 'Never',
+    variables: [namedExpression('empty', '""')],
+    mutations: [applyConfiguration('Object{metadata: Object.metadata{labels: {"seen": "yes"}}}'), jsonPatch(patch)],
+  });
 }
 
 describe('constant JSONPatch lists', () => {

@@ -22,7 +22,7 @@ import type { Policy } from '../../src/ir/nodes.js';
 import { createRuntime } from '../../src/runtime/create.js';
 import { deriveRuntime } from '../../src/runtime/runtime.js';
 import { mulberry32 as random } from '../support/random.js';
-import { policiesOf } from '../support/policies.js';
+import { applyConfiguration, jsonPatch, mapPolicies, namedExpression, PODS_ON_CREATE } from '../support/map-policy.js';
 
 const FUSED = createRuntime();
 const REFERENCE = deriveRuntime(FUSED, { merges: { ssa: REFERENCE_SSA_ENGINE }, typedDecoder: REFERENCE_TYPED_DECODER });
@@ -64,28 +64,15 @@ const PATCHES = [
 
 /** A policy over Pods and Deployments: an ApplyConfiguration (so that later patches write in place) or none, then each patch twice. */
 function policy(merge: boolean, patches: readonly string[] = PATCHES): Policy[] {
-  const mutations = patches.flatMap((p) => [p, p]).map((p) => `  - patchType: JSONPatch\n    jsonPatch:\n      expression: '${p.replace(/'/g, "''")}'\n`);
-  if (merge) mutations.unshift(`  - patchType: ApplyConfiguration\n    applyConfiguration:\n      expression: 'Object{metadata: Object.metadata{labels: {"seen": "yes"}, annotations: {"n": "m"}}}'\n`);
-  const text = `apiVersion: admissionregistration.k8s.io/v1
-kind: MutatingAdmissionPolicy
-metadata: {name: p}
-spec:
-  matchConstraints:
-    resourceRules:
-    - {apiGroups: [""], apiVersions: [v1], operations: [CREATE], resources: [pods]}
-    - {apiGroups: [apps], apiVersions: [v1], operations: [CREATE], resources: [deployments]}
-  failurePolicy: Ignore
-  variables:
-  - {name: empty, expression: '""'}
-  reinvocationPolicy: Never
-  mutations:
-${mutations.join('')}---
-apiVersion: admissionregistration.k8s.io/v1
-kind: MutatingAdmissionPolicyBinding
-metadata: {name: p}
-spec: {policyName: p}
-`;
-  return policiesOf('p.yaml', text);
+  const mutations = patches.flatMap((p) => [jsonPatch(p), jsonPatch(p)]);
+  if (merge) mutations.unshift(applyConfiguration('Object{metadata: Object.metadata{labels: {"seen": "yes"}, annotations: {"n": "m"}}}'));
+  return mapPolicies('p', {
+    failurePolicy: 'Ignore',
+    reinvocationPolicy: 'Never',
+    resourceRules: [PODS_ON_CREATE, '{apiGroups: [apps], apiVersions: [v1], operations: [CREATE], resources: [deployments]}'],
+    variables: [namedExpression('empty', '""')],
+    mutations,
+  });
 }
 
 function deployment(i: number): JsonObject {
