@@ -26,9 +26,11 @@ import { evalMemo, type EvalState } from '../interpreter/state.js';
 import { compileValueNode, type ValueFn } from '../interpreter/values.js';
 import { newEpoch, type Owned } from '../interpreter/walk.js';
 import { isJsonObject, type JsonValue } from '../ir/json.js';
-import type { JsonPatchOp, MergeOp, Rule } from '../ir/nodes.js';
+import type { JsonPatchOp, LetOp, MergeOp, Rule } from '../ir/nodes.js';
+import type { PatchStep } from '../jsonpatch/apply.js';
 import { applyFused } from '../merge/ssa/fused-apply.js';
 import type { PatchShape, PatchTemplate } from '../merge/ssa/fused-plan.js';
+import { DirectRun, DirectRunPlans, type DirectRuleSource } from './map-run-direct.js';
 import { patchMembers } from './map-run-patch.js';
 import { withoutUnreadLets } from './unread-lets.js';
 
@@ -39,6 +41,8 @@ interface RunRule {
   readonly body: OpFn;
   readonly apply: ApplyStep | undefined;
   readonly patch: PatchStepRule | undefined;
+  /** Its CEL and lets, for evaluation against the run's activation (map-run-direct.ts). */
+  readonly direct: DirectRuleSource | undefined;
 }
 
 /** A MAP ApplyConfiguration: its bindings, its CEL value and the keys of the patch it builds. */
@@ -69,15 +73,22 @@ function mutationOp(rule: Rule): MergeOp | JsonPatchOp | undefined {
   return undefined;
 }
 
-/** The lazy bindings the rule's op reads (unread-lets.ts), compiled. */
-function letsOf(rule: Rule, c: OpCompiler): OpFn[] {
-  return withoutUnreadLets(rule.body).slice(0, -1).map((l) => c.op(l));
+/** The lazy bindings the rule's op reads (unread-lets.ts). */
+function readLets(rule: Rule): LetOp[] {
+  return withoutUnreadLets(rule.body).slice(0, -1) as LetOp[];
 }
 
 function runRule(cr: CompiledRule, op: MergeOp | JsonPatchOp, c: OpCompiler): RunRule {
   const rule = cr.rule;
-  if (op.kind === 'merge') return { name: rule.name, body: cr.body, apply: { op, lets: letsOf(rule, c), value: compileValueNode(op.value), shape: patchShapeOf(op) }, patch: undefined };
-  return { name: rule.name, body: cr.body, apply: undefined, patch: { lets: letsOf(rule, c), parts: jsonPatchParts(op) } };
+  const lets = readLets(rule);
+  const compiledLets = lets.map((l) => c.op(l));
+  if (op.kind === 'merge') {
+    const direct = op.value.kind === 'cel' ? { value: op.value, lets } : undefined;
+    return { name: rule.name, body: cr.body, apply: { op, lets: compiledLets, value: compileValueNode(op.value), shape: patchShapeOf(op) }, patch: undefined, direct };
+  }
+  const parts = jsonPatchParts(op);
+  const direct = parts.computed !== undefined && op.stepsFrom?.kind === 'cel' ? { value: op.stepsFrom, lets } : undefined;
+  return { name: rule.name, body: cr.body, apply: undefined, patch: { lets: compiledLets, parts }, direct };
 }
 
 /** Per rule, the runner of the run of MAP mutations it belongs to, or undefined when the policy has none. */
@@ -104,6 +115,7 @@ export function mapRuleRuns(rules: readonly CompiledRule[], c: OpCompiler): (Rul
 
 function mapRunner(run: readonly RunRule[], first: number): RuleRunner {
   const end = first + run.length;
+  const plans = new DirectRunPlans(run.map((r) => r.direct));
   return (st, from, _kept, _admitted, scope) => {
     // The engine this run merges with directly, and no defaulter re-defaulting after each mutation.
     if (st.runtime.merges.ssa !== SSA_ENGINE || st.runtime.defaulter !== undefined) return from;
@@ -114,15 +126,26 @@ function mapRunner(run: readonly RunRule[], first: number): RuleRunner {
     // JSONPatches are taken where the op would patch in place and decode strictly (the usual decoder).
     const patches = st.runtime.typedDecoder === ssaTypedDecoder;
     const hold = new Holding(st);
+    const plan = plans.planFor(st.runtime);
+    // Made at the first mutation it takes.
+    let direct: DirectRun | undefined;
     try {
       for (let i = from; i < end; i++) {
-        const rule = run[i - first]!;
+        const r = i - first;
+        const rule = run[r]!;
         st.ruleName = rule.name;
         // A mutation may have set the object's apiVersion or kind, and with them its schema.
         if (i > from) facts = factsNow(st, facts);
-        if (facts !== undefined && rule.apply !== undefined) runApply(st, scope, rule.apply, facts, hold);
-        else if (facts !== undefined && patches && rule.patch !== undefined) runPatch(st, scope, rule.patch, facts, hold);
-        else {
+        const takes = facts !== undefined && plan !== undefined && (direct ??= new DirectRun(plan, st, scope)).takes(r);
+        if (facts !== undefined && rule.apply !== undefined) {
+          const epoch = st.owned;
+          const patch = takes ? direct!.evaluate(r, st.object) : applyValue(st, scope, rule.apply);
+          runApply(st, rule.apply, patch, epoch, facts, hold);
+        } else if (facts !== undefined && patches && rule.patch !== undefined) {
+          const epoch = st.owned;
+          const steps = takes ? rule.patch.parts.computed!(direct!.evaluate(r, st.object)) : rule.patch.parts.evaluate(st, letsScope(st, scope, rule.patch.lets));
+          runPatch(st, rule.patch, steps, epoch, facts, hold);
+        } else {
           hold.release(st);
           rule.body(st, scope);
           hold.retake(st);
@@ -176,11 +199,20 @@ class Holding {
   }
 }
 
-function runApply(st: EvalState, scope: Scope, step: ApplyStep, facts: ApplyRunFacts, hold: Holding): void {
-  const epoch = st.owned;
+/** `scope` with the lazy bindings `lets`. */
+function letsScope(st: EvalState, scope: Scope, lets: readonly OpFn[]): Scope {
   let s = scope;
-  for (let k = 0; k < step.lets.length; k++) s = step.lets[k]!(st, s);
-  const patch = step.value(st, s);
+  for (let k = 0; k < lets.length; k++) s = lets[k]!(st, s);
+  return s;
+}
+
+/** The ApplyConfiguration's patch, evaluated as its rule's body would. */
+function applyValue(st: EvalState, scope: Scope, step: ApplyStep): JsonValue {
+  return step.value(st, letsScope(st, scope, step.lets));
+}
+
+/** Merges `patch`, evaluated from st.owned `epoch`. */
+function runApply(st: EvalState, step: ApplyStep, patch: JsonValue, epoch: Owned, facts: ApplyRunFacts, hold: Holding): void {
   const doc = st.object;
   // Evaluating the patch stored a value read from the object (ops/merge.ts ownedMaps), or the patch holds a
   // map the run owns: nothing may be written in place any more.
@@ -199,12 +231,8 @@ function runApply(st: EvalState, scope: Scope, step: ApplyStep, facts: ApplyRunF
   hold.retake(st);
 }
 
-/** A JSONPatch: its steps taken by map-run-patch.ts, else applied by the op's own path. */
-function runPatch(st: EvalState, scope: Scope, step: PatchStepRule, facts: ApplyRunFacts, hold: Holding): void {
-  const epoch = st.owned;
-  let s = scope;
-  for (let k = 0; k < step.lets.length; k++) s = step.lets[k]!(st, s);
-  const steps = step.parts.evaluate(st, s);
+/** A JSONPatch's `steps` (evaluated from st.owned `epoch`): taken by map-run-patch.ts, else applied by the op's own path. */
+function runPatch(st: EvalState, step: PatchStepRule, steps: readonly PatchStep[], epoch: Owned, facts: ApplyRunFacts, hold: Holding): void {
   // Evaluating the steps stored a value read from the object: nothing may be written in place any more.
   if (st.owned !== epoch) hold.owned = newEpoch();
   const doc = st.object;

@@ -67,7 +67,7 @@ class VariableValues {
 }
 
 /** The plan's part in one lazy let: which variable it binds, in which rule. */
-interface SharedLet {
+export interface SharedLet {
   readonly plan: VariableReusePlan;
   readonly variable: number;
   readonly rule: number;
@@ -201,6 +201,11 @@ function sharedValue(shared: SharedLet, compute: ValueFn, st: EvalState, scope: 
     values.value[variable] = v;
   }
   return v;
+}
+
+/** The plan's part in `op`, a lazy let, or undefined when no plan shares it. */
+export function sharedLetOf(op: LetOp): SharedLet | undefined {
+  return sharedLets.get(op) ?? undefined;
 }
 
 /** The op of a lazy let a plan shares, or undefined (the ordinary let then). */

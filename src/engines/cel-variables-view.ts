@@ -87,3 +87,36 @@ export function variablesViewPlan(names: readonly string[], plainReads: boolean,
     },
   };
 }
+
+/** The caller's object an indexed view reads through, under a key CEL never selects. */
+const SOURCE: unique symbol = Symbol('variables source');
+
+interface IndexedViewFields {
+  readonly [SOURCE]: unknown;
+}
+
+/**
+ * Views over `names` (each a safe field name: the caller checks) whose read of name `i` is `read(source, i)`,
+ * `source` given per view: one view per run of evaluations that share an activation (DirectEngine), where the
+ * caller decides what each name holds when read. Read as the plan's views are (see the header).
+ */
+export function indexedVariablesView(names: readonly string[], read: (source: unknown, i: number) => unknown): (source: unknown) => Record<string, unknown> {
+  class View implements IndexedViewFields {
+    readonly [SOURCE]: unknown;
+    constructor(source: unknown) {
+      this[SOURCE] = source;
+    }
+  }
+  const proto = View.prototype as unknown as Record<string, unknown>;
+  delete proto['constructor'];
+  names.forEach((name, i) => {
+    Object.defineProperty(proto, name, {
+      get(this: IndexedViewFields) {
+        return read(this[SOURCE], i);
+      },
+      enumerable: false,
+      configurable: false,
+    });
+  });
+  return (source) => new View(source) as unknown as Record<string, unknown>;
+}

@@ -15,10 +15,11 @@ import { authorizers, authorizerValue, CelAuthzCheck, type AuthorizerFn } from '
 import { CelError } from '../cel/values.js';
 import { diagnostic } from '../diagnostics/diagnostic.js';
 import { spanOfOrigin, type Span } from '../diagnostics/span.js';
-import type { CompiledExpr, EvalMemo, ExprOutcome, ExprScope, ExpressionEngine } from '../interpreter/engines.js';
+import type { CompiledExpr, DirectActivation, DirectExpr, DirectReads, DirectVariables, EvalMemo, ExprOutcome, ExprScope, ExpressionEngine } from '../interpreter/engines.js';
 import { EvalFailure } from '../interpreter/failure.js';
 import { isJsonObject, type JsonValue } from '../ir/json.js';
-import { variablesViewPlan, type VariablesViewPlan } from './cel-variables-view.js';
+import { indexedVariablesView, variablesViewPlan, type VariablesViewPlan } from './cel-variables-view.js';
+import { isSafeFieldName } from '../cel/fastpath.js';
 import type { ExprSource } from '../ir/nodes.js';
 import { requestFacts } from '../k8s/facts.js';
 import type { AdmissionRequest } from '../k8s/request.js';
@@ -262,7 +263,32 @@ export function createCelEngine(options: CelEngineOptions = {}): ExpressionEngin
     memo?.set(requestKey, entries);
     return entries;
   };
+  // The `variables` views of direct activations, per list of names (one per policy run plan).
+  const views = new WeakMap<readonly string[], (source: unknown) => Record<string, unknown>>();
+  const viewOf = (names: readonly string[]): ((source: unknown) => Record<string, unknown>) => {
+    let view = views.get(names);
+    if (view === undefined) views.set(names, (view = indexedVariablesView(names, (source, i) => readDirectVariable(source as DirectVariables, i, names[i]!))));
+    return view;
+  };
   return {
+    direct: {
+      activation(scope, names, variables, reads) {
+        // The entries and their order are the per-evaluation activation's below (the programs' look-ups see one shape).
+        const params = reads.params ? paramsOf(scope) : null;
+        const entries = reads.request ? requestEntries(scope) : undefined;
+        const values: Record<string, unknown> = {
+          object: null,
+          oldObject: scope.oldObject ?? null,
+          params: params ?? null,
+          namespaceObject: null,
+          request: entries?.value ?? null,
+          variables: names.length === 0 ? NO_VARIABLES : viewOf(names)(variables),
+          authorizer: authorizerVal,
+          'authorizer.requestResource': entries?.check ?? null,
+        };
+        return new CelDirectActivation(values, reads.namespace ? (scope.namespaceObject ?? null) : null);
+      },
+    },
     compile(expr: ExprSource) {
       const span = spanOfOrigin(expr.origin);
       const r = compile(expr.text, env, () => span);
@@ -276,15 +302,17 @@ export function createCelEngine(options: CelEngineOptions = {}): ExpressionEngin
           ? variablesViewPlan(names, readsVariablesPlainly(program.ast), (binding, name) => readVariable(binding as VariableBinding, name))
           : undefined;
       const dialect = expr.origin.dialect;
+      // Direct evaluations read variables through an indexed view, which reads as the plan's views do.
+      const directNames = names !== undefined && names.every((n) => isSafeFieldName(n) && !n.startsWith(RESERVED_VAR_PREFIX)) && readsVariablesPlainly(program.ast) ? names : undefined;
       // A program that reads nothing of its activation answers the same each time: its outcome, made once.
       const fixed = options.general ? undefined : program.staticJson(evalOptions);
       if (fixed?.ok) {
         const outcome: ExprOutcome = Object.freeze({ ok: true, value: fixed.value as JsonValue });
-        return { ok: true, fn: () => outcome };
+        return { ok: true, fn: () => outcome, direct: directNames && { variables: directNames, reads: READS_NOTHING, evaluate: () => outcome } };
       }
       if (fixed !== undefined) {
         const failed = fixed;
-        return { ok: true, fn: () => failedOutcome(failed, span, dialect) };
+        return { ok: true, fn: () => failedOutcome(failed, span, dialect), direct: directNames && { variables: directNames, reads: READS_NOTHING, evaluate: () => failedOutcome(failed, span, dialect) } };
       }
       // Activation entries are read only through their identifiers: those the expression never names are
       // left null rather than derived (the params binding is a scope look-up, the request entries a memo one,
@@ -293,6 +321,15 @@ export function createCelEngine(options: CelEngineOptions = {}): ExpressionEngin
       const readsParams = idents.has('params');
       const readsRequest = idents.has('request') || idents.has('authorizer');
       const readsNamespace = idents.has('namespaceObject');
+      const direct: DirectExpr | undefined = directNames && {
+        variables: directNames,
+        reads: { params: readsParams, request: readsRequest, namespace: readsNamespace },
+        // An activation of this engine's `direct.activation` (a run takes both from one engine).
+        evaluate(act: DirectActivation): ExprOutcome {
+          const out = program.evalJson((act as CelDirectActivation).values, evalOptions);
+          return out.ok ? (out as ExprOutcome) : failedOutcome(out, span, dialect);
+        },
+      };
       // JSON values (src/ir/json.ts) hold no bigint, so they are CEL values as they are (fromJson would
       // return them unchanged after walking them whole, once per document and evaluation).
       const fn: CompiledExpr = (scope: ExprScope): ExprOutcome => {
@@ -313,9 +350,32 @@ export function createCelEngine(options: CelEngineOptions = {}): ExpressionEngin
         const out = program.evalJson(activation, evalOptions);
         return out.ok ? (out as ExprOutcome) : failedOutcome(out, span, dialect);
       };
-      return { ok: true, fn };
+      return { ok: true, fn, direct };
     },
   };
+}
+
+const READS_NOTHING: DirectReads = Object.freeze({ params: false, request: false, namespace: false });
+
+/** A direct activation of the CEL engine: the activation's entries, the object set before each evaluation. */
+class CelDirectActivation implements DirectActivation {
+  constructor(
+    readonly values: Record<string, unknown>,
+    /** The request's namespace object when some expression reads it, else null. */
+    private readonly namespaceObject: JsonValue | null,
+  ) {}
+
+  setObject(object: JsonValue | null): void {
+    this.values['object'] = object;
+    this.values['namespaceObject'] = this.namespaceObject === null || isNamespace(object) ? null : this.namespaceObject;
+  }
+}
+
+/** A variable of a direct activation, read as readVariable reads a lazy binding: a failure is the reading expression's. */
+function readDirectVariable(variables: DirectVariables, i: number, name: string): unknown {
+  const out = variables.variable(i);
+  if (out.ok) return out.value;
+  throw new CelError(`composited variable "${name}" fails to evaluate: ${out.diagnostic.message}`);
 }
 
 /** A failed evaluation's outcome: a conversion failure's diagnostic is made here, with the dialect before the span (as in reports so far). */

@@ -36,7 +36,52 @@ export type CompiledExpr = (scope: ExprScope) => ExprOutcome;
 
 /** A language the IR keeps opaque (CEL, JMESPath): compiled once per expression, evaluated per request. */
 export interface ExpressionEngine {
-  compile(expr: ExprSource): { ok: true; fn: CompiledExpr } | { ok: false; diagnostics: Diagnostic[] };
+  compile(expr: ExprSource): { ok: true; fn: CompiledExpr; direct?: DirectExpr } | { ok: false; diagnostics: Diagnostic[] };
+  /** Activations kept for several evaluations (see DirectExpr), where the engine offers them. */
+  readonly direct?: DirectEngine;
+}
+
+/**
+ * An expression evaluated against an activation its caller keeps for a run of evaluations (issue 17: a MAP
+ * policy's mutations, src/compile/map-run-direct.ts), instead of one built from an ExprScope per evaluation.
+ * Offered for expressions that read `variables` only as `variables.<name>` (no `has()`, no `.?`).
+ */
+export interface DirectExpr {
+  /** The variable names the expression selects. */
+  readonly variables: readonly string[];
+  /** The request-derived activation entries it reads (an activation makes only those some expression reads). */
+  readonly reads: DirectReads;
+  /** The outcome CompiledExpr gives for a scope of the activation's documents and variables. */
+  evaluate(act: DirectActivation): ExprOutcome;
+}
+
+/** An activation of DirectEngine.activation: the caller sets the object before each evaluation. */
+export interface DirectActivation {
+  setObject(object: JsonValue | null): void;
+}
+
+/** The variables of a direct activation, held by its caller. */
+export interface DirectVariables {
+  /**
+   * The outcome of variable `i` (of the names the activation was made with) for the evaluation under way:
+   * computed lazily by the caller; a failure surfaces in the reading expression as the variable's error.
+   */
+  variable(i: number): ExprOutcome;
+}
+
+export interface DirectEngine {
+  /**
+   * An activation with `scope`'s request, old object, params and namespace (those `reads` says are read), and
+   * variables `names` read through `variables`. `names` is the caller's, kept per policy: the engine may key on it.
+   */
+  activation(scope: ExprScope, names: readonly string[], variables: DirectVariables, reads: DirectReads): DirectActivation;
+}
+
+/** Which request-derived entries some expression of a run reads. */
+export interface DirectReads {
+  readonly params: boolean;
+  readonly request: boolean;
+  readonly namespace: boolean;
 }
 
 /**

@@ -1,7 +1,7 @@
 import type { JsonValue } from '../ir/json.js';
 import type { ExprSource } from '../ir/nodes.js';
 import type { ExpressionEnvironment, Runtime } from '../runtime/runtime.js';
-import type { CompiledExpr, ExprScope, ExpressionEngine } from './engines.js';
+import type { CompiledExpr, DirectExpr, ExprScope, ExpressionEngine } from './engines.js';
 import { EvalFailure, evalFailure } from './failure.js';
 import type { Scope } from './scope.js';
 import { evalMemo, type EvalState } from './state.js';
@@ -16,23 +16,38 @@ export function expressionEnvironment(language: 'cel' | 'jmes', expr: ExprSource
   return expr.origin.dialect === 'kyverno-mpol' ? 'cel-kyverno' : 'cel-kubernetes';
 }
 
-/** Compiled expressions, per engine (runtimes that share an engine share its programs) and per IR node. */
-const compiledByEngine = new WeakMap<ExpressionEngine, WeakMap<ExprSource, CompiledExpr>>();
+/** An expression compiled by one engine: its program, and its direct form where the engine offers one. */
+interface Compiled {
+  readonly fn: CompiledExpr;
+  readonly direct: DirectExpr | undefined;
+}
 
-function compileWith(engine: ExpressionEngine, expr: ExprSource): CompiledExpr {
+/** Compiled expressions, per engine (runtimes that share an engine share its programs) and per IR node. */
+const compiledByEngine = new WeakMap<ExpressionEngine, WeakMap<ExprSource, Compiled>>();
+
+function compiledWith(engine: ExpressionEngine, expr: ExprSource): Compiled {
   let compiled = compiledByEngine.get(engine);
   if (!compiled) compiledByEngine.set(engine, (compiled = new WeakMap()));
   const hit = compiled.get(expr);
   if (hit) return hit;
   const r = engine.compile(expr);
-  let fn: CompiledExpr;
-  if (r.ok) fn = r.fn;
+  let made: Compiled;
+  if (r.ok) made = { fn: r.fn, direct: r.direct };
   else {
     const first = r.diagnostics[0]!;
-    fn = () => ({ ok: false, diagnostic: first });
+    made = { fn: () => ({ ok: false, diagnostic: first }), direct: undefined };
   }
-  compiled.set(expr, fn);
-  return fn;
+  compiled.set(expr, made);
+  return made;
+}
+
+function compileWith(engine: ExpressionEngine, expr: ExprSource): CompiledExpr {
+  return compiledWith(engine, expr).fn;
+}
+
+/** `expr` compiled by `engine` for evaluations against a kept activation (DirectExpr), where the engine offers that. */
+export function directExpr(engine: ExpressionEngine, expr: ExprSource): DirectExpr | undefined {
+  return compiledWith(engine, expr).direct;
 }
 
 /** Compiles an opaque expression once per engine with the runtime's engine for its environment. */

@@ -67,6 +67,11 @@ export function compileValueNode(v: Value): ValueFn {
   }
 }
 
+/** The failure of an expression that gave no value. */
+export function noValueFailure(v: Extract<Value, { kind: 'cel' | 'jmes' }>): EvalFailure {
+  return evalFailure('TM3004', `the ${v.kind === 'cel' ? 'CEL' : 'JMESPath'} expression produced no value`, v.origin);
+}
+
 /**
  * An expression's value (compileValueNode), and with `endsInPlace` compileValue's end of in-place writes: one
  * closure that calls the engine's program itself (each closure between them would be a call V8 sees with every
@@ -74,12 +79,11 @@ export function compileValueNode(v: Value): ValueFn {
  */
 function exprValue(v: Extract<Value, { kind: 'cel' | 'jmes' }>, endsInPlace: boolean): ValueFn {
   const program = new ExprProgram(v.kind, v.expr);
-  const noValue = `the ${v.kind === 'cel' ? 'CEL' : 'JMESPath'} expression produced no value`;
   return (st, scope) => {
     const r = program.fnFor(st.runtime)(exprScope(st, scope));
     if (!r.ok) throw new EvalFailure(r.diagnostic);
     const value = r.value;
-    if (value === undefined) throw evalFailure('TM3004', noValue, v.origin);
+    if (value === undefined) throw noValueFailure(v);
     if (endsInPlace && value !== null && typeof value === 'object') st.owned = newEpoch();
     return value;
   };

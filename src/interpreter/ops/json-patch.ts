@@ -140,6 +140,8 @@ function stepsOf(list: JsonValue, op: JsonPatchOp, prepared: PreparedSteps): rea
 export interface JsonPatchParts {
   evaluate(st: EvalState, scope: Scope): readonly PatchStep[];
   apply(st: EvalState, epoch: Owned, steps: readonly PatchStep[]): void;
+  /** For an op of computed steps only: the steps `evaluate` makes of the expression's value `list`. */
+  readonly computed: ((list: JsonValue) => readonly PatchStep[]) | undefined;
 }
 
 export function compileJsonPatch(op: JsonPatchOp): OpFn {
@@ -179,6 +181,7 @@ export function jsonPatchParts(op: JsonPatchOp): JsonPatchParts {
     const computed = stepsFrom ? stepsOf(stepsFrom(st, scope), op, prepared) : undefined;
     return computed === undefined ? written : written.length === 0 ? computed : written.concat(computed);
   };
+  const computed = steps.length === 0 && stepsFrom !== undefined ? (list: JsonValue): readonly PatchStep[] => stepsOf(list, op, prepared) : undefined;
   const apply = (st: EvalState, epoch: Owned, concrete: readonly PatchStep[]): void => {
     const before = (st.object ?? null) as JsonValue;
     if (inPlace) {
@@ -226,7 +229,7 @@ export function jsonPatchParts(op: JsonPatchOp): JsonPatchParts {
     const message = op.profile !== 'evanphx-v4' ? r.message : inWebhook ? `JSON Patch: ${r.message}` : `JSONPath: ${r.message}`;
     throw evalFailure('TM3006', message, op.steps[r.step]?.origin ?? op.origin);
   };
-  return { evaluate, apply };
+  return { evaluate, apply, computed };
 }
 
 /**
