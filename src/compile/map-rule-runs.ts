@@ -216,7 +216,7 @@ function runApply(st: EvalState, step: ApplyStep, patch: JsonValue, epoch: Owned
   const doc = st.object;
   // Evaluating the patch stored a value read from the object (ops/merge.ts ownedMaps), or the patch holds a
   // map the run owns: nothing may be written in place any more.
-  if (st.owned !== epoch || (step.shape !== undefined ? templateLeavesHold(step.shape.template, patch, hold.owned) : holdsAny(patch, hold.owned))) hold.owned = newEpoch();
+  if (st.owned !== epoch || patchHolds(step.shape, facts, patch, hold.owned)) hold.owned = newEpoch();
   if (isJsonObject(doc) && isJsonObject(patch) && typeKeysInert(facts.stringTypeKeys, doc, patch)) {
     const merged = applyFused(facts.schema, facts.typeRef, doc, patch, facts.checked, hold.owned, facts.walk, step.shape);
     if (merged !== undefined) {
@@ -244,6 +244,18 @@ function runPatch(st: EvalState, step: PatchStepRule, steps: readonly PatchStep[
   hold.release(st);
   step.parts.apply(st, st.owned, steps);
   hold.retake(st);
+}
+
+/**
+ * Whether `patch` may hold one of the `owned` maps where the fused merge would place it. Only its leaves can,
+ * and with a plan at the object's type, only leaves where the schema takes a container (MapPlan.leafContainers):
+ * a map at a scalar-only node makes the merge give up, and the op's own path then looks at the whole patch.
+ */
+function patchHolds(shape: PatchShape | undefined, facts: ApplyRunFacts, patch: JsonValue, owned: Owned): boolean {
+  if (shape === undefined) return holdsAny(patch, owned);
+  const plan = shape.planAt(facts.schema.node(facts.typeRef));
+  if (plan !== undefined && !plan.leafContainers) return false;
+  return templateLeavesHold(shape.template, patch, owned);
 }
 
 /**

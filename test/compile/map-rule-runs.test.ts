@@ -572,6 +572,23 @@ describe('runs of MAP mutations', () => {
     }
   });
 
+  it('leave a map of the object put where a scalar belongs to the op, with the maps the run owns', () => {
+    const labels = (entries: string) => applyConfiguration(`Object{metadata: Object.metadata{labels: {${entries}}}}`);
+    // The run owns the labels map when the second mutation puts it at a scalar field (and in a scalar map).
+    const cases = [
+      [labels('"a": "b"'), applyConfiguration('Object{metadata: Object.metadata{name: dyn(object.metadata.labels)}}'), labels('"c": "d"')],
+      [labels('"a": "b"'), applyConfiguration('Object{metadata: Object.metadata{annotations: {"x": dyn(object.metadata.labels)}}}'), labels('"c": "d"')],
+      [labels('"a": "b"'), applyConfiguration('Object{spec: Object.spec{containers: [Object.spec.containers{name: "app", image: dyn(object.metadata.labels)}]}}'), labels('"c": "d"')],
+    ];
+    const pod: JsonObject = { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'p', namespace: 'ns', labels: { z: 'z' } }, spec: { containers: [{ name: 'app', image: 'i' }] } };
+    for (const [n, mutations] of cases.entries()) {
+      const yaml = policyYaml(`scalar${n}`, { failurePolicy: 'Fail', reinvocationPolicy: 'Never', objectSelector: undefined, matchConditions: [], variables: [], mutations });
+      const { result, runsTaken } = compare(policiesOf(`scalar${n}.yaml`, yaml), pod, DEFAULT_RUNTIME, yaml);
+      expect(runsTaken, yaml).toBe(1);
+      expect(result.allowed, yaml).toBe(false);
+    }
+  });
+
   it('compute variables again after a mutation writes what they read, and keep them otherwise', () => {
     const labels = (entries: string) => applyConfiguration(`Object{metadata: Object.metadata{labels: {${entries}}}}`);
     const annotate = (key: string) => applyConfiguration(`Object{metadata: Object.metadata{annotations: {"${key}": variables.v0 + "/" + variables.v1}}}`);

@@ -13,7 +13,7 @@
  */
 import { Constants, instantiate, literal } from '../../compile/source.js';
 import type { JsonObject, JsonValue } from '../../ir/json.js';
-import type { MapPlan } from './fused-plan.js';
+import { scalarOnly, type MapPlan } from './fused-plan.js';
 import type { TypeNode } from './type-nodes.js';
 import { keyedListMerge, type KeyedListWalk } from './keyed-list-merge.js';
 import { scalarTest } from './typing-check.js';
@@ -32,11 +32,6 @@ export type PlannedMerge = (w: PlannedMergeWalk, lv: JsonValue, r: JsonObject, g
 
 /** Beyond this many keys in all (the plan and its sub-plans), the walk's loop is kept: code grows with the keys (and for `__proto__`). */
 const MAX_KEYS = 64;
-
-/** A node whose only form is a scalar: mergeValue there keeps a fitting scalar and gives up on anything else. */
-function scalarOnly(n: TypeNode): boolean {
-  return n.atom !== undefined && n.scalar !== undefined && n.map === undefined && n.list === undefined;
-}
 
 /** The plan's keys and its sub-plans', or Infinity when one is `__proto__` (a store would set the prototype). */
 function keyCount(plan: MapPlan): number {

@@ -41,10 +41,22 @@ export class MapPlan {
     readonly subPlans: readonly (MapPlan | undefined)[],
     /** The plan of the items of a key whose patch value is a list of literal maps, at an associative list's item node. */
     readonly itemPlans: readonly (MapPlan | undefined)[],
+    /**
+     * Whether a value of the patch that the template does not build (a leaf) may be a container where the
+     * schema takes one, at this level or below: only such a value can bring a map of the object into the
+     * result when the planned merge succeeds (one at a scalar-only node makes it give up: a map or list does
+     * not type there). False lets a caller skip looking for the object's maps in the patch.
+     */
+    readonly leafContainers: boolean,
   ) {
     this.typedConstants = keys.map(() => undefined);
     this.constantGuards = keys.map(() => false);
   }
+}
+
+/** A node whose only form is a scalar: the merge keeps a fitting scalar there and gives up on anything else. */
+export function scalarOnly(n: TypeNode): boolean {
+  return n.atom !== undefined && n.scalar !== undefined && n.map === undefined && n.list === undefined;
 }
 
 /**
@@ -57,6 +69,7 @@ export function planMap(template: PatchTemplate, node: TypeNode): MapPlan | unde
   const declared: boolean[] = [];
   const subPlans: (MapPlan | undefined)[] = [];
   const itemPlans: (MapPlan | undefined)[] = [];
+  let leafContainers = false;
   for (let i = 0; i < template.keys.length; i++) {
     const key = template.keys[i]!;
     const field = node.declaredNode(key);
@@ -69,9 +82,14 @@ export function planMap(template: PatchTemplate, node: TypeNode): MapPlan | unde
     const items = template.items[i];
     // fused-apply.ts mergeValue takes a list only at an associative list node.
     const mergesItems = items !== undefined && child.atom !== undefined && child.list?.elementRelationship === 'associative';
-    itemPlans.push(mergesItems ? planMap(items, child.item) : undefined);
+    const itemPlan = mergesItems ? planMap(items, child.item) : undefined;
+    itemPlans.push(itemPlan);
+    // A literal the plan does not cover is merged by the generic walk, which may take its values whole.
+    if (sub !== undefined) leafContainers ||= subPlans[i]?.leafContainers ?? true;
+    else if (items !== undefined) leafContainers ||= itemPlan?.leafContainers ?? true;
+    else leafContainers ||= !scalarOnly(child);
   }
-  return new MapPlan(node, template.keys, children, declared, subPlans, itemPlans);
+  return new MapPlan(node, template.keys, children, declared, subPlans, itemPlans, leafContainers);
 }
 
 /**
