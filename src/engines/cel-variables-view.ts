@@ -23,11 +23,28 @@ export interface ViewScope {
   lookup(name: string): ViewBinding | undefined;
 }
 
-/** The bindings of a view's names, in order (one name: the binding itself), under a key CEL never selects. */
-const BINDINGS: unique symbol = Symbol('variable bindings');
+/** What a view holds (its bindings, or its caller's source), under a key CEL never selects. */
+const HELD: unique symbol = Symbol('view source');
 
-interface ViewFields {
-  readonly [BINDINGS]: unknown;
+interface Held {
+  readonly [HELD]: unknown;
+}
+
+/**
+ * A class of views holding one value, with a getter per name on its prototype, whose `constructor` is
+ * inherited from Object.prototype instead, as a JSON map's (CEL's fast select checks it).
+ */
+function viewClass(names: readonly string[], getterOf: (name: string, i: number) => (this: Held) => unknown): new (held: unknown) => Held {
+  class View implements Held {
+    readonly [HELD]: unknown;
+    constructor(held: unknown) {
+      this[HELD] = held;
+    }
+  }
+  const proto = View.prototype as unknown as Record<string, unknown>;
+  delete proto['constructor'];
+  names.forEach((name, i) => Object.defineProperty(proto, name, { get: getterOf(name, i), enumerable: false, configurable: false }));
+  return View;
 }
 
 /** Makes the views of one expression. */
@@ -43,24 +60,14 @@ export interface VariablesViewPlan {
  */
 export function variablesViewPlan(names: readonly string[], plainReads: boolean, read: (binding: ViewBinding, name: string) => unknown): VariablesViewPlan | undefined {
   if (!plainReads || names.length === 0 || !names.every(isSafeFieldName)) return undefined;
-  class View implements ViewFields {
-    readonly [BINDINGS]: unknown;
-    constructor(bindings: unknown) {
-      this[BINDINGS] = bindings;
-    }
-  }
-  const proto = View.prototype as unknown as Record<string, unknown>;
-  // Inherited from Object.prototype instead, as a JSON map's (CEL's fast select checks it).
-  delete proto['constructor'];
-  const define = (name: string, get: (this: ViewFields) => unknown): void => {
-    Object.defineProperty(proto, name, { get, enumerable: false, configurable: false });
-  };
   // One name (most expressions): the binding itself, without a list of one per evaluation.
   if (names.length === 1) {
     const name = names[0]!;
-    define(name, function (this: ViewFields) {
-      return read(this[BINDINGS] as ViewBinding, name);
-    });
+    const View = viewClass(names, () =>
+      function (this: Held) {
+        return read(this[HELD] as ViewBinding, name);
+      },
+    );
     return {
       names,
       of(scope) {
@@ -69,11 +76,11 @@ export function variablesViewPlan(names: readonly string[], plainReads: boolean,
       },
     };
   }
-  names.forEach((name, i) => {
-    define(name, function (this: ViewFields) {
-      return read((this[BINDINGS] as readonly ViewBinding[])[i]!, name);
-    });
-  });
+  const View = viewClass(names, (name, i) =>
+    function (this: Held) {
+      return read((this[HELD] as readonly ViewBinding[])[i]!, name);
+    },
+  );
   return {
     names,
     of(scope) {
@@ -88,35 +95,16 @@ export function variablesViewPlan(names: readonly string[], plainReads: boolean,
   };
 }
 
-/** The caller's object an indexed view reads through, under a key CEL never selects. */
-const SOURCE: unique symbol = Symbol('variables source');
-
-interface IndexedViewFields {
-  readonly [SOURCE]: unknown;
-}
-
 /**
  * Views over `names` (each a safe field name: the caller checks) whose read of name `i` is `read(source, i)`,
  * `source` given per view: one view per run of evaluations that share an activation (DirectEngine), where the
  * caller decides what each name holds when read. Read as the plan's views are (see the header).
  */
 export function indexedVariablesView(names: readonly string[], read: (source: unknown, i: number) => unknown): (source: unknown) => Record<string, unknown> {
-  class View implements IndexedViewFields {
-    readonly [SOURCE]: unknown;
-    constructor(source: unknown) {
-      this[SOURCE] = source;
-    }
-  }
-  const proto = View.prototype as unknown as Record<string, unknown>;
-  delete proto['constructor'];
-  names.forEach((name, i) => {
-    Object.defineProperty(proto, name, {
-      get(this: IndexedViewFields) {
-        return read(this[SOURCE], i);
-      },
-      enumerable: false,
-      configurable: false,
-    });
-  });
+  const View = viewClass(names, (_name, i) =>
+    function (this: Held) {
+      return read(this[HELD], i);
+    },
+  );
   return (source) => new View(source) as unknown as Record<string, unknown>;
 }
