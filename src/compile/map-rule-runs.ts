@@ -51,6 +51,12 @@ interface ApplyStep {
   readonly lets: readonly OpFn[];
   readonly value: ValueFn;
   readonly shape: PatchShape | undefined;
+  /**
+   * The patch is its template's literal, which names neither apiVersion nor kind: where the kind declares both
+   * as strings, the engine's copy of the object's into the patch (typeKeysInert) changes nothing on an object
+   * that types, which the fused merge checks before anything else (one that does not is left to the op).
+   */
+  readonly typeKeysFree: boolean;
 }
 
 /** A MAP JSONPatch: its bindings and the op's halves (ops/json-patch.ts). */
@@ -84,7 +90,9 @@ function runRule(cr: CompiledRule, op: MergeOp | JsonPatchOp, c: OpCompiler): Ru
   const compiledLets = lets.map((l) => c.op(l));
   if (op.kind === 'merge') {
     const direct = op.value.kind === 'cel' ? { value: op.value, lets } : undefined;
-    return { name: rule.name, body: cr.body, apply: { op, lets: compiledLets, value: compileValueNode(op.value), shape: patchShapeOf(op) }, patch: undefined, direct };
+    const shape = patchShapeOf(op);
+    const typeKeysFree = shape !== undefined && !shape.template.keys.some((k) => k === 'apiVersion' || k === 'kind');
+    return { name: rule.name, body: cr.body, apply: { op, lets: compiledLets, value: compileValueNode(op.value), shape, typeKeysFree }, patch: undefined, direct };
   }
   const parts = jsonPatchParts(op);
   const direct = parts.computed !== undefined && op.stepsFrom?.kind === 'cel' ? { value: op.stepsFrom, lets } : undefined;
@@ -217,7 +225,7 @@ function runApply(st: EvalState, step: ApplyStep, patch: JsonValue, epoch: Owned
   // Evaluating the patch stored a value read from the object (ops/merge.ts ownedMaps), or the patch holds a
   // map the run owns: nothing may be written in place any more.
   if (st.owned !== epoch || patchHolds(step.shape, facts, patch, hold.owned)) hold.owned = newEpoch();
-  if (isJsonObject(doc) && isJsonObject(patch) && typeKeysInert(facts.stringTypeKeys, doc, patch)) {
+  if (isJsonObject(doc) && isJsonObject(patch) && ((step.typeKeysFree && facts.stringTypeKeys) || typeKeysInert(facts.stringTypeKeys, doc, patch))) {
     const merged = applyFused(facts.schema, facts.typeRef, doc, patch, facts.checked, hold.owned, facts.walk, step.shape);
     if (merged !== undefined) {
       if (facts.walk.inPlace) hold.changedInPlace = true;

@@ -494,6 +494,8 @@ describe('runs of MAP mutations', () => {
           applyConfiguration('Object{apiVersion: "v1", kind: "Pod", metadata: Object.metadata{labels: {"c": "d"}}}'),
         ],
       },
+      // Type keys other than the object's: the engine merges the object's own (ssa.ts withTargetTypeKeys).
+      { mutations: [labels('"a": "b"'), applyConfiguration('Object{apiVersion: "apps/v1", kind: "Deployment", metadata: Object.metadata{labels: {"c": "d"}}}'), labels('"e": "f"')] },
       // A null in the patch leaves the merge to the op's reference path.
       {
         mutations: [
