@@ -51,6 +51,27 @@ describe('kyverno-test.yaml suites', () => {
     expect(rows[4]!.reason).toMatch(/^Excluded: /);
   });
 
+  it('as kyverno test, passes a rule the policy lacks as Excluded, for resources of the test only', () => {
+    const dir = suiteDir({
+      ...base,
+      'kyverno-test.yaml': testFile(`- {policy: add-label, rule: no-such-rule, kind: Pod, resources: [web, nope], result: pass}
+- {policy: add-label, rule: no-such-rule, kind: Pod, resources: [web], result: fail, patchedResources: patched-deploy.yaml}
+`),
+    });
+    const suite = loadTestSuite(join(dir, 'kyverno-test.yaml'), 'suite/kyverno-test.yaml');
+    if (!suite.ok) throw new Error(suite.diagnostics.map((d) => d.message).join('; '));
+    const rows = runTestSuite(suite.value, 'strict', { asKyvernoTest: true });
+    // printTestResult: the policy's response for the resource has no rule response of that name (Excluded,
+    // whatever the expected result or patched resource); a resource the test lacks has no response (Not found).
+    expect(rows.map((r) => [r.resource, r.status])).toEqual([
+      ['Pod/web', 'passed'],
+      ['Pod/nope', 'failed'],
+      ['Pod/web', 'passed'],
+    ]);
+    expect(rows[0]!.reason).toMatch(/^Excluded: rule no-such-rule is not a rule of policy add-label/);
+    expect(rows[1]!.reason).toMatch(/resource not found/);
+  });
+
   it('fails a wrong result and a wrong patched resource, with a diff', () => {
     const dir = suiteDir({
       ...base,

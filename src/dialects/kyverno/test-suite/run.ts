@@ -12,7 +12,10 @@
  * the policy does not have fail with that reason. With `asKyvernoTest` (the `transmute test` command) a rule
  * that matched nothing passes as "Excluded" and a MutatingPolicy or MAP that ran without changing anything is
  * `pass`; otherwise (transmute migrate's proof, which compares a rule with its translation) an excluded row
- * passes only when `skip` was expected and an unchanged CEL policy is `skip`, as a mutate rule is.
+ * passes only when `skip` was expected and an unchanged CEL policy is `skip`, as a mutate rule is. A rule the
+ * policy does not have is then "Excluded" too, for a resource of the test: the CLI finds the policy's
+ * response for the resource (every policy answers every resource) and no rule response of that name in it
+ * (printTestResult), and passes the row; the reason names the missing rule.
  */
 import { impliedBindingDocs } from '../../map/implied-binding.js';
 import { kyvernoRequest, withDefaultNamespace } from './request.js';
@@ -104,6 +107,13 @@ class SuiteRun {
     const names = entry.ruleless || rule === '' ? undefined : [rule, `autogen-${rule}`, `autogen-cronjob-${rule}`];
     if (names) {
       const missing = missingRule(prepared, rule, names);
+      if (missing?.absent && this.options.asKyvernoTest === true) {
+        return refs.map((r) => {
+          const found = findResource(this.resources, entry.kind, r, entry.namespace) !== undefined;
+          const label = resourceLabel(entry.kind, r, entry.namespace);
+          return found ? row(label, 'passed', `Excluded: ${missing.reason} (kyverno test finds no response of it)`) : row(label, 'failed', resourceNotFound(entry.kind, r));
+        });
+      }
       if (missing) return refs.map((r) => row(resourceLabel(entry.kind, r, entry.namespace), missing.notRun ? 'skipped' : 'failed', missing.reason));
     }
     return refs.map((ref) => {
@@ -207,7 +217,7 @@ class SuiteRun {
       if (findResource(this.targets, entry.kind, ref, entry.namespace)) {
         return failed(`resource ${ref} is a mutate-existing target (targetResources): mutate existing is not simulated yet`);
       }
-      return failed(`resource not found: no ${entry.kind || 'resource'} ${ref} among the test's resources`);
+      return failed(resourceNotFound(entry.kind, ref));
     }
     const applied = this.apply(entry.policy, prepared, object, ref);
     if (typeof applied === 'string') return failed(applied);
@@ -299,14 +309,14 @@ class SuiteRun {
 }
 
 /**
- * Why a rule-based entry cannot be checked: the rule is absent (a failure), or is of a kind transmute does
- * not run (not run: validate, generate, verifyImages).
+ * Why a rule-based entry cannot be checked: the rule is absent from the policy (`absent`), or is of a kind
+ * transmute does not run (not run: validate, generate, verifyImages), or did not parse (a failure).
  */
-function missingRule(prepared: Extract<Prepared, { ok: true }>, rule: string, names: readonly string[]): { reason: string; notRun?: boolean } | undefined {
+function missingRule(prepared: Extract<Prepared, { ok: true }>, rule: string, names: readonly string[]): { reason: string; notRun?: boolean; absent?: boolean } | undefined {
   if (prepared.targets.some((t) => t.rules.some((r) => names.includes(r.name)))) return undefined;
   const id = prepared.targets[0]!.id;
   const raw = rawRule(prepared.doc, rule);
-  if (!isJsonObject(raw)) return { reason: `rule ${rule} is not a rule of policy ${id}` };
+  if (!isJsonObject(raw)) return { reason: `rule ${rule} is not a rule of policy ${id}`, absent: true };
   const mutate = isJsonObject(raw.mutate) ? raw.mutate : undefined;
   if (mutate && Array.isArray(mutate.targets) && mutate.targets.length > 0) return { reason: `rule ${rule} mutates existing resources (mutate.targets): not simulated yet` };
   const kind = NOT_RUN_RULE_KINDS.find((k) => raw[k] !== undefined && raw[k] !== null);
@@ -315,6 +325,10 @@ function missingRule(prepared: Extract<Prepared, { ok: true }>, rule: string, na
 }
 
 const NOT_RUN_RULE_KINDS = ['validate', 'generate', 'verifyImages'] as const;
+
+function resourceNotFound(kind: string, ref: string): string {
+  return `resource not found: no ${kind || 'resource'} ${ref} among the test's resources`;
+}
 
 function rawRule(doc: SourceDoc, rule: string): JsonValue | undefined {
   const spec = isJsonObject(doc.value) && isJsonObject(doc.value.spec) ? doc.value.spec : {};
