@@ -55,9 +55,18 @@ export function wildcardCel(s: Cel, pattern: string): Cel {
   return `${paren(s)}.matches(${celString(regexOf(pattern))})`;
 }
 
+/**
+ * A pattern of wildcards only, a `*` among them and at most one `?`: it matches every text but the empty one
+ * (every text when it has no `?`), whatever the text: a number's (which is never empty) in any of the forms
+ * Kyverno prints. (`?` alone matches texts of one character only.)
+ */
+function matchesEveryNonEmptyText(pattern: string): boolean {
+  return /^[*?]+$/.test(pattern) && pattern.includes('*') && pattern.indexOf('?') === pattern.lastIndexOf('?');
+}
+
 /** Whether a plain pattern can match the exponent text Kyverno gives numbers below the anchor ("1E+00"). */
 function matchesNumberText(pattern: string): boolean | undefined {
-  if (pattern === '*') return true;
+  if (matchesEveryNonEmptyText(pattern)) return true;
   // The exponent text holds only digits, `.`, `E`, `+` and `-`: a pattern with any other literal never matches it.
   if (/[^0-9.E+\-*?]/.test(pattern)) return false;
   return undefined;
@@ -123,10 +132,13 @@ function scalarTextPiece(v: Cel, text: string): Cel | Refusal {
   // YAML text), null as "null". A pattern without wildcards is no number (numbers parse as quantities); one
   // whose literal characters could all spell a number might match a double's text, which is refused.
   const literal = text.replace(/[*?]/g, '');
-  if (/[*?]/.test(text) && /^[0-9.eE+-]*$/.test(literal)) return notYet(`the wildcard condition pattern ${JSON.stringify(text)}, which Kyverno also matches against the text of decimal numbers`);
+  // `?*` (non-empty) and the like match a decimal number's text, whichever Kyverno prints.
+  const everyNumber = matchesEveryNonEmptyText(text);
+  if (!everyNumber && /[*?]/.test(text) && /^[0-9.eE+-]*$/.test(literal)) return notYet(`the wildcard condition pattern ${JSON.stringify(text)}, which Kyverno also matches against the text of decimal numbers`);
   return or([
     `(type(${v}) == string && ${wildcardCel(v, text)})`,
     `(type(${v}) in [int, uint, bool] && ${wildcardCel(`string(${v})`, text)})`,
+    ...(everyNumber ? [`type(${v}) == double`] : []),
     ...(new RegExp(regexOf(text).replace('(?s)', ''), 's').test('null') ? [`type(${v}) == null_type`] : []),
   ]);
 }
