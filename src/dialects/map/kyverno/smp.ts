@@ -247,7 +247,8 @@ function mergeMap(at: Place, p: JsonObject, steps: readonly SchemaStep[], w: Wal
       continue;
     }
     if (Array.isArray(v)) {
-      if (w.decide) return notYet(`the list ${rawKey} inside an anchored list element`);
+      // The shared copy's decisions reach no further than anchors: a list without any merges into each element.
+      if (w.decide && hasAnchors(v)) return notYet(`the list ${rawKey} with anchors inside an anchored list element`);
       const l = mergeList(at, rawKey, v, childSteps, w);
       if (refused(l)) return l;
       out.push(l);
