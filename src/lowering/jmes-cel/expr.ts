@@ -189,7 +189,10 @@ function compileValue(node: JmesNode, cur: Cur, mode: Mode, cx: Cx): Frag {
         const vals = node.children.map((p) => value(p.value, c, 'lenient', cx));
         const texts = homogeneous(vals);
         const body = node.children.map((p, i) => `${celString(p.name)}: ${texts[i]}`).join(', ');
-        return frag(`{${body}}`, 'map', { atom: true, err: vals.some((f) => f.err) });
+        // Every key is there (a missing value is null), each holding its value's type.
+        const names = node.children.map((p) => p.name);
+        const ty = T.struct(Object.fromEntries(names.map((n, i) => [n, tyOf(vals[i]!)])), names);
+        return tfrag(`{${body}}`, ty, { atom: true, err: vals.some((f) => f.err) });
       });
     case 'Function':
       return compileCall(node, cur, cx, { value: (n, c) => value(n, c, 'lenient', cx) });
