@@ -10,6 +10,8 @@
  *   as the op itself would from there (ops/merge.ts mergeIntoRoot with the evaluated patch, the JSONPatch
  *   op's `apply` with the evaluated steps, or the rule's compiled body), with the state handed over first and
  *   taken back after.
+ * The mutations' CEL runs against one activation for the run, with the policy's variables in the run's own
+ * slots (map-run-direct.ts), where the engine offers that; otherwise each rule binds its lazy variables.
  *
  * Each rule sees the object the rules before it made and evaluates its own bindings, so results, errors and
  * key order are the sequential ones (test/compile/map-rule-runs.test.ts, and the corpus differential of
