@@ -44,7 +44,7 @@ import { parseKyverno, recognizesKyverno } from '../kyverno/parse.js';
 import { preconditionsGuard } from '../kyverno/preconditions.js';
 import { Reader } from '../kyverno/reader.js';
 import { freeIdentifiers, MPOL_TARGET } from '../map/cel-target.js';
-import { celString } from '../map/emit-cel.js';
+import { celString, REQUEST_NAMESPACE } from '../map/emit-cel.js';
 import { emitMatch } from '../map/emit-match.js';
 import { slug } from '../map/emit-policies.js';
 import { resourceRuleTest } from '../map/group-match.js';
@@ -281,7 +281,7 @@ function emitRule(er: ExistingRule, apiVersion: string, diagnostics: Diagnostic[
   if (isRefusal(trigger)) return refuse(trigger, [...at, 'match']);
   if (/\bnamespaceObject\b/.test(trigger)) return refuse(notYet("a trigger namespaceSelector (a target's evaluation has no namespace object to test it on)"), [...at, 'match']);
   const subject = !deletes ? 'request.object' : ops.length === 1 ? 'request.oldObject' : '(request.operation == "DELETE" ? request.oldObject : request.object)';
-  const triggerTest = and([policyNamespace !== undefined ? `request.namespace == ${celString(policyNamespace)}` : undefined, trigger === 'true' ? undefined : renameFree(trigger, new Map([['object', subject]]))]);
+  const triggerTest = and([policyNamespace !== undefined ? `${REQUEST_NAMESPACE} == ${celString(policyNamespace)}` : undefined, trigger === 'true' ? undefined : renameFree(trigger, new Map([['object', subject]]))]);
   if (triggerTest) conditions.push({ name: 'trigger', expression: triggerTest });
 
   // The target's namespace and name, as dclient GetResources lists them; a namespaced Policy lists its own.

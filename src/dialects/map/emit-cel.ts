@@ -12,6 +12,16 @@ export function isSelectable(name: string): boolean {
   return IDENT.test(name) && !RESERVED.has(name);
 }
 
+/**
+ * The request fields kube-apiserver leaves out when empty (the AdmissionRequest's `omitempty` fields, dropped
+ * by DefaultUnstructuredConverter in plugin/cel's activation): a cluster-scoped object's request has no
+ * `namespace`, one named by generateName no `name`, one without a subresource no `subResource`. Read bare,
+ * they fail with "no such key"; these read them as Kubernetes' empty value.
+ */
+export const REQUEST_NAMESPACE = 'request.?namespace.orValue("")';
+export const REQUEST_NAME = 'request.?name.orValue("")';
+export const REQUEST_SUBRESOURCE = 'request.?subResource.orValue("")';
+
 export function celString(s: string): string {
   return JSON.stringify(s);
 }

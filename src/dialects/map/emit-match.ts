@@ -6,7 +6,7 @@
 import type { JsonObject } from '../../ir/json.js';
 import type { GlobStyle, LabelSelector, MatchClause, MatchSpec, ResourcePattern } from '../../ir/match.js';
 import { resourceOf } from '../../k8s/resources.js';
-import { celString } from './emit-cel.js';
+import { celString, REQUEST_NAMESPACE } from './emit-cel.js';
 
 const MAP_OPS = ['CREATE', 'UPDATE', 'CONNECT'];
 
@@ -82,7 +82,7 @@ function clauseTest(c: MatchClause, globs: GlobStyle): string | undefined {
     parts.push(`(${t})`);
   }
   if (c.namespaces) {
-    const t = anyOf('request.namespace', c.namespaces, globs);
+    const t = anyOf(REQUEST_NAMESPACE, c.namespaces, globs);
     if (!t) return undefined;
     parts.push(`(${t})`);
   }
@@ -150,7 +150,7 @@ export function emitMatch(spec: MatchSpec): EmittedMatch | string {
         }
         case 'namespaces':
         case 'excludedNamespaces': {
-          const t = anyOf('request.namespace', c[key]!, spec.globs);
+          const t = anyOf(REQUEST_NAMESPACE, c[key]!, spec.globs);
           if (!t) return `the namespace patterns ${c[key]!.join(', ')}`;
           // Cluster-scoped objects have no namespace: Gatekeeper's namespace matcher never matches them.
           conditions.push({ name: key === 'namespaces' ? 'namespaces' : 'excluded-namespaces', expression: key === 'namespaces' ? t : `!(${t})` });

@@ -8,7 +8,7 @@
  */
 import { jsonEqual, type JsonObject, type JsonValue } from '../../ir/json.js';
 import type { Policy } from '../../ir/nodes.js';
-import { celString } from './emit-cel.js';
+import { celString, REQUEST_NAME, REQUEST_SUBRESOURCE } from './emit-cel.js';
 import { emitMatch, type EmittedMatch } from './emit-match.js';
 
 export interface GroupMatch {
@@ -53,7 +53,7 @@ export function resourceRuleTest(rule: JsonObject): string {
   const list = (k: string): string[] => (Array.isArray(rule[k]) ? (rule[k] as string[]) : ['*']);
   const resources = list('resources').map((r) => {
     const [res, sub] = r.split('/', 2) as [string, string | undefined];
-    const parts = [res === '*' ? undefined : `request.resource.resource == ${celString(res)}`, sub === undefined ? 'request.subResource == ""' : sub === '*' ? undefined : `request.subResource == ${celString(sub)}`];
+    const parts = [res === '*' ? undefined : `request.resource.resource == ${celString(res)}`, sub === undefined ? `${REQUEST_SUBRESOURCE} == ""` : sub === '*' ? undefined : `${REQUEST_SUBRESOURCE} == ${celString(sub)}`];
     const defined = parts.filter((x): x is string => x !== undefined);
     return defined.length === 0 ? 'true' : defined.join(' && ');
   });
@@ -63,7 +63,7 @@ export function resourceRuleTest(rule: JsonObject): string {
     resources.includes('true') ? undefined : resources.length === 1 ? resources[0] : `(${resources.map((r) => `(${r})`).join(' || ')})`,
     oneOf('request.operation', list('operations')),
     // resourceNames names the request's object (an empty list admits every name).
-    Array.isArray(rule.resourceNames) && rule.resourceNames.length > 0 ? oneOf('request.name', rule.resourceNames as string[]) : undefined,
+    Array.isArray(rule.resourceNames) && rule.resourceNames.length > 0 ? oneOf(REQUEST_NAME, rule.resourceNames as string[]) : undefined,
   ];
   const defined = parts.filter((p): p is string => p !== undefined);
   return defined.length === 0 ? 'true' : defined.join(' && ');

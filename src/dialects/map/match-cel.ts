@@ -15,7 +15,7 @@
  */
 import type { GvkPattern, LabelSelector, MatchClause, MatchSpec, UserMatch } from '../../ir/match.js';
 import { cannot, notYet, type Refusal } from '../generate-report.js';
-import { celString } from './emit-cel.js';
+import { celString, REQUEST_NAME, REQUEST_NAMESPACE, REQUEST_SUBRESOURCE } from './emit-cel.js';
 import { and, not, or, paren, type Cel } from './kyverno/cel-patch.js';
 import { wildcardCel } from './kyverno/pattern.js';
 
@@ -39,8 +39,8 @@ function kindTest(k: GvkPattern): Cel {
   let sub: Cel | undefined;
   if (k.subresource === '') {
     // CheckKind(..., allowEphemeralContainers): a plain Pod pattern also covers pods/ephemeralcontainers.
-    sub = k.kind === 'Pod' || /[*?]/.test(k.kind) ? or(['request.subResource == ""', 'request.subResource == "ephemeralcontainers" && request.kind.group == "" && request.kind.version == "v1" && request.kind.kind == "Pod"']) : 'request.subResource == ""';
-  } else sub = field('request.subResource', k.subresource);
+    sub = k.kind === 'Pod' || /[*?]/.test(k.kind) ? or([`${REQUEST_SUBRESOURCE} == ""`, `${REQUEST_SUBRESOURCE} == "ephemeralcontainers" && request.kind.group == "" && request.kind.version == "v1" && request.kind.kind == "Pod"`]) : `${REQUEST_SUBRESOURCE} == ""`;
+  } else sub = field(REQUEST_SUBRESOURCE, k.subresource);
   return and([gvk, sub]) ?? 'true';
 }
 
@@ -93,7 +93,7 @@ function clauseTest(c: MatchClause, exclude: boolean, target: 'map' | 'kyverno-m
         parts.push(anyGlob('(object.metadata.?name.orValue("") != "" ? object.metadata.name : object.metadata.?generateName.orValue(""))', c.names!));
         break;
       case 'namespaces':
-        parts.push(anyGlob('(request.kind.group == "" && request.kind.kind == "Namespace" ? request.name : request.namespace)', c.namespaces!));
+        parts.push(anyGlob(`(request.kind.group == "" && request.kind.kind == "Namespace" ? ${REQUEST_NAME} : ${REQUEST_NAMESPACE})`, c.namespaces!));
         break;
       case 'annotations':
         for (const [k, v] of Object.entries(c.annotations!)) {

@@ -247,7 +247,7 @@ spec:
     );
     const { docs: out, policies } = roundTrip(ky);
     const spec = out[0]!.spec as JsonObject;
-    expect(spec.matchConditions).toEqual([{ name: 'namespaces', expression: 'request.namespace == "prod"' }]);
+    expect(spec.matchConditions).toEqual([{ name: 'namespaces', expression: 'request.?namespace.orValue("") == "prod"' }]);
     expect(mutate(policies, POD)).toEqual(mutate(ky, POD));
     const other = { ...POD, metadata: { name: 'web', namespace: 'dev' } };
     expect(apply(policies, { object: other, operation: 'CREATE', namespace: 'dev' })).toMatchObject({ object: other });
