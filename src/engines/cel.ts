@@ -296,23 +296,22 @@ export function createCelEngine(options: CelEngineOptions = {}): ExpressionEngin
       const program: CelProgram = r.value;
       const names = variableNames(program.ast);
       const handler = names !== undefined && names.length > 0 ? variablesProxyHandler(names) : undefined;
+      const plainReads = readsVariablesPlainly(program.ast);
       // Reserved names are never bound as CEL variables: an expression naming one keeps the proxy.
-      const view =
-        names !== undefined && !names.some((n) => n.startsWith(RESERVED_VAR_PREFIX))
-          ? variablesViewPlan(names, readsVariablesPlainly(program.ast), (binding, name) => readVariable(binding as VariableBinding, name))
-          : undefined;
+      const unreserved = names !== undefined && !names.some((n) => n.startsWith(RESERVED_VAR_PREFIX));
+      const view = unreserved ? variablesViewPlan(names, plainReads, (binding, name) => readVariable(binding as VariableBinding, name)) : undefined;
       const dialect = expr.origin.dialect;
       // Direct evaluations read variables through an indexed view, which reads as the plan's views do.
-      const directNames = names !== undefined && names.every((n) => isSafeFieldName(n) && !n.startsWith(RESERVED_VAR_PREFIX)) && readsVariablesPlainly(program.ast) ? names : undefined;
+      const directNames = unreserved && plainReads && names.every(isSafeFieldName) ? names : undefined;
       // A program that reads nothing of its activation answers the same each time: its outcome, made once.
       const fixed = options.general ? undefined : program.staticJson(evalOptions);
-      if (fixed?.ok) {
-        const outcome: ExprOutcome = Object.freeze({ ok: true, value: fixed.value as JsonValue });
-        return { ok: true, fn: () => outcome, direct: directNames && { variables: directNames, reads: READS_NOTHING, evaluate: () => outcome } };
-      }
       if (fixed !== undefined) {
-        const failed = fixed;
-        return { ok: true, fn: () => failedOutcome(failed, span, dialect), direct: directNames && { variables: directNames, reads: READS_NOTHING, evaluate: () => failedOutcome(failed, span, dialect) } };
+        let fn: () => ExprOutcome;
+        if (fixed.ok) {
+          const outcome: ExprOutcome = Object.freeze({ ok: true, value: fixed.value as JsonValue });
+          fn = () => outcome;
+        } else fn = () => failedOutcome(fixed, span, dialect);
+        return { ok: true, fn, direct: directNames && { variables: directNames, reads: READS_NOTHING, evaluate: fn } };
       }
       // Activation entries are read only through their identifiers: those the expression never names are
       // left null rather than derived (the params binding is a scope look-up, the request entries a memo one,

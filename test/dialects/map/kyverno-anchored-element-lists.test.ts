@@ -7,30 +7,11 @@
  * decisions would reach into it).
  */
 import { describe, expect, it } from 'vitest';
-import { kyvernoDialect } from '../../../src/dialects/kyverno/index.js';
 import type { JsonObject } from '../../../src/ir/json.js';
 import type { Policy } from '../../../src/ir/nodes.js';
-import { docs } from './support.js';
-import { outcome, refusal, toMap } from './kyverno-support.js';
+import { outcome, refusal, smpPolicy, toMap } from './kyverno-support.js';
 
-function kyverno(patch: string): Policy[] {
-  const text = `apiVersion: kyverno.io/v1
-kind: ClusterPolicy
-metadata: {name: lists}
-spec:
-  rules:
-  - name: r
-    match:
-      any:
-      - resources:
-          kinds: [Pod]
-    mutate:
-      patchStrategicMerge:
-${patch.replace(/^/gm, '        ')}`;
-  const r = kyvernoDialect.parse(docs(text));
-  expect(r.diagnostics.filter((d) => d.severity === 'error')).toEqual([]);
-  return r.policies;
-}
+const kyverno = (patch: string): Policy[] => smpPolicy('lists', patch);
 
 const env = (...pairs: [string, string][]): JsonObject[] => pairs.map(([name, value]) => ({ name, value }));
 

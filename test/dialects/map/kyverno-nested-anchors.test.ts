@@ -6,30 +6,11 @@
  * skipped or the whole patch is) on every object.
  */
 import { describe, expect, it } from 'vitest';
-import { kyvernoDialect } from '../../../src/dialects/kyverno/index.js';
 import type { JsonObject } from '../../../src/ir/json.js';
 import type { Policy } from '../../../src/ir/nodes.js';
-import { docs } from './support.js';
-import { outcome, refusal, toMap } from './kyverno-support.js';
+import { outcome, refusal, smpPolicy, toMap } from './kyverno-support.js';
 
-function kyverno(patch: string): Policy[] {
-  const text = `apiVersion: kyverno.io/v1
-kind: ClusterPolicy
-metadata: {name: nested}
-spec:
-  rules:
-  - name: r
-    match:
-      any:
-      - resources:
-          kinds: [Pod]
-    mutate:
-      patchStrategicMerge:
-${patch.replace(/^/gm, '        ')}`;
-  const r = kyvernoDialect.parse(docs(text));
-  expect(r.diagnostics.filter((d) => d.severity === 'error')).toEqual([]);
-  return r.policies;
-}
+const kyverno = (patch: string): Policy[] => smpPolicy('nested', patch);
 
 const hostPath = (name: string, path: string): JsonObject => ({ name, hostPath: { path } });
 const configMap = (name: string, cm: string, extra: JsonObject = {}): JsonObject => ({ name, configMap: { name: cm, ...extra } });

@@ -1,6 +1,7 @@
 /** What the Kyverno → MAP compiler tests share: translate and read back, the refusal text, the outcome. */
 import { expect } from 'vitest';
 import { compile } from '../../../src/cel/index.js';
+import { kyvernoDialect } from '../../../src/dialects/kyverno/index.js';
 import { generateMap } from '../../../src/dialects/map/generate.js';
 import { mapDialect } from '../../../src/dialects/map/index.js';
 import { apply } from '../../../src/interpreter/index.js';
@@ -34,4 +35,24 @@ export function refusal(policies: Policy[]): string {
 export function outcome(policies: Policy[], object: JsonValue): unknown {
   const r = apply(policies, { object, operation: 'CREATE' });
   return r.allowed !== false && 'object' in r && r.object !== undefined ? r.object : { denied: true };
+}
+
+/** A ClusterPolicy `name` of one rule on Pods mutating with the strategic merge `patch` (YAML), parsed. */
+export function smpPolicy(name: string, patch: string): Policy[] {
+  const text = `apiVersion: kyverno.io/v1
+kind: ClusterPolicy
+metadata: {name: ${name}}
+spec:
+  rules:
+  - name: r
+    match:
+      any:
+      - resources:
+          kinds: [Pod]
+    mutate:
+      patchStrategicMerge:
+${patch.replace(/^/gm, '        ')}`;
+  const r = kyvernoDialect.parse(docs(text));
+  expect(r.diagnostics.filter((d) => d.severity === 'error')).toEqual([]);
+  return r.policies;
 }
