@@ -17,7 +17,7 @@ import { diagnostic } from '../diagnostics/diagnostic.js';
 import { spanOfOrigin, type Span } from '../diagnostics/span.js';
 import type { CompiledExpr, DirectActivation, DirectExpr, DirectReads, DirectVariables, EvalMemo, ExprOutcome, ExprScope, ExpressionEngine } from '../interpreter/engines.js';
 import { EvalFailure } from '../interpreter/failure.js';
-import { isJsonObject, type JsonValue } from '../ir/json.js';
+import { defineOwn, isJsonObject, type JsonObject, type JsonValue } from '../ir/json.js';
 import { indexedVariablesView, variablesViewPlan, type VariablesViewPlan } from './cel-variables-view.js';
 import { isSafeFieldName } from '../cel/fastpath.js';
 import type { ExprSource } from '../ir/nodes.js';
@@ -78,29 +78,52 @@ interface RequestEntries extends RequestValueMemo {
   readonly check: CelAuthzCheck;
 }
 
-/** The CEL `request` value (admission/v1 AdmissionRequest as plugin/cel CreateAdmissionRequest fills it). */
+/**
+ * The CEL `request` value: admission/v1 AdmissionRequest as plugin/cel CreateAdmissionRequest fills it, seen
+ * the way its JSON form reads (kube-apiserver: common.UnstructuredReflectToVal, before it
+ * DefaultUnstructuredConverter; Kyverno's MutatingPolicy: ConvertObjectToUnstructured). Fields tagged
+ * `omitempty` are absent when empty, so reading one bare fails with "no such key": `name` on a generated
+ * name, `namespace` and `subResource` on most requests, the user's `uid`, `groups` and `extra` (and `username`
+ * when none is given offline).
+ */
 export function requestValue(req: AdmissionRequest, requestExtras?: RequestExtras): Record<string, unknown> {
   const f = requestFacts(req);
   const extras = requestExtras ?? {};
-  const u = req.userInfo ?? {};
-  const extra: Record<string, unknown> = {};
-  for (const [k, v] of Object.entries(u.extra ?? {})) extra[k] = v;
   const kind = { group: f.gvk.group, version: f.gvk.version, kind: f.gvk.kind };
   const resource = { group: f.resource.group, version: f.resource.version, resource: f.resource.resource };
-  return {
-    kind,
-    resource,
-    subResource: f.subResource,
-    requestKind: extras.requestKind ?? kind,
-    requestResource: extras.requestResource ?? resource,
-    requestSubResource: extras.requestSubResource ?? f.subResource,
-    name: f.name,
-    namespace: f.namespace,
-    operation: req.operation,
-    userInfo: { username: u.username ?? '', uid: u.uid ?? '', groups: u.groups ?? [], extra },
-    dryRun: req.dryRun === true,
-    options: null,
-  };
+  const out: Record<string, unknown> = { kind, resource };
+  putNonEmpty(out, 'subResource', f.subResource);
+  out.requestKind = extras.requestKind ?? kind;
+  out.requestResource = extras.requestResource ?? resource;
+  putNonEmpty(out, 'requestSubResource', extras.requestSubResource ?? f.subResource);
+  putNonEmpty(out, 'name', f.name);
+  putNonEmpty(out, 'namespace', f.namespace);
+  out.operation = req.operation;
+  out.userInfo = userInfoValue(req.userInfo ?? {});
+  out.dryRun = req.dryRun === true;
+  out.options = null;
+  return out;
+}
+
+/** authentication/v1 UserInfo in its JSON form: every field omitempty. */
+function userInfoValue(u: NonNullable<AdmissionRequest['userInfo']>): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  putNonEmpty(out, 'username', u.username);
+  putNonEmpty(out, 'uid', u.uid);
+  if (u.groups !== undefined && u.groups.length > 0) out.groups = u.groups;
+  const extra: JsonObject = {};
+  let extras = 0;
+  for (const [k, v] of Object.entries(u.extra ?? {})) {
+    defineOwn(extra, k, v);
+    extras++;
+  }
+  if (extras > 0) out.extra = extra;
+  return out;
+}
+
+/** An `omitempty` string field: set only when not empty. */
+function putNonEmpty(out: Record<string, unknown>, key: string, value: string | undefined): void {
+  if (value !== undefined && value !== '') out[key] = value;
 }
 
 /** `authorizer.requestResource`: a check pre-filled with the request's resource (plugin/cel/activation.go). */

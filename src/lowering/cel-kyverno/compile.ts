@@ -154,18 +154,32 @@ const REQUEST_FIELDS: { readonly [k: string]: FieldTree } = {
 };
 
 /**
- * Request fields admission/v1 and authentication/v1 leave out of the JSON when empty (`omitempty`), which
- * Kyverno's context then does not hold, with the value the CEL `request` has there (it always has them).
+ * Request fields admission/v1 and authentication/v1 tag `omitempty`, with their empty value in JMESPath. The
+ * CEL `request` is the request's JSON form (engines/cel.ts requestValue), so it lacks them when empty: a bare
+ * read fails there with "no such key" and `has()` is false. Kyverno's context may hold them empty (its
+ * namespace is `''` for a cluster-scoped object, the username `''` when the user has none), so presence is
+ * written as "not empty" on the Kyverno side.
  */
 const REQUEST_OMITEMPTY: ReadonlyMap<string, string> = new Map([
   ['name', "''"],
   ['namespace', "''"],
   ['subResource', "''"],
-  ['dryRun', '`false`'],
   ['userInfo.username', "''"],
   ['userInfo.uid', "''"],
   ['userInfo.groups', '`[]`'],
 ]);
+
+/**
+ * `dryRun`, a pointer CreateAdmissionRequest always sets: always in the CEL `request`, while Kyverno's context
+ * holds it only when the request says.
+ */
+const REQUEST_DRY_RUN = 'dryRun';
+
+/** The omitempty request field at `path` (REQUEST_OMITEMPTY) holds a value the CEL `request` keeps: not empty. */
+function requestFieldSet(path: string, j: string): Cond {
+  const empty = REQUEST_OMITEMPTY.get(path)!;
+  return empty === "''" ? atom(`(${j} || '') != ''`, { neg: `(${j} || '') == ''` }) : atom(`length(${j} || ${empty}) > \`0\``, { neg: `length(${j} || ${empty}) == \`0\`` });
+}
 
 /** MutatingPolicy: Kyverno's RequestType also holds the user's roles and cluster roles (string lists). */
 const MPOL_REQUEST_LISTS = new Set(['roles', 'clusterRoles']);
@@ -311,12 +325,16 @@ export class CelToJmes {
     }
     const ty = this.fieldTy(root, fields);
     const j = pathJmes(root, fields);
-    const omitted = root === 'request' ? REQUEST_OMITEMPTY.get(fields.join('.')) : undefined;
-    if (omitted !== undefined) {
-      // Always there in CEL; where Kyverno's context leaves it out, its empty value.
-      const t: Term = { j: `(${j} || ${omitted})`, ty, err: FALSE, reads: [{ root, fields }] };
+    if (root === 'request' && fields.join('.') === REQUEST_DRY_RUN) {
+      // Always there in CEL; where Kyverno's context leaves it out, false.
+      const t: Term = { j: `(${j} || \`false\`)`, ty, err: FALSE, cond: equals(`(${j} || \`false\`)`, '`true`'), reads: [{ root, fields }] };
       if (optionalFrom !== undefined) t.present = TRUE;
-      if (ty === 'bool') t.cond = equals(t.j, '`true`');
+      return t;
+    }
+    if (root === 'request' && REQUEST_OMITEMPTY.has(fields.join('.'))) {
+      const set = requestFieldSet(fields.join('.'), j);
+      const t: Term = { j: `(${j} || ${REQUEST_OMITEMPTY.get(fields.join('.'))})`, ty, err: optionalFrom === undefined ? not(set) : FALSE, reads: [{ root, fields }] };
+      if (optionalFrom !== undefined) t.present = set;
       if (ty === 'string') t.plain = false;
       return t;
     }
@@ -422,7 +440,12 @@ export class CelToJmes {
       // Kyverno's RequestType always has them (null objects included).
       return { j: '`true`', ty: 'bool', cond: TRUE, err: base.err, reads: [] };
     }
-    if (root === 'request' && REQUEST_OMITEMPTY.has([...fields, field].join('.'))) return { j: '`true`', ty: 'bool', cond: TRUE, err: base.err, reads: [] };
+    const requestPath = [...fields, field].join('.');
+    if (root === 'request' && requestPath === REQUEST_DRY_RUN) return { j: '`true`', ty: 'bool', cond: TRUE, err: base.err, reads: [] };
+    if (root === 'request' && REQUEST_OMITEMPTY.has(requestPath)) {
+      const cond = requestFieldSet(requestPath, pathJmes(root, [...fields, field]));
+      return { j: render(cond), ty: 'bool', cond, err: base.err, reads: [{ root, fields: [...fields, field], presence: true }] };
+    }
     const cond = this.present(root, [...fields, field]);
     return { j: render(cond), ty: 'bool', cond, err: base.err, reads: [{ root, fields: [...fields, field], presence: true, ...(admission ? { admission: true } : {}) }] };
   }

@@ -424,15 +424,28 @@ describe("cel-kyverno with Kyverno's CEL environment", () => {
     expect(isTerm(compileCelText('request.object.spec.replicas', { cel: MAP_ENV }))).toBe(false);
   });
 
-  it('request fields admission/v1 leaves out when empty read as CEL reads them, with or without them in the context', () => {
-    const t = compileCelText("request.namespace == '' && request.name == '' && size(request.userInfo.groups) == 0", { cel: MPOL_ENV });
-    if (!isTerm(t)) throw new Error(t.why);
-    expect(render(t.err)).toBe('`false`');
-    const program = compileJmes(t.j);
-    if (!program.ok) throw new Error(t.j);
-    for (const request of [{ operation: 'CREATE', userInfo: {} }, { operation: 'CREATE', namespace: '', name: '', userInfo: { groups: [] } }]) {
-      expect(program.value.search({ request })).toMatchObject({ ok: true, value: true });
-    }
-    expect(program.value.search({ request: { operation: 'CREATE', namespace: 'x', userInfo: {} } })).toMatchObject({ ok: true, value: false });
+  it('request fields admission/v1 leaves out when empty are absent, as in the CEL request, with or without them in the context', () => {
+    const search = (j: string, request: object): unknown => {
+      const program = compileJmes(j);
+      if (!program.ok) throw new Error(j);
+      return program.value.search({ request });
+    };
+    const empty = [
+      { operation: 'CREATE', userInfo: {} },
+      { operation: 'CREATE', namespace: '', name: '', userInfo: { username: '', groups: [] } },
+    ];
+    const full = { operation: 'CREATE', namespace: 'x', name: 'n', userInfo: { username: 'u', groups: ['g'] } };
+    // A bare read fails where the field is empty (CEL: "no such key").
+    const bare = compileCelText("request.namespace == 'x' && request.name == 'n' && request.userInfo.username == 'u' && size(request.userInfo.groups) == 1", { cel: MPOL_ENV });
+    if (!isTerm(bare)) throw new Error(bare.why);
+    for (const request of empty) expect(search(render(bare.err), request)).toMatchObject({ ok: true, value: true });
+    expect(search(render(bare.err), full)).toMatchObject({ ok: true, value: false });
+    expect(search(bare.j, full)).toMatchObject({ ok: true, value: true });
+    // has() and optional reads see them absent.
+    const guarded = compileCelText("request.?namespace.orValue('') == '' && !has(request.name) && !has(request.userInfo.groups)", { cel: MPOL_ENV });
+    if (!isTerm(guarded)) throw new Error(guarded.why);
+    expect(render(guarded.err)).toBe('`false`');
+    for (const request of empty) expect(search(guarded.j, request)).toMatchObject({ ok: true, value: true });
+    expect(search(guarded.j, full)).toMatchObject({ ok: true, value: false });
   });
 });

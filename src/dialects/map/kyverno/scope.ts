@@ -17,7 +17,9 @@ function requestBinding(target: 'map' | 'kyverno-mpol', existing: boolean, objec
     oldObject: { cel: existing ? 'request.oldObject' : 'oldObject', type: T.nullable(objectType) },
     // The four operations are guaranteed at admission only; a background request may carry none.
     operation: existing ? { cel: 'request.operation', type: T.dyn } : { cel: 'request.operation' },
-    namespace: { cel: 'request.namespace' },
+    // Kyverno's context always holds the namespace (AddNamespace: '' for a cluster-scoped object); the CEL
+    // request leaves an empty one out (engines/cel.ts requestValue).
+    namespace: { cel: 'request.?namespace.orValue("")', type: T.string },
     name: { cel: 'request.name' },
     kind: { cel: 'request.kind' },
     resource: { cel: 'request.resource' },
