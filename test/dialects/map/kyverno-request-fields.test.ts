@@ -1,13 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { kyvernoDialect } from '../../../src/dialects/kyverno/index.js';
 import type { JsonObject } from '../../../src/ir/json.js';
 import type { Policy } from '../../../src/ir/nodes.js';
-import { outcome, toMap } from './kyverno-support.js';
-import { docs } from './support.js';
+import { kyvernoPolicies, outcome, toMap } from './kyverno-support.js';
 
 /** A ClusterPolicy on ConfigMaps and ClusterRoles whose rule reads `request.namespace`. */
 function policy(preconditions: string, labels: string): Policy[] {
-  const text = `apiVersion: kyverno.io/v1
+  return kyvernoPolicies(`apiVersion: kyverno.io/v1
 kind: ClusterPolicy
 metadata: {name: ns}
 spec:
@@ -22,10 +20,7 @@ ${preconditions}
       patchStrategicMerge:
         metadata:
           labels:
-${labels.replace(/^/gm, '            ')}`;
-  const r = kyvernoDialect.parse(docs(text));
-  expect(r.diagnostics.filter((d) => d.severity === 'error')).toEqual([]);
-  return r.policies;
+${labels.replace(/^/gm, '            ')}`);
 }
 
 const configMap: JsonObject = { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'c', namespace: 'dev' } };

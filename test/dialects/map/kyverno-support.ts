@@ -52,6 +52,11 @@ spec:
     mutate:
       patchStrategicMerge:
 ${patch.replace(/^/gm, '        ')}`;
+  return kyvernoPolicies(text);
+}
+
+/** Kyverno policy YAML parsed, with no error. */
+export function kyvernoPolicies(text: string): Policy[] {
   const r = kyvernoDialect.parse(docs(text));
   expect(r.diagnostics.filter((d) => d.severity === 'error')).toEqual([]);
   return r.policies;
