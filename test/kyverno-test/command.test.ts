@@ -326,12 +326,16 @@ describeShared('the upstream suites rearranged into .kyverno-test/ folders', () 
     const expected = findTestFiles(source).length;
     const dir = tempDir('kytest-upstream');
     cpSync(source, join(dir, 'suites'), { recursive: true });
-    // Every suite folder's files move into a .kyverno-test/ folder inside it, as kyverno/policies lays them out.
+    // Every suite folder's files (and folders of files its test names, such as crds/) move into a .kyverno-test/
+    // folder inside it, as kyverno/policies lays them out; folders holding other suites stay.
     const suiteFolders = findTestFiles(join(dir, 'suites')).map((f) => f.slice(0, -'/kyverno-test.yaml'.length));
     for (const folder of suiteFolders) {
       const hidden = join(folder, '.kyverno-test');
       mkdirSync(hidden);
-      for (const name of readdirSync(folder)) if (name !== '.kyverno-test' && statSync(join(folder, name)).isFile()) renameSync(join(folder, name), join(hidden, name));
+      for (const name of readdirSync(folder)) {
+        const path = join(folder, name);
+        if (name !== '.kyverno-test' && (statSync(path).isFile() || findTestFiles(path).length === 0)) renameSync(path, join(hidden, name));
+      }
     }
     const found = findTestFiles(dir);
     expect(found).toHaveLength(expected);

@@ -42,11 +42,15 @@ drops it, unless the result sets failOnMissingResources); then the rule's result
 preconditions are false, a PolicyException exempts it or it changed nothing, error when it failed; a
 MutatingPolicy or MutatingAdmissionPolicy that matched and ran is pass even when it changed nothing. An expected
 skip that skips is a pass. A rule name also covers its autogen- and autogen-cronjob- rules. A result whose
-resource, policy or rule is not in the test fails. Results of validate, generate and verifyImages rules are
-not run: listed with the reason, counted apart, neither passing nor failing. Supported: policies, resources,
-exceptions, variables / values (operation, namespaceSelector, per-rule context values, dotted keys nested as
-Kyverno's context nests them), userinfo, apiCallResponses (apiCall context entries by urlPath),
-targetResources (mutate existing), patchedResources (legacy patchedResource).
+resource, policy or rule is not in the test fails. Results of validate, generate and verifyImages rules, and of
+policies that never mutate (ValidatingPolicy, ImageValidatingPolicy, GeneratingPolicy, DeletingPolicy, their
+Namespaced forms, ValidatingAdmissionPolicy, cleanup policies), are not run: listed with the reason, counted
+apart, neither passing nor failing. Supported: policies, resources, exceptions, variables / values (operation,
+namespaceSelector, per-rule context values, dotted keys nested as Kyverno's context nests them), userinfo,
+apiCallResponses (apiCall context entries by urlPath), targetResources (mutate existing), clusterResources
+(ClusterResource files: with them the test's resources and their objects form the fake cluster the
+MutatingPolicy resource library reads, and the CRDs they name type custom kinds), patchedResources (legacy
+patchedResource).
 
 Every file named kaptest.yaml under a PATH (as 'kaptest init' writes <policy>.test/kaptest.yaml; hidden
 folders included), or a kaptest manifest given directly under any name, runs its mapTestSuites as pfnet/kaptest

@@ -72,6 +72,44 @@ describe('kyverno-test.yaml suites', () => {
     expect(rows[1]!.reason).toMatch(/resource not found/);
   });
 
+  it('does not run a policy kind that never mutates, on resources or on a JSON payload', () => {
+    const validating = `apiVersion: policies.kyverno.io/v1
+kind: ValidatingPolicy
+metadata:
+  name: check
+spec:
+  matchConstraints:
+    resourceRules:
+    - {apiGroups: [""], apiVersions: [v1], operations: [CREATE], resources: [pods]}
+  validations:
+  - expression: "true"
+---
+apiVersion: admissionregistration.k8s.io/v1
+kind: ValidatingAdmissionPolicy
+metadata:
+  name: vap
+spec:
+  validations:
+  - expression: "true"
+`;
+    const dir = suiteDir({
+      ...base,
+      'policy.yaml': `${POLICY}---\n${validating}`,
+      'kyverno-test.yaml': testFile(`- {isValidatingPolicy: true, policy: check, kind: Pod, resources: [web], result: pass}
+- {isValidatingPolicy: true, policy: check, kind: Payload, result: pass}
+- {isValidatingAdmissionPolicy: true, policy: vap, kind: Pod, resources: [web], result: fail}
+- {policy: add-label, rule: add-label, kind: Pod, resources: [web], result: pass, patchedResources: patched-pod.yaml}
+`),
+    });
+    const rows = rowsOf(dir);
+    expect(rows.map((r) => [r.status, r.reason])).toEqual([
+      ['skipped', 'not run: policy check is a ValidatingPolicy; transmute runs mutations only'],
+      ['skipped', 'not run: policy check is a ValidatingPolicy; transmute runs mutations only'],
+      ['skipped', 'not run: policy vap is a ValidatingAdmissionPolicy; transmute runs mutations only'],
+      ['passed', 'Ok'],
+    ]);
+  });
+
   it('fails a wrong result and a wrong patched resource, with a diff', () => {
     const dir = suiteDir({
       ...base,

@@ -10,6 +10,7 @@ import type { SourceDoc } from '../../../io/source.js';
 import { readSuiteDocs, readSuiteObject } from './files.js';
 import type { SuiteResult, TestSuite } from './model.js';
 import { readImageData, type ImageDataTable } from '../../../cel/lib/image-data.js';
+import { readClusterResources } from './cluster-resources.js';
 
 export const TEST_FILE_NAME = 'kyverno-test.yaml';
 
@@ -50,6 +51,9 @@ export function loadTestSuite(path: string, display: string = path): Result<Test
     named[key] = docs.value;
   }
 
+  const cluster = readClusterResources(files, named.clusterResources);
+  if (!cluster.ok) return cluster;
+
   // variables.New: a `variables` file wins over inline `values`.
   const variablesFile = str(t, 'variables');
   const values = variablesFile ? readSuiteObject(files, variablesFile) : ok(isJsonObject(t.values) ? t.values : undefined);
@@ -65,6 +69,9 @@ export function loadTestSuite(path: string, display: string = path): Result<Test
     if (typeof table === 'string') return malformed(`context ${contextFile}: ${table}`);
     imageData = table;
   }
+  // Without clusterResources, the CEL policies' resource library reads the Context file's objects instead
+  // (processor.NewContextProvider: the fake context provider).
+  const contextResources = context.value && isJsonObject(context.value.spec) && Array.isArray(context.value.spec.resources) ? context.value.spec.resources.filter(isJsonObject) : [];
   const userInfoFile = str(t, 'userinfo');
   const userInfo = userInfoFile ? readSuiteObject(files, userInfoFile) : ok(undefined);
   if (!userInfo.ok) return userInfo;
@@ -81,11 +88,15 @@ export function loadTestSuite(path: string, display: string = path): Result<Test
     dir: files.dir,
     name: str(metadata, 'name') ?? str(t, 'name') ?? name,
     ...named,
+    clusterResources: cluster.value.objects,
+    clusterCrds: cluster.value.crds,
+    hasClusterResources: named.clusterResources.length > 0,
     ...(values.value ? { values: values.value } : {}),
     ...(userInfo.value ? { userInfo: userInfo.value } : {}),
     apiCallResponses: (Array.isArray(t.apiCallResponses) ? t.apiCallResponses : []).filter(isJsonObject),
     ...(t.context !== undefined ? { context: t.context } : {}),
     ...(imageData ? { imageData } : {}),
+    contextResources,
     results,
   });
 }

@@ -19,7 +19,12 @@ export interface TestSuite {
   targetResources: SourceDoc[];
   exceptions: SourceDoc[];
   paramResources: SourceDoc[];
+  /** The fake cluster's objects: the `spec.resources` of the `clusterResources` files (cluster-resources.ts). */
   clusterResources: SourceDoc[];
+  /** The CustomResourceDefinitions those files name (`spec.crds`). */
+  clusterCrds: SourceDoc[];
+  /** The test names `clusterResources` files: `kyverno test` then runs against its fake cluster (API calls allowed). */
+  hasClusterResources: boolean;
   /** cli.kyverno.io `Values`: the `variables` file or the inline `values`. */
   values?: JsonObject;
   /** cli.kyverno.io `UserInfo` (the `userinfo` file). */
@@ -28,6 +33,8 @@ export interface TestSuite {
   apiCallResponses: JsonObject[];
   /** The CEL policies' context file (`context`), kept for the dialects that read it. */
   context?: JsonValue;
+  /** The context file's objects (Context `spec.resources`): what the resource library reads without clusterResources. */
+  contextResources: JsonObject[];
   /** The context file's images (cli.kyverno.io Context `spec.images`): the runtime's image data for the suite. */
   imageData?: ImageDataTable;
   results: SuiteResult[];

@@ -32,6 +32,7 @@ import { readSuiteDocs } from './files.js';
 import { apiCallValues } from './api-calls.js';
 import { checkMpolMutateExisting, checkMpolTrigger, checkMutateExisting, runMutateExistingRule } from './mutate-existing.js';
 import { objectsProvider } from '../../kyverno-mpol/mutate-existing.js';
+import { clusterRuntime } from './cluster-resources.js';
 import { cliTestTargets, cliTrigger, targetIdentity } from '../../kyverno-mpol/mutate-existing-cli.js';
 import { mutatesExisting } from '../../kyverno-mpol/recognize.js';
 import type { AdmissionRequest } from '../../../k8s/request.js';
@@ -55,10 +56,23 @@ export interface RunOptions {
 
 /** Runs every result entry of the suite; one row per entry and resource, in file order. */
 export function runTestSuite(suite: TestSuite, validate: ValidateMode = 'strict', options: RunOptions = {}): SuiteRow[] {
+  let runtime = options.runtime;
   // The suite's Context file images serve the image registry reads of its policies.
-  const runOptions = suite.imageData ? { ...options, runtime: deriveRuntime(options.runtime ?? createRuntime(), { imageData: suite.imageData }) } : options;
-  const run = new SuiteRun(suite, validate, runOptions);
+  if (suite.imageData) runtime = deriveRuntime(runtime ?? createRuntime(), { imageData: suite.imageData });
+  if (suite.hasClusterResources) {
+    // The fake cluster keeps the ClusterResources' objects as written (a cluster-scoped custom kind has no namespace).
+    const clusterObjects = suite.clusterResources.map((d) => d.value).filter(isJsonObject);
+    const cluster = clusterRuntime(runtime ?? createRuntime(), [...objects([...suite.resources, ...suite.targetResources, ...suite.paramResources]), ...clusterObjects], suite.clusterCrds);
+    if (!cluster.ok) return suite.results.map((entry) => failedEntry(suite, entry, `cluster resources: ${firstError(cluster.diagnostics)}`));
+    runtime = cluster.value;
+  } else if (suite.contextResources.length > 0) runtime = deriveRuntime(runtime ?? createRuntime(), { kyvernoData: objectsProvider(suite.contextResources) });
+  const run = new SuiteRun(suite, validate, runtime ? { ...options, runtime } : options);
   return suite.results.flatMap((entry) => run.entryRows(entry));
+}
+
+/** One failed row for the whole entry. */
+function failedEntry(suite: TestSuite, entry: SuiteResult, reason: string): SuiteRow {
+  return { file: suite.file, policy: entry.policy, rule: entry.rule ?? '', resource: resourceLabel(entry.kind, entry.resources.join(', '), entry.namespace), status: 'failed', reason };
 }
 
 /** An applied chain: the interpreter's result and the PolicyExceptions that exempted rules of it. */
@@ -97,7 +111,12 @@ class SuiteRun {
     });
     // Without `resources`, every resource of the entry's kind is checked (none at all is a failure).
     const refs = entry.resources.length > 0 ? entry.resources : this.resources.filter((o) => entry.kind === '' || kindOf(o) === entry.kind).map(refOf);
-    if (refs.length === 0) return [row(entry.kind, 'failed', `the result names no resource and the test has no ${entry.kind || 'resource'}`)];
+    if (refs.length === 0) {
+      // A policy transmute does not run is not run, whatever it is checked on (a ValidatingPolicy's JSON payload).
+      const prepared = this.prepare(entry.policy);
+      if (!prepared.ok && prepared.notRun) return [row(entry.kind, 'skipped', prepared.reason)];
+      return [row(entry.kind, 'failed', `the result names no resource and the test has no ${entry.kind || 'resource'}`)];
+    }
     if (this.mpolMutatesExisting(entry)) return this.mpolExistingRows(entry, row);
     if (this.exceptions.problem) return refs.map((r) => row(resourceLabel(entry.kind, r, entry.namespace), 'failed', this.exceptions.problem!));
     const prepared = this.prepare(entry.policy);
@@ -145,7 +164,7 @@ class SuiteRun {
       triggers.push({ object, request });
     }
     const docs = [...this.suite.policies, ...this.suite.exceptions];
-    const cluster = objects([...this.suite.clusterResources, ...this.suite.paramResources]);
+    const cluster = [...this.suite.clusterResources.map((d) => d.value).filter(isJsonObject), ...objects(this.suite.paramResources)];
     const responses = cliTestTargets(docs, triggers, this.targets, cluster, this.options.runtime);
     if (typeof responses === 'string') return fail(responses);
     let patched: { name: string; docs: SourceDoc[] } | undefined;
@@ -224,6 +243,9 @@ class SuiteRun {
     const { result } = applied;
     const ids = new Set(prepared.targets.map((p) => p.id));
     let response = ruleResponse(result.trace, ids, names, this.options.asKyvernoTest === true);
+    // A request denied where no rule or policy event records it (a kind no schema types) says why.
+    const denial = result.allowed ? undefined : result.diagnostics.find((d) => d.severity === 'error');
+    if (response.kind === 'none' && !response.deniedBefore && denial) response = { ...response, reason: `${response.reason}: the request was denied (${renderDiagnosticLine(denial)})` };
     if (response.kind === 'response' && response.result === 'skip') {
       // The engine's wording for a rule a PolicyException exempted.
       const keys = exemptedBy(applied.exceptions, prepared.targets, names, entry.policy);
@@ -263,7 +285,7 @@ class SuiteRun {
     if (!chain) return { ok: false, reason: `policy ${policyRef} is not among the test's policies` };
     const doc = chain.filter((d) => !kindOf(d.value).endsWith('Binding')).pop()!;
     const nonMutating = nonMutatingPolicy(doc);
-    if (nonMutating) return { ok: false, notRun: true, reason: `not run: policy ${policyRef} has only ${nonMutating} rules; transmute runs mutate rules only` };
+    if (nonMutating) return { ok: false, notRun: true, reason: `not run: policy ${policyRef} ${nonMutating}; transmute runs mutations only` };
     const dialect = dialectFor(doc);
     if (!dialect) return { ok: false, reason: `policy ${policyRef} did not run: no dialect reads ${String(isJsonObject(doc.value) ? doc.value.apiVersion : '')} ${kindOf(doc.value)}` };
     // The Kyverno CLI runs an unbound MutatingAdmissionPolicy as if bound without restriction.
@@ -336,12 +358,28 @@ function rawRule(doc: SourceDoc, rule: string): JsonValue | undefined {
 }
 
 /** A policy with rules but no mutate rule at all (only validate, generate, verifyImages): nothing to run. */
+/**
+ * Policy kinds that never mutate, by API group: `kyverno test` runs them (validation, generation, deletion,
+ * image verification), transmute does not.
+ */
+const NON_MUTATING_KINDS: ReadonlyMap<string, ReadonlySet<string>> = new Map([
+  [
+    'policies.kyverno.io',
+    new Set(['ValidatingPolicy', 'NamespacedValidatingPolicy', 'ImageValidatingPolicy', 'NamespacedImageValidatingPolicy', 'GeneratingPolicy', 'NamespacedGeneratingPolicy', 'DeletingPolicy', 'NamespacedDeletingPolicy']),
+  ],
+  ['admissionregistration.k8s.io', new Set(['ValidatingAdmissionPolicy'])],
+  ['kyverno.io', new Set(['CleanupPolicy', 'ClusterCleanupPolicy'])],
+]);
+
+/** What the policy is instead of a mutation ("is a ValidatingPolicy", "has only validate rules"), when it has none. */
 function nonMutatingPolicy(doc: SourceDoc): string | undefined {
-  const spec = isJsonObject(doc.value) && isJsonObject(doc.value.spec) ? doc.value.spec : {};
+  const v = doc.value;
+  if (isJsonObject(v) && typeof v.apiVersion === 'string' && typeof v.kind === 'string' && NON_MUTATING_KINDS.get(v.apiVersion.split('/')[0]!)?.has(v.kind)) return `is a ${v.kind}`;
+  const spec = isJsonObject(v) && isJsonObject(v.spec) ? v.spec : {};
   const rules = (Array.isArray(spec.rules) ? spec.rules : []).filter(isJsonObject);
   if (rules.length === 0 || rules.some((r) => r.mutate !== undefined && r.mutate !== null)) return undefined;
   const kinds = [...new Set(rules.flatMap((r) => NOT_RUN_RULE_KINDS.filter((k) => r[k] !== undefined && r[k] !== null)))];
-  return kinds.length > 0 ? kinds.join(', ') : undefined;
+  return kinds.length > 0 ? `has only ${kinds.join(', ')} rules` : undefined;
 }
 
 /** The name PolicyExceptions give a Kyverno policy (cache.MetaObjectToName): `namespace/name` or `name`. */

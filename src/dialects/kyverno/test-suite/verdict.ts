@@ -23,8 +23,8 @@ import type { RowStatus } from './model.js';
 
 export type RuleResponse =
   | { kind: 'excluded'; reason: string }
-  /** The policy never ran on the resource (the request was denied earlier in the chain). */
-  | { kind: 'none'; reason: string }
+  /** The policy never ran on the resource (`deniedBefore`: the request was denied earlier in the chain, as `reason` says). */
+  | { kind: 'none'; reason: string; deniedBefore: boolean }
   | { kind: 'response'; result: 'pass' | 'skip' | 'error'; message: string };
 
 export type PatchedState =
@@ -57,7 +57,8 @@ export function ruleResponse(trace: readonly TraceEvent[], policyIds: ReadonlySe
   for (const e of trace) if (policyIds.has(e.policy)) (byPolicy.get(e.policy) ?? byPolicy.set(e.policy, []).get(e.policy)!).push(e);
   if (byPolicy.size === 0) {
     const denied = trace.find((e) => e.outcome === 'error');
-    return { kind: 'none', reason: `the policy did not run on the resource${denied?.reason ? `: the request was denied before it (${denied.policy}: ${denied.reason})` : ''}` };
+    if (denied?.reason) return { kind: 'none', reason: `the policy did not run on the resource: the request was denied before it (${denied.policy}: ${denied.reason})`, deniedBefore: true };
+    return { kind: 'none', reason: 'the policy did not run on the resource', deniedBefore: false };
   }
   const each = [...byPolicy.values()].map((events) => policyResponse(events, names, unchangedPasses));
   const responses = each.filter((r): r is Extract<RuleResponse, { kind: 'response' }> => r.kind === 'response');

@@ -1,0 +1,188 @@
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { findTestFiles, loadTestSuite, runTestSuite, type SuiteRow } from '../../../src/dialects/kyverno/test-suite/index.js';
+import { describeShared, sharedPath } from '../../support/shared.js';
+import { suiteDir, testFile } from './test-suite-support.js';
+
+function rowsOf(dir: string): SuiteRow[] {
+  const suite = loadTestSuite(join(dir, 'kyverno-test.yaml'), 'suite/kyverno-test.yaml');
+  if (!suite.ok) throw new Error(suite.diagnostics.map((d) => d.message).join('; '));
+  return runTestSuite(suite.value);
+}
+
+/** A MutatingPolicy labelling Gadgets (a custom, namespaced kind) with the tier of a cluster-scoped Tier object. */
+const POLICY = `apiVersion: policies.kyverno.io/v1
+kind: MutatingPolicy
+metadata:
+  name: label-tier
+spec:
+  matchConstraints:
+    resourceRules:
+    - apiGroups: [example.com]
+      apiVersions: [v1]
+      operations: [CREATE]
+      resources: [gadgets]
+  variables:
+  - name: tier
+    expression: resource.get("example.com/v1", "tiers", "", object.spec.tier)
+  mutations:
+  - patchType: ApplyConfiguration
+    applyConfiguration:
+      expression: 'Object{metadata: Object.metadata{labels: {"tier-level": variables.tier.spec.level}}}'
+`;
+
+const crd = (kind: string, plural: string, scope: string, spec: string): string => `apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata:
+  name: ${plural}.example.com
+spec:
+  group: example.com
+  names: {kind: ${kind}, plural: ${plural}, singular: ${kind.toLowerCase()}}
+  scope: ${scope}
+  versions:
+  - name: v1
+    served: true
+    storage: true
+    schema:
+      openAPIV3Schema:
+        type: object
+        properties:
+          spec:
+            type: object
+            properties:
+${spec}`;
+
+const CRDS = `${crd('Gadget', 'gadgets', 'Namespaced', '              tier: {type: string}')}
+---
+${crd('Tier', 'tiers', 'Cluster', '              level: {type: string}')}`;
+
+const CLUSTER = (tiers: string): string => `apiVersion: cli.kyverno.io/v1alpha1
+kind: ClusterResource
+metadata:
+  name: cluster
+spec:
+  crds:
+  - crds/crds.yaml
+  resources:
+${tiers}`;
+
+const GOLD = `  - apiVersion: example.com/v1
+    kind: Tier
+    metadata: {name: gold}
+    spec: {level: "1"}
+`;
+
+const RESOURCES = `apiVersion: example.com/v1
+kind: Gadget
+metadata:
+  name: g
+  namespace: shop
+spec:
+  tier: gold
+`;
+
+const PATCHED = `apiVersion: example.com/v1
+kind: Gadget
+metadata:
+  name: g
+  namespace: shop
+  labels:
+    tier-level: "1"
+spec:
+  tier: gold
+`;
+
+const ROW = '- {isMutatingPolicy: true, policy: label-tier, kind: Gadget, resources: [shop/g], result: pass, patchedResources: patched.yaml}\n';
+
+// kyverno test builds a fake cluster of the ClusterResource objects (and the test's resources) and types custom
+// kinds with the CRDs the ClusterResources name (commands/test/test.go runTest).
+describe('kyverno-test.yaml clusterResources', () => {
+  const files = { 'policy.yaml': POLICY, 'resources.yaml': RESOURCES, 'patched.yaml': PATCHED, 'crds/crds.yaml': CRDS };
+
+  it('serves resource.get from the ClusterResource objects and types custom kinds with its CRDs', () => {
+    const dir = suiteDir({ ...files, 'cluster.yaml': CLUSTER(GOLD), 'kyverno-test.yaml': testFile(ROW, 'clusterResources:\n- cluster.yaml\n') });
+    expect(rowsOf(dir).map((r) => [r.resource, r.status, r.reason])).toEqual([['Gadget/shop/g', 'passed', 'Ok']]);
+  });
+
+  it('fails where the cluster lacks the object the policy reads, or the kind has no CRD', () => {
+    const empty = suiteDir({ ...files, 'cluster.yaml': CLUSTER('  - {apiVersion: v1, kind: Namespace, metadata: {name: shop}}\n'), 'kyverno-test.yaml': testFile(ROW, 'clusterResources:\n- cluster.yaml\n') });
+    const [missing] = rowsOf(empty);
+    expect(missing).toMatchObject({ status: 'failed' });
+    expect(missing!.reason).toMatch(/tiers "gold" not found/);
+    const noCrds = suiteDir({ ...files, 'cluster.yaml': CLUSTER(GOLD).replace('  crds:\n  - crds/crds.yaml\n', ''), 'kyverno-test.yaml': testFile(ROW, 'clusterResources:\n- cluster.yaml\n') });
+    const [untyped] = rowsOf(noCrds);
+    expect(untyped).toMatchObject({ status: 'failed' });
+    expect(untyped!.reason).toMatch(/Resource kind example.com\/v1, Kind=Gadget not found/);
+  });
+
+  it('without clusterResources, reads of the cluster are not simulated', () => {
+    const dir = suiteDir({ ...files, 'kyverno-test.yaml': testFile(ROW) });
+    const [row] = rowsOf(dir);
+    expect(row).toMatchObject({ status: 'failed' });
+    expect(row!.reason).toMatch(/needs the cluster's objects/);
+  });
+
+  it('a CRD file the ClusterResource names and the test lacks fails every row with the file named', () => {
+    const dir = suiteDir({ ...files, 'cluster.yaml': CLUSTER(GOLD).replace('crds/crds.yaml', 'crds/none.yaml'), 'kyverno-test.yaml': testFile(ROW, 'clusterResources:\n- cluster.yaml\n') });
+    const loaded = loadTestSuite(join(dir, 'kyverno-test.yaml'), 'suite/kyverno-test.yaml');
+    expect(loaded.ok).toBe(false);
+    expect(loaded.diagnostics.map((d) => d.message).join('\n')).toMatch(/suite\/crds\/none\.yaml/);
+  });
+});
+
+// Without clusterResources, kyverno test's fake context provider serves the Context file's objects
+// (processor.NewContextProvider).
+describe('kyverno-test.yaml context file resources', () => {
+  const policy = `apiVersion: policies.kyverno.io/v1
+kind: MutatingPolicy
+metadata:
+  name: label-env
+spec:
+  matchConstraints:
+    resourceRules:
+    - {apiGroups: [""], apiVersions: [v1], operations: [CREATE], resources: [pods]}
+  mutations:
+  - patchType: ApplyConfiguration
+    applyConfiguration:
+      expression: 'Object{metadata: Object.metadata{labels: {"env": resource.get("v1", "configmaps", "default", "settings").data.env}}}'
+`;
+  const context = (data: string): string => `apiVersion: cli.kyverno.io/v1alpha1
+kind: Context
+metadata:
+  name: context
+spec:
+  resources:
+  - apiVersion: v1
+    kind: ConfigMap
+    metadata: {name: settings, namespace: default}
+    data: {${data}}
+`;
+  const pod = 'apiVersion: v1\nkind: Pod\nmetadata: {name: web, namespace: default}\nspec:\n  containers: [{name: app, image: nginx}]\n';
+  const patched = 'apiVersion: v1\nkind: Pod\nmetadata: {name: web, namespace: default, labels: {env: prod}}\nspec:\n  containers: [{name: app, image: nginx}]\n';
+  const row = '- {isMutatingPolicy: true, policy: label-env, kind: Pod, resources: [web], result: pass, patchedResources: patched.yaml}\n';
+
+  it('answers resource.get from them', () => {
+    const dir = suiteDir({ 'policy.yaml': policy, 'resources.yaml': pod, 'patched.yaml': patched, 'context.yaml': context('env: prod'), 'kyverno-test.yaml': testFile(row, 'context: context.yaml\n') });
+    expect(rowsOf(dir).map((r) => [r.status, r.reason])).toEqual([['passed', 'Ok']]);
+    const other = suiteDir({ 'policy.yaml': policy, 'resources.yaml': pod, 'patched.yaml': patched, 'context.yaml': context('env: dev'), 'kyverno-test.yaml': testFile(row, 'context: context.yaml\n') });
+    expect(rowsOf(other)[0]!.reason).toMatch(/expected "prod", got "dev"/);
+  });
+});
+
+describeShared('upstream test/cli/test-mutating-policy suites', () => {
+  const root = sharedPath('conformance/kyverno/suites/test-mutating-policy');
+  const files = findTestFiles(root);
+  it('finds every suite', () => {
+    expect(files.length).toBe(9);
+  });
+  for (const file of files) {
+    const name = file.slice(root.length + 1).replace(/\/?kyverno-test\.yaml$/, '');
+    it(`passes ${name}`, () => {
+      const suite = loadTestSuite(file);
+      if (!suite.ok) throw new Error(suite.diagnostics.map((d) => d.message).join('; '));
+      const rows = runTestSuite(suite.value, 'strict', { asKyvernoTest: true });
+      expect(rows.length).toBeGreaterThanOrEqual(suite.value.results.length);
+      expect(rows.filter((r) => r.status !== 'passed')).toEqual([]);
+    });
+  }
+});
