@@ -34,7 +34,8 @@ function listResources(provider: KyvernoDataProvider | undefined, fn: string, ..
 function globalContext(provider: KyvernoDataProvider | undefined, fn: string, ...args: unknown[]): JsonValue {
   const [entry, projection] = strings(fn, args.length === 1 ? [args[0], ''] : args) as [string, string];
   const found = provider?.globalContext?.(entry, projection);
-  return found ?? unavailable(`globalContext (${fn})`, `the GlobalContextEntry "${entry}"`);
+  // null is a value (kyverno test's provider answers an entry it does not hold with nil).
+  return found !== undefined ? found : unavailable(`globalContext (${fn})`, `the GlobalContextEntry "${entry}"`);
 }
 
 function bytesOf(fn: string, v: unknown): Uint8Array {

@@ -169,6 +169,61 @@ spec:
   });
 });
 
+// kyverno test mocks the global context from the test's globalContextEntries (store/gctx_resolve.go) and its
+// fake context provider answers globalContext.Get with them (an unknown entry is null).
+describe('kyverno-test.yaml globalContextEntries', () => {
+  const policy = (expression: string): string => `apiVersion: policies.kyverno.io/v1
+kind: MutatingPolicy
+metadata:
+  name: count
+spec:
+  matchConstraints:
+    resourceRules:
+    - {apiGroups: [""], apiVersions: [v1], operations: [CREATE], resources: [pods]}
+  mutations:
+  - patchType: ApplyConfiguration
+    applyConfiguration:
+      expression: 'Object{metadata: Object.metadata{labels: {"seen": ${expression}}}}'
+`;
+  const pod = 'apiVersion: v1\nkind: Pod\nmetadata: {name: web, namespace: default}\nspec:\n  containers: [{name: app, image: nginx}]\n';
+  const patched = (seen: string): string => `apiVersion: v1\nkind: Pod\nmetadata: {name: web, namespace: default, labels: {seen: "${seen}"}}\nspec:\n  containers: [{name: app, image: nginx}]\n`;
+  const row = '- {isMutatingPolicy: true, policy: count, kind: Pod, resources: [web], result: pass, patchedResources: patched.yaml}\n';
+  const entries = `globalContextEntries:
+- name: teams
+  data: {teams: [{name: a}, {name: b}]}
+  projections:
+  - {name: names, path: "teams[].name"}
+- name: deployments
+  resources:
+  - {apiVersion: apps/v1, kind: Deployment, metadata: {name: d1, namespace: default}}
+- name: from-files
+  resourceFiles: [more.yaml]
+`;
+  const more = 'apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c1}\n---\n---\napiVersion: v1\nkind: ConfigMap\nmetadata: {name: c2}\n';
+  const run = (expression: string, seen: string): SuiteRow[] =>
+    rowsOf(suiteDir({ 'policy.yaml': policy(expression), 'resources.yaml': pod, 'patched.yaml': patched(seen), 'more.yaml': more, 'kyverno-test.yaml': testFile(row, entries) }));
+
+  it('answers globalContext.Get with data, projections, inline resources and resource files', () => {
+    expect(run('globalContext.Get("teams", "names").join(",")', 'a,b').map((r) => r.status)).toEqual(['passed']);
+    expect(run('string(size(globalContext.Get("deployments", "")))', '1').map((r) => r.status)).toEqual(['passed']);
+    expect(run('globalContext.Get("from-files", "").map(c, c.metadata.name).join(",")', 'c1,c2').map((r) => r.status)).toEqual(['passed']);
+    expect(run('string(globalContext.Get("nothing", "") == null)', 'true').map((r) => r.status)).toEqual(['passed']);
+  });
+
+  it('a projection the entry lacks is an error of the policy', () => {
+    const [row] = run('size(globalContext.Get("teams", "other"))', 'x');
+    expect(row!.status).toBe('failed');
+    expect(row!.reason).toMatch(/projection "other" not found in global context entry "teams"/);
+  });
+
+  it('an entry kyverno test cannot resolve fails the test file', () => {
+    const dir = suiteDir({ 'policy.yaml': policy('"1"'), 'resources.yaml': pod, 'patched.yaml': patched('1'), 'kyverno-test.yaml': testFile(row, 'globalContextEntries:\n- name: broken\n  projections: [{name: x, path: a}]\n') });
+    const loaded = loadTestSuite(join(dir, 'kyverno-test.yaml'), 'suite/kyverno-test.yaml');
+    expect(loaded.ok).toBe(false);
+    expect(loaded.diagnostics[0]!.message).toMatch(/globalContextEntries\[0\]: "broken": data is required when projections are set/);
+  });
+});
+
 describeShared('upstream test/cli/test-mutating-policy suites', () => {
   const root = sharedPath('conformance/kyverno/suites/test-mutating-policy');
   const files = findTestFiles(root);

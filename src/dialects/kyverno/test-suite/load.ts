@@ -11,6 +11,7 @@ import { readSuiteDocs, readSuiteObject } from './files.js';
 import type { SuiteResult, TestSuite } from './model.js';
 import { readImageData, type ImageDataTable } from '../../../cel/lib/image-data.js';
 import { readClusterResources } from './cluster-resources.js';
+import { readGlobalContextEntries } from './global-context.js';
 
 export const TEST_FILE_NAME = 'kyverno-test.yaml';
 
@@ -72,6 +73,8 @@ export function loadTestSuite(path: string, display: string = path): Result<Test
   // Without clusterResources, the CEL policies' resource library reads the Context file's objects instead
   // (processor.NewContextProvider: the fake context provider).
   const contextResources = context.value && isJsonObject(context.value.spec) && Array.isArray(context.value.spec.resources) ? context.value.spec.resources.filter(isJsonObject) : [];
+  const globalContext = readGlobalContextEntries(files, display, t.globalContextEntries);
+  if (!globalContext.ok) return globalContext;
   const userInfoFile = str(t, 'userinfo');
   const userInfo = userInfoFile ? readSuiteObject(files, userInfoFile) : ok(undefined);
   if (!userInfo.ok) return userInfo;
@@ -97,6 +100,7 @@ export function loadTestSuite(path: string, display: string = path): Result<Test
     ...(t.context !== undefined ? { context: t.context } : {}),
     ...(imageData ? { imageData } : {}),
     contextResources,
+    globalContext: globalContext.value,
     results,
   });
 }

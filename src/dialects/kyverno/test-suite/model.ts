@@ -6,6 +6,7 @@ import type { TestRow } from '../../../io/test-row.js';
 import type { JsonObject, JsonValue } from '../../../ir/json.js';
 import type { SourceDoc } from '../../../io/source.js';
 import type { ImageDataTable } from '../../../cel/lib/image-data.js';
+import type { GlobalContextEntries } from './global-context.js';
 
 export interface TestSuite {
   /** The test file's path as reached from the user's PATH argument. */
@@ -35,6 +36,8 @@ export interface TestSuite {
   context?: JsonValue;
   /** The context file's objects (Context `spec.resources`): what the resource library reads without clusterResources. */
   contextResources: JsonObject[];
+  /** `globalContextEntries`, resolved (global-context.ts): what the CEL globalContext library reads without clusterResources. */
+  globalContext: GlobalContextEntries;
   /** The context file's images (cli.kyverno.io Context `spec.images`): the runtime's image data for the suite. */
   imageData?: ImageDataTable;
   results: SuiteResult[];

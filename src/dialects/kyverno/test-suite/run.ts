@@ -33,6 +33,7 @@ import { apiCallValues } from './api-calls.js';
 import { checkMpolMutateExisting, checkMpolTrigger, checkMutateExisting, runMutateExistingRule } from './mutate-existing.js';
 import { objectsProvider } from '../../kyverno-mpol/mutate-existing.js';
 import { clusterRuntime } from './cluster-resources.js';
+import { globalContextOf } from './global-context.js';
 import { cliTestTargets, cliTrigger, targetIdentity } from '../../kyverno-mpol/mutate-existing-cli.js';
 import { mutatesExisting } from '../../kyverno-mpol/recognize.js';
 import type { AdmissionRequest } from '../../../k8s/request.js';
@@ -65,7 +66,12 @@ export function runTestSuite(suite: TestSuite, validate: ValidateMode = 'strict'
     const cluster = clusterRuntime(runtime ?? createRuntime(), [...objects([...suite.resources, ...suite.targetResources, ...suite.paramResources]), ...clusterObjects], suite.clusterCrds);
     if (!cluster.ok) return suite.results.map((entry) => failedEntry(suite, entry, `cluster resources: ${firstError(cluster.diagnostics)}`));
     runtime = cluster.value;
-  } else if (suite.contextResources.length > 0) runtime = deriveRuntime(runtime ?? createRuntime(), { kyvernoData: objectsProvider(suite.contextResources) });
+  } else if (runtime?.kyvernoData === undefined) {
+    // kyverno test's fake context provider: the Context file's objects and the test's globalContextEntries (an
+    // entry the test does not define reads as null).
+    const objectsRead = suite.contextResources.length > 0 ? objectsProvider(suite.contextResources) : {};
+    runtime = deriveRuntime(runtime ?? createRuntime(), { kyvernoData: { ...objectsRead, globalContext: globalContextOf(suite.globalContext) } });
+  }
   const run = new SuiteRun(suite, validate, runtime ? { ...options, runtime } : options);
   return suite.results.flatMap((entry) => run.entryRows(entry));
 }
