@@ -51,8 +51,9 @@ apiCallResponses (apiCall context entries by urlPath), targetResources (mutate e
 (ClusterResource files: with them the test's resources and their objects form the fake cluster the
 MutatingPolicy resource library reads, and the CRDs they name type custom kinds), context (a Context file: its
 images answer image reads, and without clusterResources its resources answer the resource library),
-globalContextEntries (data, resources or resourceFiles, fieldPath, projections: the globalContext library;
-an entry the test lacks reads as null), patchedResources (legacy patchedResource).
+globalContextEntries (data, resources or resourceFiles, fieldPath, projections: the globalContext library, where
+an entry the test lacks reads as null, and globalReference context entries), patchedResources (legacy
+patchedResource).
 
 Every file named kaptest.yaml under a PATH (as 'kaptest init' writes <policy>.test/kaptest.yaml; hidden
 folders included), or a kaptest manifest given directly under any name, runs its mapTestSuites as pfnet/kaptest

@@ -210,6 +210,38 @@ spec:
     expect(run('string(globalContext.Get("nothing", "") == null)', 'true').map((r) => r.status)).toEqual(['passed']);
   });
 
+  it('fills a ClusterPolicy globalReference context entry (entry.projection, narrowed by jmesPath)', () => {
+    const clusterPolicy = (reference: string): string => `apiVersion: kyverno.io/v1
+kind: ClusterPolicy
+metadata:
+  name: count
+spec:
+  rules:
+  - name: count
+    match:
+      any:
+      - resources:
+          kinds: [Pod]
+    context:
+    - name: found
+      globalReference:
+${reference}
+    mutate:
+      patchStrategicMerge:
+        metadata:
+          labels:
+            seen: "{{ found }}"
+`;
+    const rule = '- {policy: count, rule: count, kind: Pod, resources: [web], result: pass, patchedResources: patched.yaml}\n';
+    const rows = (reference: string, seen: string): SuiteRow[] =>
+      rowsOf(suiteDir({ 'policy.yaml': clusterPolicy(reference), 'resources.yaml': pod, 'patched.yaml': patched(seen), 'more.yaml': more, 'kyverno-test.yaml': testFile(rule, entries) }));
+    expect(rows('        name: teams.names\n        jmesPath: "join(\',\', @)"', 'a,b').map((r) => [r.status, r.reason])).toEqual([['passed', 'Ok']]);
+    expect(rows('        name: deployments\n        jmesPath: "[0].metadata.name"', 'd1').map((r) => [r.status, r.reason])).toEqual([['passed', 'Ok']]);
+    // An entry the test does not mock is still a read of the cluster.
+    const [unknown] = rows('        name: nothing', 'x');
+    expect(unknown!.status).toBe('failed');
+  });
+
   it('a projection the entry lacks is an error of the policy', () => {
     const [row] = run('size(globalContext.Get("teams", "other"))', 'x');
     expect(row!.status).toBe('failed');

@@ -1,19 +1,24 @@
 /**
- * `apiCallResponses` (cli.kyverno.io Test): mocked answers for `apiCall` context entries. The Kyverno dialect
- * reads offline context data from the values' `policies[].rules[].values`, so each entry whose `urlPath`
- * (or `service.url`) and method have a mocked response gets the response body there (narrowed by the
- * entry's `jmesPath`), unless the values already give it.
+ * Mocked context data of a cli.kyverno.io Test for Kyverno policies' context entries. The Kyverno dialect
+ * reads offline context data from the values' `policies[].rules[].values`, so each entry a mock answers gets
+ * its value there, unless the values already give it:
+ * - `apiCall`: `apiCallResponses` by `urlPath` (or `service.url`) and method, the response body narrowed by
+ *   the entry's `jmesPath`;
+ * - `globalReference`: the test's `globalContextEntries` (store/contextloader.go mockGCtxStore): the entry
+ *   named before the first dot, its projection after it (loaders/globalcontext.go), narrowed by `jmesPath`.
+ * An entry whose name or path holds a `{{ }}` variable is left to the engine.
  */
 import { hasOwn, isJsonObject, type JsonObject, type JsonValue } from '../../../ir/json.js';
 import { compileJmesCached } from '../../../jmespath/compile.js';
 import type { TestSuite } from './model.js';
+import type { GlobalContextEntries } from './global-context.js';
 
 const obj = (v: JsonValue | undefined): JsonObject | undefined => (isJsonObject(v) ? v : undefined);
 const list = (v: JsonValue | undefined): JsonValue[] => (Array.isArray(v) ? v : []);
 
-/** The suite's values with the mocked API responses filled in (the values themselves when there are none). */
-export function apiCallValues(suite: TestSuite): JsonObject | undefined {
-  if (suite.apiCallResponses.length === 0) return suite.values;
+/** The suite's values with the mocked context data filled in (the values themselves when there are none). */
+export function mockedContextValues(suite: TestSuite): JsonObject | undefined {
+  if (suite.apiCallResponses.length === 0 && suite.globalContext.size === 0) return suite.values;
   const values: JsonObject = { ...(suite.values ?? {}) };
   const policies = list(values.policies).map((p) => (isJsonObject(p) ? { ...p } : p));
   values.policies = policies;
@@ -24,15 +29,35 @@ export function apiCallValues(suite: TestSuite): JsonObject | undefined {
     for (const rule of list(obj(policy?.spec)?.rules).map(obj)) {
       if (!rule || typeof rule.name !== 'string') continue;
       for (const entry of list(rule.context).map(obj)) {
-        const call = obj(entry?.apiCall);
-        if (!entry || !call || typeof entry.name !== 'string') continue;
-        const body = mockedBody(suite.apiCallResponses, call);
-        if (body === undefined) continue;
-        setRuleValue(policies, name, rule.name, entry.name, body);
+        if (!entry || typeof entry.name !== 'string') continue;
+        const call = obj(entry.apiCall);
+        const reference = obj(entry.globalReference);
+        const value = call ? mockedBody(suite.apiCallResponses, call) : reference ? globalReferenceValue(suite.globalContext, reference) : undefined;
+        if (value === undefined) continue;
+        setRuleValue(policies, name, rule.name, entry.name, value);
       }
     }
   }
   return values;
+}
+
+/** The globalReference's value from the test's entries, or undefined when no entry answers it. */
+function globalReferenceValue(entries: GlobalContextEntries, reference: JsonObject): JsonValue | undefined {
+  const name = reference.name;
+  const path = typeof reference.jmesPath === 'string' ? reference.jmesPath : '';
+  if (typeof name !== 'string' || name.includes('{{') || path.includes('{{')) return undefined;
+  const [entry = '', projection = ''] = name.split('.');
+  if (!entries.has(entry)) return undefined;
+  const data = entries.get(entry)!;
+  let value: JsonValue;
+  if (projection === '') value = data;
+  else if (isJsonObject(data) && hasOwn(data, projection)) value = data[projection]!;
+  else return undefined;
+  if (path === '') return value;
+  const program = compileJmesCached(path);
+  if (!program.ok) return undefined;
+  const result = program.value.search(value);
+  return result.ok ? ((result.value ?? null) as JsonValue) : undefined;
 }
 
 function mockedBody(mocks: readonly JsonObject[], call: JsonObject): JsonValue | undefined {

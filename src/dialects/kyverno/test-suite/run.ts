@@ -29,7 +29,7 @@ import type { SourceDoc } from '../../../io/source.js';
 import { dialectFor } from '../../registry.js';
 import { checkPatched, findPatched } from './compare.js';
 import { readSuiteDocs } from './files.js';
-import { apiCallValues } from './api-calls.js';
+import { mockedContextValues } from './api-calls.js';
 import { checkMpolMutateExisting, checkMpolTrigger, checkMutateExisting, runMutateExistingRule } from './mutate-existing.js';
 import { objectsProvider } from '../../kyverno-mpol/mutate-existing.js';
 import { clusterRuntime } from './cluster-resources.js';
@@ -99,7 +99,7 @@ class SuiteRun {
   ) {
     this.resources = objects(suite.resources);
     this.targets = objects(suite.targetResources);
-    this.values = apiCallValues(suite);
+    this.values = mockedContextValues(suite);
     const read = readExceptions(suite.exceptions, suite.file);
     this.exceptions = { exceptions: read.exceptions, ...(hasErrors(read.diagnostics) ? { problem: `a PolicyException of the test cannot be read: ${firstError(read.diagnostics)}` } : {}) };
   }
