@@ -49,7 +49,8 @@ apart, neither passing nor failing. Supported: policies, resources, exceptions, 
 namespaceSelector, per-rule context values, dotted keys nested as Kyverno's context nests them), userinfo,
 apiCallResponses (apiCall context entries by urlPath), targetResources (mutate existing), clusterResources
 (ClusterResource files: with them the test's resources and their objects form the fake cluster the
-MutatingPolicy resource library reads, and the CRDs they name type custom kinds), context (a Context file: its
+MutatingPolicy resource library and configMap context entries read, and the CRDs they name type custom
+kinds), context (a Context file: its
 images answer image reads, and without clusterResources its resources answer the resource library),
 globalContextEntries (data, resources or resourceFiles, fieldPath, projections: the globalContext library, where
 an entry the test lacks reads as null, and globalReference context entries), patchedResources (legacy

@@ -130,6 +130,58 @@ describe('kyverno-test.yaml clusterResources', () => {
   });
 });
 
+// With clusterResources, kyverno test resolves ClusterPolicy configMap context entries from its fake cluster
+// (cluster.NewConfigMapResolver; loaders/configmap.go: the ConfigMap's data and metadata).
+describe('kyverno-test.yaml clusterResources: configMap context entries', () => {
+  const policy = `apiVersion: kyverno.io/v1
+kind: ClusterPolicy
+metadata:
+  name: env
+spec:
+  rules:
+  - name: env
+    match:
+      any:
+      - resources:
+          kinds: [Pod]
+    context:
+    - name: settings
+      configMap:
+        name: settings
+        namespace: default
+    mutate:
+      patchStrategicMerge:
+        metadata:
+          labels:
+            env: "{{ settings.data.env }}"
+            owner: "{{ settings.metadata.labels.owner }}"
+`;
+  const pod = 'apiVersion: v1\nkind: Pod\nmetadata: {name: web}\nspec:\n  containers: [{name: app, image: nginx}]\n';
+  const patched = 'apiVersion: v1\nkind: Pod\nmetadata: {name: web, namespace: default, labels: {env: prod, owner: ops}}\nspec:\n  containers: [{name: app, image: nginx}]\n';
+  const cluster = (namespace: string): string => `apiVersion: cli.kyverno.io/v1alpha1
+kind: ClusterResource
+metadata: {name: cluster}
+spec:
+  resources:
+  - apiVersion: v1
+    kind: ConfigMap
+    metadata: {name: settings, namespace: ${namespace}, labels: {owner: ops}}
+    data: {env: prod}
+`;
+  const row = '- {policy: env, rule: env, kind: Pod, resources: [web], result: pass, patchedResources: patched.yaml}\n';
+  const rows = (namespace: string, extra = 'clusterResources:\n- cluster.yaml\n'): SuiteRow[] =>
+    rowsOf(suiteDir({ 'policy.yaml': policy, 'resources.yaml': pod, 'patched.yaml': patched, 'cluster.yaml': cluster(namespace), 'kyverno-test.yaml': testFile(row, extra) }));
+
+  it('reads the ConfigMap the entry names', () => {
+    expect(rows('default').map((r) => [r.status, r.reason])).toEqual([['passed', 'Ok']]);
+  });
+
+  it('fails where the cluster has no such ConfigMap, or the test names no clusterResources', () => {
+    expect(rows('other').map((r) => r.status)).toEqual(['failed']);
+    expect(rows('default', '').map((r) => r.status)).toEqual(['failed']);
+  });
+});
+
 // Without clusterResources, kyverno test's fake context provider serves the Context file's objects
 // (processor.NewContextProvider).
 describe('kyverno-test.yaml context file resources', () => {

@@ -5,7 +5,10 @@
  * - `apiCall`: `apiCallResponses` by `urlPath` (or `service.url`) and method, the response body narrowed by
  *   the entry's `jmesPath`;
  * - `globalReference`: the test's `globalContextEntries` (store/contextloader.go mockGCtxStore): the entry
- *   named before the first dot, its projection after it (loaders/globalcontext.go), narrowed by `jmesPath`.
+ *   named before the first dot, its projection after it (loaders/globalcontext.go), narrowed by `jmesPath`;
+ * - `configMap`, in a test with `clusterResources` (the CLI then resolves ConfigMaps from its fake cluster):
+ *   the ConfigMap's `data` and `metadata` (loaders/configmap.go; the namespace defaults to the policy's, or
+ *   `default` for a ClusterPolicy).
  * An entry whose name or path holds a `{{ }}` variable is left to the engine.
  */
 import { hasOwn, isJsonObject, type JsonObject, type JsonValue } from '../../../ir/json.js';
@@ -17,8 +20,8 @@ const obj = (v: JsonValue | undefined): JsonObject | undefined => (isJsonObject(
 const list = (v: JsonValue | undefined): JsonValue[] => (Array.isArray(v) ? v : []);
 
 /** The suite's values with the mocked context data filled in (the values themselves when there are none). */
-export function mockedContextValues(suite: TestSuite): JsonObject | undefined {
-  if (suite.apiCallResponses.length === 0 && suite.globalContext.size === 0) return suite.values;
+export function mockedContextValues(suite: TestSuite, cluster: readonly JsonObject[]): JsonObject | undefined {
+  if (suite.apiCallResponses.length === 0 && suite.globalContext.size === 0 && !suite.hasClusterResources) return suite.values;
   const values: JsonObject = { ...(suite.values ?? {}) };
   const policies = list(values.policies).map((p) => (isJsonObject(p) ? { ...p } : p));
   values.policies = policies;
@@ -26,19 +29,43 @@ export function mockedContextValues(suite: TestSuite): JsonObject | undefined {
     const policy = obj(doc.value);
     const name = obj(policy?.metadata)?.name;
     if (typeof name !== 'string') continue;
+    const policyNamespace = policy?.kind === 'Policy' ? obj(policy.metadata)?.namespace : undefined;
     for (const rule of list(obj(policy?.spec)?.rules).map(obj)) {
       if (!rule || typeof rule.name !== 'string') continue;
       for (const entry of list(rule.context).map(obj)) {
         if (!entry || typeof entry.name !== 'string') continue;
         const call = obj(entry.apiCall);
         const reference = obj(entry.globalReference);
-        const value = call ? mockedBody(suite.apiCallResponses, call) : reference ? globalReferenceValue(suite.globalContext, reference) : undefined;
+        const configMap = obj(entry.configMap);
+        const value = call
+          ? mockedBody(suite.apiCallResponses, call)
+          : reference
+            ? globalReferenceValue(suite.globalContext, reference)
+            : configMap && suite.hasClusterResources
+              ? configMapValue(cluster, configMap, typeof policyNamespace === 'string' ? policyNamespace : '')
+              : undefined;
         if (value === undefined) continue;
         setRuleValue(policies, name, rule.name, entry.name, value);
       }
     }
   }
   return values;
+}
+
+/** The configMap entry's value from the fake cluster, or undefined when the engine must decide (variables, not found). */
+function configMapValue(cluster: readonly JsonObject[], entry: JsonObject, policyNamespace: string): JsonValue | undefined {
+  const name = entry.name;
+  const given = typeof entry.namespace === 'string' ? entry.namespace : '';
+  if (typeof name !== 'string' || name.includes('{{') || given.includes('{{')) return undefined;
+  const namespace = given !== '' ? given : policyNamespace !== '' ? policyNamespace : 'default';
+  // A namespaced Policy reads ConfigMaps of its own namespace only.
+  if (policyNamespace !== '' && namespace !== policyNamespace) return undefined;
+  const cm = cluster.find((o) => o.apiVersion === 'v1' && o.kind === 'ConfigMap' && obj(o.metadata)?.name === name && (obj(o.metadata)?.namespace ?? '') === namespace);
+  if (!cm) return undefined;
+  // The typed ConfigMap's JSON: ObjectMeta always writes creationTimestamp (null when unset).
+  const metadata = { ...(obj(cm.metadata) ?? {}) };
+  if (!hasOwn(metadata, 'creationTimestamp')) metadata.creationTimestamp = null;
+  return { data: cm.data ?? null, metadata };
 }
 
 /** The globalReference's value from the test's entries, or undefined when no entry answers it. */

@@ -61,9 +61,7 @@ export function runTestSuite(suite: TestSuite, validate: ValidateMode = 'strict'
   // The suite's Context file images serve the image registry reads of its policies.
   if (suite.imageData) runtime = deriveRuntime(runtime ?? createRuntime(), { imageData: suite.imageData });
   if (suite.hasClusterResources) {
-    // The fake cluster keeps the ClusterResources' objects as written (a cluster-scoped custom kind has no namespace).
-    const clusterObjects = suite.clusterResources.map((d) => d.value).filter(isJsonObject);
-    const cluster = clusterRuntime(runtime ?? createRuntime(), [...objects([...suite.resources, ...suite.targetResources, ...suite.paramResources]), ...clusterObjects], suite.clusterCrds);
+    const cluster = clusterRuntime(runtime ?? createRuntime(), fakeCluster(suite), suite.clusterCrds);
     if (!cluster.ok) return suite.results.map((entry) => failedEntry(suite, entry, `cluster resources: ${firstError(cluster.diagnostics)}`));
     runtime = cluster.value;
   } else if (runtime?.kyvernoData === undefined) {
@@ -99,7 +97,7 @@ class SuiteRun {
   ) {
     this.resources = objects(suite.resources);
     this.targets = objects(suite.targetResources);
-    this.values = mockedContextValues(suite);
+    this.values = mockedContextValues(suite, fakeCluster(suite));
     const read = readExceptions(suite.exceptions, suite.file);
     this.exceptions = { exceptions: read.exceptions, ...(hasErrors(read.diagnostics) ? { problem: `a PolicyException of the test cannot be read: ${firstError(read.diagnostics)}` } : {}) };
   }
@@ -170,7 +168,7 @@ class SuiteRun {
       triggers.push({ object, request });
     }
     const docs = [...this.suite.policies, ...this.suite.exceptions];
-    const cluster = [...this.suite.clusterResources.map((d) => d.value).filter(isJsonObject), ...objects(this.suite.paramResources)];
+    const cluster = clusterExtras(this.suite);
     const responses = cliTestTargets(docs, triggers, this.targets, cluster, this.options.runtime);
     if (typeof responses === 'string') return fail(responses);
     let patched: { name: string; docs: SourceDoc[] } | undefined;
@@ -179,7 +177,7 @@ class SuiteRun {
       if (!read.ok) return fail(`patched resource: ${firstError(read.diagnostics)}`);
       patched = { name: entry.patchedResources, docs: read.value };
     }
-    const provider = objectsProvider([...this.resources, ...this.targets, ...cluster]);
+    const provider = objectsProvider(fakeCluster(this.suite));
     const triggerCheck = (trigger: { object: JsonObject; request: AdmissionRequest }) => checkMpolTrigger(cliTrigger(docs, trigger.request, provider, this.options.runtime), entry.policy, entry.result, patched);
     if (entry.resources.length === 0) {
       // Every resource, each standing also for the targets its run reached (the CLI checks those too).
@@ -413,6 +411,19 @@ function hasTargets(doc: SourceDoc, rule: string): boolean {
 }
 
 
+
+/**
+ * The objects of kyverno test's fake cluster: the test's resources, targets and parameter objects (namespaces
+ * defaulted), then the ClusterResources' objects as written (a cluster-scoped custom kind has no namespace).
+ */
+function fakeCluster(suite: TestSuite): JsonObject[] {
+  return [...objects([...suite.resources, ...suite.targetResources]), ...clusterExtras(suite)];
+}
+
+/** fakeCluster's objects other than the test's resources and targets. */
+function clusterExtras(suite: TestSuite): JsonObject[] {
+  return [...objects(suite.paramResources), ...suite.clusterResources.map((d) => d.value).filter(isJsonObject)];
+}
 
 function objects(docs: readonly SourceDoc[]): JsonObject[] {
   return docs.map((d) => d.value).filter(isJsonObject).map((o) => withDefaultNamespace(o));
