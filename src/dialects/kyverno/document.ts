@@ -113,10 +113,12 @@ function requestDocument(scope: ExprScope): Record<string, unknown> {
   if (r.dryRun !== undefined) doc.dryRun = r.dryRun;
   if (r.userInfo) {
     const u = r.userInfo;
-    const userInfo: JsonObject = { username: u.username ?? '' };
-    if (u.uid !== undefined) userInfo.uid = u.uid;
-    if (u.groups) userInfo.groups = u.groups;
-    if (u.extra) userInfo.extra = u.extra as unknown as JsonValue;
+    // authentication/v1 UserInfo as encoding/json writes it (AddUserInfo): every field omitempty.
+    const userInfo: JsonObject = {};
+    if (u.username) userInfo.username = u.username;
+    if (u.uid) userInfo.uid = u.uid;
+    if (u.groups && u.groups.length > 0) userInfo.groups = u.groups;
+    if (u.extra && Object.keys(u.extra).length > 0) userInfo.extra = u.extra as unknown as JsonValue;
     doc.userInfo = userInfo;
     doc.roles = u.roles ?? null;
     doc.clusterRoles = u.clusterRoles ?? null;

@@ -156,9 +156,9 @@ const REQUEST_FIELDS: { readonly [k: string]: FieldTree } = {
 /**
  * Request fields admission/v1 and authentication/v1 tag `omitempty`, with their empty value in JMESPath. The
  * CEL `request` is the request's JSON form (engines/cel.ts requestValue), so it lacks them when empty: a bare
- * read fails there with "no such key" and `has()` is false. Kyverno's context may hold them empty (its
- * namespace is `''` for a cluster-scoped object, the username `''` when the user has none), so presence is
- * written as "not empty" on the Kyverno side.
+ * read fails there with "no such key" and `has()` is false. Kyverno's context may hold some empty (its
+ * namespace is `''` for a cluster-scoped object, AddNamespace), so presence is written as "not empty" on the
+ * Kyverno side.
  */
 const REQUEST_OMITEMPTY: ReadonlyMap<string, string> = new Map([
   ['name', "''"],
