@@ -51,8 +51,8 @@ export function readClusterResources(files: SuiteFiles, docs: readonly SourceDoc
 /**
  * The runtime of a test that names `clusterResources`: `kyverno test` then builds its fake cluster of the
  * test's resources, targets, parameter objects, the ClusterResources' objects and CRDs, and the CEL
- * libraries read it (resource.Get/List); the CRDs also type their custom kinds. `objects` are those objects
- * (namespaces defaulted as the test's resources are).
+ * libraries read it (resource.Get/List); the CRDs also type their custom kinds. `objects` are the cluster's
+ * objects but the CRDs (run.ts fakeCluster).
  */
 export function clusterRuntime(base: Runtime, objects: readonly JsonObject[], crds: readonly SourceDoc[]): Result<Runtime> {
   const kinds = kindSchemasFromCrds(crds);

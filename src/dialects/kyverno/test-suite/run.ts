@@ -361,7 +361,6 @@ function rawRule(doc: SourceDoc, rule: string): JsonValue | undefined {
   return (Array.isArray(spec.rules) ? spec.rules : []).find((r) => isJsonObject(r) && r.name === rule);
 }
 
-/** A policy with rules but no mutate rule at all (only validate, generate, verifyImages): nothing to run. */
 /**
  * Policy kinds that never mutate, by API group: `kyverno test` runs them (validation, generation, deletion,
  * image verification), transmute does not.
@@ -375,7 +374,10 @@ const NON_MUTATING_KINDS: ReadonlyMap<string, ReadonlySet<string>> = new Map([
   ['kyverno.io', new Set(['CleanupPolicy', 'ClusterCleanupPolicy'])],
 ]);
 
-/** What the policy is instead of a mutation ("is a ValidatingPolicy", "has only validate rules"), when it has none. */
+/**
+ * What the policy is instead of a mutation, when it has none: a kind that never mutates ("is a
+ * ValidatingPolicy"), or rules without a mutate rule ("has only validate rules"): nothing to run.
+ */
 function nonMutatingPolicy(doc: SourceDoc): string | undefined {
   const v = doc.value;
   if (isJsonObject(v) && typeof v.apiVersion === 'string' && typeof v.kind === 'string' && NON_MUTATING_KINDS.get(v.apiVersion.split('/')[0]!)?.has(v.kind)) return `is a ${v.kind}`;
