@@ -38,9 +38,16 @@ function median(xs: number[]): number {
   return s[Math.floor(s.length / 2)]!;
 }
 
+/** The least time every case warms up for before its timed rounds. */
+const WARMUP_MS = 250;
+
 function measure(c: BenchmarkCase, rounds: number): Pick<Row, 'nsPerItem' | 'baselineNsPerItem' | 'others'> {
-  // Warm-up: let every side reach its optimised code before timing.
-  for (let w = 0; w < 3; w++) {
+  // Warm-up: let every side reach its optimised code before timing. Three runs of a small case (2,000 CEL
+  // evaluations, well under a millisecond) can end before V8's optimising compiler, which works on a
+  // background thread, has delivered: the timed rounds then measured unoptimised code in some runs (E1 at
+  // 230-360 ns against 41 ns, seen on the 2-core machine). So every case also warms for WARMUP_MS.
+  const until = performance.now() + WARMUP_MS;
+  for (let w = 0; w < 3 || performance.now() < until; w++) {
     c.run();
     c.baseline();
     for (const f of Object.values(c.others ?? {})) f();
