@@ -29,7 +29,7 @@ import type { SourceDoc } from '../../../io/source.js';
 import { dialectFor } from '../../registry.js';
 import { checkPatched, findPatched } from './compare.js';
 import { readSuiteDocs } from './files.js';
-import { mockedContextValues } from './api-calls.js';
+import { mockedContextValues } from './mocked-context.js';
 import { checkMpolMutateExisting, checkMpolTrigger, checkMutateExisting, runMutateExistingRule } from './mutate-existing.js';
 import { objectsProvider } from '../../kyverno-mpol/mutate-existing.js';
 import { clusterRuntime } from './cluster-resources.js';
