@@ -176,6 +176,37 @@ spec:
     expect(rows('default').map((r) => [r.status, r.reason])).toEqual([['passed', 'Ok']]);
   });
 
+  it('fills foreach context entries too (as upstream mutate/e2e/foreach-patchStrategicMerge-context)', () => {
+    const foreach = `apiVersion: kyverno.io/v1
+kind: ClusterPolicy
+metadata:
+  name: env
+spec:
+  background: false
+  rules:
+  - name: env
+    match:
+      any:
+      - resources:
+          kinds: [Pod]
+    mutate:
+      foreach:
+      - list: request.object.spec.containers
+        context:
+        - name: dictionary
+          configMap: {name: settings, namespace: default}
+        patchStrategicMerge:
+          spec:
+            containers:
+            - name: "{{ element.name }}"
+              image: "{{ dictionary.data.image }}"
+`;
+    const withImage = (data: string): string => cluster('default').replace('data: {env: prod}', `data: {${data}}`);
+    const want = 'apiVersion: v1\nkind: Pod\nmetadata: {name: web, namespace: default}\nspec:\n  containers: [{name: app, image: "registry.example/app:1"}]\n';
+    const dir = suiteDir({ 'policy.yaml': foreach, 'resources.yaml': pod, 'patched.yaml': want, 'cluster.yaml': withImage('image: "registry.example/app:1"'), 'kyverno-test.yaml': testFile(row, 'clusterResources:\n- cluster.yaml\n') });
+    expect(rowsOf(dir).map((r) => [r.status, r.reason])).toEqual([['passed', 'Ok']]);
+  });
+
   it('fails where the cluster has no such ConfigMap, or the test names no clusterResources', () => {
     expect(rows('other').map((r) => r.status)).toEqual(['failed']);
     expect(rows('default', '').map((r) => r.status)).toEqual(['failed']);

@@ -9,7 +9,8 @@
  * - `configMap`, in a test with `clusterResources` (the CLI then resolves ConfigMaps from its fake cluster):
  *   the ConfigMap's `data` and `metadata` (loaders/configmap.go; the namespace defaults to the policy's, or
  *   `default` for a ClusterPolicy).
- * An entry whose name or path holds a `{{ }}` variable is left to the engine.
+ * Entries of the rule and of its foreach declarations are filled; one whose name or path holds a `{{ }}`
+ * variable is left to the engine.
  */
 import { hasOwn, isJsonObject, type JsonObject, type JsonValue } from '../../../ir/json.js';
 import { compileJmesCached } from '../../../jmespath/compile.js';
@@ -32,8 +33,8 @@ export function mockedContextValues(suite: TestSuite, cluster: readonly JsonObje
     const policyNamespace = policy?.kind === 'Policy' ? obj(policy.metadata)?.namespace : undefined;
     for (const rule of list(obj(policy?.spec)?.rules).map(obj)) {
       if (!rule || typeof rule.name !== 'string') continue;
-      for (const entry of list(rule.context).map(obj)) {
-        if (!entry || typeof entry.name !== 'string') continue;
+      for (const entry of contextEntries(rule)) {
+        if (typeof entry.name !== 'string') continue;
         const call = obj(entry.apiCall);
         const reference = obj(entry.globalReference);
         const configMap = obj(entry.configMap);
@@ -50,6 +51,20 @@ export function mockedContextValues(suite: TestSuite, cluster: readonly JsonObje
     }
   }
   return values;
+}
+
+/** The rule's context entries, then those of its foreach declarations (nested ones included), in order. */
+function contextEntries(rule: JsonObject): JsonObject[] {
+  const out = list(rule.context).map(obj).filter((e): e is JsonObject => e !== undefined);
+  const walk = (foreach: JsonValue | undefined): void => {
+    for (const f of list(foreach).map(obj)) {
+      if (!f) continue;
+      out.push(...list(f.context).map(obj).filter((e): e is JsonObject => e !== undefined));
+      walk(f.foreach);
+    }
+  };
+  walk(obj(rule.mutate)?.foreach);
+  return out;
 }
 
 /** The configMap entry's value from the fake cluster, or undefined when the engine must decide (variables, not found). */
