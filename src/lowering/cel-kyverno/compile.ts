@@ -325,15 +325,17 @@ export class CelToJmes {
     }
     const ty = this.fieldTy(root, fields);
     const j = pathJmes(root, fields);
-    if (root === 'request' && fields.join('.') === REQUEST_DRY_RUN) {
+    const requestPath = root === 'request' ? fields.join('.') : undefined;
+    if (requestPath === REQUEST_DRY_RUN) {
       // Always there in CEL; where Kyverno's context leaves it out, false.
       const t: Term = { j: `(${j} || \`false\`)`, ty, err: FALSE, cond: equals(`(${j} || \`false\`)`, '`true`'), reads: [{ root, fields }] };
       if (optionalFrom !== undefined) t.present = TRUE;
       return t;
     }
-    if (root === 'request' && REQUEST_OMITEMPTY.has(fields.join('.'))) {
-      const set = requestFieldSet(fields.join('.'), j);
-      const t: Term = { j: `(${j} || ${REQUEST_OMITEMPTY.get(fields.join('.'))})`, ty, err: optionalFrom === undefined ? not(set) : FALSE, reads: [{ root, fields }] };
+    const empty = requestPath === undefined ? undefined : REQUEST_OMITEMPTY.get(requestPath);
+    if (requestPath !== undefined && empty !== undefined) {
+      const set = requestFieldSet(requestPath, j);
+      const t: Term = { j: `(${j} || ${empty})`, ty, err: optionalFrom === undefined ? not(set) : FALSE, reads: [{ root, fields }] };
       if (optionalFrom !== undefined) t.present = set;
       if (ty === 'string') t.plain = false;
       return t;

@@ -10,6 +10,14 @@ function rowsOf(dir: string): SuiteRow[] {
   return runTestSuite(suite.value);
 }
 
+/** The Pod `web` of the tests below, with `labels` (YAML flow map entries) once patched; `image` its container's. */
+const podYaml = (labels = '', image = 'nginx', namespace = ', namespace: default'): string =>
+  `apiVersion: v1\nkind: Pod\nmetadata: {name: web${namespace}${labels ? `, labels: {${labels}}` : ''}}\nspec:\n  containers: [{name: app, image: ${image}}]\n`;
+
+/** A result row of the policy on the Pod web, compared with patched.yaml. */
+const podRow = (policy: string, rule?: string): string =>
+  `- {${rule ? '' : 'isMutatingPolicy: true, '}policy: ${policy}, ${rule ? `rule: ${rule}, ` : ''}kind: Pod, resources: [web], result: pass, patchedResources: patched.yaml}\n`;
+
 /** A MutatingPolicy labelling Gadgets (a custom, namespaced kind) with the tier of a cluster-scoped Tier object. */
 const POLICY = `apiVersion: policies.kyverno.io/v1
 kind: MutatingPolicy
@@ -156,8 +164,8 @@ spec:
             env: "{{ settings.data.env }}"
             owner: "{{ settings.metadata.labels.owner }}"
 `;
-  const pod = 'apiVersion: v1\nkind: Pod\nmetadata: {name: web}\nspec:\n  containers: [{name: app, image: nginx}]\n';
-  const patched = 'apiVersion: v1\nkind: Pod\nmetadata: {name: web, namespace: default, labels: {env: prod, owner: ops}}\nspec:\n  containers: [{name: app, image: nginx}]\n';
+  const pod = podYaml('', 'nginx', '');
+  const patched = podYaml('env: prod, owner: ops');
   const cluster = (namespace: string): string => `apiVersion: cli.kyverno.io/v1alpha1
 kind: ClusterResource
 metadata: {name: cluster}
@@ -168,7 +176,7 @@ spec:
     metadata: {name: settings, namespace: ${namespace}, labels: {owner: ops}}
     data: {env: prod}
 `;
-  const row = '- {policy: env, rule: env, kind: Pod, resources: [web], result: pass, patchedResources: patched.yaml}\n';
+  const row = podRow('env', 'env');
   const rows = (namespace: string, extra = 'clusterResources:\n- cluster.yaml\n'): SuiteRow[] =>
     rowsOf(suiteDir({ 'policy.yaml': policy, 'resources.yaml': pod, 'patched.yaml': patched, 'cluster.yaml': cluster(namespace), 'kyverno-test.yaml': testFile(row, extra) }));
 
@@ -202,7 +210,7 @@ spec:
               image: "{{ dictionary.data.image }}"
 `;
     const withImage = (data: string): string => cluster('default').replace('data: {env: prod}', `data: {${data}}`);
-    const want = 'apiVersion: v1\nkind: Pod\nmetadata: {name: web, namespace: default}\nspec:\n  containers: [{name: app, image: "registry.example/app:1"}]\n';
+    const want = podYaml('', '"registry.example/app:1"');
     const dir = suiteDir({ 'policy.yaml': foreach, 'resources.yaml': pod, 'patched.yaml': want, 'cluster.yaml': withImage('image: "registry.example/app:1"'), 'kyverno-test.yaml': testFile(row, 'clusterResources:\n- cluster.yaml\n') });
     expect(rowsOf(dir).map((r) => [r.status, r.reason])).toEqual([['passed', 'Ok']]);
   });
@@ -240,9 +248,9 @@ spec:
     metadata: {name: settings, namespace: default}
     data: {${data}}
 `;
-  const pod = 'apiVersion: v1\nkind: Pod\nmetadata: {name: web, namespace: default}\nspec:\n  containers: [{name: app, image: nginx}]\n';
-  const patched = 'apiVersion: v1\nkind: Pod\nmetadata: {name: web, namespace: default, labels: {env: prod}}\nspec:\n  containers: [{name: app, image: nginx}]\n';
-  const row = '- {isMutatingPolicy: true, policy: label-env, kind: Pod, resources: [web], result: pass, patchedResources: patched.yaml}\n';
+  const pod = podYaml();
+  const patched = podYaml('env: prod');
+  const row = podRow('label-env');
 
   it('answers resource.get from them', () => {
     const dir = suiteDir({ 'policy.yaml': policy, 'resources.yaml': pod, 'patched.yaml': patched, 'context.yaml': context('env: prod'), 'kyverno-test.yaml': testFile(row, 'context: context.yaml\n') });
@@ -268,9 +276,9 @@ spec:
     applyConfiguration:
       expression: 'Object{metadata: Object.metadata{labels: {"seen": ${expression}}}}'
 `;
-  const pod = 'apiVersion: v1\nkind: Pod\nmetadata: {name: web, namespace: default}\nspec:\n  containers: [{name: app, image: nginx}]\n';
-  const patched = (seen: string): string => `apiVersion: v1\nkind: Pod\nmetadata: {name: web, namespace: default, labels: {seen: "${seen}"}}\nspec:\n  containers: [{name: app, image: nginx}]\n`;
-  const row = '- {isMutatingPolicy: true, policy: count, kind: Pod, resources: [web], result: pass, patchedResources: patched.yaml}\n';
+  const pod = podYaml();
+  const patched = (seen: string): string => podYaml(`seen: "${seen}"`);
+  const row = podRow('count');
   const entries = `globalContextEntries:
 - name: teams
   data: {teams: [{name: a}, {name: b}]}
@@ -315,7 +323,7 @@ ${reference}
           labels:
             seen: "{{ found }}"
 `;
-    const rule = '- {policy: count, rule: count, kind: Pod, resources: [web], result: pass, patchedResources: patched.yaml}\n';
+    const rule = podRow('count', 'count');
     const rows = (reference: string, seen: string): SuiteRow[] =>
       rowsOf(suiteDir({ 'policy.yaml': clusterPolicy(reference), 'resources.yaml': pod, 'patched.yaml': patched(seen), 'more.yaml': more, 'kyverno-test.yaml': testFile(rule, entries) }));
     expect(rows('        name: teams.names\n        jmesPath: "join(\',\', @)"', 'a,b').map((r) => [r.status, r.reason])).toEqual([['passed', 'Ok']]);

@@ -9,8 +9,7 @@ import { ok, type Result } from '../../../diagnostics/diagnostic.js';
 import { isJsonObject, type JsonObject } from '../../../ir/json.js';
 import { remappedDoc, type SourceDoc } from '../../../io/source.js';
 import { kindSchemasFromCrds } from '../../../merge/ssa/openapi/load.js';
-import { KindSchemaTable } from '../../../merge/ssa/openapi/kinds.js';
-import { deriveRuntime, type KindSchemas, type Runtime } from '../../../runtime/runtime.js';
+import { deriveRuntime, withKinds, type Runtime } from '../../../runtime/runtime.js';
 import { objectsProvider } from '../../kyverno-mpol/mutate-existing.js';
 import { readSuiteDocs, type SuiteFiles } from './files.js';
 
@@ -58,18 +57,6 @@ export function clusterRuntime(base: Runtime, objects: readonly JsonObject[], cr
   const kinds = kindSchemasFromCrds(crds);
   if (!kinds.ok) return kinds;
   const crdObjects = crds.map((d) => d.value).filter(isJsonObject);
-  const merged = withKinds(base.schemas.kinds, kinds.value);
-  return ok(deriveRuntime(base, { kyvernoData: objectsProvider([...objects, ...crdObjects]), ...(merged ? { schemas: { kinds: merged } } : {}) }));
-}
-
-/** The base's custom kinds with `added` (which win), or undefined when nothing is added. */
-function withKinds(base: KindSchemas, added: KindSchemaTable): KindSchemaTable | undefined {
-  if (added.size === 0) return undefined;
-  const table = new KindSchemaTable();
-  for (const key of base.keys()) {
-    const [group = '', version = '', kind = ''] = key.split('/');
-    const schema = base.get({ group, version, kind });
-    if (schema) table.set({ group, version, kind }, schema);
-  }
-  return table.addAll(added);
+  const typed = kinds.value.size > 0 ? withKinds(base, kinds.value) : base;
+  return ok(deriveRuntime(typed, { kyvernoData: objectsProvider([...objects, ...crdObjects]) }));
 }

@@ -82,16 +82,21 @@ function search(expression: string, root: JsonValue): { value: JsonValue } | str
 }
 
 /**
- * GetGlobalReference of the fake context provider: an unknown entry is null; a projection is looked up in
- * the entry's map value, and is an error when absent.
+ * An entry's projection as the CLI's mocks read it (fake_context.go GetGlobalReference, mock.go mockEntry.Get):
+ * the whole value for `''`, else the key of its map value; undefined when the map lacks it or is no map.
  */
+export function entryProjection(data: JsonValue, projection: string): JsonValue | undefined {
+  if (projection === '') return data;
+  return isJsonObject(data) && hasOwn(data, projection) ? data[projection] : undefined;
+}
+
+/** GetGlobalReference of the fake context provider: an unknown entry is null, a projection it lacks an error. */
 export function globalContextOf(entries: GlobalContextEntries): NonNullable<KyvernoDataProvider['globalContext']> {
   return (name, projection) => {
     if (!entries.has(name)) return null;
     const data = entries.get(name)!;
-    if (projection === '') return data;
-    if (!isJsonObject(data)) throw new CelError(`projection "${projection}" not found in global context entry "${name}": stored value is not an object`);
-    if (!hasOwn(data, projection)) throw new CelError(`projection "${projection}" not found in global context entry "${name}"`);
-    return data[projection]!;
+    const found = entryProjection(data, projection);
+    if (found !== undefined) return found;
+    throw new CelError(`projection "${projection}" not found in global context entry "${name}"${isJsonObject(data) ? '' : ': stored value is not an object'}`);
   };
 }

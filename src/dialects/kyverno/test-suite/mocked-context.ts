@@ -15,7 +15,7 @@
 import { hasOwn, isJsonObject, type JsonObject, type JsonValue } from '../../../ir/json.js';
 import { compileJmesCached } from '../../../jmespath/compile.js';
 import type { TestSuite } from './model.js';
-import type { GlobalContextEntries } from './global-context.js';
+import { entryProjection, type GlobalContextEntries } from './global-context.js';
 
 const obj = (v: JsonValue | undefined): JsonObject | undefined => (isJsonObject(v) ? v : undefined);
 const list = (v: JsonValue | undefined): JsonValue[] => (Array.isArray(v) ? v : []);
@@ -90,12 +90,8 @@ function globalReferenceValue(entries: GlobalContextEntries, reference: JsonObje
   if (typeof name !== 'string' || name.includes('{{') || path.includes('{{')) return undefined;
   const [entry = '', projection = ''] = name.split('.');
   if (!entries.has(entry)) return undefined;
-  const data = entries.get(entry)!;
-  let value: JsonValue;
-  if (projection === '') value = data;
-  else if (isJsonObject(data) && hasOwn(data, projection)) value = data[projection]!;
-  else return undefined;
-  if (path === '') return value;
+  const value = entryProjection(entries.get(entry)!, projection);
+  if (value === undefined || path === '') return value;
   const program = compileJmesCached(path);
   if (!program.ok) return undefined;
   const result = program.value.search(value);
