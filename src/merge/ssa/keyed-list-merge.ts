@@ -47,18 +47,18 @@ export function keyedListMerge(n: TypeNode, itemPlan: MapPlan, giveUp: symbol): 
   return (w, lv, r, guard) => {
     if (!Array.isArray(lv) || lv.length === 0 || r.length === 0) return w.mergeList(n, t, lv, r, guard, itemPlan);
     const l = lv;
+    // The same keys in the same order is the common case (a `map()` over the live list): one id per item
+    // decides it; only another shape pays for the search of keys in common.
     let same = l.length === r.length;
-    let common = false;
     for (let i = 0; i < r.length; i++) {
       const id = idOf(r[i]!);
       if (id === undefined) return w.mergeList(n, t, lv, r, guard, itemPlan);
       for (let j = 0; j < i; j++) if (idOf(r[j]!) === id) return w.mergeList(n, t, lv, r, guard, itemPlan);
-      for (let j = 0; j < l.length; j++) {
-        const lid = idOf(l[j]!);
+      if (same) {
+        const lid = idOf(l[i]!);
         if (lid === undefined) return w.mergeList(n, t, lv, r, guard, itemPlan);
-        if (lid === id) common = true;
+        if (lid !== id) same = false;
       }
-      if (same && idOf(l[i]!) !== id) same = false;
     }
     if (same) {
       let out: JsonValue[] | undefined;
@@ -70,7 +70,12 @@ export function keyedListMerge(n: TypeNode, itemPlan: MapPlan, giveUp: symbol): 
       }
       return out ?? l;
     }
-    if (common || l.length * r.length > SMALL_LIST_PRODUCT) return w.mergeList(n, t, lv, r, guard, itemPlan);
+    if (l.length * r.length > SMALL_LIST_PRODUCT) return w.mergeList(n, t, lv, r, guard, itemPlan);
+    for (let j = 0; j < l.length; j++) {
+      const lid = idOf(l[j]!);
+      if (lid === undefined) return w.mergeList(n, t, lv, r, guard, itemPlan);
+      for (let i = 0; i < r.length; i++) if (idOf(r[i]!) === lid) return w.mergeList(n, t, lv, r, guard, itemPlan);
+    }
     if (!(Object.isFrozen(r) && typedList === r && typedGuard === guard)) {
       for (let i = 0; i < r.length; i++) if (!w.typesStrictly(item, r[i]!, guard)) return giveUp;
       if (Object.isFrozen(r) && r.every(Object.isFrozen)) {
