@@ -10,7 +10,7 @@ import { ROOT } from './scope.js';
 import { capsOf, type CelTarget } from './target.js';
 import type { Ty } from './types.js';
 
-export type Outcome = { ok: true; cel: string; notes: string[]; type: Ty } | { ok: false; why: string; class: 'cannot' | 'yet' };
+export type Outcome = { ok: true; cel: string; notes: string[]; type: Ty; mayFail: boolean } | { ok: false; why: string; class: 'cannot' | 'yet' };
 
 /** Runs `build` with a fresh context, turning refusals into results. */
 export function run(scope: JmesCelScope, target: CelTarget, build: (cx: Cx) => Frag): Outcome {
@@ -19,7 +19,7 @@ export function run(scope: JmesCelScope, target: CelTarget, build: (cx: Cx) => F
   const cx = newCx(scope, caps);
   try {
     const f = build(cx);
-    return { ok: true, cel: prettyNames(f.cel), notes: [...cx.notes], type: tyOf(f) };
+    return { ok: true, cel: prettyNames(f.cel), notes: [...cx.notes], type: tyOf(f), mayFail: f.err };
   } catch (e) {
     if (e instanceof Refused) return { ok: false, why: e.why, class: e.cls };
     throw e;

@@ -21,7 +21,8 @@ export type { CelTarget } from './target.js';
 export type { Binding, JmesCelScope } from './context.js';
 export type Refusal = { ok: false; why: string; class: 'cannot' | 'yet' };
 /** `type`: the JSON type of the value when the CEL yields one (dyn when nothing is known); see Types below. */
-export type Compiled = { ok: true; cel: string; notes: string[]; type: Ty };
+/** `mayFail`: the CEL may fail at runtime (where Kyverno's query fails, or a guard of the translation). */
+export type Compiled = { ok: true; cel: string; notes: string[]; type: Ty; mayFail: boolean };
 
 /*
  * Types. A binding may carry the JSON type its value is guaranteed to have (`{ cel, type }`, types.ts); the

@@ -4,9 +4,15 @@ import { conditionsToCel, jmesToCel, T, templateToCel, type JmesCelScope } from 
 import { SCOPE } from './harness.js';
 
 describe('jmes-cel API', () => {
-  it('compiles to { ok, cel, notes }', () => {
-    expect(jmesToCel('request.operation', SCOPE, { env: 'map' })).toEqual({ ok: true, cel: 'request.operation', notes: [], type: T.oneOf('CREATE', 'UPDATE', 'DELETE', 'CONNECT') });
-    expect(jmesToCel('foo', SCOPE, { env: 'kyverno-mpol' })).toEqual({ ok: true, cel: 'variables.foo', notes: [], type: T.dyn });
+  it('compiles to { ok, cel, notes, type, mayFail }', () => {
+    expect(jmesToCel('request.operation', SCOPE, { env: 'map' })).toEqual({ ok: true, cel: 'request.operation', notes: [], type: T.oneOf('CREATE', 'UPDATE', 'DELETE', 'CONNECT'), mayFail: false });
+    expect(jmesToCel('foo', SCOPE, { env: 'kyverno-mpol' })).toEqual({ ok: true, cel: 'variables.foo', notes: [], type: T.dyn, mayFail: false });
+  });
+
+  it('says when the CEL may fail at runtime (where the query fails in Kyverno)', () => {
+    // length() refuses null in Kyverno's JMESPath: its translation fails there too.
+    expect(jmesToCel('length(request.object.spec.containers)', SCOPE, { env: 'map' })).toMatchObject({ ok: true, mayFail: true });
+    expect(jmesToCel('not_null(request.object.metadata.labels.app)', SCOPE, { env: 'map' })).toMatchObject({ ok: true, mayFail: false });
   });
 
   it('refuses with a reason naming the construct and a class', () => {

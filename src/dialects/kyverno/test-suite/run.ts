@@ -346,11 +346,16 @@ function missingRule(prepared: Extract<Prepared, { ok: true }>, rule: string, na
   const mutate = isJsonObject(raw.mutate) ? raw.mutate : undefined;
   if (mutate && Array.isArray(mutate.targets) && mutate.targets.length > 0) return { reason: `rule ${rule} mutates existing resources (mutate.targets): not simulated yet` };
   const kind = NOT_RUN_RULE_KINDS.find((k) => raw[k] !== undefined && raw[k] !== null);
-  if (kind) return { reason: `not run: rule ${rule} is a ${kind} rule; transmute runs mutate rules only`, notRun: true };
+  if (kind) return { reason: `not run: rule ${rule} is ${article(kind)} ${kind} rule; transmute runs mutate rules only`, notRun: true };
   return { reason: `rule ${rule} of policy ${id} did not parse into a mutation` };
 }
 
 const NOT_RUN_RULE_KINDS = ['validate', 'generate', 'verifyImages'] as const;
+
+/** "an" before a kind that starts with a vowel (an ImageValidatingPolicy), else "a". */
+function article(kind: string): string {
+  return /^[aeiou]/i.test(kind) ? 'an' : 'a';
+}
 
 function resourceNotFound(kind: string, ref: string): string {
   return `resource not found: no ${kind || 'resource'} ${ref} among the test's resources`;
@@ -380,7 +385,7 @@ const NON_MUTATING_KINDS: ReadonlyMap<string, ReadonlySet<string>> = new Map([
  */
 function nonMutatingPolicy(doc: SourceDoc): string | undefined {
   const v = doc.value;
-  if (isJsonObject(v) && typeof v.apiVersion === 'string' && typeof v.kind === 'string' && NON_MUTATING_KINDS.get(v.apiVersion.split('/')[0]!)?.has(v.kind)) return `is a ${v.kind}`;
+  if (isJsonObject(v) && typeof v.apiVersion === 'string' && typeof v.kind === 'string' && NON_MUTATING_KINDS.get(v.apiVersion.split('/')[0]!)?.has(v.kind)) return `is ${article(v.kind)} ${v.kind}`;
   const spec = isJsonObject(v) && isJsonObject(v.spec) ? v.spec : {};
   const rules = (Array.isArray(spec.rules) ? spec.rules : []).filter(isJsonObject);
   if (rules.length === 0 || rules.some((r) => r.mutate !== undefined && r.mutate !== null)) return undefined;

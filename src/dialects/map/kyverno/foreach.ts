@@ -20,7 +20,7 @@ import { itemType, T, type Ty } from '../../../lowering/jmes-cel/index.js';
 import { and, concat, cond, fieldPlace, indexPlace, NONE, paren, patch, ROOT, staticIndexPlace, type Cel, type Place } from './cel-patch.js';
 import { elementStackPatch, kyvernoJsonPatches, patchPaths } from './json-patch.js';
 import type { RuleScope } from './scope.js';
-import { bindLets, bodyPatches, guardToCel, leadingLets, opPatches, refused, type RuleCompiler } from './rule.js';
+import { bindLets, bodyPatches, guardToCel, leadingLets, letValue, opPatches, refused, type RuleCompiler } from './rule.js';
 import { elementLive, smpElementPatches } from './smp.js';
 import { listStrategies, objectKindTest } from './list-strategy.js';
 import { writeThroughElement, writeThroughPatches, writeThroughReplaced, type WriteThroughElement } from './write-through.js';
@@ -118,16 +118,21 @@ export function forEachPatches(rc: RuleCompiler, op: ForEachOp, scope: RuleScope
   const e = rc.fresh.next('e');
   const i = rc.fresh.next('i');
   let inner = scope.with('element', e, itemType(list.type)).with('elementIndex', i, T.smallInt);
-  if (body.lets.length > 0) {
-    // Context loaded per element (and element0 / elementIndex0 aliases): only aliases are translated.
-    for (const l of body.lets) {
-      if (l.value.kind === 'ref' && l.value.path.root === 'vars' && l.value.path.segments.length === 1 && l.value.path.segments[0]!.kind === 'field') {
-        const target = l.value.path.segments[0]!.name;
-        inner = inner.with(l.name, target === 'element' ? e : target === 'elementIndex' ? i : '');
-        continue;
-      }
-      return notYet(`the foreach context entry ${l.name}`);
+  // Context loaded per element: the element0 / elementIndex0 aliases name the loop's own variables. Kyverno
+  // defers loading the other entries until a query names them (context/deferred.go, on by default), so an
+  // entry's value is written where it is read, and an entry that fails fails only where it is read.
+  for (const l of body.lets) {
+    if (l.value.kind === 'ref' && l.value.path.root === 'vars' && l.value.path.segments.length === 1 && l.value.path.segments[0]!.kind === 'field') {
+      const target = l.value.path.segments[0]!.name;
+      inner = inner.with(l.name, target === 'element' ? e : target === 'elementIndex' ? i : '');
+      continue;
     }
+    const saved = rc.scope;
+    rc.scope = inner;
+    const value = letValue(rc, l);
+    rc.scope = saved;
+    if (refused(value)) return value;
+    inner = inner.with(l.name, paren(value.cel), value.type);
   }
   const guards: Cel[] = [`${e} != null`];
   for (const w of body.pre) {

@@ -127,9 +127,9 @@ export class RuleCompiler {
     return refused(r) ? r : r.cel;
   }
 
-  /** A query and the type of what it yields (a foreach list's elements are typed by it). */
-  queryTyped(text: string, scope: RuleScope = this.scope): R<{ cel: Cel; type: Ty }> {
-    return this.accept(jmesToCel(text, scope, this.jmes), (r) => ({ cel: r.cel, type: r.type }));
+  /** A query, the type of what it yields (a foreach list's elements are typed by it) and whether it may fail. */
+  queryTyped(text: string, scope: RuleScope = this.scope): R<{ cel: Cel; type: Ty; mayFail: boolean }> {
+    return this.accept(jmesToCel(text, scope, this.jmes), (r) => ({ cel: r.cel, type: r.type, mayFail: r.mayFail }));
   }
 
   conditions(block: JsonValue, scope: RuleScope = this.scope): R<Cel> {
@@ -166,7 +166,7 @@ export class RuleCompiler {
 }
 
 /** A CEL expression and the type of what it yields. */
-type Typed = { cel: Cel; type: Ty };
+export type Typed = { cel: Cel; type: Ty };
 
 /**
  * A context `variable` entry (loaders/variable.go, src/dialects/kyverno/context.ts loadContextEntry): `value`
@@ -206,9 +206,12 @@ function contextVariable(rc: RuleCompiler, entry: JsonObject): R<Typed> {
     if (refused(q)) return q;
     return { cel: nil(q.cel), type: nonNull(q.type) };
   }
-  // A failing query (a missing key) or a null result keeps the default: not_null() turns a missing key into null.
+  // A failing query or a null result keeps the default. not_null() turns a missing key into null; any other
+  // failure (a function refusing its argument's type, `length(null)`) would fail the CEL, which cannot fall
+  // back on an error.
   const q = rc.queryTyped(`not_null(${path})`);
   if (refused(q)) return q;
+  if (q.mayFail) return cannot(`the default of the context entry ${name}, which Kyverno takes where the query ${JSON.stringify(path)} fails: CEL cannot fall back on an error`);
   const d = rc.tree(v.default!);
   if (refused(d)) return d;
   return { cel: `${paren(q.cel)} != null ? ${paren(q.cel)} : ${paren(d)}`, type: joinTypes(nonNull(q.type), literalType(v.default)) };
@@ -217,21 +220,27 @@ function contextVariable(rc: RuleCompiler, entry: JsonObject): R<Typed> {
 /** A rule's lets (context entries) bound in order; each becomes a policy variable. */
 export function bindLets(rc: RuleCompiler, lets: readonly (Op & { kind: 'let' })[]): R<void> {
   for (const l of lets) {
-    let cel: Typed | Refusal;
-    if (l.value.kind === 'literal') {
-      const c = rc.tree(l.value.json);
-      cel = refused(c) ? c : { cel: c, type: literalType(l.value.json) };
-    } else if (l.value.kind === 'jmes') {
-      const opaque = readOpaque(l.value.expr.text);
-      if (!opaque || opaque.kind !== 'context' || !isJsonObject(opaque.json)) return notYet(`the binding ${l.name}`);
-      cel = contextVariable(rc, opaque.json);
-    } else return notYet(`the binding ${l.name} of a ${l.value.kind} value`);
+    const cel = letValue(rc, l);
     if (refused(cel)) return cel;
     const name = rc.variableName(l.name);
     rc.variables.push({ name, expression: cel.cel });
     rc.scope = rc.scope.with(l.name, `variables.${name}`, cel.type);
   }
   return undefined;
+}
+
+/** The value of a context entry (or a literal binding) as CEL over the compiler's scope, and its type. */
+export function letValue(rc: RuleCompiler, l: Op & { kind: 'let' }): R<Typed> {
+  if (l.value.kind === 'literal') {
+    const c = rc.tree(l.value.json);
+    return refused(c) ? c : { cel: c, type: literalType(l.value.json) };
+  }
+  if (l.value.kind === 'jmes') {
+    const opaque = readOpaque(l.value.expr.text);
+    if (!opaque || opaque.kind !== 'context' || !isJsonObject(opaque.json)) return notYet(`the binding ${l.name}`);
+    return contextVariable(rc, opaque.json);
+  }
+  return notYet(`the binding ${l.name} of a ${l.value.kind} value`);
 }
 
 /** A guard of a Kyverno rule: preconditions (opaque), or a structured guard (a hoisted kind test). */
