@@ -21,7 +21,7 @@ import { and, concat, cond, fieldPlace, indexPlace, NONE, paren, patch, ROOT, st
 import { elementStackPatch, kyvernoJsonPatches, patchPaths } from './json-patch.js';
 import type { RuleScope } from './scope.js';
 import { bindLets, bodyPatches, guardToCel, leadingLets, letValue, opPatches, refused, type RuleCompiler } from './rule.js';
-import { elementLive, smpElementPatches } from './smp.js';
+import { elementLive, smpElementPatches, smpPatches } from './smp.js';
 import { listStrategies, objectKindTest } from './list-strategy.js';
 import { writeThroughElement, writeThroughPatches, writeThroughReplaced, type WriteThroughElement } from './write-through.js';
 
@@ -168,12 +168,14 @@ export function forEachPatches(rc: RuleCompiler, op: ForEachOp, scope: RuleScope
  */
 function isConstantMerge(merge: Op & { kind: 'merge' }): boolean {
   if (merge.strategy !== 'smp' || merge.path.segments.length > 0 || merge.value.kind !== 'literal') return false;
-  const plain = (v: JsonValue): boolean => {
-    if (Array.isArray(v)) return v.every(plain);
-    if (!isJsonObject(v)) return typeof v !== 'string' || !v.includes('{{');
-    return Object.entries(v).every(([k, x]) => !k.startsWith('$') && !k.includes('{{') && parseAnchor(k) === undefined && plain(x));
-  };
-  return plain(merge.value.json);
+  return isPlainValue(merge.value.json);
+}
+
+/** A patch value without `{{ }}`, anchors or directives: merging it into its own result changes nothing. */
+function isPlainValue(v: JsonValue): boolean {
+  if (Array.isArray(v)) return v.every(isPlainValue);
+  if (!isJsonObject(v)) return typeof v !== 'string' || !v.includes('{{');
+  return Object.entries(v).every(([k, x]) => !k.startsWith('$') && !k.includes('{{') && parseAnchor(k) === undefined && isPlainValue(x));
 }
 
 /**
@@ -270,16 +272,49 @@ function jsonPatchLoop(rc: RuleCompiler, op: ForEachOp, list: LoopList, e: strin
 
 function mergeLoop(rc: RuleCompiler, op: ForEachOp, list: LoopList, e: string, i: string, scope: RuleScope, guards: readonly Cel[], merge: Op & { kind: 'merge' }): R<Cel> {
   if (merge.strategy !== 'smp' || merge.path.segments.length > 0 || (merge.value.kind !== 'literal' && merge.value.kind !== 'templated')) return notYet('this foreach merge');
-  // The patch must be the iterated list and nothing else.
-  let node: JsonValue = merge.value.json;
-  for (const f of list.path) {
-    if (!isJsonObject(node) || Object.keys(node).length !== 1 || !(f in node)) return notYet('a foreach strategic merge that writes beside the iterated list');
-    node = node[f]!;
-  }
+  const split = besideTheList(merge.value.json, list.path);
+  if (refused(split)) return split;
+  const node = split.list;
   if (!Array.isArray(node) || node.length !== 1 || !isJsonObject(node[0])) return notYet('a foreach strategic merge whose list holds other than one element');
   const element: JsonObject = node[0];
   const through = writeThroughElement(element);
+  if (split.beside !== undefined) {
+    if (through !== undefined) return notYet('a foreach strategic merge that writes beside the iterated list and through a condition anchor');
+    const loop = mergeLoopOfList(rc, op, list, e, i, scope, guards, element);
+    if (refused(loop)) return loop;
+    // Merged again at every element, a constant patch changes nothing more (isConstantMerge): it is merged
+    // once where an element passes. The list's edits and it touch different places, in any order.
+    const beside = smpPatches(split.beside, { match: rc.env.match, template: (t) => rc.template(t, scope), fresh: (b) => rc.fresh.next(b) });
+    if (refused(beside)) return beside;
+    return concat([loop, cond(`${paren(list.cel)}.exists(${e}, ${and(guards)!})`, cond(beside.condition, beside.patches))]);
+  }
   if (through !== undefined) return writeThroughLoop(rc, list, e, scope, guards, through);
+  return mergeLoopOfList(rc, op, list, e, i, scope, guards, element);
+}
+
+/**
+ * The patch's value at the iterated list, and what the patch writes beside it (the other keys of the maps
+ * above the list, as one patch): only constants are taken there, which merging again leaves as they are.
+ */
+function besideTheList(patch: JsonValue, path: readonly string[]): R<{ list: JsonValue; beside: JsonObject | undefined }> {
+  if (!isJsonObject(patch)) return notYet('this foreach merge');
+  const f = path[0];
+  if (f === undefined) return { list: patch, beside: undefined };
+  if (!(f in patch)) return notYet('a foreach strategic merge that does not write the iterated list');
+  const below = path.length === 1 ? { list: patch[f]!, beside: undefined } : besideTheList(patch[f]!, path.slice(1));
+  if (refused(below)) return below;
+  const beside: JsonObject = {};
+  for (const [k, v] of Object.entries(patch)) {
+    if (k === f) continue;
+    if (!isPlainValue(v) || k.startsWith('$') || k.includes('{{') || parseAnchor(k) !== undefined) return notYet(`a foreach strategic merge that writes ${k} beside the iterated list with variables, anchors or directives`);
+    beside[k] = v;
+  }
+  if (below.beside !== undefined) beside[f] = below.beside;
+  return { list: below.list, beside: Object.keys(beside).length > 0 ? beside : undefined };
+}
+
+/** The loop of a strategic merge of the iterated list's one element, selected by the element's own key. */
+function mergeLoopOfList(rc: RuleCompiler, op: ForEachOp, list: LoopList, e: string, i: string, scope: RuleScope, guards: readonly Cel[], element: JsonObject): R<Cel> {
   // The element is selected by the iterated element's own key.
   let selector: string | undefined;
   const rest: JsonObject = {};
