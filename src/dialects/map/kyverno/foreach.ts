@@ -12,7 +12,7 @@
  *   and, by kyaml's Prepend, moved to the front, so the patched elements end up first (in original order
  *   for a Descending loop, reversed for an Ascending one) and the others follow in their order.
  */
-import { isJsonObject, type JsonObject, type JsonValue } from '../../../ir/json.js';
+import { hasOwn, isJsonObject, type JsonObject, type JsonValue } from '../../../ir/json.js';
 import type { ForEachOp, Op } from '../../../ir/nodes.js';
 import { parseAnchor } from '../../../../grammars/kyverno-anchor.js';
 import { notYet, type Refusal } from '../../generate-report.js';
@@ -300,7 +300,7 @@ function besideTheList(patch: JsonValue, path: readonly string[]): R<{ list: Jso
   if (!isJsonObject(patch)) return notYet('this foreach merge');
   const f = path[0];
   if (f === undefined) return { list: patch, beside: undefined };
-  if (!(f in patch)) return notYet('a foreach strategic merge that does not write the iterated list');
+  if (!hasOwn(patch, f)) return notYet('a foreach strategic merge that does not write the iterated list');
   const below = path.length === 1 ? { list: patch[f]!, beside: undefined } : besideTheList(patch[f]!, path.slice(1));
   if (refused(below)) return below;
   const beside: JsonObject = {};
