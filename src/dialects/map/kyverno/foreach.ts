@@ -22,6 +22,7 @@ import { elementStackPatch, kyvernoJsonPatches, patchPaths } from './json-patch.
 import type { RuleScope } from './scope.js';
 import { bindLets, bodyPatches, guardToCel, leadingLets, letValue, opPatches, refused, type RuleCompiler } from './rule.js';
 import { elementLive, smpElementPatches, smpPatches } from './smp.js';
+import { leavesLoop } from './foreach-leaves.js';
 import { listStrategies, objectKindTest } from './list-strategy.js';
 import { writeThroughElement, writeThroughPatches, writeThroughReplaced, type WriteThroughElement } from './write-through.js';
 
@@ -58,12 +59,26 @@ function elementBody(op: ForEachOp): R<{ lets: (Op & { kind: 'let' })[]; pre: Op
  * loop's element, whose path holds that loop's `{{elementIndex<N>}}`.
  */
 interface LoopList {
+  kind: 'place';
   cel: Cel;
   type: Ty;
   /** The path as the patch paths spell it: fields, indices, and `{{elementIndex<N>}}` for enclosing loops. */
   path: string[];
   place: Place;
 }
+
+/**
+ * Lists of the object joined by a JMESPath multi-select and flattened (`request.object.spec.[initContainers,
+ * containers][]`): no single place, so no patch path names an element; JMESPath drops the missing lists and
+ * null elements, and elementIndex counts the joined list.
+ */
+interface JoinedList {
+  kind: 'joined';
+  cel: Cel;
+  type: Ty;
+}
+
+const JOINED_LIST = /^request\.object(?:\.[A-Za-z_][A-Za-z0-9_]*)*\.\[\s*[A-Za-z_][A-Za-z0-9_]*(?:\s*,\s*[A-Za-z_][A-Za-z0-9_]*)+\s*\]\[\]$/;
 
 /** The loop around a nested foreach: its list and the CEL of its element and index. */
 interface Enclosing {
@@ -77,9 +92,13 @@ interface Enclosing {
 const TARGET_LIST = /^target((?:\.[A-Za-z_][A-Za-z0-9_]*|\[\d+\])+)(?:\[\])?(?:\s*\|\|\s*`\[\]`)?$/;
 const NESTED_LIST = /^(element\d*)((?:\.[A-Za-z_][A-Za-z0-9_]*|\[\d+\])+)(?:\[\])?(?:\s*\|\|\s*`\[\]`)?$/;
 
-function listOf(rc: RuleCompiler, op: ForEachOp, scope: RuleScope, enclosing?: Enclosing): R<LoopList> {
+function listOf(rc: RuleCompiler, op: ForEachOp, scope: RuleScope, enclosing?: Enclosing): R<LoopList | JoinedList> {
   if (!('kind' in op.list) || op.list.kind !== 'jmes') return notYet('a foreach over something other than a JMESPath list');
   const text = op.list.expr.text.trim();
+  if (!enclosing && rc.env.mutateExisting !== true && JOINED_LIST.test(text)) {
+    const q = rc.queryTyped(text, scope);
+    return refused(q) ? q : { kind: 'joined', cel: q.cel, type: q.type };
+  }
   // A mutate-existing rule patches its target (the CEL policy's `object`): its lists are the target's. The
   // trigger's (`request.object`) would be iterated while the patches land on the target.
   const existing = rc.env.mutateExisting === true;
@@ -93,9 +112,9 @@ function listOf(rc: RuleCompiler, op: ForEachOp, scope: RuleScope, enclosing?: E
   const q = rc.queryTyped(text, scope);
   if (refused(q)) return q;
   const fields = [...m[enclosing ? 2 : 1]!.matchAll(/\.([A-Za-z_][A-Za-z0-9_]*)|\[(\d+)\]/g)].map((x) => x[1] ?? x[2]!);
-  if (!enclosing) return { cel: q.cel, type: q.type, path: fields, place: placeOf(fields) };
+  if (!enclosing) return { kind: 'place', cel: q.cel, type: q.type, path: fields, place: placeOf(fields) };
   const path = [...enclosing.list.path, `{{elementIndex${enclosing.depth - 1}}}`, ...fields];
-  return { cel: q.cel, type: q.type, path, place: placeOf(fields, indexPlace(enclosing.list.place, enclosing.index, enclosing.element)) };
+  return { kind: 'place', cel: q.cel, type: q.type, path, place: placeOf(fields, indexPlace(enclosing.list.place, enclosing.index, enclosing.element)) };
 }
 
 /** The place of an object path (numeric segments are list indices). */
@@ -146,6 +165,13 @@ export function forEachPatches(rc: RuleCompiler, op: ForEachOp, scope: RuleScope
   }
   const work = body.work;
   const depth = enclosing ? enclosing.depth : 0;
+  if (list.kind === 'joined') {
+    const merge = work.length === 1 && work[0]!.kind === 'merge' ? (work[0] as Op & { kind: 'merge' }) : undefined;
+    if (merge === undefined || merge.strategy !== 'smp' || merge.path.segments.length > 0 || (merge.value.kind !== 'literal' && merge.value.kind !== 'templated')) {
+      return notYet(`a foreach over the joined lists ${(op.list as { expr: { text: string } }).expr.text.trim()} whose body is not a strategic merge beside them (no patch path names their elements)`);
+    }
+    return leavesLoop(rc, op.order, list.cel, e, i, inner, guards, merge.value.json);
+  }
   if (work.length === 2 && work[0]!.kind === 'let' && work[1]!.kind === 'jsonPatch') return jsonPatchLoop(rc, op, list, e, i, inner, guards, work[0] as Op & { kind: 'let' }, work[1]! as Op & { kind: 'jsonPatch' }, depth);
   if (work.length === 1 && work[0]!.kind === 'jsonPatch') return jsonPatchLoop(rc, op, list, e, i, inner, guards, undefined, work[0] as Op & { kind: 'jsonPatch' }, depth);
   if (enclosing) return notYet('a nested foreach whose body is not a JSON patch or a foreach');
@@ -272,6 +298,8 @@ function jsonPatchLoop(rc: RuleCompiler, op: ForEachOp, list: LoopList, e: strin
 
 function mergeLoop(rc: RuleCompiler, op: ForEachOp, list: LoopList, e: string, i: string, scope: RuleScope, guards: readonly Cel[], merge: Op & { kind: 'merge' }): R<Cel> {
   if (merge.strategy !== 'smp' || merge.path.segments.length > 0 || (merge.value.kind !== 'literal' && merge.value.kind !== 'templated')) return notYet('this foreach merge');
+  // A patch that does not name the iterated list writes beside it only.
+  if (!namesPath(merge.value.json, list.path)) return leavesLoop(rc, op.order, list.cel, e, i, scope, guards, merge.value.json);
   const split = besideTheList(merge.value.json, list.path);
   if (refused(split)) return split;
   const node = split.list;
@@ -290,6 +318,16 @@ function mergeLoop(rc: RuleCompiler, op: ForEachOp, list: LoopList, e: string, i
   }
   if (through !== undefined) return writeThroughLoop(rc, list, e, scope, guards, through);
   return mergeLoopOfList(rc, op, list, e, i, scope, guards, element);
+}
+
+/** Whether the patch has every key of `path`, map within map. */
+function namesPath(patch: JsonValue, path: readonly string[]): boolean {
+  let node = patch;
+  for (const f of path) {
+    if (!isJsonObject(node) || !hasOwn(node, f)) return false;
+    node = node[f]!;
+  }
+  return true;
 }
 
 /**

@@ -1,0 +1,102 @@
+/**
+ * A Kyverno foreach whose strategic merge writes only scalar leaves of maps outside the iterated list, each
+ * element its own (kyverno/policies add-apparmor: one annotation per container, named after it). Kyverno
+ * merges the element's patch into what the elements before it left: a leaf is set, the maps above it made
+ * where missing. As one JSONPatch: the maps the patch names are made once where missing (checked against the
+ * object as the rule finds it) where some element passes, then each passing element sets its leaves, in
+ * Kyverno's order, so that a leaf two elements write keeps the later one's value.
+ *
+ * Only maps of plain keys lead to the leaves; a key may be computed (`{{ }}`) at a leaf only. Anything else
+ * (a list, a null that deletes, an empty map, anchors, directives) is refused.
+ */
+import { parseAnchor } from '../../../../grammars/kyverno-anchor.js';
+import { isJsonObject, type JsonObject, type JsonValue } from '../../../ir/json.js';
+import { notYet, type Refusal } from '../../generate-report.js';
+import { celLiteral } from '../emit-cel.js';
+import { and, celString, concat, cond, fieldPlace, has, NONE, one, paren, patch, ROOT, type Cel, type Place } from './cel-patch.js';
+import { refused, writeProblem, type RuleCompiler } from './rule.js';
+import type { RuleScope } from './scope.js';
+
+type R<T> = T | Refusal;
+
+const WHERE = 'in a foreach strategic merge that does not write the iterated list (only maps and their scalar leaves are translated there)';
+
+/** A map the patch names on the way to its leaves. */
+interface MapNode {
+  readonly place: Place;
+  /** The path from the root, for the schema check of its leaves. */
+  readonly steps: readonly string[];
+  readonly children: Map<string, MapNode>;
+}
+
+interface Leaf {
+  readonly parent: MapNode;
+  readonly key: string;
+  readonly value: string | number | boolean;
+}
+
+/** The loop's patches over the elements of `list` (`e`, `i`) that pass `guards`, or a refusal. */
+export function leavesLoop(rc: RuleCompiler, order: 'asc' | 'desc', list: Cel, e: string, i: string, scope: RuleScope, guards: readonly Cel[], pattern: JsonValue): R<Cel> {
+  if (!isJsonObject(pattern)) return notYet('this foreach merge');
+  const root: MapNode = { place: ROOT, steps: [], children: new Map() };
+  const leaves: Leaf[] = [];
+  const bad = collect(rc, pattern, root, leaves);
+  if (bad) return bad;
+  if (leaves.length === 0) return notYet('a foreach strategic merge that writes nothing');
+  const writes: Cel[] = [];
+  for (const leaf of leaves) {
+    const value = typeof leaf.value === 'string' && leaf.value.includes('{{') ? rc.template(leaf.value, scope) : celLiteral(leaf.value);
+    if (value === undefined) return notYet(`the value ${JSON.stringify(leaf.value)} (out of CEL's exact range)`);
+    if (refused(value)) return value;
+    if (!leaf.key.includes('{{')) {
+      writes.push(patch('add', fieldPlace(leaf.parent.place, leaf.key).ptr, value));
+      continue;
+    }
+    // Kyverno substitutes the key (it must come out a string); the pointer escapes it.
+    const key = rc.template(leaf.key, scope);
+    if (refused(key)) return key;
+    writes.push(patch('add', [...leaf.parent.place.ptr, '/', { cel: `jsonpatch.escapeKey(string(${key}))` }], value));
+  }
+  const passes = and(guards)!;
+  const comprehension = `${paren(list)}.transformList(${i}, ${e}, ${passes}, [${writes.join(', ')}])`;
+  const perElement = order === 'desc' ? `${comprehension}.reverse().flatten()` : `${comprehension}.flatten()`;
+  return concat([cond(`${paren(list)}.exists(${e}, ${passes})`, ensure(root)), perElement]);
+}
+
+/** Walks the map `p` at `node`: its maps into the tree, its scalars into `leaves`. */
+function collect(rc: RuleCompiler, p: JsonObject, node: MapNode, leaves: Leaf[]): Refusal | undefined {
+  for (const [key, v] of Object.entries(p)) {
+    if (key.startsWith('$') || parseAnchor(key) !== undefined) return notYet(`the key ${JSON.stringify(key)} ${WHERE}`);
+    const steps = [...node.steps, key];
+    if (isJsonObject(v)) {
+      if (key.includes('{{')) return notYet(`the variable in the key ${JSON.stringify(key)} above other keys ${WHERE}`);
+      if (Object.keys(v).length === 0) return notYet(`the empty map ${key} ${WHERE}`);
+      const child: MapNode = { place: fieldPlace(node.place, key), steps, children: new Map() };
+      node.children.set(key, child);
+      const bad = collect(rc, v, child, leaves);
+      if (bad) return bad;
+      continue;
+    }
+    if (v === null || Array.isArray(v)) return notYet(`${v === null ? 'a null (a deletion)' : 'a list'} at ${key} ${WHERE}`);
+    if (typeof v === 'string' && parseAnchor(v) !== undefined && /^[(<]/.test(v.trim())) return notYet(`the anchor-like value ${JSON.stringify(v)} (Kyverno treats it as a condition)`);
+    // A plain key is checked against the kinds' schemas; a computed one cannot be (as smp.ts templatedKey).
+    if (!key.includes('{{')) {
+      const problem = writeProblem(rc.env.match, steps, typeof v === 'string' && v.includes('{{') ? undefined : v);
+      if (problem) return problem;
+    }
+    leaves.push({ parent: node, key, value: v });
+  }
+  return undefined;
+}
+
+/** The patches that make the maps below `node` where the object lacks them. */
+function ensure(node: MapNode): Cel {
+  const parts: Cel[] = [];
+  for (const [key, child] of node.children) parts.push(cond(has(node.place, key), ensure(child), one(patch('add', child.place.ptr, skeleton(child)))));
+  return parts.length === 0 ? NONE : concat(parts);
+}
+
+/** The maps below `node`, empty but for the maps that lead to leaves. */
+function skeleton(node: MapNode): Cel {
+  return `{${[...node.children].map(([key, child]) => `${celString(key)}: ${skeleton(child)}`).join(', ')}}`;
+}
