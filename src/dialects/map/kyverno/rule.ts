@@ -21,7 +21,8 @@ import { emitGuard } from '../emit-value.js';
 import { schemaProblem } from '../emit-schema.js';
 import { concreteKinds } from './list-strategy.js';
 import type { Segment } from '../../../ir/path.js';
-import { celCollection, cond, paren, type Cel } from './cel-patch.js';
+import { celCollection, concat, cond, paren, type Cel } from './cel-patch.js';
+import { independentEntries } from './independent-entries.js';
 import { RuleScope } from './scope.js';
 import { smpPatches } from './smp.js';
 import { forEachPatches } from './foreach.js';
@@ -301,8 +302,13 @@ function bodyParts(rc: RuleCompiler, ops: readonly Op[], scope: RuleScope): R<Ce
       if (refused(g)) return g;
       const inner = bodyParts(rc, op.then, scope);
       if (refused(inner)) return inner;
-      // Several foreach entries under one condition: each is its own mutation, tested again before each.
-      if (inner.length > 1 && !(readsOnlyRequest(g) && !rc.variables.some((v) => !readsOnlyRequest(v.expression)))) return notYet('several foreach entries under a condition that reads the object');
+      // Several foreach entries under one condition: each is its own mutation, tested again before each,
+      // which holds where the condition reads no object; else they are one mutation where that is exact.
+      if (inner.length > 1 && !(readsOnlyRequest(g) && !rc.variables.some((v) => !readsOnlyRequest(v.expression)))) {
+        if (!independentEntries(inner, rc.variables, [g])) return notYet('several foreach entries under a condition that reads the object, where an entry reads what an earlier one writes');
+        parts.push(cond(g, concat(inner)));
+        continue;
+      }
       parts.push(...inner.map((x) => cond(g, x)));
       continue;
     }
@@ -345,9 +351,15 @@ export function kyvernoRulePatches(rule: Rule, env: RuleEnv, extraGuards: readon
   // Several foreach entries: each works on the result of the one before, so each is its own mutation; the
   // rule's guards are then tested again before each, which is the same only where they read no object.
   const objectVariables = rc.variables.some((v) => !readsOnlyRequest(v.expression));
-  if (parts.length > 1 && (objectVariables || !guards.every(readsOnlyRequest))) return notYet('several foreach entries under conditions or context that read the object (each entry sees what the one before wrote)');
+  let entries = parts;
+  if (parts.length > 1 && (objectVariables || !guards.every(readsOnlyRequest))) {
+    // Kyverno evaluates them once, before the entries: one mutation, where each entry's patches are the same
+    // computed from the object before any entry (independent-entries.ts).
+    if (!independentEntries(parts, rc.variables, guards)) return notYet('several foreach entries under conditions or context that read the object, where an entry reads what an earlier one writes (each entry sees what the one before wrote)');
+    entries = [concat(parts)];
+  }
   // Guards decide in order, each only when the ones before held (a later guard may read what an earlier one tested).
-  const patches = parts.map((p) => [...guards].reverse().reduce((acc, g) => cond(g, acc), p));
+  const patches = entries.map((p) => [...guards].reverse().reduce((acc, g) => cond(g, acc), p));
   return { patches, variables: rc.variables, notes: [...rc.notes] };
 }
 
