@@ -86,7 +86,8 @@ describe('Kyverno foreach strategic merges of map leaves outside the iterated li
   });
 
   it('a list, a deletion or an anchor outside the iterated list is refused, not translated', () => {
-    expect(refusal(policy(JOINED, `spec:\n  containers:\n  - (name): "{{ element.name }}"\n    imagePullPolicy: Always`))).toContain('a list at containers in a foreach strategic merge that does not write the iterated list');
+    expect(refusal(policy(JOINED, `spec:\n  containers:\n  - (name): "{{ element.name }}"\n    imagePullPolicy: Always`))).toContain('a list at containers in a foreach strategic merge over joined lists');
+    expect(refusal(policy('request.object.spec.containers', `spec:\n  tolerations:\n  - key: "{{ element.name }}"`))).toContain('a list at tolerations in a foreach strategic merge that does not write the iterated list');
     expect(refusal(policy(JOINED, `metadata:\n  labels:\n    gone: null`))).toContain('a null (a deletion) at gone');
     expect(refusal(policy(JOINED, `metadata:\n  +(labels):\n    a: b`))).toContain('the key "+(labels)"');
   });

@@ -19,7 +19,13 @@ import type { RuleScope } from './scope.js';
 
 type R<T> = T | Refusal;
 
-const WHERE = 'in a foreach strategic merge that does not write the iterated list (only maps and their scalar leaves are translated there)';
+/** How a refusal names the loop: over one list of the object, or over several joined. */
+export type LeavesLoopKind = 'beside' | 'joined';
+
+const WHERE: Record<LeavesLoopKind, string> = {
+  beside: 'in a foreach strategic merge that does not write the iterated list (only maps and their scalar leaves are translated there)',
+  joined: 'in a foreach strategic merge over joined lists (no patch names their elements: only maps and their scalar leaves are translated there)',
+};
 
 /** A map the patch names on the way to its leaves. */
 interface MapNode {
@@ -36,11 +42,11 @@ interface Leaf {
 }
 
 /** The loop's patches over the elements of `list` (`e`, `i`) that pass `guards`, or a refusal. */
-export function leavesLoop(rc: RuleCompiler, order: 'asc' | 'desc', list: Cel, e: string, i: string, scope: RuleScope, guards: readonly Cel[], pattern: JsonValue): R<Cel> {
+export function leavesLoop(rc: RuleCompiler, kind: LeavesLoopKind, order: 'asc' | 'desc', list: Cel, e: string, i: string, scope: RuleScope, guards: readonly Cel[], pattern: JsonValue): R<Cel> {
   if (!isJsonObject(pattern)) return notYet('this foreach merge');
   const root: MapNode = { place: ROOT, steps: [], children: new Map() };
   const leaves: Leaf[] = [];
-  const bad = collect(rc, pattern, root, leaves);
+  const bad = collect(rc, WHERE[kind], pattern, root, leaves);
   if (bad) return bad;
   if (leaves.length === 0) return notYet('a foreach strategic merge that writes nothing');
   const writes: Cel[] = [];
@@ -64,20 +70,20 @@ export function leavesLoop(rc: RuleCompiler, order: 'asc' | 'desc', list: Cel, e
 }
 
 /** Walks the map `p` at `node`: its maps into the tree, its scalars into `leaves`. */
-function collect(rc: RuleCompiler, p: JsonObject, node: MapNode, leaves: Leaf[]): Refusal | undefined {
+function collect(rc: RuleCompiler, where: string, p: JsonObject, node: MapNode, leaves: Leaf[]): Refusal | undefined {
   for (const [key, v] of Object.entries(p)) {
-    if (key.startsWith('$') || parseAnchor(key) !== undefined) return notYet(`the key ${JSON.stringify(key)} ${WHERE}`);
+    if (key.startsWith('$') || parseAnchor(key) !== undefined) return notYet(`the key ${JSON.stringify(key)} ${where}`);
     const steps = [...node.steps, key];
     if (isJsonObject(v)) {
-      if (key.includes('{{')) return notYet(`the variable in the key ${JSON.stringify(key)} above other keys ${WHERE}`);
-      if (Object.keys(v).length === 0) return notYet(`the empty map ${key} ${WHERE}`);
+      if (key.includes('{{')) return notYet(`the variable in the key ${JSON.stringify(key)} above other keys ${where}`);
+      if (Object.keys(v).length === 0) return notYet(`the empty map ${key} ${where}`);
       const child: MapNode = { place: fieldPlace(node.place, key), steps, children: new Map() };
       node.children.set(key, child);
-      const bad = collect(rc, v, child, leaves);
+      const bad = collect(rc, where, v, child, leaves);
       if (bad) return bad;
       continue;
     }
-    if (v === null || Array.isArray(v)) return notYet(`${v === null ? 'a null (a deletion)' : 'a list'} at ${key} ${WHERE}`);
+    if (v === null || Array.isArray(v)) return notYet(`${v === null ? 'a null (a deletion)' : 'a list'} at ${key} ${where}`);
     if (typeof v === 'string' && parseAnchor(v) !== undefined && /^[(<]/.test(v.trim())) return notYet(`the anchor-like value ${JSON.stringify(v)} (Kyverno treats it as a condition)`);
     // A plain key is checked against the kinds' schemas; a computed one cannot be (as smp.ts templatedKey).
     if (!key.includes('{{')) {

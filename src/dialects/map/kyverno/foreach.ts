@@ -170,7 +170,7 @@ export function forEachPatches(rc: RuleCompiler, op: ForEachOp, scope: RuleScope
     if (merge === undefined || merge.strategy !== 'smp' || merge.path.segments.length > 0 || (merge.value.kind !== 'literal' && merge.value.kind !== 'templated')) {
       return notYet(`a foreach over the joined lists ${(op.list as { expr: { text: string } }).expr.text.trim()} whose body is not a strategic merge beside them (no patch path names their elements)`);
     }
-    return leavesLoop(rc, op.order, list.cel, e, i, inner, guards, merge.value.json);
+    return leavesLoop(rc, 'joined', op.order, list.cel, e, i, inner, guards, merge.value.json);
   }
   if (work.length === 2 && work[0]!.kind === 'let' && work[1]!.kind === 'jsonPatch') return jsonPatchLoop(rc, op, list, e, i, inner, guards, work[0] as Op & { kind: 'let' }, work[1]! as Op & { kind: 'jsonPatch' }, depth);
   if (work.length === 1 && work[0]!.kind === 'jsonPatch') return jsonPatchLoop(rc, op, list, e, i, inner, guards, undefined, work[0] as Op & { kind: 'jsonPatch' }, depth);
@@ -299,7 +299,7 @@ function jsonPatchLoop(rc: RuleCompiler, op: ForEachOp, list: LoopList, e: strin
 function mergeLoop(rc: RuleCompiler, op: ForEachOp, list: LoopList, e: string, i: string, scope: RuleScope, guards: readonly Cel[], merge: Op & { kind: 'merge' }): R<Cel> {
   if (merge.strategy !== 'smp' || merge.path.segments.length > 0 || (merge.value.kind !== 'literal' && merge.value.kind !== 'templated')) return notYet('this foreach merge');
   // A patch that does not name the iterated list writes beside it only.
-  if (!namesPath(merge.value.json, list.path)) return leavesLoop(rc, op.order, list.cel, e, i, scope, guards, merge.value.json);
+  if (!namesPath(merge.value.json, list.path)) return leavesLoop(rc, 'beside', op.order, list.cel, e, i, scope, guards, merge.value.json);
   const split = besideTheList(merge.value.json, list.path);
   if (refused(split)) return split;
   const node = split.list;
