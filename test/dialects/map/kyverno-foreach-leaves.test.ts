@@ -52,6 +52,7 @@ const CASES: [string, string, string, string?][] = [
   ['an annotation per container of the joined lists (kyverno/policies add-apparmor)', JOINED, APPARMOR],
   ['an annotation per container of one list', 'request.object.spec.containers', APPARMOR],
   ['a leaf every element writes: the last in Descending order (the default) wins', JOINED, LAST],
+  ['a constant patch with a list, once where an element passes', JOINED, `spec:\n  tolerations:\n  - key: dedicated\n    operator: Exists`],
   ['a leaf every element writes, Ascending', JOINED, LAST, 'order: Ascending'],
   [
     'under a precondition only some elements pass',
@@ -88,7 +89,7 @@ describe('Kyverno foreach strategic merges of map leaves outside the iterated li
   it('a list, a deletion or an anchor outside the iterated list is refused, not translated', () => {
     expect(refusal(policy(JOINED, `spec:\n  containers:\n  - (name): "{{ element.name }}"\n    imagePullPolicy: Always`))).toContain('a list at containers in a foreach strategic merge over joined lists');
     expect(refusal(policy('request.object.spec.containers', `spec:\n  tolerations:\n  - key: "{{ element.name }}"`))).toContain('a list at tolerations in a foreach strategic merge that does not write the iterated list');
-    expect(refusal(policy(JOINED, `metadata:\n  labels:\n    gone: null`))).toContain('a null (a deletion) at gone');
+    expect(refusal(policy(JOINED, `metadata:\n  labels:\n    gone-{{ element.name }}: null`))).toContain('a null (a deletion) at gone-{{ element.name }}');
     expect(refusal(policy(JOINED, `metadata:\n  +(labels):\n    a: b`))).toContain('the key "+(labels)"');
   });
 

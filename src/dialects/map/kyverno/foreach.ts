@@ -170,6 +170,12 @@ export function forEachPatches(rc: RuleCompiler, op: ForEachOp, scope: RuleScope
     if (merge === undefined || merge.strategy !== 'smp' || merge.path.segments.length > 0 || (merge.value.kind !== 'literal' && merge.value.kind !== 'templated')) {
       return notYet(`a foreach over the joined lists ${(op.list as { expr: { text: string } }).expr.text.trim()} whose body is not a strategic merge beside them (no patch path names their elements)`);
     }
+    if (isConstantMerge(merge)) {
+      // The same patch whatever the element (see below): merged once where an element passes.
+      const once = opPatches(rc, merge, scope);
+      if (refused(once)) return once;
+      return cond(`${paren(list.cel)}.exists(${e}, ${and(guards)!})`, once);
+    }
     return leavesLoop(rc, 'joined', op.order, list.cel, e, i, inner, guards, merge.value.json);
   }
   if (work.length === 2 && work[0]!.kind === 'let' && work[1]!.kind === 'jsonPatch') return jsonPatchLoop(rc, op, list, e, i, inner, guards, work[0] as Op & { kind: 'let' }, work[1]! as Op & { kind: 'jsonPatch' }, depth);
