@@ -4,13 +4,17 @@
  * skipping null elements and elements whose preconditions fail (pkg/engine/handlers/mutation, kyverno.md
  * §1.12). Kyverno queries the list once and applies each element's patch to the result of the previous one;
  * the comprehension computes every element's patch from the object before the loop, which is the same where
- * each element's patch touches only that element. Two shapes are translated:
+ * each element's patch touches only that element. These shapes are translated:
  * - a JSON patch whose every path is below `/<list>/{{elementIndex}}` (the element's own place; removing
  *   the element itself only in Descending order, where the removals leave the lower indices in place);
  * - a strategic merge of the iterated list holding one element selected by the iterated element's key
  *   (`(name): "{{ element.name }}"` or `name: "{{ element.name }}"`): each patched element is merged into
  *   and, by kyaml's Prepend, moved to the front, so the patched elements end up first (in original order
- *   for a Descending loop, reversed for an Ascending one) and the others follow in their order.
+ *   for a Descending loop, reversed for an Ascending one) and the others follow in their order; constants
+ *   beside the list are merged once, where an element passes;
+ * - a strategic merge of constants (merged once) or of map leaves outside the list (foreach-leaves.ts),
+ *   also over several lists joined by a multi-select, whose elements no patch path can name.
+ * The loop's context entries are written where they are read (Kyverno defers loading them).
  */
 import { hasOwn, isJsonObject, type JsonObject, type JsonValue } from '../../../ir/json.js';
 import type { ForEachOp, Op } from '../../../ir/nodes.js';
