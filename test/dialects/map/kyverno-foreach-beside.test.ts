@@ -7,27 +7,18 @@
 import { describe, expect, it } from 'vitest';
 import type { JsonObject } from '../../../src/ir/json.js';
 import type { Policy } from '../../../src/ir/nodes.js';
-import { kyvernoPolicies, outcome, refusal, toMap } from './kyverno-support.js';
+import { outcome, podRule, refusal, toMap } from './kyverno-support.js';
 
 function policy(patch: string, preconditions = ''): Policy[] {
-  return kyvernoPolicies(`apiVersion: kyverno.io/v1
-kind: ClusterPolicy
-metadata:
-  name: beside
-  annotations: {pod-policies.kyverno.io/autogen-controllers: none}
-spec:
-  rules:
-  - name: r
-    match:
-      any:
-      - resources:
-          kinds: [Pod]
-    mutate:
-      foreach:
-      - list: request.object.spec.containers
-${preconditions.replace(/^/gm, '        ')}
-        patchStrategicMerge:
-${patch.replace(/^/gm, '          ')}`);
+  return podRule(
+    'beside',
+    `mutate:
+  foreach:
+  - list: request.object.spec.containers
+${preconditions.replace(/^/gm, '    ')}
+    patchStrategicMerge:
+${patch.replace(/^/gm, '      ')}`,
+  );
 }
 
 const pod = (spec: JsonObject, annotations?: JsonObject): JsonObject => ({

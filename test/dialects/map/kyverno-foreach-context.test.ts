@@ -7,29 +7,20 @@
 import { describe, expect, it } from 'vitest';
 import type { JsonObject } from '../../../src/ir/json.js';
 import type { Policy } from '../../../src/ir/nodes.js';
-import { kyvernoPolicies, outcome, refusal, toMap } from './kyverno-support.js';
+import { outcome, podRule, refusal, toMap } from './kyverno-support.js';
 
 function policy(context: string, steps: string, preconditions = ''): Policy[] {
-  return kyvernoPolicies(`apiVersion: kyverno.io/v1
-kind: ClusterPolicy
-metadata:
-  name: per-element
-  annotations: {pod-policies.kyverno.io/autogen-controllers: none}
-spec:
-  rules:
-  - name: r
-    match:
-      any:
-      - resources:
-          kinds: [Pod]
-    mutate:
-      foreach:
-      - list: request.object.spec.containers
-        context:
-${context.replace(/^/gm, '        ')}
-${preconditions.replace(/^/gm, '        ')}
-        patchesJson6902: |-
-${steps.replace(/^/gm, '          ')}`);
+  return podRule(
+    'per-element',
+    `mutate:
+  foreach:
+  - list: request.object.spec.containers
+    context:
+${context.replace(/^/gm, '    ')}
+${preconditions.replace(/^/gm, '    ')}
+    patchesJson6902: |-
+${steps.replace(/^/gm, '      ')}`,
+  );
 }
 
 const pod = (containers: JsonObject[]): JsonObject => ({
@@ -141,19 +132,15 @@ describe('Kyverno foreach context entries, to MAP', () => {
   });
 
   it("a rule's own context entry with such a default is refused too", () => {
-    const source = kyvernoPolicies(`apiVersion: kyverno.io/v1
-kind: ClusterPolicy
-metadata: {name: rule-context, annotations: {pod-policies.kyverno.io/autogen-controllers: none}}
-spec:
-  rules:
-  - name: r
-    match: {any: [{resources: {kinds: [Pod]}}]}
-    context:
-    - name: count
-      variable: {jmesPath: length(request.object.spec.volumes), default: 0}
-    mutate:
-      patchStrategicMerge:
-        metadata: {labels: {volumes: "v{{ count }}"}}`);
+    const source = podRule(
+      'rule-context',
+      `context:
+- name: count
+  variable: {jmesPath: length(request.object.spec.volumes), default: 0}
+mutate:
+  patchStrategicMerge:
+    metadata: {labels: {volumes: "v{{ count }}"}}`,
+    );
     expect(outcome(source, PODS[0]!)).toMatchObject({ metadata: { labels: { volumes: 'v0' } } });
     expect(refusal(source)).toContain('the default of the context entry count');
   });

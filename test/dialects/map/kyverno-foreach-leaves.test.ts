@@ -7,27 +7,18 @@
 import { describe, expect, it } from 'vitest';
 import type { JsonObject } from '../../../src/ir/json.js';
 import type { Policy } from '../../../src/ir/nodes.js';
-import { kyvernoPolicies, outcome, refusal, toMap } from './kyverno-support.js';
+import { outcome, podRule, refusal, toMap } from './kyverno-support.js';
 
 function policy(list: string, patch: string, extra = ''): Policy[] {
-  return kyvernoPolicies(`apiVersion: kyverno.io/v1
-kind: ClusterPolicy
-metadata:
-  name: leaves
-  annotations: {pod-policies.kyverno.io/autogen-controllers: none}
-spec:
-  rules:
-  - name: r
-    match:
-      any:
-      - resources:
-          kinds: [Pod]
-    mutate:
-      foreach:
-      - list: "${list}"
-${extra.replace(/^/gm, '        ')}
-        patchStrategicMerge:
-${patch.replace(/^/gm, '          ')}`);
+  return podRule(
+    'leaves',
+    `mutate:
+  foreach:
+  - list: "${list}"
+${extra.replace(/^/gm, '    ')}
+    patchStrategicMerge:
+${patch.replace(/^/gm, '      ')}`,
+  );
 }
 
 const pod = (spec: JsonObject, metadata: JsonObject = {}): JsonObject => ({ apiVersion: 'v1', kind: 'Pod', metadata: { name: 'p', namespace: 'prod', ...metadata }, spec });
@@ -94,20 +85,16 @@ describe('Kyverno foreach strategic merges of map leaves outside the iterated li
   });
 
   it('a JSON patch over the joined lists is refused: no path names their elements', () => {
-    const source = kyvernoPolicies(`apiVersion: kyverno.io/v1
-kind: ClusterPolicy
-metadata: {name: joined-json, annotations: {pod-policies.kyverno.io/autogen-controllers: none}}
-spec:
-  rules:
-  - name: r
-    match: {any: [{resources: {kinds: [Pod]}}]}
-    mutate:
-      foreach:
-      - list: "${JOINED}"
-        patchesJson6902: |-
-          - path: /spec/containers/{{elementIndex}}/imagePullPolicy
-            op: add
-            value: Always`);
+    const source = podRule(
+      'joined-json',
+      `mutate:
+  foreach:
+  - list: "${JOINED}"
+    patchesJson6902: |-
+      - path: /spec/containers/{{elementIndex}}/imagePullPolicy
+        op: add
+        value: Always`,
+    );
     expect(refusal(source)).toContain('a foreach over the joined lists');
   });
 });

@@ -8,22 +8,10 @@ import { describe, expect, it } from 'vitest';
 import type { JsonObject } from '../../../src/ir/json.js';
 import type { Policy } from '../../../src/ir/nodes.js';
 import { generateMap } from '../../../src/dialects/map/generate.js';
-import { kyvernoPolicies, outcome, refusal, toMap } from './kyverno-support.js';
+import { outcome, podRule, refusal, toMap } from './kyverno-support.js';
 
 function rule(body: string): Policy[] {
-  return kyvernoPolicies(`apiVersion: kyverno.io/v1
-kind: ClusterPolicy
-metadata:
-  name: entries
-  annotations: {pod-policies.kyverno.io/autogen-controllers: none}
-spec:
-  rules:
-  - name: r
-    match:
-      any:
-      - resources:
-          kinds: [Pod]
-${body.replace(/^/gm, '    ')}`);
+  return podRule('entries', body);
 }
 
 const pod = (spec: JsonObject, labels?: JsonObject): JsonObject => ({ apiVersion: 'v1', kind: 'Pod', metadata: { name: 'p', namespace: 'prod', ...(labels ? { labels } : {}) }, spec });

@@ -61,3 +61,20 @@ export function kyvernoPolicies(text: string): Policy[] {
   expect(r.diagnostics.filter((d) => d.severity === 'error')).toEqual([]);
   return r.policies;
 }
+
+/** A ClusterPolicy `name` (no autogen) of one rule `r` on Pods whose other keys (context, preconditions, mutate) are `rule` (YAML), parsed. */
+export function podRule(name: string, rule: string): Policy[] {
+  return kyvernoPolicies(`apiVersion: kyverno.io/v1
+kind: ClusterPolicy
+metadata:
+  name: ${name}
+  annotations: {pod-policies.kyverno.io/autogen-controllers: none}
+spec:
+  rules:
+  - name: r
+    match:
+      any:
+      - resources:
+          kinds: [Pod]
+${rule.replace(/^/gm, '    ')}`);
+}

@@ -12,10 +12,10 @@
 import { parseAnchor } from '../../../../grammars/kyverno-anchor.js';
 import { isJsonObject, type JsonObject, type JsonValue } from '../../../ir/json.js';
 import { notYet, type Refusal } from '../../generate-report.js';
-import { celLiteral } from '../emit-cel.js';
 import { and, celString, concat, cond, fieldPlace, has, NONE, one, paren, patch, ROOT, type Cel, type Place } from './cel-patch.js';
 import { refused, writeProblem, type RuleCompiler } from './rule.js';
 import type { RuleScope } from './scope.js';
+import { leafCel, type SmpEnv } from './smp.js';
 
 type R<T> = T | Refusal;
 
@@ -50,9 +50,9 @@ export function leavesLoop(rc: RuleCompiler, kind: LeavesLoopKind, order: 'asc' 
   if (bad) return bad;
   if (leaves.length === 0) return notYet('a foreach strategic merge that writes nothing');
   const writes: Cel[] = [];
+  const env: SmpEnv = { match: rc.env.match, template: (t) => rc.template(t, scope), fresh: (b) => rc.fresh.next(b) };
   for (const leaf of leaves) {
-    const value = typeof leaf.value === 'string' && leaf.value.includes('{{') ? rc.template(leaf.value, scope) : celLiteral(leaf.value);
-    if (value === undefined) return notYet(`the value ${JSON.stringify(leaf.value)} (out of CEL's exact range)`);
+    const value = leafCel(leaf.value, env);
     if (refused(value)) return value;
     if (!leaf.key.includes('{{')) {
       writes.push(patch('add', fieldPlace(leaf.parent.place, leaf.key).ptr, value));
@@ -84,7 +84,6 @@ function collect(rc: RuleCompiler, where: string, p: JsonObject, node: MapNode, 
       continue;
     }
     if (v === null || Array.isArray(v)) return notYet(`${v === null ? 'a null (a deletion)' : 'a list'} at ${key} ${where}`);
-    if (typeof v === 'string' && parseAnchor(v) !== undefined && /^[(<]/.test(v.trim())) return notYet(`the anchor-like value ${JSON.stringify(v)} (Kyverno treats it as a condition)`);
     // A plain key is checked against the kinds' schemas; a computed one cannot be (as smp.ts templatedKey).
     if (!key.includes('{{')) {
       const problem = writeProblem(rc.env.match, steps, typeof v === 'string' && v.includes('{{') ? undefined : v);

@@ -169,29 +169,23 @@ export function forEachPatches(rc: RuleCompiler, op: ForEachOp, scope: RuleScope
   }
   const work = body.work;
   const depth = enclosing ? enclosing.depth : 0;
+  const merge = work.length === 1 && work[0]!.kind === 'merge' ? (work[0] as Op & { kind: 'merge' }) : undefined;
+  if (!enclosing && merge !== undefined && isConstantMerge(merge)) {
+    // The same patch whatever the element: merged once or many times, the result is the same.
+    const once = opPatches(rc, merge, scope);
+    if (refused(once)) return once;
+    return cond(`${paren(list.cel)}.exists(${e}, ${and(guards)!})`, once);
+  }
   if (list.kind === 'joined') {
-    const merge = work.length === 1 && work[0]!.kind === 'merge' ? (work[0] as Op & { kind: 'merge' }) : undefined;
     if (merge === undefined || merge.strategy !== 'smp' || merge.path.segments.length > 0 || (merge.value.kind !== 'literal' && merge.value.kind !== 'templated')) {
       return notYet(`a foreach over the joined lists ${(op.list as { expr: { text: string } }).expr.text.trim()} whose body is not a strategic merge beside them (no patch path names their elements)`);
-    }
-    if (isConstantMerge(merge)) {
-      // The same patch whatever the element (see below): merged once where an element passes.
-      const once = opPatches(rc, merge, scope);
-      if (refused(once)) return once;
-      return cond(`${paren(list.cel)}.exists(${e}, ${and(guards)!})`, once);
     }
     return leavesLoop(rc, 'joined', op.order, list.cel, e, i, inner, guards, merge.value.json);
   }
   if (work.length === 2 && work[0]!.kind === 'let' && work[1]!.kind === 'jsonPatch') return jsonPatchLoop(rc, op, list, e, i, inner, guards, work[0] as Op & { kind: 'let' }, work[1]! as Op & { kind: 'jsonPatch' }, depth);
   if (work.length === 1 && work[0]!.kind === 'jsonPatch') return jsonPatchLoop(rc, op, list, e, i, inner, guards, undefined, work[0] as Op & { kind: 'jsonPatch' }, depth);
   if (enclosing) return notYet('a nested foreach whose body is not a JSON patch or a foreach');
-  if (work.length === 1 && work[0]!.kind === 'merge' && isConstantMerge(work[0] as Op & { kind: 'merge' })) {
-    // The same patch whatever the element: merged once or many times, the result is the same.
-    const once = opPatches(rc, work[0]!, scope);
-    if (refused(once)) return once;
-    return cond(`${paren(list.cel)}.exists(${e}, ${and(guards)!})`, once);
-  }
-  if (work.length === 1 && work[0]!.kind === 'merge') return mergeLoop(rc, op, list, e, i, inner, guards, work[0] as Op & { kind: 'merge' });
+  if (merge !== undefined) return mergeLoop(rc, op, list, e, i, inner, guards, merge);
   if (work.length === 1 && work[0]!.kind === 'forEach') return nestedLoop(rc, op, list, e, i, inner, guards, work[0] as ForEachOp);
   if (work.some((w) => w.kind === 'forEach')) return notYet('a nested foreach beside other patches');
   return notYet('this foreach body');

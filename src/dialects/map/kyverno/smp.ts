@@ -77,7 +77,7 @@ function rejected(w: Walk, steps: readonly SchemaStep[], key: string, v: JsonVal
 }
 
 /** A scalar of the patch as CEL. */
-function leafCel(v: JsonValue, env: SmpEnv): R<Cel> {
+export function leafCel(v: JsonValue, env: SmpEnv): R<Cel> {
   if (typeof v === 'string' && v.includes('{{')) return env.template(v);
   if (typeof v === 'string' && parseAnchor(v) && /^[(<]/.test(v.trim())) return notYet(`the anchor-like value ${JSON.stringify(v)} (Kyverno treats it as a condition)`);
   const lit = celLiteral(v);
