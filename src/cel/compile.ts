@@ -17,6 +17,7 @@ import type { ResolvedEnv } from './env.js';
 import { fieldChain, fixedKeyLiteral, fixedKeyObject, isJsonObject, isSafeFieldName, type ChainBase, type ChainHelpers } from './fastpath.js';
 import { constantObjectJson, jsonPatchOp, patchFieldNotString, type JsonPatchOp } from './mutation.js';
 import * as ops from './operators.js';
+import { internString } from '../util/intern.js';
 import type { FunctionDef, Registry } from './registry.js';
 import type { KyvernoDataProvider } from './lib/kyverno-context.js';
 import type { ImageDataTable } from './lib/image-data.js';
@@ -183,7 +184,8 @@ export class Compiler {
     return this.compile(e, true);
   }
 
-  private constant(value: unknown): Node {
+  private constant(given: unknown): Node {
+    const value = typeof given === 'string' ? internString(given) : given;
     return { fn: () => value, cost: 0, constant: { value } };
   }
 

@@ -17,6 +17,9 @@ import { defineOwn, hasOwn, type JsonObject, type JsonValue } from '../ir/json.j
 import { copyForNewKeys } from '../ir/json-copy.js';
 import type { PatchStep } from '../jsonpatch/apply.js';
 import { decodedPath } from '../jsonpatch/evanphx-v4.js';
+import type { PlaceMemo } from '../jsonpatch/evanphx-v4-in-place.js';
+import type { Schema } from '../merge/ssa/schema.js';
+import type { TypeNode } from '../merge/ssa/type-nodes.js';
 import { typesStrictlyGuarded } from '../merge/ssa/fast-checks.js';
 import { typesCleanlyRemembering } from '../merge/ssa/validate.js';
 import { memberPlaceCode, type MemberPlaceCode, type MemberWrite } from './member-place-code.js';
@@ -46,7 +49,7 @@ export function patchMembers(facts: ApplyRunFacts, hold: PatchHolding, doc: Json
     const code = placeCode(s, path);
     if ((code !== undefined ? code.parent(doc) : parentOf(doc, path)) === undefined) return undefined;
     const node = memberPlaceNode(root, path, s.place);
-    if (node === undefined || !typesStrictlyGuarded(schema, node, stepValue(s), false)) return undefined;
+    if (node === undefined || !typesAt(schema, node, stepValue(s), s.place)) return undefined;
     for (let j = 0; j < i; j++) if (nested(path, steps[j]!.segments ?? decodedPath(steps[j]!.path))) return undefined;
   }
   // A value holding a map the run owns would give it a second parent (ops/json-patch.ts inPlaceOwner).
@@ -127,6 +130,18 @@ function writeMember(doc: JsonObject, path: readonly string[], value: JsonValue,
   }
   defineOwn(m, path[last]!, value);
   return out;
+}
+
+/**
+ * typesStrictlyGuarded (unguarded) of `value` at `node`, the node of `memo`'s place: a frozen value (a constant
+ * of the program, frozen whole) found to type there is remembered, and the same value typed once.
+ */
+function typesAt(schema: Schema, node: TypeNode, value: JsonValue, memo: PlaceMemo | undefined): boolean {
+  if (value === null || typeof value !== 'object' || memo === undefined || !Object.isFrozen(value)) return typesStrictlyGuarded(schema, node, value, false);
+  if (memo.typedValue === value) return true;
+  if (!typesStrictlyGuarded(schema, node, value, false)) return false;
+  memo.typedValue = value;
+  return true;
 }
 
 /** The value a step sets (evanphx: an add or replace without `value` sets null). */

@@ -331,6 +331,7 @@ function memoizedPlaceNode(root: TypeNode, path: readonly string[], items: reado
     memo.from = root;
     memo.derived = node;
     memo.fineValue = undefined;
+    memo.typedValue = undefined;
   }
   return node;
 }

@@ -51,6 +51,11 @@ export class PlaceMemo {
    * the value it found declaring every field below the place's type node.
    */
   fineValue: unknown = undefined;
+  /**
+   * A frozen value found to type strictly at the place since `from` (src/compile/map-run-patch.ts): the same
+   * constant, set by the same step at every evaluation, is typed once.
+   */
+  typedValue: unknown = undefined;
   /** Code written for the place by a reader that walks it (src/compile/member-place-code.ts), null where none can be. */
   code: unknown = undefined;
 }
