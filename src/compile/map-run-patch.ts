@@ -3,8 +3,9 @@
  * nearly always write: adds and replaces of object members (evanphx v4 replaces a member a map lacks as it
  * adds it: partialDoc.get never fails), each value typing strictly at a field its kind declares, on an object
  * known to type cleanly. The op's own path (ops/json-patch.ts, evanphx-v4-in-place.ts, then the strict decode
- * of patch/json_patch.go) would give the same document: its decode only asks that every field be declared,
- * which a typed value at a declared place in a typed object is. Anything else is left to the op, with nothing
+ * of patch/json_patch.go) would give the same document: its decode asks that every field be declared and that
+ * each value set decode into its Go type, which a value typing strictly and decoding (go-decode-types.ts) at a
+ * declared place in a typed object does. Anything else is left to the op, with nothing
  * changed: another step kind, a missing or non-object container on a path, a path into a list, `apiVersion`
  * or `kind` (they pick the schema), a value that does not type there, and steps whose paths nest or repeat
  * (each step is checked against the document before any is written, which holds only for unrelated places).
@@ -21,6 +22,7 @@ import type { PlaceMemo } from '../jsonpatch/evanphx-v4-in-place.js';
 import type { Schema } from '../merge/ssa/schema.js';
 import type { TypeNode } from '../merge/ssa/type-nodes.js';
 import { typesStrictlyGuarded } from '../merge/ssa/fast-checks.js';
+import { goDecodes } from '../merge/ssa/go-decode-types.js';
 import { typesCleanlyRemembering } from '../merge/ssa/validate.js';
 import { memberPlaceCode, type MemberPlaceCode, type MemberWrite } from './member-place-code.js';
 
@@ -133,13 +135,15 @@ function writeMember(doc: JsonObject, path: readonly string[], value: JsonValue,
 }
 
 /**
- * typesStrictlyGuarded (unguarded) of `value` at `node`, the node of `memo`'s place: a frozen value (a constant
- * of the program, frozen whole) found to type there is remembered, and the same value typed once.
+ * Whether `value` types strictly at `node` (typesStrictlyGuarded, unguarded: the place is declared) and
+ * decodes into its Go type there (go-decode-types.ts: an IntOrString, Quantity or Time the schema's `untyped`
+ * takes may not). `node` is the node of `memo`'s place: a frozen value (a constant of the program, frozen
+ * whole) found to do both there is remembered, and the same value checked once.
  */
 function typesAt(schema: Schema, node: TypeNode, value: JsonValue, memo: PlaceMemo | undefined): boolean {
-  if (value === null || typeof value !== 'object' || memo === undefined || !Object.isFrozen(value)) return typesStrictlyGuarded(schema, node, value, false);
+  if (value === null || typeof value !== 'object' || memo === undefined || !Object.isFrozen(value)) return typesStrictlyGuarded(schema, node, value, false) && goDecodes(node, value);
   if (memo.typedValue === value) return true;
-  if (!typesStrictlyGuarded(schema, node, value, false)) return false;
+  if (!typesStrictlyGuarded(schema, node, value, false) || !goDecodes(node, value)) return false;
   memo.typedValue = value;
   return true;
 }

@@ -22,6 +22,7 @@ import { applyFused, FusedWalk } from '../merge/ssa/fused-apply.js';
 import { builtinSchema } from '../merge/ssa/builtin-schema.js';
 import { CheckedSubtrees } from '../merge/ssa/checked.js';
 import { declaresEveryField, declaresEveryFieldAlong, declaresEveryFieldSince, typesCleanly } from '../merge/ssa/fast-checks.js';
+import { goDecodeError, goDecodeErrorAt, goDecodes } from '../merge/ssa/go-decode-types.js';
 import type { TypeNode } from '../merge/ssa/type-nodes.js';
 import { gvkKey } from '../merge/ssa/builtin-kinds.js';
 import { formatGvk, type KindSchema } from '../merge/ssa/openapi/kinds.js';
@@ -429,15 +430,97 @@ function forgetChanged(facts: EvaluationFacts | undefined, changed: readonly obj
 }
 
 /** The typed decoder of the evaluation's runtime: unknown kinds and undeclared fields, as json_patch.go reports them. */
-function decodeStrictly(object: JsonValue, { request, runtime, memo, edit, patched }: Parameters<TypedDecoder>[1]): string | undefined {
+function decodeStrictly(object: JsonValue, { request, runtime, memo, edit, patched, before }: Parameters<TypedDecoder>[1]): string | undefined {
   const facts = evaluationFacts(memo);
   const { gvk, known } = kindFacts(facts, request, runtime.schemas, object);
   // Nothing to decode against, but what the merges know of the changed containers (by the deduced schema) is stale.
   if (known === undefined && patched !== undefined) forgetChanged(facts, patched.changed);
   if (runtime.schemas.unknownKinds === 'error' && known === undefined) return unknownKindMessage(gvk);
+  // encoding/json returns a type error before sigs.k8s.io/json's strict errors (unknown fields) are looked at.
+  const typeError = known !== undefined && goTyped(known) ? goTypeError(object, known, before, edit, patched) : undefined;
+  if (typeError !== undefined) return typeError;
   const errors = undeclaredFields(object, known, facts, edit, patched);
   if (errors.length === 0) return undefined;
   return `strict decoding error: ${errors.map((p) => `unknown field "${p}"`).join(', ')}`;
+}
+
+/**
+ * A kind kube-apiserver decodes into a Go type: one of the built-in table. A custom resource (a kind of the
+ * runtime's schemas) is decoded into an Unstructured, where no value has a type to mismatch.
+ */
+function goTyped(known: KindSchema): boolean {
+  const builtin = builtinSchema();
+  return builtin.ok && known.schema === builtin.value.schema;
+}
+
+/**
+ * The Go type error decoding a JSONPatch result of a built-in kind gives (go-decode-types.ts), or undefined.
+ * The document the patch was applied to is taken as decoding (kube-apiserver admits only objects it decoded,
+ * and a value an earlier mutation wrote was decoded or typed then): only what the patch set is walked, by its
+ * places (`patched`, `edit`) or by what differs from `before`; the whole document when neither is known.
+ */
+function goTypeError(object: JsonValue, known: KindSchema, before: JsonValue | undefined, edit: DocumentEdit | undefined, patched: PatchedDocument | undefined): string | undefined {
+  const root = known.schema.node(known.typeRef);
+  if (patched !== undefined) {
+    if (setsDecode(root, patched.sets)) return undefined;
+    for (const { path, items, value } of patched.sets) {
+      const error = goDecodeErrorAt(root, path.slice(1), items, value);
+      if (error !== undefined) return error;
+    }
+    return undefined;
+  }
+  if (edit !== undefined) {
+    if (edit.removed || editDecodes(root, object, edit.at)) return undefined;
+    return goDecodeErrorAt(root, edit.at, undefined, valueAt(object, edit.at));
+  }
+  return goDecodes(root, object, before) ? undefined : goDecodeError(root, object, before);
+}
+
+/** The value at the object members `at` below `object` (null where one is missing). */
+function valueAt(object: JsonValue, at: readonly string[]): JsonValue {
+  let cur = object;
+  for (let i = 0; i < at.length; i++) {
+    if (!isJsonObject(cur) || !hasOwn(cur, at[i]!)) return null;
+    cur = cur[at[i]!]!;
+  }
+  return cur;
+}
+
+/** Whether each value of `sets` decodes at its place (a place no type declares is the strict decode's to report). */
+function setsDecode(root: TypeNode, sets: readonly PatchSet[]): boolean {
+  for (let i = 0; i < sets.length; i++) {
+    const { path, items, value, memo } = sets[i]!;
+    if (value === null) continue;
+    const node = memoizedPlaceNode(root, path, items, memo);
+    if (node === UNDECLARED_PLACE || node === undefined) continue;
+    if (!goDecodes(node, value)) return false;
+  }
+  return true;
+}
+
+/** Whether the member `at` names (from the root, every other member as in the document it was set in) decodes. */
+function editDecodes(root: TypeNode, object: JsonValue, at: readonly string[]): boolean {
+  let node = root;
+  let cur = object;
+  for (let i = 0; i < at.length; i++) {
+    if (!isJsonObject(cur) || node.atom === undefined || node.map === undefined) return goDecodes(node, cur);
+    const key = at[i]!;
+    if (!hasOwn(cur, key)) return true;
+    const child = node.declaredNode(key) ?? (node.closed ? undefined : node.elementNode);
+    if (child === undefined) return true;
+    node = child;
+    cur = cur[key]!;
+  }
+  return goDecodes(node, cur);
+}
+
+/**
+ * The Go type error kube-apiserver's decode of `object` into its built-in kind gives (go-decode-types.ts), or
+ * undefined: for a custom resource or a kind without a schema, always undefined.
+ */
+export function builtinDecodeError(object: JsonValue, gvk: GroupVersionKind, schemas?: Pick<Schemas, 'kinds'>): string | undefined {
+  const known = kindSchema(gvk, schemas);
+  return known !== undefined && goTyped(known) ? goDecodeError(known.schema.node(known.typeRef), object) : undefined;
 }
 
 /** Takes `patched`: MAP's JSONPatches write in place into the maps the evaluation owns (ops/json-patch.ts). */
@@ -454,12 +537,15 @@ export const REFERENCE_TYPED_DECODER: TypedDecoder = Object.assign((object: Json
  * patched JSON decoded with a non-strict serializer into the kind's Go type; a custom resource is pruned to
  * its structural schema): fields the kind's schema does not declare are dropped, silently. Kyverno's webhook
  * runs a MutatingPolicy's JSONPatch on the unstructured object, so such a field is no error there; it is this
- * decode that removes it. A kind without a schema is kept as it is.
+ * decode that removes it. A value of the wrong type for a built-in kind fails the decode (an InternalError the
+ * webhook's failure policy does not ignore). A kind without a schema is kept as it is.
  */
-export const ssaWebhookDecoder: WebhookDecoder = (object, { request, runtime, memo }: EngineContext) => {
+export const ssaWebhookDecoder: WebhookDecoder = (object, { request, runtime, memo }: EngineContext, before?: JsonValue) => {
   const { known } = kindFacts(evaluationFacts(memo), request, runtime.schemas, object);
-  if (!known) return object;
-  return pruneUndeclared(known.schema, known.typeRef, object);
+  if (!known) return { ok: true, value: object };
+  const typeError = goTyped(known) ? goDecodeError(known.schema.node(known.typeRef), object, before) : undefined;
+  if (typeError !== undefined) return { ok: false, message: typeError };
+  return { ok: true, value: pruneUndeclared(known.schema, known.typeRef, object) };
 };
 
 /** `v` without the fields its type does not declare; `v` itself when it declares them all. */

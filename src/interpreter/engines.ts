@@ -131,9 +131,10 @@ export interface TemplateEngine {
 /**
  * The strict decode kube-apiserver runs on a JSONPatch result before it accepts it (MAP patch/json_patch.go:
  * the patched JSON is decoded into the kind's Go type; unknown fields fail the request as an InternalError,
- * whatever the failure policy). Returns the error message, or undefined when the object decodes.
+ * whatever the failure policy). Returns the error message, or undefined when the object decodes. `before`: the
+ * document the patch was applied to, when known (what the result shares with it decoded before).
  */
-export type TypedDecoder = ((object: JsonValue, context: EngineContext & { edit?: DocumentEdit; patched?: PatchedDocument }) => string | undefined) & {
+export type TypedDecoder = ((object: JsonValue, context: EngineContext & { edit?: DocumentEdit; patched?: PatchedDocument; before?: JsonValue }) => string | undefined) & {
   /**
    * The decoder takes `patched` (a patch that may have written in place into the maps earlier merges
    * created, ops/json-patch.ts); without it, every JSONPatch copies what it changes and ends their ownership.

@@ -52,8 +52,8 @@ export class PlaceMemo {
    */
   fineValue: unknown = undefined;
   /**
-   * A frozen value found to type strictly at the place since `from` (src/compile/map-run-patch.ts): the same
-   * constant, set by the same step at every evaluation, is typed once.
+   * A frozen value found to type strictly and decode at the place since `from` (src/compile/map-run-patch.ts):
+   * the same constant, set by the same step at every evaluation, is checked once.
    */
   typedValue: unknown = undefined;
   /** Code written for the place by a reader that walks it (src/compile/member-place-code.ts), null where none can be. */

@@ -27,9 +27,10 @@ export type TemplateLanguage = TemplatedValue['language'];
 
 /**
  * kube-apiserver's decode of an object a webhook patched (Kyverno's MutatingPolicy): the object as the API
- * server keeps it, fields its kind does not declare dropped.
+ * server keeps it, fields its kind does not declare dropped; or the decode's error (a value of the wrong type).
+ * `before`: the object the webhook was sent, when known (what the patched object shares with it decoded then).
  */
-export type WebhookDecoder = (object: JsonValue, context: EngineContext) => JsonValue;
+export type WebhookDecoder = (object: JsonValue, context: EngineContext, before?: JsonValue) => { ok: true; value: JsonValue } | { ok: false; message: string };
 
 /**
  * kube-apiserver's defaulting of a built-in kind (src/k8s/defaults): the object with its kind's defaults, the

@@ -591,6 +591,32 @@ describe('runs of MAP mutations', () => {
     }
   });
 
+  it('type a constant value a JSONPatch sets once per place, and refuse one that does not type each time', () => {
+    // map-run-patch.ts remembers a frozen value typed at its place: the same constant, not the same place.
+    const tolerations = '[{"key": "dedicated", "operator": "Equal", "value": "apps", "effect": "NoSchedule"}]';
+    const cases = [
+      [jsonPatch(`[${step('add', '"/spec/tolerations"', tolerations)}]`)],
+      [jsonPatch(`[${step('add', '"/spec/nodeSelector"', '{"pool": 1}')}]`)],
+      [jsonPatch(`object.metadata.name == "p" ? [${step('add', '"/spec/nodeSelector"', '{"pool": "a"}')}] : [${step('add', '"/spec/nodeSelector"', '{"pool": 2}')}]`)],
+      [jsonPatch(`[${step('add', '"/spec/tolerations"', tolerations)}]`), jsonPatch(`[${step('add', '"/spec/tolerations"', '[{"key": 1}]')}]`)],
+    ];
+    const pods: JsonObject[] = [
+      { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'p', namespace: 'ns' }, spec: { containers: [{ name: 'app', image: 'i' }] } },
+      { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'q', namespace: 'ns' }, spec: { containers: [{ name: 'app', image: 'i' }] } },
+    ];
+    const verdicts: boolean[] = [];
+    for (const [n, mutations] of cases.entries()) {
+      const yaml = policyYaml(`constants${n}`, { failurePolicy: 'Fail', reinvocationPolicy: 'Never', objectSelector: undefined, matchConditions: [], variables: [], mutations });
+      const set = policiesOf(`constants${n}.yaml`, yaml);
+      for (const object of [...pods, ...pods]) {
+        const { result, runsTaken } = compare(set, object, DEFAULT_RUNTIME, `${yaml}\n${JSON.stringify(object)}`);
+        expect(runsTaken, yaml).toBe(1);
+        verdicts.push(result.allowed);
+      }
+    }
+    expect(verdicts).toEqual([true, true, true, true, false, false, false, false, true, false, true, false, false, false, false, false]);
+  });
+
   it('compute variables again after a mutation writes what they read, and keep them otherwise', () => {
     const labels = (entries: string) => applyConfiguration(`Object{metadata: Object.metadata{labels: {${entries}}}}`);
     const annotate = (key: string) => applyConfiguration(`Object{metadata: Object.metadata{annotations: {"${key}": variables.v0 + "/" + variables.v1}}}`);

@@ -11,6 +11,7 @@ import { apply, type ApplyEnv, type ExternalData, type TraceEvent } from '../../
 import { isJsonObject, type JsonObject, type JsonValue } from '../../ir/json.js';
 import { compareObjects, describeDifference } from '../compare.js';
 import { firstError, harnessAdmission, missingDialect, preparePolicies } from '../policies.js';
+import { invalidForCelTarget } from '../runners/admission.js';
 import type { RunContext } from '../runners/context.js';
 import type { TableRowRunners } from '../runners/engines.js';
 import { createRuntime } from '../../runtime/create.js';
@@ -131,6 +132,8 @@ export function runGatekeeperCase(c: AdmissionCase, ctx: RunContext): CaseResult
     return { status: 'failed', reason: `expected the mutators to be rejected${expect.contains ? ` with "${expect.contains}"` : ''}, but they were accepted` };
   }
   if (!c.request) return { status: 'error', reason: 'TM7003: the case has no request to apply' };
+  const invalid = invalidForCelTarget(c, ctx);
+  if (invalid) return invalid;
   const env = gatekeeperApplyEnv(c.hints);
   if (typeof env === 'string') return { status: 'error', reason: `TM7003: ${env}` };
 

@@ -8,7 +8,7 @@ import type { Diagnostic } from '../../diagnostics/diagnostic.js';
 import { apply } from '../../interpreter/index.js';
 import type { ApplyResult, TraceEvent } from '../../interpreter/api.js';
 import { isJsonObject, jsonEqual, type JsonValue } from '../../ir/json.js';
-import { strictDecodeErrors } from '../../engines/ssa.js';
+import { builtinDecodeError, strictDecodeErrors } from '../../engines/ssa.js';
 import type { Policy } from '../../ir/nodes.js';
 import type { SourceDoc } from '../../io/source.js';
 import type { AdmissionRequest } from '../../k8s/request.js';
@@ -60,19 +60,31 @@ export function runAdmissionCase(c: AdmissionCase, ctx: RunContext): CaseResult 
 }
 
 /**
- * Under `--via map|kyverno-mpol`, a case whose object the API server would not decode (a field its built-in kind
- * does not declare) cannot be compared: a CEL policy only ever sees decoded objects, and the strict decode of
- * its result would fail whatever the policy wrote. Kyverno and Gatekeeper patch such objects as they are.
+ * Under `--via map|kyverno-mpol`, a case whose object the API server would not decode (a value of the wrong
+ * type for its built-in kind, a field the kind does not declare) cannot be compared: a CEL policy only ever
+ * sees decoded objects, and the strict decode of its result would fail whatever the policy wrote. Kyverno and
+ * Gatekeeper patch such objects as they are. Nor can a case whose expected object has a value of the wrong
+ * type: Kyverno and Gatekeeper give it, kube-apiserver then refuses their webhook's result when it decodes it,
+ * and refuses a CEL policy's at the same decode (Gatekeeper's assign-quoted-key-type-mismatch: upstream's test
+ * asserts that the typed conversion fails).
  */
-function invalidForCelTarget(c: AdmissionCase, ctx: RunContext): CaseResult | undefined {
+export function invalidForCelTarget(c: AdmissionCase, ctx: RunContext): CaseResult | undefined {
   if ((ctx.via !== 'map' && ctx.via !== 'kyverno-mpol') || c.dialect === 'map' || c.dialect === 'kyverno-mpol') return undefined;
   const object = c.request?.object;
   if (!isJsonObject(object) || typeof object.apiVersion !== 'string' || typeof object.kind !== 'string') return undefined;
   const slash = object.apiVersion.indexOf('/');
   const gvk = { group: slash < 0 ? '' : object.apiVersion.slice(0, slash), version: slash < 0 ? object.apiVersion : object.apiVersion.slice(slash + 1), kind: object.kind };
+  // encoding/json's type error comes first (decode.go), then the strict decode's unknown fields.
+  const typeError = builtinDecodeError(object, gvk, ctx.runtime?.schemas);
+  if (typeError !== undefined) return { status: 'unsupported', class: 'cannot', reason: `the case's ${object.kind} is not one the API server decodes (${typeError}): a ${ctx.via} policy only ever sees decoded objects` };
   const unknown = strictDecodeErrors(object, gvk, ctx.runtime?.schemas);
-  if (unknown.length === 0) return undefined;
-  return { status: 'unsupported', class: 'cannot', reason: `the case's ${object.kind} is not one the API server decodes (unknown field${unknown.length > 1 ? 's' : ''} ${unknown.map((u) => `"${u}"`).join(', ')}): a ${ctx.via} policy only ever sees decoded objects` };
+  if (unknown.length > 0) {
+    return { status: 'unsupported', class: 'cannot', reason: `the case's ${object.kind} is not one the API server decodes (unknown field${unknown.length > 1 ? 's' : ''} ${unknown.map((u) => `"${u}"`).join(', ')}): a ${ctx.via} policy only ever sees decoded objects` };
+  }
+  const expected = c.expect.kind === 'object' ? c.expect.object : undefined;
+  const expectedError = expected === undefined ? undefined : builtinDecodeError(expected, gvk, ctx.runtime?.schemas);
+  if (expectedError === undefined) return undefined;
+  return { status: 'unsupported', class: 'cannot', reason: `the ${c.dialect} result the case expects is not one the API server decodes (${expectedError}): it refuses that result, and a ${ctx.via} policy's at the same decode` };
 }
 
 function prepare(c: AdmissionCase, policyDocs: readonly SourceDoc[], ctx: RunContext): Prepared {

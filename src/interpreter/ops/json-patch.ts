@@ -205,13 +205,16 @@ export function jsonPatchParts(op: JsonPatchOp): JsonPatchParts {
     if (r.ok) {
       let doc = r.doc;
       if (op.profile === 'evanphx-v4' && inWebhook) {
-        doc = st.runtime.webhookDecoder?.(doc, { request: st.request, runtime: st.runtime, memo: evalMemo(st) }) ?? doc;
+        const decoded = st.runtime.webhookDecoder?.(doc, { request: st.request, runtime: st.runtime, memo: evalMemo(st) }, before);
+        // dispatcher.go: a patched object that does not decode is an InternalError, which no failure policy ignores.
+        if (decoded !== undefined && !decoded.ok) throw new RequestDenied(evalFailure('TM3006', decoded.message, op.origin));
+        if (decoded !== undefined) doc = decoded.value;
       } else if (op.profile === 'evanphx-v4') {
         // MAP patch/json_patch.go decodes the result strictly into the kind's Go type; a failure is an
         // InternalError StatusError, which no failure policy turns into "ignore" (dispatcher.go).
         // One shape of context whether or not there is an edit (a missing member is a slow read in the decoder).
         const documentEdit = edit === undefined ? undefined : { from: before, at: edit.at, removed: edit.removed };
-        const problem = st.runtime.typedDecoder?.(r.doc, { request: st.request, runtime: st.runtime, memo: evalMemo(st), edit: documentEdit, patched: undefined });
+        const problem = st.runtime.typedDecoder?.(r.doc, { request: st.request, runtime: st.runtime, memo: evalMemo(st), edit: documentEdit, patched: undefined, before });
         if (problem !== undefined) throw new RequestDenied(evalFailure('TM3006', problem, op.origin));
         // dispatcher.go then re-defaults the typed object (Runtime.defaulter; none in upstream unit tests).
         if (st.runtime.defaulter) doc = st.runtime.defaulter(doc);
@@ -245,7 +248,7 @@ function patchInPlace(st: EvalState, decoder: TypedDecoder, epoch: Owned, before
   const patched = applyEvanphxV4InPlace(before, steps, owned, record);
   if (patched === undefined) return false;
   // The patch tells the decoder how it was made (it is a PatchedDocument).
-  const problem = decoder(patched.doc, { request: st.request, runtime: st.runtime, memo: evalMemo(st), edit: undefined, patched });
+  const problem = decoder(patched.doc, { request: st.request, runtime: st.runtime, memo: evalMemo(st), edit: undefined, patched, before: patched.from });
   // As the reference: the same document, so the same words; the denial ends the evaluation (the object
   // changed in place is dropped with it, interpreter/index.ts).
   if (problem !== undefined) throw new RequestDenied(evalFailure('TM3006', problem, origin));
@@ -287,7 +290,7 @@ function holdNoContainer(steps: readonly PatchStep[]): boolean {
  * whatever Apply returned), so an undeclared field the object already had is still the mutation's error.
  */
 function decodeUnpatched(st: EvalState, decoder: TypedDecoder, doc: JsonValue, origin: Origin): void {
-  const problem = decoder(doc, { request: st.request, runtime: st.runtime, memo: evalMemo(st), edit: undefined, patched: undefined });
+  const problem = decoder(doc, { request: st.request, runtime: st.runtime, memo: evalMemo(st), edit: undefined, patched: undefined, before: doc });
   if (problem !== undefined) throw new RequestDenied(evalFailure('TM3006', problem, origin));
 }
 

@@ -6,6 +6,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { kyvernoDialect } from '../../../src/dialects/kyverno/index.js';
+import { apply } from '../../../src/interpreter/index.js';
 import type { JsonObject, JsonValue } from '../../../src/ir/json.js';
 import type { Policy } from '../../../src/ir/nodes.js';
 import { docs } from '../map/support.js';
@@ -157,6 +158,12 @@ describe('a variable beside text in a plain scalar of a JSON patch', () => {
         value: {k: {{ request.object.metadata.labels.a }}s}
 `);
     sameOnEach(policies, ['tru', 'ye', 'o', 'value'].map((a) => pod({}, { a })));
+    // Kyverno writes the boolean (kube-apiserver then refuses to decode it as an annotation); MAP's decode refuses it.
+    const annotations = (r: ReturnType<typeof apply>) => ((r.object as JsonObject).metadata as JsonObject).annotations;
+    expect(annotations(apply(policies, { object: pod({}, { a: 'ye' }), operation: 'CREATE' }))).toEqual({ k: true });
+    expect(annotations(apply(policies, { object: pod({}, { a: 'tru' }), operation: 'CREATE' }))).toEqual({ k: 'trus' });
+    const map = apply(toMap(policies), { object: pod({}, { a: 'ye' }), operation: 'CREATE' });
+    expect(map.diagnostics.map((d) => d.message)).toEqual(['json: cannot unmarshal bool into Go struct field ObjectMeta.metadata.annotations of type string']);
   });
 
   it('refuses a text that begins with what YAML may read as a number', () => {

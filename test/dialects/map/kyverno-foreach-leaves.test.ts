@@ -37,7 +37,7 @@ const APPARMOR = `metadata:
 const LAST = `metadata:
   labels:
     last: "{{ element.name }}"
-    seen-{{ element.name }}: "{{ elementIndex }}"`;
+    seen-{{ element.name }}: "at-{{ elementIndex }}"`;
 
 const CASES: [string, string, string, string?][] = [
   ['an annotation per container of the joined lists (kyverno/policies add-apparmor)', JOINED, APPARMOR],

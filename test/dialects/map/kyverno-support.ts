@@ -4,8 +4,10 @@ import { compile } from '../../../src/cel/index.js';
 import { kyvernoDialect } from '../../../src/dialects/kyverno/index.js';
 import { generateMap } from '../../../src/dialects/map/generate.js';
 import { mapDialect } from '../../../src/dialects/map/index.js';
+import { builtinDecodeError } from '../../../src/engines/ssa.js';
 import { apply } from '../../../src/interpreter/index.js';
-import type { JsonObject, JsonValue } from '../../../src/ir/json.js';
+import { isJsonObject, type JsonObject, type JsonValue } from '../../../src/ir/json.js';
+import { gvkOf } from '../../../src/k8s/resources.js';
 import type { Policy } from '../../../src/ir/nodes.js';
 import { docs } from './support.js';
 
@@ -31,10 +33,17 @@ export function refusal(policies: Policy[]): string {
     .join('\n');
 }
 
-/** The object a CREATE ends with, or `{ denied: true }`. */
+/**
+ * The object a CREATE ends with in a cluster, or `{ denied: true }`: a Kyverno result that does not decode into
+ * its built-in kind (a number where a label's string goes) is refused by kube-apiserver's decode of the
+ * webhook's patched object, as a MAP one is at the decode of its JSONPatch result.
+ */
 export function outcome(policies: Policy[], object: JsonValue): unknown {
   const r = apply(policies, { object, operation: 'CREATE' });
-  return r.allowed !== false && 'object' in r && r.object !== undefined ? r.object : { denied: true };
+  if (r.allowed === false || !('object' in r) || r.object === undefined) return { denied: true };
+  const decoded = r.object;
+  const gvk = isJsonObject(decoded) ? gvkOf(decoded) : undefined;
+  return gvk !== undefined && builtinDecodeError(decoded, gvk) !== undefined ? { denied: true } : decoded;
 }
 
 /** A ClusterPolicy `name` of one rule on Pods mutating with the strategic merge `patch` (YAML), parsed. */
