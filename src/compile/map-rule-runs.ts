@@ -18,7 +18,7 @@
  * test/compile/differential.test.ts). An EvalFailure is thrown as the failure of the rule `st.ruleName`
  * names, with what the rules before it wrote in `st.object` (RuleRunner's contract).
  */
-import { applyRunFacts, SSA_ENGINE, ssaTypedDecoder, typeKeysInert, type ApplyRunFacts } from '../engines/ssa.js';
+import { applyRunFacts, conversionError, SSA_ENGINE, ssaTypedDecoder, typeKeysInert, type ApplyRunFacts } from '../engines/ssa.js';
 import type { CompiledRule, OpCompiler, RuleRunner } from '../interpreter/compile.js';
 import { jsonPatchParts, type JsonPatchParts } from '../interpreter/ops/json-patch.js';
 import { holdsAny, mergeIntoRoot, patchShapeOf } from '../interpreter/ops/merge.js';
@@ -227,7 +227,9 @@ function runApply(st: EvalState, step: ApplyStep, patch: JsonValue, epoch: Owned
   // Evaluating the patch stored a value read from the object (ops/merge.ts ownedMaps), or the patch holds a
   // map the run owns: nothing may be written in place any more.
   if (st.owned !== epoch || patchHolds(step.shape, facts, patch, hold.owned)) hold.owned = newEpoch();
-  if (isJsonObject(doc) && isJsonObject(patch) && ((step.typeKeysFree && facts.stringTypeKeys) || typeKeysInert(facts.stringTypeKeys, doc, patch))) {
+  // A value the conversion back into the Go type refuses (engines/ssa.ts ssaMerge) is left to the op, which words it.
+  const converts = !facts.goTyped || conversionError(facts, patch, step.shape) === undefined;
+  if (converts && isJsonObject(doc) && isJsonObject(patch) && ((step.typeKeysFree && facts.stringTypeKeys) || typeKeysInert(facts.stringTypeKeys, doc, patch))) {
     const merged = applyFused(facts.schema, facts.typeRef, doc, patch, facts.checked, hold.owned, facts.walk, step.shape);
     if (merged !== undefined) {
       if (facts.walk.inPlace) hold.changedInPlace = true;

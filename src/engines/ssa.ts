@@ -19,10 +19,11 @@ import type { AdmissionRequest, GroupVersionKind } from '../k8s/request.js';
 import { gvkOf } from '../k8s/resources.js';
 import { applyStructuredMergeDiff } from '../merge/ssa/apply.js';
 import { applyFused, FusedWalk } from '../merge/ssa/fused-apply.js';
+import type { PatchShape } from '../merge/ssa/fused-plan.js';
 import { builtinSchema } from '../merge/ssa/builtin-schema.js';
 import { CheckedSubtrees } from '../merge/ssa/checked.js';
 import { declaresEveryField, declaresEveryFieldAlong, declaresEveryFieldSince, typesCleanly } from '../merge/ssa/fast-checks.js';
-import { goDecodeError, goDecodeErrorAt, goDecodes } from '../merge/ssa/go-decode-types.js';
+import { goDecodeError, goDecodeErrorAt, goDecodes, unmarshalerErrorIn } from '../merge/ssa/go-decode-types.js';
 import type { TypeNode } from '../merge/ssa/type-nodes.js';
 import { gvkKey } from '../merge/ssa/builtin-kinds.js';
 import { formatGvk, type KindSchema } from '../merge/ssa/openapi/kinds.js';
@@ -154,7 +155,10 @@ function ssaMerge(fused: boolean): MergeEngine {
     if (!isJsonObject(patch)) return failure(`error applying patch: invalid ApplyConfiguration: expected an object, got ${JSON.stringify(patch)}`, op.origin);
     const typedPatch = isJsonObject(target) && !(known === facts.known && typeKeysInert(facts.stringTypeKeys, target, patch)) ? withTargetTypeKeys(target, patch) : patch;
     const checked = checkedSubtrees(evaluation, known.schema);
-    if (fused && checked !== undefined) {
+    // dispatcher.go dispatchOne converts a built-in kind's merged object back into its Go type
+    // (ConvertToVersion): a value a type's own UnmarshalJSON refuses fails the mutation, a policy error.
+    const conversion = op.origin.dialect === 'map' && known === facts.known && goTyped(known) ? conversionError(known, typedPatch, typedPatch === patch ? patchShape : undefined) : undefined;
+    if (fused && checked !== undefined && conversion === undefined) {
       const walk = (evaluation!.walk ??= new FusedWalk());
       // The shape holds for the patch as the op built it, not for a copy with the target's type keys.
       const shape = typedPatch === patch ? patchShape : undefined;
@@ -163,8 +167,23 @@ function ssaMerge(fused: boolean): MergeEngine {
     }
     const r = applyStructuredMergeDiff(known.schema, known.typeRef, target ?? null, typedPatch, checked ? { atomicGuard: true, checked, keepEqual: true } : { atomicGuard: true, keepEqual: true });
     if (!r.ok) return failure(`error applying patch: ${r.diagnostics[0]?.message ?? 'merge failed'}`, op.origin);
+    if (conversion !== undefined) return failure(conversionMessage(gvk, conversion), op.origin);
     return { ok: true, value: r.value, inPlace: false };
   };
+}
+
+/**
+ * The error of a built-in kind's conversion after `patch` was merged (go-decode-types.ts unmarshalerErrorIn),
+ * or undefined; a patch built by a template none of whose leaves can hold such a value is not walked.
+ */
+export function conversionError(known: KindSchema, patch: JsonValue, shape: PatchShape | undefined): string | undefined {
+  const root = known.schema.node(known.typeRef);
+  return shape !== undefined && !shape.mayHoldUnmarshaler(root) ? undefined : unmarshalerErrorIn(root, patch);
+}
+
+/** runtime/scheme.go unstructuredToTyped's error, around the converter's. */
+function conversionMessage(gvk: GroupVersionKind, error: string): string {
+  return `unable to convert unstructured object to ${formatGvk(gvk)}: ${error}`;
 }
 
 /**
@@ -182,6 +201,8 @@ export interface ApplyRunFacts {
   /** The object's apiVersion and kind the facts were derived from (unused when the request has a kind). */
   readonly apiVersion: unknown;
   readonly kind: unknown;
+  /** A built-in kind, converted back into its Go type after each ApplyConfiguration (ssaMerge's `conversion`). */
+  readonly goTyped: boolean;
 }
 
 export function applyRunFacts(request: AdmissionRequest, runtime: EngineContext['runtime'], memo: EvalMemo, object: JsonObject): ApplyRunFacts | undefined {
@@ -190,7 +211,7 @@ export function applyRunFacts(request: AdmissionRequest, runtime: EngineContext[
   const known = facts.known;
   if (known === undefined || known.schema.hasUnmergeableLists()) return undefined;
   const checked = checkedSubtrees(evaluation, known.schema)!;
-  return { schema: known.schema, typeRef: known.typeRef, checked, walk: (evaluation.walk ??= new FusedWalk()), stringTypeKeys: facts.stringTypeKeys, apiVersion: facts.apiVersion, kind: facts.kind };
+  return { schema: known.schema, typeRef: known.typeRef, checked, walk: (evaluation.walk ??= new FusedWalk()), stringTypeKeys: facts.stringTypeKeys, apiVersion: facts.apiVersion, kind: facts.kind, goTyped: goTyped(known) };
 }
 
 const TYPE_KEYS = ['apiVersion', 'kind'] as const;

@@ -121,3 +121,32 @@ spec:
     expect((good.object as JsonObject).metadata).toEqual({ name: 'p', namespace: 'ns', labels: { a: '1' } });
   });
 });
+
+describe("an ApplyConfiguration's merged object converted back into its Go type", () => {
+  const quantity = "unable to convert unstructured object to /v1, Kind=Pod: quantities must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'";
+  const limits = (cpu: string) => applyConfiguration(`Object{spec: Object.spec{containers: [Object.spec.containers{name: "app", resources: Object.spec.containers.resources{limits: {"cpu": ${cpu}}}}]}}`);
+  // The containers as a list the template does not build (a map() over the object's): walked value by value.
+  const mapped = (cpu: string) => applyConfiguration(`Object{spec: Object.spec{containers: object.spec.containers.map(c, Object.spec.containers{name: c.name, resources: Object.spec.containers.resources{requests: {"cpu": ${cpu}}}})}}`);
+  const run = (mutations: string[], failurePolicy: 'Fail' | 'Ignore', interpret: boolean) => {
+    const r = apply(mapPolicies('convert', { failurePolicy, mutations }), { object: pod(), operation: 'CREATE' }, { trace: false, interpret });
+    return { allowed: r.allowed, messages: r.diagnostics.filter((d) => d.severity === 'error').map((d) => d.message.replace(/^.*denied request: /, '')), object: r.object };
+  };
+
+  it('fails the mutation on a value a type with its own UnmarshalJSON refuses, as its failure policy says', () => {
+    for (const interpret of [false, true]) {
+      for (const mutation of [limits('"lots"'), mapped('"1 core"')]) {
+        expect(run([mutation], 'Fail', interpret), `${mutation} interpret=${interpret}`).toMatchObject({ allowed: false, messages: [quantity] });
+        const ignored = run([applyConfiguration('Object{metadata: Object.metadata{labels: {"a": "b"}}}'), mutation], 'Ignore', interpret);
+        expect(ignored.allowed).toBe(true);
+        expect(ignored.object).toEqual(pod({}, { labels: { a: 'b' } }));
+      }
+    }
+  });
+
+  it('merges what converts', () => {
+    for (const interpret of [false, true]) {
+      expect(run([limits('"500m"')], 'Fail', interpret).object).toEqual(pod({ containers: [{ name: 'app', image: 'i', resources: { limits: { cpu: '500m' } } }] }));
+      expect(run([mapped('"2"')], 'Fail', interpret).object).toEqual(pod({ containers: [{ name: 'app', image: 'i', resources: { requests: { cpu: '2' } } }] }));
+    }
+  });
+});

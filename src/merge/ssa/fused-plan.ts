@@ -6,6 +6,7 @@
  */
 import type { JsonValue } from '../../ir/json.js';
 import type { PlannedMerge } from './fused-plan-code.js';
+import { templateMayHoldUnmarshaler } from './go-decode-types.js';
 import type { TypeNode } from './type-nodes.js';
 
 /**
@@ -100,8 +101,19 @@ export function planMap(template: PatchTemplate, node: TypeNode): MapPlan | unde
 export class PatchShape {
   private node: TypeNode | undefined;
   private plan: MapPlan | undefined;
+  private unmarshalerNode: TypeNode | undefined;
+  private unmarshaler = true;
 
   constructor(readonly template: PatchTemplate) {}
+
+  /** go-decode-types.ts templateMayHoldUnmarshaler at `node`, decided on the first merge at it. */
+  mayHoldUnmarshaler(node: TypeNode): boolean {
+    if (this.unmarshalerNode !== node) {
+      this.unmarshaler = templateMayHoldUnmarshaler(this.template, node);
+      this.unmarshalerNode = node;
+    }
+    return this.unmarshaler;
+  }
 
   /** The plan at `node`, made on the first merge at it. */
   planAt(node: TypeNode): MapPlan | undefined {

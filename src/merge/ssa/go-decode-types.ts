@@ -20,6 +20,7 @@
  */
 import { hasOwn, type JsonValue } from '../../ir/json.js';
 import { parseQuantity } from '../../jmespath/functions/quantity.js';
+import type { PatchTemplate } from './fused-plan.js';
 import type { TypeNode } from './type-nodes.js';
 
 const QUANTITY = 'io.k8s.apimachinery.pkg.api.resource.Quantity';
@@ -256,4 +257,106 @@ function goTypeName(n: TypeNode): string {
     default:
       return 'interface {}';
   }
+}
+
+/**
+ * The error the first value of `v` (a patch, at `node`) that a type with its own UnmarshalJSON refuses gives,
+ * or undefined. A MAP ApplyConfiguration's merged object is converted back into the kind's Go type
+ * (dispatcher.go dispatchOne: ConvertToVersion, DefaultUnstructuredConverter.FromUnstructured), where these
+ * types decode their value through that method: the schema's `untyped` takes a Quantity that does not parse,
+ * an IntOrString or a Time of the wrong form. Other forms the patch's strict typing has checked already.
+ * Only nodes whose types can hold such a value are walked (unmarshalerReach).
+ */
+export function unmarshalerErrorIn(node: TypeNode, v: JsonValue): string | undefined {
+  if (v === null || !unmarshalerReach(node)) return undefined;
+  if (isUnmarshaler(node)) return unmarshalerError(node.tr.namedType!, v) ?? undefined;
+  if (typeof v !== 'object') return undefined;
+  if (Array.isArray(v)) {
+    if (node.list === undefined) return undefined;
+    const item = node.item;
+    for (let i = 0; i < v.length; i++) {
+      const error = unmarshalerErrorIn(item, v[i]!);
+      if (error !== undefined) return error;
+    }
+    return undefined;
+  }
+  if (node.map === undefined) return undefined;
+  for (const key in v) {
+    if (!hasOwn(v, key)) continue;
+    const child = node.declaredNode(key) ?? (node.closed ? undefined : node.elementNode);
+    if (child === undefined) continue;
+    const error = unmarshalerErrorIn(child, v[key]!);
+    if (error !== undefined) return error;
+  }
+  return undefined;
+}
+
+
+function isUnmarshaler(n: TypeNode): boolean {
+  const named = n.tr.namedType;
+  return named === QUANTITY || named === INT_OR_STRING || named === TIME || named === MICRO_TIME;
+}
+
+function childrenOf(n: TypeNode): TypeNode[] {
+  if (n.atom === undefined) return [];
+  const out: TypeNode[] = [];
+  if (n.list !== undefined) out.push(n.item);
+  if (n.map !== undefined) {
+    for (const field of n.map.fields) {
+      const child = n.declaredNode(field.name);
+      if (child !== undefined) out.push(child);
+    }
+    if (!n.closed) out.push(n.elementNode);
+  }
+  return out;
+}
+
+/**
+ * Whether a value below `n` may hold an UnmarshalJSON type (the node's own type included), decided once per
+ * node and kept on it. Schemas are recursive
+ * (a JSONSchemaProps holds JSONSchemaProps): the nodes reachable from `n` and not yet decided are solved
+ * together, to a fixed point from "no".
+ */
+export function unmarshalerReach(n: TypeNode): boolean {
+  const known = n.unmarshalerReach;
+  if (known !== undefined) return known;
+  const pending: TypeNode[] = [];
+  const seen = new Set<TypeNode>();
+  const stack = [n];
+  while (stack.length > 0) {
+    const x = stack.pop()!;
+    if (seen.has(x) || x.unmarshalerReach !== undefined) continue;
+    seen.add(x);
+    pending.push(x);
+    for (const c of childrenOf(x)) stack.push(c);
+  }
+  const reach = new Map<TypeNode, boolean>(pending.map((x) => [x, isUnmarshaler(x)]));
+  for (let changed = true; changed; ) {
+    changed = false;
+    for (const x of pending) {
+      if (reach.get(x) === true) continue;
+      if (childrenOf(x).some((c) => c.unmarshalerReach ?? reach.get(c) === true)) {
+        reach.set(x, true);
+        changed = true;
+      }
+    }
+  }
+  for (const [x, r] of reach) x.unmarshalerReach = r;
+  return n.unmarshalerReach!;
+}
+
+/**
+ * Whether a patch built by `template` (fused-plan.ts: the keys of its `Object{}` literals, the rest leaves)
+ * may hold, at `node`, a value of a type with its own UnmarshalJSON: no when none of its leaves' nodes can.
+ */
+export function templateMayHoldUnmarshaler(template: PatchTemplate, node: TypeNode): boolean {
+  if (node.atom === undefined || node.map === undefined) return unmarshalerReach(node);
+  for (let i = 0; i < template.keys.length; i++) {
+    const child = node.declaredNode(template.keys[i]!) ?? (node.closed ? undefined : node.elementNode);
+    if (child === undefined) continue;
+    const sub = template.children[i];
+    const items = template.items[i];
+    if (sub !== undefined ? templateMayHoldUnmarshaler(sub, child) : items !== undefined && child.list !== undefined ? templateMayHoldUnmarshaler(items, child.item) : unmarshalerReach(child)) return true;
+  }
+  return false;
 }

@@ -38,6 +38,8 @@ export class TypeNode {
   private fieldNodes: FieldNodes | undefined;
   /** typing-check.ts's generated check of this node, made on first use (null: code could not be generated). */
   generatedTypingCheck: ((v: JsonValue) => boolean) | null | undefined;
+  /** go-decode-types.ts: whether a value below may be of a type with its own UnmarshalJSON (decided on first use). */
+  unmarshalerReach: boolean | undefined = undefined;
   private elementTypeNode: TypeNode | undefined;
   private itemNode: TypeNode | undefined;
 
