@@ -139,26 +139,29 @@ function mapRunner(run: readonly RunRule[], first: number): RuleRunner {
     const plan = plans.planFor(st.runtime);
     // Made at the first mutation it takes.
     let direct: DirectRun | undefined;
+    // A mutation the op ran may have set the object's apiVersion or kind, and with them its schema; one the
+    // run merged or patched itself did not (runApply and patchMembers leave those two as they are).
+    let typeKeysMayDiffer = false;
     try {
       for (let i = from; i < end; i++) {
         const r = i - first;
         const rule = run[r]!;
         st.ruleName = rule.name;
-        // A mutation may have set the object's apiVersion or kind, and with them its schema.
-        if (i > from) facts = factsNow(st, facts);
+        if (typeKeysMayDiffer) facts = factsNow(st, facts);
         const takes = facts !== undefined && plan !== undefined && (direct ??= new DirectRun(plan, st, scope)).takes(r);
         if (facts !== undefined && rule.apply !== undefined) {
           const epoch = st.owned;
           const patch = takes ? direct!.evaluate(r, st.object) : applyValue(st, scope, rule.apply);
-          runApply(st, rule.apply, patch, epoch, facts, hold);
+          typeKeysMayDiffer = !runApply(st, rule.apply, patch, epoch, facts, hold);
         } else if (facts !== undefined && patches && rule.patch !== undefined) {
           const epoch = st.owned;
           const steps = takes ? rule.patch.parts.computed!(direct!.evaluate(r, st.object)) : rule.patch.parts.evaluate(st, letsScope(st, scope, rule.patch.lets));
-          runPatch(st, rule.patch, steps, epoch, facts, hold);
+          typeKeysMayDiffer = !runPatch(st, rule.patch, steps, epoch, facts, hold);
         } else {
           hold.release(st);
           rule.body(st, scope);
           hold.retake(st);
+          typeKeysMayDiffer = true;
         }
       }
     } finally {
@@ -221,8 +224,8 @@ function applyValue(st: EvalState, scope: Scope, step: ApplyStep): JsonValue {
   return step.value(st, letsScope(st, scope, step.lets));
 }
 
-/** Merges `patch`, evaluated from st.owned `epoch`. */
-function runApply(st: EvalState, step: ApplyStep, patch: JsonValue, epoch: Owned, facts: ApplyRunFacts, hold: Holding): void {
+/** Merges `patch`, evaluated from st.owned `epoch`: true when the fused merge took it, false when the op did. */
+function runApply(st: EvalState, step: ApplyStep, patch: JsonValue, epoch: Owned, facts: ApplyRunFacts, hold: Holding): boolean {
   const doc = st.object;
   // Evaluating the patch stored a value read from the object (ops/merge.ts ownedMaps), or the patch holds a
   // map the run owns: nothing may be written in place any more.
@@ -234,28 +237,33 @@ function runApply(st: EvalState, step: ApplyStep, patch: JsonValue, epoch: Owned
     if (merged !== undefined) {
       if (facts.walk.inPlace) hold.changedInPlace = true;
       st.object = merged;
-      return;
+      return true;
     }
   }
   // The op's own path from its evaluated patch: the reference merge, which words any error.
   hold.release(st);
   mergeIntoRoot(step.op, st, st.owned, patch, false, step.shape);
   hold.retake(st);
+  return false;
 }
 
-/** A JSONPatch's `steps` (evaluated from st.owned `epoch`): taken by map-run-patch.ts, else applied by the op's own path. */
-function runPatch(st: EvalState, step: PatchStepRule, steps: readonly PatchStep[], epoch: Owned, facts: ApplyRunFacts, hold: Holding): void {
+/**
+ * A JSONPatch's `steps` (evaluated from st.owned `epoch`): taken by map-run-patch.ts (true), else applied by the
+ * op's own path (false).
+ */
+function runPatch(st: EvalState, step: PatchStepRule, steps: readonly PatchStep[], epoch: Owned, facts: ApplyRunFacts, hold: Holding): boolean {
   // Evaluating the steps stored a value read from the object: nothing may be written in place any more.
   if (st.owned !== epoch) hold.owned = newEpoch();
   const doc = st.object;
   const patched = isJsonObject(doc) ? patchMembers(facts, hold, doc, steps) : undefined;
   if (patched !== undefined) {
     st.object = patched;
-    return;
+    return true;
   }
   hold.release(st);
   step.parts.apply(st, st.owned, steps);
   hold.retake(st);
+  return false;
 }
 
 /**

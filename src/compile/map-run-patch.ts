@@ -42,6 +42,8 @@ export function patchMembers(facts: ApplyRunFacts, hold: PatchHolding, doc: Json
   if (!typesCleanlyRemembering(schema, typeRef, doc, checked)) return undefined;
   if (steps.length === 0) return doc;
   const root = schema.node(typeRef);
+  // The first step's container in `doc`: where the first write finds it (nothing is written before it).
+  let firstParent: JsonObject | undefined;
   for (let i = 0; i < steps.length; i++) {
     const s = steps[i]!;
     if ((s.op !== 'add' && s.op !== 'replace') || s.path.charCodeAt(0) !== 47) return undefined;
@@ -49,7 +51,9 @@ export function patchMembers(facts: ApplyRunFacts, hold: PatchHolding, doc: Json
     const last = path.length - 1;
     if (last < 1 || path[1] === 'apiVersion' || path[1] === 'kind') return undefined;
     const code = placeCode(s, path);
-    if ((code !== undefined ? code.parent(doc) : parentOf(doc, path)) === undefined) return undefined;
+    const parent = code !== undefined ? code.parent(doc) : parentOf(doc, path);
+    if (parent === undefined) return undefined;
+    if (i === 0) firstParent = parent;
     const node = memberPlaceNode(root, path, s.place);
     if (node === undefined || !typesAt(schema, node, stepValue(s), s.place)) return undefined;
     for (let j = 0; j < i; j++) if (nested(path, steps[j]!.segments ?? decodedPath(steps[j]!.path))) return undefined;
@@ -71,7 +75,7 @@ export function patchMembers(facts: ApplyRunFacts, hold: PatchHolding, doc: Json
     const key = path[path.length - 1]!;
     const value = stepValue(s);
     const code = placeCode(s, path);
-    const parent = code !== undefined ? code.parent(out)! : parentOf(out, path)!;
+    const parent = i === 0 ? firstParent! : code !== undefined ? code.parent(out)! : parentOf(out, path)!;
     const had = hasOwn(parent, key) ? parent[key] : undefined;
     // A member that already holds the scalar is left as it is (evanphx-v4-in-place.ts does the same).
     if ((value === null || typeof value !== 'object') && had === value) continue;
