@@ -20,6 +20,7 @@
  */
 import { hasOwn, type JsonValue } from '../../ir/json.js';
 import { parseQuantity } from '../../jmespath/functions/quantity.js';
+import { scalarFits } from './atoms.js';
 import type { PatchTemplate } from './fused-plan.js';
 import type { TypeNode } from './type-nodes.js';
 
@@ -209,20 +210,9 @@ function unmarshalerError(named: string, v: JsonValue): string | undefined | nul
   }
 }
 
-/** Whether a scalar of the JSON kind of `v` fits a Go scalar of schema kind `scalar`. */
+/** Whether a scalar of the JSON kind of `v` fits a Go scalar of schema kind `scalar` (as the schema's typing). */
 function accepts(scalar: string | undefined, v: string | number | boolean): boolean {
-  switch (scalar) {
-    case 'string':
-      return typeof v === 'string';
-    case 'numeric':
-      return typeof v === 'number';
-    case 'boolean':
-      return typeof v === 'boolean';
-    case 'untyped':
-      return true;
-    default:
-      return false;
-  }
+  return scalar !== undefined && scalarFits(scalar, v);
 }
 
 /** encoding/json's name of a JSON value's kind in an UnmarshalTypeError. */
