@@ -47,11 +47,11 @@ describe('the Go decode of a built-in kind', () => {
     const service = (targetPort: JsonValue): JsonObject => ({ apiVersion: 'v1', kind: 'Service', metadata: { name: 's' }, spec: { ports: [{ port: 80, targetPort }] } });
     expect(builtinDecodeError(service('http'), SERVICE)).toBeUndefined();
     expect(builtinDecodeError(service(8080), SERVICE)).toBeUndefined();
-    expect(builtinDecodeError(service(true), SERVICE)).toBe('json: cannot unmarshal bool into Go value of type int32');
-    expect(builtinDecodeError(service(1.5), SERVICE)).toBe('json: cannot unmarshal number 1.5 into Go value of type int32');
+    expect(builtinDecodeError(service(true), SERVICE)).toBe('json: cannot unmarshal bool into Go struct field ServicePort.spec.ports.targetPort of type int32');
+    expect(builtinDecodeError(service(1.5), SERVICE)).toBe('json: cannot unmarshal number 1.5 into Go struct field ServicePort.spec.ports.targetPort of type int32');
     const quantity = "quantities must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'";
     expect(builtinDecodeError(pod({ containers: [{ name: 'app', resources: { limits: { cpu: 'lots' } } }] }), POD)).toBe(quantity);
-    expect(builtinDecodeError(pod({}, { creationTimestamp: 5 }), POD)).toBe('json: cannot unmarshal number into Go value of type string');
+    expect(builtinDecodeError(pod({}, { creationTimestamp: 5 }), POD)).toBe('json: cannot unmarshal number into Go struct field ObjectMeta.metadata.creationTimestamp of type string');
   });
 
   it('returns the first type error in document order, unless an UnmarshalJSON error ends the decode', () => {
@@ -140,6 +140,13 @@ describe("an ApplyConfiguration's merged object converted back into its Go type"
         expect(ignored.allowed).toBe(true);
         expect(ignored.object).toEqual(pod({}, { labels: { a: 'b' } }));
       }
+    }
+  });
+
+  it('words an IntOrString the conversion refuses as json.Unmarshal does alone (no decoder around it)', () => {
+    const probe = applyConfiguration('Object{spec: Object.spec{containers: [Object.spec.containers{name: "app", livenessProbe: Object.spec.containers.livenessProbe{httpGet: Object.spec.containers.livenessProbe.httpGet{port: dyn(true)}}}]}}');
+    for (const interpret of [false, true]) {
+      expect(run([probe], 'Fail', interpret)).toMatchObject({ allowed: false, messages: ['unable to convert unstructured object to /v1, Kind=Pod: json: cannot unmarshal bool into Go value of type int32'] });
     }
   });
 

@@ -10,7 +10,8 @@
  *   struct whose field holds the value, the struct fields from the root, the Go type);
  * - the types with their own UnmarshalJSON (IntOrString, Quantity, Time, MicroTime; RawExtension takes
  *   anything) return their error at once, which ends the decode whatever was saved before (decode.go
- *   unmarshal: `d.value` fails first).
+ *   unmarshal: `d.value` fails first); the UnmarshalTypeError of the json.Unmarshal inside IntOrString's and
+ *   Time's is given the field it was decoding (decode.go addErrorContext), a Quantity's parse error is not.
  * Fields a struct does not declare are not type errors (the strict decode reports them, after these).
  *
  * What the schema cannot tell is not checked: integer against float fields (the schema says `numeric`), the
@@ -113,7 +114,8 @@ class GoDecode {
       const error = unmarshalerError(named, v);
       if (error === undefined) return true;
       if (error !== null) {
-        if (this.words) this.fatal = error;
+        // decode.go addErrorContext gives the method's UnmarshalTypeError the field it was decoding.
+        if (this.words) this.fatal = 'message' in error ? error.message : this.unmarshalText(error.value, error.goType);
         return false;
       }
     }
@@ -169,11 +171,14 @@ class GoDecode {
 
   /** Records an UnmarshalTypeError of a `value` (Go's name of the JSON value's kind) met at `n`; false. */
   private typeError(value: string, n: TypeNode): false {
-    if (this.words && this.saved === undefined) {
-      const into = this.struct === undefined ? 'Go value' : `Go struct field ${goTypeName(this.struct).replace(/^.*\./, '')}.${this.fields.join('.')}`;
-      this.saved = `json: cannot unmarshal ${value} into ${into} of type ${goTypeName(n)}`;
-    }
+    if (this.words && this.saved === undefined) this.saved = this.unmarshalText(value, goTypeName(n));
     return false;
+  }
+
+  /** An UnmarshalTypeError's text where the walk is (UnmarshalTypeError.Error with decode.go's context). */
+  private unmarshalText(value: string, goType: string): string {
+    const into = this.struct === undefined ? 'Go value' : `Go struct field ${goTypeName(this.struct).replace(/^.*\./, '')}.${this.fields.join('.')}`;
+    return `json: cannot unmarshal ${value} into ${into} of type ${goType}`;
   }
 }
 
@@ -183,10 +188,21 @@ function isStruct(n: TypeNode): boolean {
 }
 
 /**
- * The error the UnmarshalJSON method of the named type returns for `v` (not null): undefined when it decodes,
+ * What the UnmarshalJSON method of a type returns for a value it refuses: the UnmarshalTypeError of the
+ * json.Unmarshal it calls (`value`, Go's name of the JSON value, into `goType`), or another error's message.
+ */
+type UnmarshalerFailure = { readonly value: string; readonly goType: string } | { readonly message: string };
+
+/** The failure's text where no decoder around it adds its context (a json.Unmarshal of the value alone). */
+function plainMessage(f: UnmarshalerFailure): string {
+  return 'message' in f ? f.message : `json: cannot unmarshal ${f.value} into Go value of type ${f.goType}`;
+}
+
+/**
+ * The failure of the UnmarshalJSON method of the named type for `v` (not null): undefined when it decodes,
  * null for a type without such a method (decoded as its schema says).
  */
-function unmarshalerError(named: string, v: JsonValue): string | undefined | null {
+function unmarshalerError(named: string, v: JsonValue): UnmarshalerFailure | undefined | null {
   switch (named) {
     case RAW_EXTENSION:
       // runtime.RawExtension keeps whatever JSON it is given.
@@ -194,17 +210,17 @@ function unmarshalerError(named: string, v: JsonValue): string | undefined | nul
     case INT_OR_STRING:
       // intstr.go: a quoted value is the string, anything else json.Unmarshal into an int32.
       if (typeof v === 'string') return undefined;
-      if (typeof v === 'number') return Number.isInteger(v) && v >= -(2 ** 31) && v < 2 ** 31 ? undefined : `json: cannot unmarshal number ${goNumberText(v)} into Go value of type int32`;
-      return `json: cannot unmarshal ${goValueName(v)} into Go value of type int32`;
+      if (typeof v === 'number') return Number.isInteger(v) && v >= -(2 ** 31) && v < 2 ** 31 ? undefined : { value: `number ${goNumberText(v)}`, goType: 'int32' };
+      return { value: goValueName(v), goType: 'int32' };
     case QUANTITY:
       // quantity.go: the quotes taken off, the text parsed (a JSON number is a quantity's text too).
       if (typeof v === 'number') return undefined;
-      if (typeof v === 'string') return parseQuantity(v.trim()) !== undefined ? undefined : QUANTITY_FORMAT_ERROR;
-      return QUANTITY_FORMAT_ERROR;
+      if (typeof v === 'string') return parseQuantity(v.trim()) !== undefined ? undefined : { message: QUANTITY_FORMAT_ERROR };
+      return { message: QUANTITY_FORMAT_ERROR };
     case TIME:
     case MICRO_TIME:
       // time.go: json.Unmarshal into a string first (the layout it then parses is not checked here).
-      return typeof v === 'string' ? undefined : `json: cannot unmarshal ${goValueName(v)} into Go value of type string`;
+      return typeof v === 'string' ? undefined : { value: goValueName(v), goType: 'string' };
     default:
       return null;
   }
@@ -259,7 +275,10 @@ function goTypeName(n: TypeNode): string {
  */
 export function unmarshalerErrorIn(node: TypeNode, v: JsonValue): string | undefined {
   if (v === null || !unmarshalerReach(node)) return undefined;
-  if (isUnmarshaler(node)) return unmarshalerError(node.tr.namedType!, v) ?? undefined;
+  if (isUnmarshaler(node)) {
+    const error = unmarshalerError(node.tr.namedType!, v);
+    return error === undefined || error === null ? undefined : plainMessage(error);
+  }
   if (typeof v !== 'object') return undefined;
   if (Array.isArray(v)) {
     if (node.list === undefined) return undefined;
