@@ -157,8 +157,12 @@ function ssaMerge(fused: boolean): MergeEngine {
     const checked = checkedSubtrees(evaluation, known.schema);
     // dispatcher.go dispatchOne converts a built-in kind's merged object back into its Go type
     // (ConvertToVersion): a value a type's own UnmarshalJSON refuses fails the mutation, a policy error.
-    const conversion = op.origin.dialect === 'map' && known === facts.known && goTyped(known) ? conversionError(known, typedPatch, typedPatch === patch ? patchShape : undefined) : undefined;
-    if (fused && checked !== undefined && conversion === undefined) {
+    const builtIn = known === facts.known && goTyped(known);
+    const conversion = builtIn && op.origin.dialect === 'map' ? conversionError(known, typedPatch, typedPatch === patch ? patchShape : undefined) : undefined;
+    // Kyverno's webhook merges a MutatingPolicy's ApplyConfiguration; kube-apiserver then decodes the patched
+    // object into the Go type (ssaWebhookDecoder), where such a value is an InternalError no policy ignores.
+    const webhookDecode = builtIn && op.origin.dialect === 'kyverno-mpol' && conversionError(known, typedPatch, typedPatch === patch ? patchShape : undefined) !== undefined ? goDecodeError(known.schema.node(known.typeRef), typedPatch) : undefined;
+    if (fused && checked !== undefined && conversion === undefined && webhookDecode === undefined) {
       const walk = (evaluation!.walk ??= new FusedWalk());
       // The shape holds for the patch as the op built it, not for a copy with the target's type keys.
       const shape = typedPatch === patch ? patchShape : undefined;
@@ -168,6 +172,7 @@ function ssaMerge(fused: boolean): MergeEngine {
     const r = applyStructuredMergeDiff(known.schema, known.typeRef, target ?? null, typedPatch, checked ? { atomicGuard: true, checked, keepEqual: true } : { atomicGuard: true, keepEqual: true });
     if (!r.ok) return failure(`error applying patch: ${r.diagnostics[0]?.message ?? 'merge failed'}`, op.origin);
     if (conversion !== undefined) return failure(conversionMessage(gvk, conversion), op.origin);
+    if (webhookDecode !== undefined) throw new RequestDenied(evalFailure('TM3006', webhookDecode, op.origin));
     return { ok: true, value: r.value, inPlace: false };
   };
 }

@@ -157,3 +157,27 @@ describe("an ApplyConfiguration's merged object converted back into its Go type"
     }
   });
 });
+
+describe("a Kyverno MutatingPolicy's merged ApplyConfiguration", () => {
+  it('is refused at kube-apiserver\'s decode when a value does not decode, and kept when it does', () => {
+    const policy = (cpu: string) => `apiVersion: policies.kyverno.io/v1alpha1
+kind: MutatingPolicy
+metadata: {name: decode}
+spec:
+  failurePolicy: Ignore
+  matchConstraints:
+    resourceRules: [{apiGroups: [""], apiVersions: [v1], operations: [CREATE], resources: [pods]}]
+  mutations:
+  - patchType: ApplyConfiguration
+    applyConfiguration:
+      expression: 'Object{spec: Object.spec{containers: [Object.spec.containers{name: "app", resources: Object.spec.containers.resources{limits: {"cpu": ${cpu}}}}]}}'
+`;
+    const run = (cpu: string) => apply(policiesOf('decode.yaml', policy(cpu)), { object: pod(), operation: 'CREATE' }, { trace: false });
+    const bad = run('"lots"');
+    expect(bad.allowed).toBe(false);
+    expect(bad.diagnostics.map((d) => d.message)).toEqual(["quantities must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'"]);
+    const good = run('"250m"');
+    expect(good.allowed).toBe(true);
+    expect(good.object).toEqual(pod({ containers: [{ name: 'app', image: 'i', resources: { limits: { cpu: '250m' } } }] }));
+  });
+});
