@@ -151,7 +151,8 @@ function parseWith(dialect: Dialect, policyDocs: readonly SourceDoc[], siblingDo
     return stop('unsupported', `dialect ${name} reads none of the policy documents (${kinds || 'no documents'})`);
   }
   const siblings = [...policyDocs.filter((d) => !dialect.recognizes(d)), ...siblingDocs];
-  const opts: ConformanceParseOptions = { siblings, ...(hints ? { conformance: hints } : {}) };
+  // A case of the Kyverno CLI (its loaders say so) has its MutatingAdmissionPolicy params picked as the CLI picks them.
+  const opts: ConformanceParseOptions = { siblings, ...(hints ? { conformance: hints } : {}), ...(hints?.['paramResolution'] === 'kyverno-cli' ? { paramResolution: 'kyverno-cli' } : {}) };
   const { admitted, diagnostics: refusals } = admitDocs(dialect, recognized, admission ?? {});
   if (hasErrors(refusals)) return { kind: 'rejected', diagnostics: refusals };
   const result = dialect.parse(admitted, opts);

@@ -11,6 +11,12 @@ export interface ParseOptions {
    * kinds it serves (a MutatingAdmissionPolicy's paramKind resolves against them).
    */
   runtime?: Runtime;
+  /**
+   * Who picks a MutatingAdmissionPolicy binding's params: kube-apiserver (the default: one invocation per
+   * param the paramRef selects), or the Kyverno CLI (`kyverno test`, `kyverno apply`), which evaluates once with
+   * every param a selector matches in one list (src/dialects/map/params.ts kyvernoCliVariants).
+   */
+  paramResolution?: 'apiserver' | 'kyverno-cli';
 }
 
 export interface ParseResult {

@@ -77,7 +77,7 @@ export function loadKyvernoCliCase(
   }
 
   const needs = needsClusterReason(manifest);
-  const hints: JsonObject = { mode };
+  const hints: JsonObject = { mode, paramResolution: 'kyverno-cli' };
   if (values.value) hints.values = values.value;
   return ok({
     ...base,

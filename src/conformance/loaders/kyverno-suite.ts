@@ -69,7 +69,7 @@ export function loadKyvernoSuiteResult(
     built.push({ label: labelOf(object), request, expect: expect.value, ruleResults });
   }
   const [first, ...rest] = built as [Subject, ...Subject[]];
-  const hints: JsonObject = {};
+  const hints: JsonObject = { paramResolution: 'kyverno-cli' };
   if (suite.values) hints.values = suite.values;
   if (suite.context !== undefined) hints.context = suite.context;
   // The Context file's images, for the runner's runtime (runners/mutate-existing.ts runSuiteCase).

@@ -128,3 +128,23 @@ export function paramVariants(policy: MapPolicy, binding: MapBinding, objects: r
   out.push({ error: 'failed to configure binding: cannot use namespaced paramRef in policy binding that matches cluster-scoped resources', clause: { scope: 'Cluster' } });
   return out;
 }
+
+/**
+ * The params of a binding as the Kyverno CLI picks them (pkg/admissionpolicy/mutate.go
+ * processMAPWithoutClient): one invocation. With a selector, every param object whose labels it matches, of any
+ * kind and namespace, as one list (`params.items`, an UnstructuredList's content), or null when none does;
+ * without one, the first object of the paramRef's name (else, with no name, of its namespace), or null. The
+ * paramKind is not resolved and parameterNotFoundAction not applied.
+ */
+export function kyvernoCliVariants(policy: MapPolicy, binding: MapBinding, objects: readonly ParamObject[]): ParamVariant[] {
+  if (!policy.paramKind) return [{}];
+  const ref = binding.paramRef;
+  if (!ref) return [{ params: null }];
+  if (ref.selector) {
+    const selector = compileLabelSelector(ref.selector).selector;
+    const items = objects.filter((o) => selector.matches(o.labels)).map((o) => o.value);
+    return [{ params: items.length > 0 ? { items } : null }];
+  }
+  const first = objects.find((o) => (ref.name ? o.name === ref.name : ref.namespace ? o.namespace === ref.namespace : false));
+  return [first === undefined ? { params: null } : { params: first.value, idSuffix: first.namespace === '' ? first.name : `${first.namespace}/${first.name}` }];
+}

@@ -10,7 +10,7 @@ import { readBinding } from './bindings.js';
 import { checkPolicyCel } from './cel-check.js';
 import { DIALECT, lowerInvocation } from './lower.js';
 import type { MapBinding, MapPolicy } from './model.js';
-import { collectCrds, collectParamObjects, paramVariants } from './params.js';
+import { collectCrds, collectParamObjects, kyvernoCliVariants, paramVariants } from './params.js';
 import { readPolicy } from './policy.js';
 import { isBindingDoc, isPolicyDoc } from './recognize.js';
 import { definedTwice, readChecked } from '../read-checked.js';
@@ -44,7 +44,8 @@ export function parseMap(docs: readonly SourceDoc[], opts: ParseOptions = {}): P
   for (const policy of policies) {
     for (const binding of bindings) {
       if (binding.policyName !== policy.name) continue;
-      for (const variant of paramVariants(policy, binding, params, served)) out.push(lowerInvocation(policy, binding, variant));
+      const variants = opts.paramResolution === 'kyverno-cli' ? kyvernoCliVariants(policy, binding, params) : paramVariants(policy, binding, params, served);
+      for (const variant of variants) out.push(lowerInvocation(policy, binding, variant));
     }
   }
   return { policies: out, diagnostics };

@@ -303,7 +303,8 @@ class SuiteRun {
     // `kyverno test` refuses a policy its validation refuses; the suite's policies are admitted as on a cluster.
     const admission = admitDocs(dialect, recognized, { mode: this.validate });
     if (hasErrors(admission.diagnostics)) return { ok: false, reason: `policy ${policyRef} did not run: ${firstError(admission.diagnostics)}` };
-    const parsed = dialect.parse(admission.admitted, { siblings, conformance } as Parameters<typeof dialect.parse>[1]);
+    // `kyverno test` picks a MutatingAdmissionPolicy's params its own way (params.ts kyvernoCliVariants).
+    const parsed = dialect.parse(admission.admitted, { siblings, conformance, paramResolution: 'kyverno-cli' } as Parameters<typeof dialect.parse>[1]);
     if (hasErrors(parsed.diagnostics)) return { ok: false, reason: `policy ${policyRef} did not run: ${firstError(parsed.diagnostics)}` };
     const { namespace, name } = splitRef(policyRef);
     // Policy ids: `name` or `ns/name` (Kyverno), `ns:name` (NamespacedMutatingPolicy), `policy/binding[/param]` (MAP).
