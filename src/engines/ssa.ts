@@ -532,7 +532,7 @@ function editDecodes(root: TypeNode, object: JsonValue, at: readonly string[]): 
     if (!isJsonObject(cur) || node.atom === undefined || node.map === undefined) return goDecodes(node, cur);
     const key = at[i]!;
     if (!hasOwn(cur, key)) return true;
-    const child = node.declaredNode(key) ?? (node.closed ? undefined : node.elementNode);
+    const child = node.keyNode(key);
     if (child === undefined) return true;
     node = child;
     cur = cur[key]!;

@@ -292,7 +292,7 @@ export function unmarshalerErrorIn(node: TypeNode, v: JsonValue): string | undef
   if (node.map === undefined) return undefined;
   for (const key in v) {
     if (!hasOwn(v, key)) continue;
-    const child = node.declaredNode(key) ?? (node.closed ? undefined : node.elementNode);
+    const child = node.keyNode(key);
     if (child === undefined) continue;
     const error = unmarshalerErrorIn(child, v[key]!);
     if (error !== undefined) return error;
@@ -361,7 +361,7 @@ export function unmarshalerReach(n: TypeNode): boolean {
 export function templateMayHoldUnmarshaler(template: PatchTemplate, node: TypeNode): boolean {
   if (node.atom === undefined || node.map === undefined) return unmarshalerReach(node);
   for (let i = 0; i < template.keys.length; i++) {
-    const child = node.declaredNode(template.keys[i]!) ?? (node.closed ? undefined : node.elementNode);
+    const child = node.keyNode(template.keys[i]!);
     if (child === undefined) continue;
     const sub = template.children[i];
     const items = template.items[i];

@@ -5,35 +5,21 @@
  * to one `replace` per element. Translated to MAP and re-executed against our Kyverno engine.
  */
 import { describe, expect, it } from 'vitest';
-import { kyvernoDialect } from '../../../src/dialects/kyverno/index.js';
 import type { JsonObject } from '../../../src/ir/json.js';
 import type { Policy } from '../../../src/ir/nodes.js';
-import { docs } from './support.js';
-import { outcome, refusal, toMap } from './kyverno-support.js';
+import { outcome, podRule, refusal, toMap } from './kyverno-support.js';
 
 function kyverno(order: string, steps: string, preconditions = ''): Policy[] {
-  const text = `apiVersion: kyverno.io/v1
-kind: ClusterPolicy
-metadata:
-  name: stack
-  annotations: {pod-policies.kyverno.io/autogen-controllers: none}
-spec:
-  rules:
-  - name: r
-    match:
-      any:
-      - resources:
-          kinds: [Pod]
-    mutate:
-      foreach:
-      - list: request.object.spec.containers[0].env
-        order: ${order}
-${preconditions.replace(/^/gm, '        ')}
-        patchesJson6902: |-
-${steps.replace(/^/gm, '          ')}`;
-  const r = kyvernoDialect.parse(docs(text));
-  expect(r.diagnostics.filter((d) => d.severity === 'error')).toEqual([]);
-  return r.policies;
+  return podRule(
+    'stack',
+    `mutate:
+  foreach:
+  - list: request.object.spec.containers[0].env
+    order: ${order}
+${preconditions.replace(/^/gm, '    ')}
+    patchesJson6902: |-
+${steps.replace(/^/gm, '      ')}`,
+  );
 }
 
 const pod = (env: JsonObject[]): JsonObject => ({

@@ -6,31 +6,12 @@
  * MAP fails instead of guessing. A hole alone in a plain scalar may come back as another type: still refused.
  */
 import { describe, expect, it } from 'vitest';
-import { kyvernoDialect } from '../../../src/dialects/kyverno/index.js';
 import type { JsonObject } from '../../../src/ir/json.js';
 import type { Policy } from '../../../src/ir/nodes.js';
-import { docs } from './support.js';
-import { outcome, refusal, toMap } from './kyverno-support.js';
+import { outcome, podRule, refusal, toMap } from './kyverno-support.js';
 
 function kyverno(patch: string): Policy[] {
-  const text = `apiVersion: kyverno.io/v1
-kind: ClusterPolicy
-metadata:
-  name: quoted
-  annotations: {pod-policies.kyverno.io/autogen-controllers: none}
-spec:
-  rules:
-  - name: r
-    match:
-      any:
-      - resources:
-          kinds: [Pod]
-    mutate:
-      patchesJson6902: |-
-${patch.replace(/^/gm, '        ')}`;
-  const r = kyvernoDialect.parse(docs(text));
-  expect(r.diagnostics.filter((d) => d.severity === 'error')).toEqual([]);
-  return r.policies;
+  return podRule('quoted', `mutate:\n  patchesJson6902: |-\n${patch.replace(/^/gm, '    ')}`);
 }
 
 function pod(image: string, labels: JsonObject = { app: 'web' }, env?: JsonObject[]): JsonObject {
