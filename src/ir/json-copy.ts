@@ -6,12 +6,16 @@
  * built key by key); replacing values of a spread copy stays the fastest.
  */
 import { copyObject, defineOwn, hasOwn, type JsonObject, type JsonValue } from './json.js';
+import { copyByShape } from './shape-copy.js';
 
 /**
  * A shallow copy that later gets new keys (same key order as the spread): Object.assign into `{}`; it assigns,
  * so a map with a `__proto__` key (the prototype's setter) is copied key by key.
  */
 export function copyForNewKeys(m: JsonObject): JsonObject {
+  // A map of a shape met before is copied by that shape's literal (shape-copy.ts), several times faster.
+  const byShape = copyByShape(m);
+  if (byShape !== undefined) return byShape;
   if (!hasOwn(m, '__proto__')) return Object.assign({}, m);
   const out: JsonObject = {};
   for (const key in m) if (hasOwn(m, key)) defineOwn(out, key, m[key]!);
