@@ -68,7 +68,9 @@ export function patchMembers(facts: ApplyRunFacts, hold: PatchHolding, doc: Json
   }
   const w: MemberWrite = { owned: hold.owned, created: [], inPlace: false };
   let out = doc;
-  let added = false;
+  // Whether a member was added, or set to a value unequal to the one it held: the paths are unrelated (checked
+  // above), so the document is equal to `doc` exactly when neither happened.
+  let differs = false;
   for (let i = 0; i < steps.length; i++) {
     const s = steps[i]!;
     const path = s.segments ?? decodedPath(s.path);
@@ -79,12 +81,12 @@ export function patchMembers(facts: ApplyRunFacts, hold: PatchHolding, doc: Json
     const had = hasOwn(parent, key) ? parent[key] : undefined;
     // A member that already holds the scalar is left as it is (evanphx-v4-in-place.ts does the same).
     if ((value === null || typeof value !== 'object') && had === value) continue;
-    if (had === undefined) added = true;
+    if (!differs) differs = had === undefined || !sameJson(had, value);
     out = code !== undefined ? code.write(out, value, w) : writeMember(out, path, value, w);
   }
   const inPlace = w.inPlace;
   if (inPlace) hold.changedInPlace = true;
-  else if (!added && out !== doc && sameJson(out, doc)) {
+  else if (!differs && out !== doc) {
     // Copies only, to an equal document: it keeps its identity, and nothing is owned (as patchInPlace).
     hold.owned = newEpoch();
     return doc;

@@ -84,11 +84,16 @@ interface KindFacts {
 class EvaluationFacts {
   kind: KindFacts | undefined = undefined;
   checked: CheckedSubtrees | undefined = undefined;
-  /** The fused merge's walk, started again per ApplyConfiguration. */
-  walk: FusedWalk | undefined = undefined;
 }
 
 const FACTS = Symbol('ssa evaluation facts');
+
+/**
+ * The fused merge's walk, started again per ApplyConfiguration: one for the module (a thread's). A merge runs
+ * from `start` to its result without calling out of the merge code (the patch is evaluated before), so two
+ * never overlap, and the walk's scratch lists are kept instead of made per evaluation.
+ */
+const FUSED_WALK = new FusedWalk();
 
 function evaluationFacts(memo: EvalMemo | undefined): EvaluationFacts | undefined {
   if (memo === undefined) return undefined;
@@ -163,7 +168,7 @@ function ssaMerge(fused: boolean): MergeEngine {
     // object into the Go type (ssaWebhookDecoder), where such a value is an InternalError no policy ignores.
     const webhookDecode = builtIn && op.origin.dialect === 'kyverno-mpol' && conversionError(known, typedPatch, typedPatch === patch ? patchShape : undefined) !== undefined ? goDecodeError(known.schema.node(known.typeRef), typedPatch) : undefined;
     if (fused && checked !== undefined && conversion === undefined && webhookDecode === undefined) {
-      const walk = (evaluation!.walk ??= new FusedWalk());
+      const walk = FUSED_WALK;
       // The shape holds for the patch as the op built it, not for a copy with the target's type keys.
       const shape = typedPatch === patch ? patchShape : undefined;
       const planned = applyFused(known.schema, known.typeRef, target ?? null, typedPatch, checked, owned, walk, shape);
@@ -193,7 +198,7 @@ function conversionMessage(gvk: GroupVersionKind, error: string): string {
 
 /**
  * What a run of MAP ApplyConfigurations (src/compile/map-rule-runs.ts) merges with, derived as the engine
- * derives it for one merge: the kind's schema, the evaluation's typing memo and its fused walk; undefined where
+ * derives it for one merge: the kind's schema, the evaluation's typing memo and the fused walk; undefined where
  * the engine would not take its fused path (an unknown kind, a schema with unmergeable lists).
  */
 export interface ApplyRunFacts {
@@ -216,7 +221,7 @@ export function applyRunFacts(request: AdmissionRequest, runtime: EngineContext[
   const known = facts.known;
   if (known === undefined || known.schema.hasUnmergeableLists()) return undefined;
   const checked = checkedSubtrees(evaluation, known.schema)!;
-  return { schema: known.schema, typeRef: known.typeRef, checked, walk: (evaluation.walk ??= new FusedWalk()), stringTypeKeys: facts.stringTypeKeys, apiVersion: facts.apiVersion, kind: facts.kind, goTyped: goTyped(known) };
+  return { schema: known.schema, typeRef: known.typeRef, checked, walk: FUSED_WALK, stringTypeKeys: facts.stringTypeKeys, apiVersion: facts.apiVersion, kind: facts.kind, goTyped: goTyped(known) };
 }
 
 const TYPE_KEYS = ['apiVersion', 'kind'] as const;

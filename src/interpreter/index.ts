@@ -91,6 +91,12 @@ export function apply(policies: readonly Policy[], given: AdmissionRequest, opts
     owned: newEpoch(),
     policyId: '',
     ruleName: undefined,
+    // Set later, declared here: a state that grows members goes through several hidden classes, and every
+    // site reading it then sees them all (one evaluation's state is read at hundreds of sites).
+    matchRequest: undefined,
+    matchRequestKept: undefined,
+    merges: undefined,
+    memo: undefined,
   };
   const units = unitsFor(policies, candidatesFor(policies, request), opts.interpret === true ? CLOSURES : GENERATED);
   let allowed = true;

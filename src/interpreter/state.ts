@@ -32,9 +32,9 @@ export interface EvalState {
   writes: number;
   readonly onFixpointConverged: FixpointConverged | undefined;
   /** The request rebuilt around the current object, for matching (see run-policy.ts currentRequest). */
-  matchRequest?: AdmissionRequest;
+  matchRequest: AdmissionRequest | undefined;
   /** The last request currentRequest built, kept across in-place writes: its object is still `object` then. */
-  matchRequestKept?: AdmissionRequest;
+  matchRequestKept: AdmissionRequest | undefined;
   /**
    * Maps and lists created by this evaluation since the last snapshot point (policy, rule, op when tracing):
    * referenced from nowhere else, so later writes change them in place. Reset whenever a snapshot is taken or
@@ -46,11 +46,11 @@ export interface EvalState {
    * is still `epoch`: every snapshot point and every value read from the object and stored starts a new
    * epoch, and so ends them too (ops/merge.ts).
    */
-  merges?: { epoch: Owned; owned: Owned };
+  merges: { epoch: Owned; owned: Owned } | undefined;
   policyId: string;
   ruleName: string | undefined;
   /** Engines' facts about this evaluation's documents, created on first use (see EvalMemo). */
-  memo?: EvalMemo;
+  memo: EvalMemo | undefined;
 }
 
 export function evalMemo(st: EvalState): EvalMemo {
