@@ -89,7 +89,11 @@ export interface DirectReads {
  * each under a key of its own. Documents are copy-on-write and the interpreter never writes in place into a
  * container it handed to an engine, so facts about a container stay true for the whole evaluation.
  */
-export type EvalMemo = Map<unknown, unknown>;
+export interface EvalMemo {
+  get(key: unknown): unknown;
+  set(key: unknown, value: unknown): unknown;
+  has(key: unknown): boolean;
+}
 
 /** What an engine is told about the evaluation it serves. */
 export interface EngineContext {

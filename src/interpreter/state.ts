@@ -54,5 +54,46 @@ export interface EvalState {
 }
 
 export function evalMemo(st: EvalState): EvalMemo {
-  return (st.memo ??= new Map());
+  return (st.memo ??= new SmallMemo());
+}
+
+/**
+ * An EvalMemo for the few keys an evaluation has (one per engine that keeps facts: two or three), in fields;
+ * a Map is made past them. One is made per evaluation, and a Map with its table cost more than the look-ups
+ * it serves (issue 17).
+ */
+export class SmallMemo implements EvalMemo {
+  private k0: unknown = undefined;
+  private v0: unknown = undefined;
+  private k1: unknown = undefined;
+  private v1: unknown = undefined;
+  private k2: unknown = undefined;
+  private v2: unknown = undefined;
+  private rest: Map<unknown, unknown> | undefined = undefined;
+
+  get(key: unknown): unknown {
+    if (key === this.k0) return this.v0;
+    if (key === this.k1) return this.v1;
+    if (key === this.k2) return this.v2;
+    return this.rest?.get(key);
+  }
+
+  has(key: unknown): boolean {
+    return (key === this.k0 && this.k0 !== undefined) || (key === this.k1 && this.k1 !== undefined) || (key === this.k2 && this.k2 !== undefined) || this.rest?.has(key) === true;
+  }
+
+  set(key: unknown, value: unknown): this {
+    if (key === undefined) throw new TypeError('transmute: an evaluation memo key may not be undefined');
+    if (key === this.k0 || this.k0 === undefined) {
+      this.k0 = key;
+      this.v0 = value;
+    } else if (key === this.k1 || this.k1 === undefined) {
+      this.k1 = key;
+      this.v1 = value;
+    } else if (key === this.k2 || this.k2 === undefined) {
+      this.k2 = key;
+      this.v2 = value;
+    } else (this.rest ??= new Map()).set(key, value);
+    return this;
+  }
 }
