@@ -12,15 +12,17 @@
  * The patch text may hold `{{ }}` variables: it is read with each hole as a placeholder, and every string
  * holding one is the Kyverno template it came from (a path `/spec/containers/{{elementIndex}}/image` is
  * built from the index). Steps are applied in order against the object as each finds it; the tests read the
- * object before the patch, so steps whose places overlap (one below or at another's) are refused, except
- * parents that an earlier `add` is known to have created.
+ * object before the patch, so steps whose places overlap (one below or at another's) are refused; a map an
+ * earlier `add` made sure of is not tested again, and what is tested below it is tested only where it was in
+ * the object (else the earlier step created it, with only its own path in it); a step through an element of
+ * a list an earlier step may have created or resized is refused.
  */
 import { parseDocument, visit } from 'yaml';
 import { isJsonObject, type JsonObject, type JsonValue } from '../../../ir/json.js';
 import type { JsonPatchOp, Op } from '../../../ir/nodes.js';
 import { notYet, type Refusal } from '../../generate-report.js';
 import { celLiteral } from '../emit-cel.js';
-import { celCollection, concat, cond, has, NONE, one, patch, ROOT, type Cel, type Place } from './cel-patch.js';
+import { and, celCollection, concat, cond, has, NONE, one, patch, ROOT, type Cel, type Place } from './cel-patch.js';
 import type { RuleScope } from './scope.js';
 import type { TemplateOptions } from '../../../lowering/jmes-cel/index.js';
 import { refused, writeProblem, type RuleCompiler } from './rule.js';
@@ -222,8 +224,20 @@ function padding(at: Place, n: number): Cel {
   return `[${indices}].filter(padIndex, padIndex >= size(${at.cel})).map(padIndex, ${patch('add', [...at.ptr, '/-'], 'null')})`;
 }
 
+/**
+ * What earlier steps of the same patch did, which a later step's tests (read from the object before the
+ * patch) must allow for.
+ */
+interface EarlierSteps {
+  /** Maps an earlier `add` walked through: they exist after it, created by it or already there. */
+  readonly known: Set<string>;
+  /** Lists an earlier step added an element to or removed one from: their indices moved. */
+  readonly resized: Set<string>;
+}
+
 /** `add` with EnsurePathExistsOnAdd (v5 ensurePathExists): missing parents created around the value. */
-function addStep(step: Step, known: Set<string>): R<Walked> {
+function addStep(step: Step, earlier: EarlierSteps): R<Walked> {
+  const known = earlier.known;
   const segs = step.segs;
   const value = step.value!;
   const build = (rest: readonly Seg[]): R<Cel> => {
@@ -244,13 +258,18 @@ function addStep(step: Step, known: Set<string>): R<Walked> {
     }
     return v;
   };
-  const walk = (at: Place, i: number, key: string): R<Cel> => {
+  // `unsure`: the presence tests of the maps on the way that an earlier step made sure of (`known`): each
+  // may have been there before the patch or been created by that step, holding then only what it wrote. A
+  // test of the object below one must hold of the object before the patch, so it is joined to them (CEL's
+  // `&&` reads no further than a false test): where they fail, what the earlier step created lacks the
+  // member too (it is not on that step's path, or `known` would hold it).
+  const walk = (at: Place, i: number, key: string, unsure: readonly Cel[]): R<Cel> => {
     const s = segs[i]!;
     const last = i === segs.length - 1;
     if ('index' in s) {
       const here: Place = { cel: `${at.cel}[${s.index}]`, ptr: [...at.ptr, '/', { cel: `string(${s.index})` }] };
       if (last) return one(patch('add', here.ptr, value));
-      const inner = walk(here, i + 1, `${key}/[]`);
+      const inner = walk(here, i + 1, `${key}/[]`, unsure);
       if (refused(inner)) return inner;
       // The element is one being iterated over: it exists.
       return inner;
@@ -259,10 +278,14 @@ function addStep(step: Step, known: Set<string>): R<Walked> {
     if (isIndexText(t) || t === '-' || /^-\d+$/.test(t)) {
       // On a list: `-` appends, an index inserts (v5 with SupportNegativeIndices; -1 appends too).
       if (last) return one(patch('add', [...at.ptr, `/${t}`], value));
+      // Through an element: its index is read from the list before the patch, which must then be the list
+      // this step finds (not one an earlier step may have created, nor one whose elements it moved).
+      if (unsure.length > 0 || earlier.resized.has(key)) return notYet(`a JSON patch step through an element of ${key}, a list an earlier step of the patch may create or resize`);
+      if (t === '-1') return throughLast(at, i, key);
       if (!isIndexText(t)) return notYet(`a path through ${t}`);
       const n = Number(t);
       const here: Place = { cel: `${at.cel}[${n}]`, ptr: [...at.ptr, `/${n}`] };
-      const inner = walk(here, i + 1, `${key}/${t}`);
+      const inner = walk(here, i + 1, `${key}/${t}`, []);
       if (refused(inner)) return inner;
       // A list too short for the index is padded with nulls up to it (ensurePathExists), and the element is
       // created in the slot after them (partialArray.add).
@@ -275,16 +298,30 @@ function addStep(step: Step, known: Set<string>): R<Walked> {
     const here: Place = { cel: `${at.cel}${/^[A-Za-z_][A-Za-z0-9_]*$/.test(t) ? `.${t}` : `[${JSON.stringify(t)}]`}`, ptr: [...at.ptr, `/${t.replaceAll('~', '~0').replaceAll('/', '~1')}`] };
     const k = `${key}/${t}`;
     if (last) return one(patch('add', here.ptr, value));
-    const inner = walk(here, i + 1, k);
-    if (refused(inner)) return inner;
     // Above a computed index (an element of the list being iterated) every place exists.
-    if (known.has(k) || segs.slice(i + 1).some((x) => 'index' in x)) return inner;
-    const rest = segs.slice(i + 1);
-    const made = build(rest);
+    if (segs.slice(i + 1).some((x) => 'index' in x)) return walk(here, i + 1, k, unsure);
+    if (known.has(k)) return walk(here, i + 1, k, [...unsure, has(at, t)]);
+    const inner = walk(here, i + 1, k, []);
+    if (refused(inner)) return inner;
+    const made = build(segs.slice(i + 1));
     if (refused(made)) return made;
-    return cond(has(at, t), inner, one(patch('add', here.ptr, made)));
+    return cond(and([...unsure, has(at, t)]), inner, one(patch('add', here.ptr, made)));
   };
-  const r = walk(ROOT, 0, '');
+  /**
+   * Through `-1`, the list's last element (SupportNegativeIndices), which ensurePathExists finds missing in an
+   * empty list or where it is null: a new container for the rest of the path is then appended (partialArray.add
+   * at -1, the append position), and the rest of the path is written into it.
+   */
+  const throughLast = (at: Place, i: number, key: string): R<Cel> => {
+    const index = `(size(${at.cel}) - 1)`;
+    const here: Place = { cel: `${at.cel}[${index}]`, ptr: [...at.ptr, '/', { cel: `string(${index})` }] };
+    const inner = walk(here, i + 1, `${key}/-1`, []);
+    if (refused(inner)) return inner;
+    const made = build(segs.slice(i + 1));
+    if (refused(made)) return made;
+    return cond(`size(${at.cel}) > 0 && ${here.cel} != null`, inner, one(patch('add', [...at.ptr, '/-'], made)));
+  };
+  const r = walk(ROOT, 0, '', []);
   if (refused(r)) return r;
   // After the step every map on the path exists.
   let k = '';
@@ -318,6 +355,19 @@ function presence(segs: readonly Seg[]): R<{ tests: Cel[]; place: Place }> {
   return { tests, place: at };
 }
 
+/**
+ * The key (as addStep walks it) of the list whose elements the step moves, an `add` or `remove` of one of
+ * its elements, or undefined.
+ */
+function resizedList(step: Step): string | undefined {
+  if (step.op === 'replace') return undefined;
+  const lastSeg = step.segs[step.segs.length - 1];
+  if (lastSeg === undefined || 'index' in lastSeg || !(isIndexText(lastSeg.text) || lastSeg.text === '-' || /^-\d+$/.test(lastSeg.text))) return undefined;
+  let key = '';
+  for (const s of step.segs.slice(0, -1)) key = `${key}/${'index' in s ? '[]' : s.text}`;
+  return key;
+}
+
 function keyOf(segs: readonly Seg[]): string {
   return segs.map((s) => ('index' in s ? `[${s.index}]` : s.text)).join('/');
 }
@@ -335,15 +385,17 @@ function overlaps(a: readonly Seg[], b: readonly Seg[]): boolean {
 }
 
 export function stepsPatches(steps: readonly Step[]): R<Cel> {
-  const known = new Set<string>();
+  const earlier: EarlierSteps = { known: new Set<string>(), resized: new Set<string>() };
   const parts: Cel[] = [];
   for (const [i, step] of steps.entries()) {
     // The tests read the object before the patch: a step at or below another's place would test stale
     // content. Shared parents are fine, an earlier add is known to have created them.
     const clash = steps.slice(0, i).find((earlier) => overlaps(earlier.segs, step.segs));
     if (clash) return notYet(`JSON patch steps on overlapping places (/${keyOf(clash.segs)}, /${keyOf(step.segs)})`);
+    const list = resizedList(step);
+    if (list !== undefined) earlier.resized.add(list);
     if (step.op === 'add') {
-      const w = addStep(step, known);
+      const w = addStep(step, earlier);
       if (refused(w)) return w;
       parts.push(w.patches);
       continue;
