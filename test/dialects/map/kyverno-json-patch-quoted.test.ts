@@ -64,6 +64,12 @@ const PATCHES: [string, string][] = [
   path: /metadata/labels/copy
   value: 'v-{{ request.object.metadata.labels.app || 'none' }}'`,
   ],
+  [
+    'a hole inside a hole, as a raw string of the outer one (Kyverno substitutes the inner one first)',
+    `- op: add
+  path: /metadata/labels/image
+  value: "{{ replace_all('{{request.object.spec.containers[0].image}}', ':', '-') }}"`,
+  ],
 ];
 
 describe('Kyverno JSON patch variables in quoted scalars, to MAP', () => {
@@ -75,6 +81,9 @@ describe('Kyverno JSON patch variables in quoted scalars, to MAP', () => {
         const image = String(((object.spec as JsonObject).containers as JsonObject[])[0]!.image);
         if (patch.includes("'v-") ? false : /["\\]/.test(image)) continue;
         if (patch.includes("'v-") && image.includes("'")) continue;
+        // An inner value holding a quote or a brace would change the raw string Kyverno reads around it: the
+        // CEL fails there, as its translation note says (src/lowering/jmes-cel/template.ts nestedHole).
+        if (patch.includes("('{{") && /[{}']/.test(image)) continue;
         expect(outcome(map, object), JSON.stringify(object)).toEqual(outcome(source, object));
       }
     });

@@ -40,7 +40,32 @@ interface Step {
   json?: JsonValue;
 }
 
-const HOLE = /\{\{[\s\S]*?\}\}/g;
+/**
+ * `text` with each outermost `{{ … }}` replaced by `mask(hole)`: a hole may hold holes (Kyverno substitutes
+ * the inner ones first, then reads the text they make: the template compiler replays that on the hole's
+ * text), so `{{` opens one more and `}}` closes one. A `}}` outside any hole, or a hole left open, stays in
+ * the text (the caller refuses it).
+ */
+function maskHoles(text: string, mask: (hole: string) => string): string {
+  let out = '';
+  let start = -1;
+  let depth = 0;
+  let i = 0;
+  while (i < text.length) {
+    if (text.startsWith('{{', i)) {
+      if (depth === 0) start = i;
+      depth++;
+      i += 2;
+    } else if (depth > 0 && text.startsWith('}}', i)) {
+      i += 2;
+      if (--depth === 0) out += mask(text.slice(start, i));
+    } else {
+      if (depth === 0) out += text[i];
+      i++;
+    }
+  }
+  return depth > 0 ? out + text.slice(start) : out;
+}
 
 /**
  * How the scalar holding a hole is written, which decides how the text substituted into it is read back
@@ -55,11 +80,11 @@ const STYLE_MARK = /^__transmute_(double|single|block)__/;
 /** The step list of a templated patch text: holes become placeholders while the text is read as YAML. */
 function templatedSteps(text: string): R<{ steps: JsonValue; holes: string[]; json: boolean }> {
   const holes: string[] = [];
-  const marked = text.replace(HOLE, (h) => {
+  const marked = maskHoles(text, (h) => {
     holes.push(h);
     return `__transmute_hole_${holes.length - 1}__`;
   });
-  if (/\{\{|\}\}/.test(marked)) return notYet('nested or unbalanced {{ }} in a JSON patch');
+  if (/\{\{|\}\}/.test(marked)) return notYet('unbalanced {{ }} in a JSON patch');
   if (/__transmute_(double|single|block)__/.test(marked)) return notYet('a JSON patch holding transmute\'s own style marks');
   const doc = parseDocument(marked);
   if (doc.errors.length > 0) return notYet('a JSON patch whose text is not YAML once its variables are set aside');
