@@ -14,7 +14,7 @@ export type Binding =
   | { cel: string; type?: Ty }
   | { fields: Record<string, Binding>; cel?: string; type?: Ty }
   /** A map with no CEL value of its own, looked up by key (`images.containers`): the value at one key. */
-  | { keyed: (key: Frag, mode: Mode, cx: Cx) => Frag; what: string };
+  | { keyed: (key: Frag, mode: Mode, cx: Cx) => Frag; what: string; whole?: (mode: Mode, cx: Cx) => Frag };
 
 export interface JmesCelScope {
   /** What a JMESPath root identifier (first field of the expression) means in CEL; undefined = not available in the target. */

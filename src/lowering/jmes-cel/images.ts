@@ -111,11 +111,29 @@ function lookup(variable: string, list: string, key: Frag, mode: Mode, cx: Cx): 
 }
 
 /**
+ * `images.<list>` as a whole: the map of container name to entry, keys in the order of each name's first
+ * container and the last one's entry (src/dialects/kyverno/document.ts imagesOf writes it so), or the
+ * missing key where no container of the list has an entry (Kyverno leaves the list out of `images`).
+ */
+function wholeList(variable: string, list: string, mode: Mode, cx: Cx): Frag {
+  const [es, i, x, j, y, n, f] = ['es', 'i', 'x', 'j', 'y', 'n', 'f'].map((h) => cx.names.fresh(h));
+  const missing = mode === 'strict' ? fail(`Unknown key "${list}" in path: no container of the list has an image Kyverno parses`) : NULL;
+  const names = `${es}.transformList(${i}, ${x}, !${es}.exists(${j}, ${y}, ${j} < ${i} && ${y}.name == ${x}.name), ${x}.name)`;
+  const last = `[${es}.filter(${y}, ${y}.name == ${n})].map(${f}, ${f}[size(${f}) - 1].image)[0]`;
+  const map = tfrag(`${names}.transformMapEntry(${i}, ${n}, {${n}: ${last}})`, { k: 'map', fields: {}, required: [], rest: ENTRY_TYPE });
+  const body = cond(`size(${es}) > 0`, map, missing);
+  const entries = `${variable}.filter(${x}, ${x}.list == ${celString(list)})`;
+  return { ...frag(`[${entries}].map(${es}, ${body.cel})[0]`, body.t, { err: body.err, atom: true }), ty: body.ty };
+}
+
+/**
  * The `images` root, reading the policy variable `variable()` names (imagesVariable; declared by the caller
  * on its first use).
  */
 export function imagesBinding(variable: () => string): Binding {
   const fields: Record<string, Binding> = {};
-  for (const list of LISTS) fields[list] = { keyed: (key, mode, cx) => lookup(variable(), list, key, mode, cx), what: `images.${list}` };
+  for (const list of LISTS) {
+    fields[list] = { keyed: (key, mode, cx) => lookup(variable(), list, key, mode, cx), whole: (mode, cx) => wholeList(variable(), list, mode, cx), what: `images.${list}` };
+  }
   return { fields };
 }

@@ -10,7 +10,8 @@ import { bindAll, cond, external, fail, frag, NULL, op, strFrag, type Frag } fro
 import { cannot, yet } from './refuse.js';
 import { requestPathType } from './request-type.js';
 
-export type Cur = { kind: 'root' } | { kind: 'binding'; b: Binding; path: string } | { kind: 'value'; f: Frag };
+/** A binding reached by a field access remembers that access's mode, for its value as a whole (asValue). */
+export type Cur = { kind: 'root' } | { kind: 'binding'; b: Binding; path: string; mode?: Mode } | { kind: 'value'; f: Frag };
 
 export const ROOT: Cur = { kind: 'root' };
 
@@ -53,7 +54,10 @@ export function asValue(cur: Cur, cx: Cx): Frag {
     case 'root':
       return cannot('the whole Kyverno context (`@` at the top of an expression, `*`, or a function of it) has no CEL value');
     case 'binding':
-      if ('keyed' in cur.b) return yet(`\`${cur.b.what}\` as a whole (only its entries, looked up by name, are compiled)`);
+      if ('keyed' in cur.b) {
+        if (cur.b.whole !== undefined) return cur.b.whole(cur.mode ?? 'strict', cx);
+        return yet(`\`${cur.b.what}\` as a whole (only its entries, looked up by name, are compiled)`);
+      }
       // The caller's type, else the one Kyverno guarantees for a request field (request-type.ts).
       if (cur.b.cel !== undefined) return external(cur.b.cel, cur.b.type ?? requestPathType(cur.path));
       return cannot(`\`${cur.path}\` as a whole has no CEL value in the ${cx.caps.env === 'map' ? 'MutatingAdmissionPolicy' : 'Kyverno MutatingPolicy'} environment (only some of its fields are bound)`);
@@ -79,7 +83,7 @@ export function fieldOf(cur: Cur, name: string, mode: Mode, cx: Cx): Cur {
       const env = cx.caps.env === 'map' ? 'MutatingAdmissionPolicy' : 'Kyverno MutatingPolicy';
       cannot(`\`${cur.path}.${name}\` is not available in the ${env} CEL environment`);
     }
-    return { kind: 'binding', b: sub, path: `${cur.path}.${name}` };
+    return { kind: 'binding', b: sub, path: `${cur.path}.${name}`, mode };
   }
   return valueCur(chain(asValue(cur, cx), [{ kind: 'field', name }], mode, cx));
 }

@@ -97,10 +97,25 @@ const ANNOTATIONS = `      patchStrategicMerge:
             init: '{{ images.initContainers.web.name || ''-'' }}'
             digest: '{{ images.containers.web.digest || ''-'' }}'`;
 
+// A list of `images` as a whole: a map of container name to entry (the last container's of a name).
+const WHOLE = `      patchStrategicMerge:
+        metadata:
+          annotations:
+            registries: '{{ join(''+'', images.containers.*.registry || \`[]\`) }}'
+            names: '{{ join(''+'', keys(images.containers)) }}'
+            inits: 'n{{ length(images.initContainers || \`{}\`) }}'
+            tags: '{{ join(''+'', images.initContainers.*.tag || \`["none"]\`) }}'`;
+
+const WHOLE_STRICT = `      patchStrategicMerge:
+        metadata:
+          annotations:
+            inits: 'n{{ length(images.initContainers) }}'`;
+
 describe('Kyverno images and nested holes, to MAP and MutatingPolicy', () => {
   for (const [what, mutate] of [
     ['a foreach over containers rewriting each image from its own entry', FOREACH],
     ['annotations from entries looked up by a literal and by a templated name', ANNOTATIONS],
+    ['annotations from a list of images as a whole', WHOLE],
   ] as const) {
     for (const to of ['map', 'kyverno-mpol'] as const) {
       it(`${what} (${to}) gives Kyverno's result on every Pod`, () => {
@@ -116,6 +131,14 @@ describe('Kyverno images and nested holes, to MAP and MutatingPolicy', () => {
       });
     }
   }
+
+  it('a list of images read whole where the Pod has none of it fails where Kyverno fails', () => {
+    const source = kyverno('Pod', WHOLE_STRICT);
+    for (const to of ['map', 'kyverno-mpol'] as const) {
+      const target = translated(source, to);
+      for (const object of PODS) expect(outcome(target, object), `${to} ${JSON.stringify(object.spec)}`).toEqual(outcome(source, object));
+    }
+  });
 
   it('reads the pod template of a Deployment', () => {
     const source = kyverno('apps/v1/Deployment', `      patchStrategicMerge:
