@@ -164,10 +164,9 @@ function ssaMerge(fused: boolean): MergeEngine {
     // (ConvertToVersion): a value a type's own UnmarshalJSON refuses fails the mutation, a policy error.
     const builtIn = known === facts.known && goTyped(known);
     const conversion = builtIn && op.origin.dialect === 'map' ? conversionError(known, typedPatch, typedPatch === patch ? patchShape : undefined) : undefined;
-    // Kyverno's webhook merges a MutatingPolicy's ApplyConfiguration; kube-apiserver then decodes the patched
-    // object into the Go type (ssaWebhookDecoder), where such a value is an InternalError no policy ignores.
-    const webhookDecode = builtIn && op.origin.dialect === 'kyverno-mpol' && conversionError(known, typedPatch, typedPatch === patch ? patchShape : undefined) !== undefined ? goDecodeError(known.schema.node(known.typeRef), typedPatch) : undefined;
-    if (fused && checked !== undefined && conversion === undefined && webhookDecode === undefined) {
+    // Kyverno's webhook merges a MutatingPolicy's ApplyConfiguration as it is: kube-apiserver decodes the
+    // object the whole policy made (ssaWebhookDecoder, run from run-policy.ts webhookDecoded).
+    if (fused && checked !== undefined && conversion === undefined) {
       const walk = FUSED_WALK;
       // The shape holds for the patch as the op built it, not for a copy with the target's type keys.
       const shape = typedPatch === patch ? patchShape : undefined;
@@ -177,7 +176,6 @@ function ssaMerge(fused: boolean): MergeEngine {
     const r = applyStructuredMergeDiff(known.schema, known.typeRef, target ?? null, typedPatch, checked ? { atomicGuard: true, checked, keepEqual: true } : { atomicGuard: true, keepEqual: true });
     if (!r.ok) return failure(`error applying patch: ${r.diagnostics[0]?.message ?? 'merge failed'}`, op.origin);
     if (conversion !== undefined) return failure(conversionMessage(gvk, conversion), op.origin);
-    if (webhookDecode !== undefined) throw new RequestDenied(evalFailure('TM3006', webhookDecode, op.origin));
     return { ok: true, value: r.value, inPlace: false };
   };
 }

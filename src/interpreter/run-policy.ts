@@ -7,9 +7,9 @@ import type { CompiledMatch, MatchOutcome } from '../k8s/match.js';
 import type { AdmissionRequest } from '../k8s/request.js';
 import type { TraceEvent } from './api.js';
 import { describeGuard, type CompiledGuard, type CompiledPolicy } from './compile.js';
-import { EvalFailure } from './failure.js';
+import { EvalFailure, evalFailure } from './failure.js';
 import { Scope } from './scope.js';
-import type { EvalState } from './state.js';
+import { evalMemo, type EvalState } from './state.js';
 
 /** Raised (as a value) when an error must stop the whole request: failurePolicy Fail. */
 export class RequestDenied {
@@ -223,7 +223,26 @@ export function runPolicy(cp: CompiledPolicy, st: EvalState, pass?: number, keep
       throw denial(policy, e);
     }
   }
+  if (policy.origin.dialect === 'kyverno-mpol' && st.object !== start) webhookDecoded(st, start, policy);
   return st.object !== start;
+}
+
+/**
+ * Kyverno registers a webhook per MutatingPolicy, which patches the unstructured object with every mutation
+ * of the policy and answers with the patch of them all; kube-apiserver (webhook/mutating/dispatcher.go)
+ * decodes the patched object once (Runtime.webhookDecoder: undeclared fields dropped, a value of the wrong
+ * Go type an InternalError, which no failure policy ignores). So a mutation sees what an earlier one of the
+ * same policy wrote, decoded or not, and only the policy's result must decode.
+ */
+function webhookDecoded(st: EvalState, start: EvalState['object'], policy: Policy): void {
+  const decoder = st.runtime.webhookDecoder;
+  if (decoder === undefined || st.object === null) return;
+  const decoded = decoder(st.object, { request: st.request, runtime: st.runtime, memo: evalMemo(st) }, start ?? undefined);
+  if (!decoded.ok) throw new RequestDenied(evalFailure('TM3006', decoded.message, policy.rules[0]?.origin ?? policy.origin));
+  if (decoded.value !== st.object) {
+    st.object = decoded.value;
+    st.owned = newEpoch();
+  }
 }
 
 /**

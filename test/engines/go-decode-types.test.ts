@@ -122,6 +122,53 @@ spec:
   });
 });
 
+describe("a Kyverno MutatingPolicy's result, decoded once per policy", () => {
+  // Kyverno registers a webhook per MutatingPolicy and answers with the patch of all its mutations;
+  // kube-apiserver decodes that result, not each mutation's.
+  const policy = (name: string, expressions: string[]) => `apiVersion: policies.kyverno.io/v1alpha1
+kind: MutatingPolicy
+metadata: {name: ${name}}
+spec:
+  matchConstraints:
+    resourceRules: [{apiGroups: [""], apiVersions: [v1], operations: [CREATE], resources: [pods]}]
+  mutations:
+${expressions.map((e) => `  - patchType: JSONPatch\n    jsonPatch:\n      expression: '${e}'\n`).join('')}`;
+  const run = (text: string, interpret: boolean) => apply(policiesOf('once.yaml', text), { object: pod(), operation: 'CREATE' }, { trace: false, interpret, runtime: createRuntime() });
+
+  it('lets a later mutation correct a value an earlier one wrote that would not decode', () => {
+    const text = policy('correct', ['[JSONPatch{op: "add", path: "/metadata/labels", value: {"a": 1}}]', '[JSONPatch{op: "replace", path: "/metadata/labels/a", value: "1"}]']);
+    for (const interpret of [false, true]) {
+      const r = run(text, interpret);
+      expect(r.allowed).toBe(true);
+      expect((r.object as JsonObject).metadata).toEqual({ name: 'p', namespace: 'ns', labels: { a: '1' } });
+    }
+  });
+
+  it('shows a later mutation of the same policy an undeclared field, which the decode then drops', () => {
+    const marks = '[JSONPatch{op: "add", path: "/spec/marker", value: "x"}]';
+    const reads = 'has(object.spec.marker) ? [JSONPatch{op: "add", path: "/metadata/labels", value: {"seen": "yes"}}] : []';
+    for (const interpret of [false, true]) {
+      const same = run(policy('same', [marks, reads]), interpret);
+      expect(same.allowed).toBe(true);
+      expect((same.object as JsonObject).metadata).toEqual({ name: 'p', namespace: 'ns', labels: { seen: 'yes' } });
+      expect((same.object as JsonObject).spec).toEqual((pod().spec as JsonObject));
+      // Two policies are two webhooks: the second finds the first's result decoded.
+      const apart = run(`${policy('first', [marks])}---\n${policy('second', [reads])}`, interpret);
+      expect(apart.allowed).toBe(true);
+      expect(apart.object).toEqual(pod());
+    }
+  });
+
+  it('still refuses a result that does not decode, whichever mutation wrote it', () => {
+    const text = policy('late', ['[JSONPatch{op: "add", path: "/metadata/labels", value: {"a": "1"}}]', '[JSONPatch{op: "add", path: "/metadata/labels/b", value: 2}]']);
+    for (const interpret of [false, true]) {
+      const r = run(text, interpret);
+      expect(r.allowed).toBe(false);
+      expect(r.diagnostics.map((d) => d.message)).toEqual(['json: cannot unmarshal number into Go struct field ObjectMeta.metadata.labels of type string']);
+    }
+  });
+});
+
 describe("an ApplyConfiguration's merged object converted back into its Go type", () => {
   const quantity = "unable to convert unstructured object to /v1, Kind=Pod: quantities must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'";
   const limits = (cpu: string) => applyConfiguration(`Object{spec: Object.spec{containers: [Object.spec.containers{name: "app", resources: Object.spec.containers.resources{limits: {"cpu": ${cpu}}}}]}}`);

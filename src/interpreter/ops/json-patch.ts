@@ -204,12 +204,9 @@ export function jsonPatchParts(op: JsonPatchOp): JsonPatchParts {
     else r = applyPatch(before, concrete, op.profile);
     if (r.ok) {
       let doc = r.doc;
-      if (op.profile === 'evanphx-v4' && inWebhook) {
-        const decoded = st.runtime.webhookDecoder?.(doc, { request: st.request, runtime: st.runtime, memo: evalMemo(st) }, before);
-        // dispatcher.go: a patched object that does not decode is an InternalError, which no failure policy ignores.
-        if (decoded !== undefined && !decoded.ok) throw new RequestDenied(evalFailure('TM3006', decoded.message, op.origin));
-        if (decoded !== undefined) doc = decoded.value;
-      } else if (op.profile === 'evanphx-v4') {
+      // Kyverno's webhook patches the unstructured object; kube-apiserver decodes what the whole policy made
+      // (run-policy.ts webhookDecoded), not each mutation's result.
+      if (op.profile === 'evanphx-v4' && !inWebhook) {
         // MAP patch/json_patch.go decodes the result strictly into the kind's Go type; a failure is an
         // InternalError StatusError, which no failure policy turns into "ignore" (dispatcher.go).
         // One shape of context whether or not there is an edit (a missing member is a slow read in the decoder).
