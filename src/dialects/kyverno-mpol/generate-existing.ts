@@ -40,6 +40,7 @@ import { guessResource, lookupKind } from '../../k8s/resources.js';
 import type { GenerateOptions } from '../dialect.js';
 import { cannot, GenerationReport, isRefusal, notYet, type Refusal } from '../generate-report.js';
 import { contextLets } from '../kyverno/context.js';
+import { patchOnTarget } from '../kyverno/mutate-existing.js';
 import { parseKyverno, recognizesKyverno } from '../kyverno/parse.js';
 import { preconditionsGuard } from '../kyverno/preconditions.js';
 import { Reader } from '../kyverno/reader.js';
@@ -228,7 +229,9 @@ function emitRule(er: ExistingRule, apiVersion: string, diagnostics: Diagnostic[
   const tAt: YamlPath = [...at, 'mutate', 'targets', 0];
   const target = obj(targets[0]);
   if (!target) return refuse(notYet('a target spec that is not a mapping'), tAt);
-  if (AT_HOLE.test(JSON.stringify(er.rule))) return refuse(notYet('{{@}} in a mutate-existing rule (it reads the target)'), at);
+  // `{{@}}` in the strategic merge patch reads the target, the MutatingPolicy's `object` (as the engine reads it).
+  const onTarget = patchOnTarget(er.rule);
+  if (AT_HOLE.test(JSON.stringify(onTarget))) return refuse(notYet('{{@}} in a mutate-existing rule other than in its patchStrategicMerge'), at);
   for (const k of Object.keys(target)) {
     if (!['apiVersion', 'kind', 'name', 'namespace', 'selector', 'context', 'preconditions'].includes(k)) return refuse(notYet(`the target field ${k}`), [...tAt, k]);
   }
@@ -249,7 +252,7 @@ function emitRule(er: ExistingRule, apiVersion: string, diagnostics: Diagnostic[
   if (!info) notes.push({ message: `target kind ${kind} of ${apiVersion0} is not a built-in kind: its resource is taken to be "${resource}" (apimachinery's guess); a custom resource with another plural is not found`, origin: origin([...tAt, 'kind']) });
 
   // The rule's operations decide how `request.object` reads on a DELETE trigger.
-  const derived = derivedDoc(doc, index, withoutTargets(er.rule));
+  const derived = derivedDoc(doc, index, withoutTargets(onTarget));
   const parsed = parseKyverno([derived]);
   diagnostics.push(...parsed.diagnostics);
   if (parsed.diagnostics.some((d) => d.severity === 'error')) return refuse(notYet('a rule the Kyverno dialect rejects'));
@@ -258,11 +261,11 @@ function emitRule(er: ExistingRule, apiVersion: string, diagnostics: Diagnostic[
   const ops = triggerOperations(irRule.match);
   if (isRefusal(ops)) return refuse(ops, [...at, 'match']);
   const deletes = ops.includes('DELETE');
-  if (deletes && ops.length > 1 && JSON.stringify(er.rule).includes('request.object')) {
+  if (deletes && ops.length > 1 && JSON.stringify(onTarget).includes('request.object')) {
     return refuse(notYet('request.object in a rule triggered by DELETE and other operations (Kyverno reads request.oldObject in its place on DELETE only)'), [...at, 'match']);
   }
   // On DELETE Kyverno reads request.oldObject wherever a variable says request.object (vars.go).
-  const rule = deletes ? (onDelete(er.rule) as JsonObject) : er.rule;
+  const rule = deletes ? (onDelete(onTarget) as JsonObject) : onTarget;
   const source: SourceDoc = deletes ? { ...doc, value: withRule(policy, index, rule) } : doc;
   const work = deletes ? parseKyverno([derivedDoc(source, index, withoutTargets(rule))]).policies[0]?.rules[0] : irRule;
   if (!work) return refuse(notYet('a rule the Kyverno dialect rejects'));

@@ -197,10 +197,7 @@ function mutateTarget(
   opts: ParseOptions | undefined,
   runtime: Runtime | undefined,
 ): ApplyResult {
-  const { targets: _targets, ...patch } = obj(rule.mutate) ?? {};
-  if (isJsonObject(patch.patchStrategicMerge) || Array.isArray(patch.patchStrategicMerge)) {
-    patch.patchStrategicMerge = atHolesOnTarget(patch.patchStrategicMerge, ['mutate', 'patchStrategicMerge']);
-  }
+  const { targets: _targets, ...patch } = obj(patchOnTarget(rule).mutate) ?? {};
   const bound = { name: '', variable: { value: '' } };
   const context = [
     { ...bound, name: 'request' },
@@ -226,6 +223,17 @@ function mutateTarget(
   }
   const operation = trigger.operation === 'DELETE' ? 'UPDATE' : trigger.operation;
   return apply(parsed.policies, { object: target, operation }, runtime ? { runtime } : {});
+}
+
+/**
+ * The mutate-existing rule with the `{{@}}` holes of its strategic merge patch reading the target: `@` is the
+ * leaf's place in the target, the document the patch lands on (vars.go: prefix `target` when a target is in
+ * context). Other holes are left as they are.
+ */
+export function patchOnTarget(rule: JsonObject): JsonObject {
+  const mutate = obj(rule.mutate);
+  if (mutate === undefined || !(isJsonObject(mutate.patchStrategicMerge) || Array.isArray(mutate.patchStrategicMerge))) return rule;
+  return { ...rule, mutate: { ...mutate, patchStrategicMerge: atHolesOnTarget(mutate.patchStrategicMerge, ['mutate', 'patchStrategicMerge']) } };
 }
 
 /** `{{@}}` in a mutate-existing patch reads the target (vars.go: prefix `target` when a target is in context). */

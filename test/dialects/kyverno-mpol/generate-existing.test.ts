@@ -257,6 +257,29 @@ mutate:
     expect(outs.flatMap((o) => o.writes)).toEqual([]);
   });
 
+  it('{{@}} in the patch reads the target, the MutatingPolicy\'s object', () => {
+    const text = clusterPolicy(`match:
+  any:
+  - resources:
+      kinds: [ConfigMap]
+      names: [cmone]
+mutate:
+  targets:
+  - apiVersion: v1
+    kind: ConfigMap
+    name: cmtwo
+    namespace: "{{ request.object.metadata.namespace }}"
+  patchStrategicMerge:
+    data:
+      keytwo: "{{ @ }} plus {{ request.object.data.keyone }}"`);
+    const trigger = { ...obj('ConfigMap', 'cmone', 'foo'), data: { keyone: 'one' } };
+    const had = { ...obj('ConfigMap', 'cmtwo', 'foo'), data: { keytwo: 'two' } };
+    const out = sameTargets(text, create(trigger), [had, obj('ConfigMap', 'cmtwo', 'bar')]);
+    expect(out.get('ConfigMap/foo/cmtwo')!.data).toEqual({ keytwo: 'two plus one' });
+    // A target without the field: whatever Kyverno makes of the missing `@`, the translation makes too.
+    sameTargets(text, create({ ...obj('ConfigMap', 'cmone', 'bar'), data: { keyone: 'x' } }), [had, obj('ConfigMap', 'cmtwo', 'bar')]);
+  });
+
   it('refuses what a MutatingPolicy cannot say, or transmute does not say yet, with the class', () => {
     const refusal = (text: string) => {
       const g = generateMutateExistingMpol(docs(text, 'kyverno.yaml'), { unsupported: 'error' });
