@@ -258,7 +258,18 @@ interface EarlierSteps {
   readonly known: Set<string>;
   /** Lists an earlier step added an element to or removed one from: their indices moved. */
   readonly resized: Set<string>;
+  /**
+   * Lists earlier steps went through an element of, with the tests under which they found the list as the
+   * object has it (else they created it, or lengthened it to reach the element).
+   */
+  readonly kept: Map<string, Cel[]>;
+  /** Where the translation's notes go (what the CEL does not keep). */
+  readonly notes: Set<string> | undefined;
 }
+
+/** Why the CEL fails where a step goes through an element of a list an earlier step of the patch created. */
+const CREATED_LIST_NOTE =
+  'a JSON patch step through an element of a list that an earlier step of the same patch created or lengthened (the list was missing or too short) is not translated: the CEL fails there, where Kyverno writes into the list that step left';
 
 /** `add` with EnsurePathExistsOnAdd (v5 ensurePathExists): missing parents created around the value. */
 function addStep(step: Step, earlier: EarlierSteps): R<Walked> {
@@ -304,21 +315,18 @@ function addStep(step: Step, earlier: EarlierSteps): R<Walked> {
       // On a list: `-` appends, an index inserts (v5 with SupportNegativeIndices; -1 appends too).
       if (last) return one(patch('add', [...at.ptr, `/${t}`], value));
       // Through an element: its index is read from the list before the patch, which must then be the list
-      // this step finds (not one an earlier step may have created, nor one whose elements it moved).
-      if (unsure.length > 0 || earlier.resized.has(key)) return notYet(`a JSON patch step through an element of ${key}, a list an earlier step of the patch may create or resize`);
-      if (t === '-1') return throughLast(at, i, key);
-      if (!isIndexText(t)) return notYet(`a path through ${t}`);
-      const n = Number(t);
-      const here: Place = { cel: `${at.cel}[${n}]`, ptr: [...at.ptr, `/${n}`] };
-      const inner = walk(here, i + 1, `${key}/${t}`, []);
-      if (refused(inner)) return inner;
-      // A list too short for the index is padded with nulls up to it (ensurePathExists), and the element is
-      // created in the slot after them (partialArray.add).
-      if (n > MAX_PADDING) return notYet(`the index ${t} into a list that may be shorter (Kyverno pads it with nulls; transmute writes at most ${MAX_PADDING})`);
-      const made = build(segs.slice(i + 1));
-      if (refused(made)) return made;
-      const grown = concat([padding(at, n), one(patch('add', here.ptr, made))]);
-      return cond(`size(${at.cel}) > ${n}`, inner, grown);
+      // this step finds: not one whose elements an earlier step moved, and not one an earlier step created
+      // (where the maps above it were missing, which `unsure` tests: the CEL then fails, with a note).
+      if (earlier.resized.has(key)) return notYet(`a JSON patch step through an element of ${key}, a list an earlier step of the patch adds to or removes from`);
+      const through = t === '-1' ? throughLast(at, i, key) : isIndexText(t) ? throughIndex(at, i, key, Number(t)) : notYet(`a path through ${t}`);
+      if (refused(through)) return through;
+      const guard = [...unsure, ...(earlier.kept.get(key) ?? [])];
+      // For the steps after this one: the list is as the object has it where this step did not lengthen it.
+      const stays = t === '-1' ? `size(${at.cel}) > 0 && ${at.cel}[size(${at.cel}) - 1] != null` : `size(${at.cel}) > ${t}`;
+      earlier.kept.set(key, [...guard, stays]);
+      if (guard.length === 0) return through;
+      earlier.notes?.add(CREATED_LIST_NOTE);
+      return cond(and(guard), through, `{}[${JSON.stringify(`transmute: ${CREATED_LIST_NOTE}`)}]`);
     }
     const here: Place = { cel: `${at.cel}${/^[A-Za-z_][A-Za-z0-9_]*$/.test(t) ? `.${t}` : `[${JSON.stringify(t)}]`}`, ptr: [...at.ptr, `/${t.replaceAll('~', '~0').replaceAll('/', '~1')}`] };
     const k = `${key}/${t}`;
@@ -331,6 +339,20 @@ function addStep(step: Step, earlier: EarlierSteps): R<Walked> {
     const made = build(segs.slice(i + 1));
     if (refused(made)) return made;
     return cond(and([...unsure, has(at, t)]), inner, one(patch('add', here.ptr, made)));
+  };
+  /** Through element `n` of the list at `at`, which the object before the patch holds. */
+  const throughIndex = (at: Place, i: number, key: string, n: number): R<Cel> => {
+    const t = String(n);
+    const here: Place = { cel: `${at.cel}[${n}]`, ptr: [...at.ptr, `/${n}`] };
+    const inner = walk(here, i + 1, `${key}/${t}`, []);
+    if (refused(inner)) return inner;
+    // A list too short for the index is padded with nulls up to it (ensurePathExists), and the element is
+    // created in the slot after them (partialArray.add).
+    if (n > MAX_PADDING) return notYet(`the index ${t} into a list that may be shorter (Kyverno pads it with nulls; transmute writes at most ${MAX_PADDING})`);
+    const made = build(segs.slice(i + 1));
+    if (refused(made)) return made;
+    const grown = concat([padding(at, n), one(patch('add', here.ptr, made))]);
+    return cond(`size(${at.cel}) > ${n}`, inner, grown);
   };
   /**
    * Through `-1`, the list's last element (SupportNegativeIndices), which ensurePathExists finds missing in an
@@ -409,8 +431,8 @@ function overlaps(a: readonly Seg[], b: readonly Seg[]): boolean {
   return true;
 }
 
-export function stepsPatches(steps: readonly Step[]): R<Cel> {
-  const earlier: EarlierSteps = { known: new Set<string>(), resized: new Set<string>() };
+export function stepsPatches(steps: readonly Step[], notes?: Set<string>): R<Cel> {
+  const earlier: EarlierSteps = { known: new Set<string>(), resized: new Set<string>(), kept: new Map<string, Cel[]>(), notes };
   const parts: Cel[] = [];
   for (const [i, step] of steps.entries()) {
     // The tests read the object before the patch: a step at or below another's place would test stale
@@ -458,7 +480,7 @@ function patchSteps(rc: RuleCompiler, op: JsonPatchOp, scope: RuleScope, text: (
 export function kyvernoJsonPatches(rc: RuleCompiler, op: JsonPatchOp, scope: RuleScope, text: (Op & { kind: 'let' }) | undefined): R<Cel> {
   const steps = patchSteps(rc, op, scope, text);
   if (refused(steps)) return steps;
-  return stepsPatches(steps);
+  return stepsPatches(steps, rc.notes);
 }
 
 /**
