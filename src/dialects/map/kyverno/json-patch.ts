@@ -14,8 +14,10 @@
  * built from the index). Steps are applied in order against the object as each finds it; the tests read the
  * object before the patch, so steps whose places overlap (one below or at another's) are refused; a map an
  * earlier `add` made sure of is not tested again, and what is tested below it is tested only where it was in
- * the object (else the earlier step created it, with only its own path in it); a step through an element of
- * a list an earlier step may have created or resized is refused.
+ * the object (else the earlier step created it, with only its own path in it). A step through an element of
+ * a list reads the list from the object: refused where an earlier step added or removed one of its
+ * elements; where an earlier step went through it, tested at run time that this step finds the list the
+ * object had (the CEL fails where the earlier step created or lengthened it, with a note).
  */
 import { parseDocument, visit } from 'yaml';
 import { isJsonObject, type JsonObject, type JsonValue } from '../../../ir/json.js';
