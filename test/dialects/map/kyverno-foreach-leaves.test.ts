@@ -84,7 +84,7 @@ describe('Kyverno foreach strategic merges of map leaves outside the iterated li
     expect(refusal(policy(JOINED, `metadata:\n  +(labels):\n    a: b`))).toContain('the key "+(labels)"');
   });
 
-  it('a JSON patch over the joined lists is refused: no path names their elements', () => {
+  it('a JSON patch over the joined lists writes the list its paths name at the joined index (kyverno-foreach-joined-json-patch.test.ts)', () => {
     const source = podRule(
       'joined-json',
       `mutate:
@@ -95,6 +95,14 @@ describe('Kyverno foreach strategic merges of map leaves outside the iterated li
         op: add
         value: Always`,
     );
-    expect(refusal(source)).toContain('a foreach over the joined lists');
+    const map = toMap(source);
+    const containersOnly = { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'p', namespace: 'prod' }, spec: { containers: [{ name: 'a', image: 'nginx' }, { name: 'b', image: 'nginx' }] } };
+    expect(outcome(map, containersOnly)).toEqual(outcome(source, containersOnly));
+    expect(((outcome(map, containersOnly) as JsonObject).spec as JsonObject).containers).toEqual([
+      { name: 'a', image: 'nginx', imagePullPolicy: 'Always' },
+      { name: 'b', image: 'nginx', imagePullPolicy: 'Always' },
+    ]);
+    // A path outside every element of one list is still refused.
+    expect(refusal(podRule('joined-json', `mutate:\n  foreach:\n  - list: "${JOINED}"\n    patchesJson6902: |-\n      - path: /metadata/labels/x\n        op: add\n        value: y`))).toContain('a foreach JSON patch over the joined lists');
   });
 });

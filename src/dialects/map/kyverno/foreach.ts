@@ -177,8 +177,10 @@ export function forEachPatches(rc: RuleCompiler, op: ForEachOp, scope: RuleScope
     return cond(`${paren(list.cel)}.exists(${e}, ${and(guards)!})`, once);
   }
   if (list.kind === 'joined') {
+    const patchOps = jsonPatchBody(work);
+    if (patchOps !== undefined) return joinedJsonPatchLoop(rc, op, list, e, i, inner, guards, patchOps.text, patchOps.json);
     if (merge === undefined || merge.strategy !== 'smp' || merge.path.segments.length > 0 || (merge.value.kind !== 'literal' && merge.value.kind !== 'templated')) {
-      return notYet(`a foreach over the joined lists ${(op.list as { expr: { text: string } }).expr.text.trim()} whose body is not a strategic merge beside them (no patch path names their elements)`);
+      return notYet(`a foreach over the joined lists ${(op.list as { expr: { text: string } }).expr.text.trim()} whose body is not a strategic merge beside them or a JSON patch (no patch path names their elements)`);
     }
     return leavesLoop(rc, 'joined', op.order, list.cel, e, i, inner, guards, merge.value.json);
   }
@@ -267,6 +269,35 @@ function elementLocal(paths: readonly string[], path: readonly string[], only = 
     else if (!rest.startsWith('/') || only) return undefined;
   }
   return removes ? 'removes-element' : 'element';
+}
+
+/** A foreach body that is one JSON patch (its templated text bound first, or its steps written out). */
+function jsonPatchBody(work: readonly Op[]): { text: (Op & { kind: 'let' }) | undefined; json: Op & { kind: 'jsonPatch' } } | undefined {
+  if (work.length === 2 && work[0]!.kind === 'let' && work[1]!.kind === 'jsonPatch') return { text: work[0] as Op & { kind: 'let' }, json: work[1] as Op & { kind: 'jsonPatch' } };
+  if (work.length === 1 && work[0]!.kind === 'jsonPatch') return { text: undefined, json: work[0] as Op & { kind: 'jsonPatch' } };
+  return undefined;
+}
+
+/**
+ * A JSON patch over joined lists (`request.object.spec.[ephemeralContainers, initContainers, containers][]`)
+ * whose paths name an element of one list by `{{elementIndex}}` (psp-migration add-capabilities writes
+ * `/spec/containers/{{elementIndex}}/...`): Kyverno substitutes the index in the joined list, so the patch
+ * lands on that index of the named list, whichever element the iteration is at. Translated as written, each
+ * step's place tested on the named list (json-patch.ts indexMayMiss): where the index is past its end, Kyverno
+ * pads the list with nulls and the CEL fails, with a note.
+ */
+function joinedJsonPatchLoop(rc: RuleCompiler, op: ForEachOp, list: JoinedList, e: string, i: string, scope: RuleScope, guards: readonly Cel[], text: (Op & { kind: 'let' }) | undefined, json: Op & { kind: 'jsonPatch' }): R<Cel> {
+  const paths = text && text.value.kind === 'templated' && typeof text.value.json === 'string' ? patchPaths(text.value.json) : json.steps.map((s) => s.path);
+  if (refused(paths)) return paths;
+  const named = /^\/((?:[A-Za-z0-9_.-]+\/)*[A-Za-z0-9_.-]+)\/\{\{-?\s*elementIndex\s*\}\}\//.exec(paths[0] ?? '');
+  const fields = named?.[1]!.split('/');
+  if (fields === undefined || fields.some((f) => /^\d+$/.test(f)) || elementLocal(paths, fields) !== 'element') {
+    return notYet(`a foreach JSON patch over the joined lists ${(op.list as { expr: { text: string } }).expr.text.trim()} whose paths are not all below \`/<list>/{{elementIndex}}/\``);
+  }
+  const steps = kyvernoJsonPatches(rc, json, scope, text, { indexMayMiss: true });
+  if (refused(steps)) return steps;
+  const comprehension = `${paren(list.cel)}.transformList(${i}, ${e}, ${and(guards)!}, ${steps})`;
+  return op.order === 'desc' ? `${comprehension}.reverse().flatten()` : `${comprehension}.flatten()`;
 }
 
 function jsonPatchLoop(rc: RuleCompiler, op: ForEachOp, list: LoopList, e: string, i: string, scope: RuleScope, guards: readonly Cel[], text: (Op & { kind: 'let' }) | undefined, json: Op & { kind: 'jsonPatch' }, depth: number): R<Cel> {

@@ -267,7 +267,13 @@ interface EarlierSteps {
   readonly kept: Map<string, Cel[]>;
   /** Where the translation's notes go (what the CEL does not keep). */
   readonly notes: Set<string> | undefined;
+  /** A computed index may be past the end of its list (kyvernoJsonPatches). */
+  readonly indexMayMiss: boolean;
 }
+
+/** Why the CEL fails where a loop over joined lists writes past the end of the list its path names. */
+const JOINED_INDEX_NOTE =
+  'a JSON patch path that names an element of one list by the index of a loop over joined lists is translated as written; where that index is past the end of the list, or the list is missing (a Pod with init or ephemeral containers), Kyverno pads or creates the list with nulls and the CEL fails';
 
 /** Why the CEL fails where a step goes through an element of a list an earlier step of the patch created. */
 const CREATED_LIST_NOTE =
@@ -309,8 +315,10 @@ function addStep(step: Step, earlier: EarlierSteps): R<Walked> {
       if (last) return one(patch('add', here.ptr, value));
       const inner = walk(here, i + 1, `${key}/[]`, unsure);
       if (refused(inner)) return inner;
-      // The element is one being iterated over: it exists.
-      return inner;
+      // The element is one being iterated over: it exists (unless the index is another list's).
+      if (!earlier.indexMayMiss) return inner;
+      earlier.notes?.add(JOINED_INDEX_NOTE);
+      return cond(and([...unsure, `size(${at.cel}) > ${s.index}`]), inner, `{}[${JSON.stringify(`transmute: ${JOINED_INDEX_NOTE}`)}]`);
     }
     const t = s.text;
     if (isIndexText(t) || t === '-' || /^-\d+$/.test(t)) {
@@ -433,8 +441,8 @@ function overlaps(a: readonly Seg[], b: readonly Seg[]): boolean {
   return true;
 }
 
-export function stepsPatches(steps: readonly Step[], notes?: Set<string>): R<Cel> {
-  const earlier: EarlierSteps = { known: new Set<string>(), resized: new Set<string>(), kept: new Map<string, Cel[]>(), notes };
+export function stepsPatches(steps: readonly Step[], notes?: Set<string>, indexMayMiss = false): R<Cel> {
+  const earlier: EarlierSteps = { known: new Set<string>(), resized: new Set<string>(), kept: new Map<string, Cel[]>(), notes, indexMayMiss };
   const parts: Cel[] = [];
   for (const [i, step] of steps.entries()) {
     // The tests read the object before the patch: a step at or below another's place would test stale
@@ -479,10 +487,14 @@ function patchSteps(rc: RuleCompiler, op: JsonPatchOp, scope: RuleScope, text: (
 }
 
 /** A rule's (or a foreach entry's) JSON patch: literal steps, or the templated text bound to `$patch`. */
-export function kyvernoJsonPatches(rc: RuleCompiler, op: JsonPatchOp, scope: RuleScope, text: (Op & { kind: 'let' }) | undefined): R<Cel> {
+/**
+ * `indexMayMiss`: a `{{elementIndex}}` in a path is not the index of an element being iterated over (a loop
+ * over joined lists): the place is tested, and the CEL fails where the list is too short for it.
+ */
+export function kyvernoJsonPatches(rc: RuleCompiler, op: JsonPatchOp, scope: RuleScope, text: (Op & { kind: 'let' }) | undefined, opts: { indexMayMiss?: boolean } = {}): R<Cel> {
   const steps = patchSteps(rc, op, scope, text);
   if (refused(steps)) return steps;
-  return stepsPatches(steps, rc.notes);
+  return stepsPatches(steps, rc.notes, opts.indexMayMiss === true);
 }
 
 /**
