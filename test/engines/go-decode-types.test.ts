@@ -99,19 +99,24 @@ describe('a JSONPatch result that does not decode', () => {
   });
 });
 
-describe("a Kyverno MutatingPolicy's patched object", () => {
-  it('is denied when it does not decode, and pruned of undeclared fields when it does', () => {
-    const policy = (value: string) => `apiVersion: policies.kyverno.io/v1alpha1
+/** A Kyverno MutatingPolicy `name` on Pod CREATEs running `mutations` (mpolJsonPatch, mpolApplyConfiguration). */
+function mutatingPolicy(name: string, mutations: string[], failurePolicy?: 'Ignore'): string {
+  return `apiVersion: policies.kyverno.io/v1alpha1
 kind: MutatingPolicy
-metadata: {name: decode}
+metadata: {name: ${name}}
 spec:
-  matchConstraints:
+${failurePolicy ? `  failurePolicy: ${failurePolicy}\n` : ''}  matchConstraints:
     resourceRules: [{apiGroups: [""], apiVersions: [v1], operations: [CREATE], resources: [pods]}]
   mutations:
-  - patchType: JSONPatch
-    jsonPatch:
-      expression: '[JSONPatch{op: "add", path: "/metadata/labels", value: ${value}}]'
-`;
+${mutations.join('')}`;
+}
+
+const mpolJsonPatch = (expression: string) => `  - patchType: JSONPatch\n    jsonPatch:\n      expression: '${expression}'\n`;
+const mpolApplyConfiguration = (expression: string) => `  - patchType: ApplyConfiguration\n    applyConfiguration:\n      expression: '${expression}'\n`;
+
+describe("a Kyverno MutatingPolicy's patched object", () => {
+  it('is denied when it does not decode, and pruned of undeclared fields when it does', () => {
+    const policy = (value: string) => mutatingPolicy('decode', [mpolJsonPatch(`[JSONPatch{op: "add", path: "/metadata/labels", value: ${value}}]`)]);
     const run = (value: string) => apply(policiesOf('decode.yaml', policy(value)), { object: pod(), operation: 'CREATE' }, { trace: false, runtime: createRuntime() });
     const bad = run('{"a": 1}');
     expect(bad.allowed).toBe(false);
@@ -125,14 +130,7 @@ spec:
 describe("a Kyverno MutatingPolicy's result, decoded once per policy", () => {
   // Kyverno registers a webhook per MutatingPolicy and answers with the patch of all its mutations;
   // kube-apiserver decodes that result, not each mutation's.
-  const policy = (name: string, expressions: string[]) => `apiVersion: policies.kyverno.io/v1alpha1
-kind: MutatingPolicy
-metadata: {name: ${name}}
-spec:
-  matchConstraints:
-    resourceRules: [{apiGroups: [""], apiVersions: [v1], operations: [CREATE], resources: [pods]}]
-  mutations:
-${expressions.map((e) => `  - patchType: JSONPatch\n    jsonPatch:\n      expression: '${e}'\n`).join('')}`;
+  const policy = (name: string, expressions: string[]) => mutatingPolicy(name, expressions.map(mpolJsonPatch));
   const run = (text: string, interpret: boolean) => apply(policiesOf('once.yaml', text), { object: pod(), operation: 'CREATE' }, { trace: false, interpret, runtime: createRuntime() });
 
   it('lets a later mutation correct a value an earlier one wrote that would not decode', () => {
@@ -207,18 +205,8 @@ describe("an ApplyConfiguration's merged object converted back into its Go type"
 
 describe("a Kyverno MutatingPolicy's merged ApplyConfiguration", () => {
   it('is refused at kube-apiserver\'s decode when a value does not decode, and kept when it does', () => {
-    const policy = (cpu: string) => `apiVersion: policies.kyverno.io/v1alpha1
-kind: MutatingPolicy
-metadata: {name: decode}
-spec:
-  failurePolicy: Ignore
-  matchConstraints:
-    resourceRules: [{apiGroups: [""], apiVersions: [v1], operations: [CREATE], resources: [pods]}]
-  mutations:
-  - patchType: ApplyConfiguration
-    applyConfiguration:
-      expression: 'Object{spec: Object.spec{containers: [Object.spec.containers{name: "app", resources: Object.spec.containers.resources{limits: {"cpu": ${cpu}}}}]}}'
-`;
+    const policy = (cpu: string) =>
+      mutatingPolicy('decode', [mpolApplyConfiguration(`Object{spec: Object.spec{containers: [Object.spec.containers{name: "app", resources: Object.spec.containers.resources{limits: {"cpu": ${cpu}}}}]}}`)], 'Ignore');
     const run = (cpu: string) => apply(policiesOf('decode.yaml', policy(cpu)), { object: pod(), operation: 'CREATE' }, { trace: false });
     const bad = run('"lots"');
     expect(bad.allowed).toBe(false);

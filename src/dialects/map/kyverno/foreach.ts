@@ -176,16 +176,15 @@ export function forEachPatches(rc: RuleCompiler, op: ForEachOp, scope: RuleScope
     if (refused(once)) return once;
     return cond(`${paren(list.cel)}.exists(${e}, ${and(guards)!})`, once);
   }
+  const patchOps = jsonPatchBody(work);
   if (list.kind === 'joined') {
-    const patchOps = jsonPatchBody(work);
     if (patchOps !== undefined) return joinedJsonPatchLoop(rc, op, list, e, i, inner, guards, patchOps.text, patchOps.json);
     if (merge === undefined || merge.strategy !== 'smp' || merge.path.segments.length > 0 || (merge.value.kind !== 'literal' && merge.value.kind !== 'templated')) {
       return notYet(`a foreach over the joined lists ${(op.list as { expr: { text: string } }).expr.text.trim()} whose body is not a strategic merge beside them or a JSON patch (no patch path names their elements)`);
     }
     return leavesLoop(rc, 'joined', op.order, list.cel, e, i, inner, guards, merge.value.json);
   }
-  if (work.length === 2 && work[0]!.kind === 'let' && work[1]!.kind === 'jsonPatch') return jsonPatchLoop(rc, op, list, e, i, inner, guards, work[0] as Op & { kind: 'let' }, work[1]! as Op & { kind: 'jsonPatch' }, depth);
-  if (work.length === 1 && work[0]!.kind === 'jsonPatch') return jsonPatchLoop(rc, op, list, e, i, inner, guards, undefined, work[0] as Op & { kind: 'jsonPatch' }, depth);
+  if (patchOps !== undefined) return jsonPatchLoop(rc, op, list, e, i, inner, guards, patchOps.text, patchOps.json, depth);
   if (enclosing) return notYet('a nested foreach whose body is not a JSON patch or a foreach');
   if (merge !== undefined) return mergeLoop(rc, op, list, e, i, inner, guards, merge);
   if (work.length === 1 && work[0]!.kind === 'forEach') return nestedLoop(rc, op, list, e, i, inner, guards, work[0] as ForEachOp);
