@@ -24,6 +24,9 @@ import type { ValueFn } from '../interpreter/values.js';
 import { applyConfigurationWrites, EVERYWHERE, jsonPatchWrites, objectReads, placesOverlap, type Places } from './cel-places.js';
 import { celSyntax } from './cel-syntax.js';
 
+/** A run of the policy began and no variable was read yet. */
+const NO_VALUES_YET: unique symbol = Symbol('no variable values yet');
+
 /** What one policy's rules share: per rule and variable, the last rule before it that may write the variable's inputs. */
 export class VariableReusePlan {
   constructor(
@@ -40,13 +43,21 @@ export class VariableReusePlan {
     return computedAt < rule && computedAt > this.dirtyBefore[rule]![variable]!;
   }
 
-  /** Starts a run of the policy: no value is known. */
+  /**
+   * Starts a run of the policy: no value is known. The values are made at the first read: a run of mutations
+   * evaluated against one activation (map-run-direct.ts) keeps its own and never reads them.
+   */
   start(st: EvalState): void {
-    evalMemo(st).set(this, new VariableValues(this.variableCount));
+    evalMemo(st).set(this, NO_VALUES_YET);
   }
 
   values(st: EvalState): VariableValues | undefined {
-    return evalMemo(st).get(this) as VariableValues | undefined;
+    const memo = evalMemo(st);
+    const values = memo.get(this) as VariableValues | typeof NO_VALUES_YET | undefined;
+    if (values !== NO_VALUES_YET) return values;
+    const made = new VariableValues(this.variableCount);
+    memo.set(this, made);
+    return made;
   }
 }
 

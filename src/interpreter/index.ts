@@ -27,6 +27,18 @@ export type { ExternalData, FixpointConverged } from './state.js';
 const plansGenerated = new WeakMap<readonly Policy[], WeakMap<readonly Policy[], Unit[]>>();
 const plansInterpreted = new WeakMap<readonly Policy[], WeakMap<readonly Policy[], Unit[]>>();
 function unitsFor(policies: readonly Policy[], candidates: readonly Policy[], compiler: OpCompiler): Unit[] {
+  // A stream of objects of one kind asks for the same plan each time: one comparison instead of two
+  // WeakMap look-ups (issue 17). Plans never change once made, so the slot is a pure memo.
+  const last = lastUnits;
+  if (last !== undefined && last.policies === policies && last.candidates === candidates && last.compiler === compiler) return last.units;
+  const units = plannedUnits(policies, candidates, compiler);
+  lastUnits = { policies, candidates, compiler, units };
+  return units;
+}
+
+let lastUnits: { policies: readonly Policy[]; candidates: readonly Policy[]; compiler: OpCompiler; units: Unit[] } | undefined;
+
+function plannedUnits(policies: readonly Policy[], candidates: readonly Policy[], compiler: OpCompiler): Unit[] {
   const plans = compiler === CLOSURES ? plansInterpreted : plansGenerated;
   let byCandidates = plans.get(policies);
   if (!byCandidates) plans.set(policies, (byCandidates = new WeakMap()));
