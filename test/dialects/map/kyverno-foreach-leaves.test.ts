@@ -78,10 +78,16 @@ describe('Kyverno foreach strategic merges of map leaves outside the iterated li
   });
 
   it('a list, a deletion or an anchor outside the iterated list is refused, not translated', () => {
-    expect(refusal(policy(JOINED, `spec:\n  containers:\n  - (name): "{{ element.name }}"\n    imagePullPolicy: Always`))).toContain('a list at containers in a foreach strategic merge over joined lists');
+    expect(refusal(policy(JOINED, `spec:\n  tolerations:\n  - key: "{{ element.name }}"`))).toContain('merges into the list at spec.tolerations, which kyaml does not merge by name');
     expect(refusal(policy('request.object.spec.containers', `spec:\n  tolerations:\n  - key: "{{ element.name }}"`))).toContain('a list at tolerations in a foreach strategic merge that does not write the iterated list');
     expect(refusal(policy(JOINED, `metadata:\n  labels:\n    gone-{{ element.name }}: null`))).toContain('a null (a deletion) at gone-{{ element.name }}');
     expect(refusal(policy(JOINED, `metadata:\n  +(labels):\n    a: b`))).toContain('the key "+(labels)"');
+  });
+
+  it('a merge into containers by the condition (name) over the joined lists is translated (kyverno-foreach-joined-merge.test.ts)', () => {
+    const source = policy(JOINED, `spec:\n  containers:\n  - (name): "{{ element.name }}"\n    imagePullPolicy: Always`);
+    const map = toMap(source);
+    for (const p of PODS) expect(outcome(map, p)).toEqual(outcome(source, p));
   });
 
   it('a JSON patch over the joined lists writes the list its paths name at the joined index (kyverno-foreach-joined-json-patch.test.ts)', () => {

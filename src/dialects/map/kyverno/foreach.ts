@@ -13,7 +13,9 @@
  *   for a Descending loop, reversed for an Ascending one) and the others follow in their order; constants
  *   beside the list are merged once, where an element passes;
  * - a strategic merge of constants (merged once) or of map leaves outside the list (foreach-leaves.ts),
- *   also over several lists joined by a multi-select, whose elements no patch path can name.
+ *   also over several lists joined by a multi-select, whose elements no patch path can name;
+ * - over joined lists, a strategic merge into one list of the object by the condition
+ *   `(name): "{{element.name}}"` (foreach-joined-merge.ts).
  * The loop's context entries are written where they are read (Kyverno defers loading them).
  */
 import { hasOwn, isJsonObject, type JsonObject, type JsonValue } from '../../../ir/json.js';
@@ -27,6 +29,7 @@ import type { RuleScope } from './scope.js';
 import { bindLets, bodyPatches, guardToCel, leadingLets, letValue, opPatches, refused, type RuleCompiler } from './rule.js';
 import { elementLive, smpElementPatches, smpPatches } from './smp.js';
 import { leavesLoop } from './foreach-leaves.js';
+import { joinedListMergeLoop } from './foreach-joined-merge.js';
 import { listStrategies, objectKindTest } from './list-strategy.js';
 import { writeThroughElement, writeThroughPatches, writeThroughReplaced, type WriteThroughElement } from './write-through.js';
 
@@ -182,7 +185,8 @@ export function forEachPatches(rc: RuleCompiler, op: ForEachOp, scope: RuleScope
     if (merge === undefined || merge.strategy !== 'smp' || merge.path.segments.length > 0 || (merge.value.kind !== 'literal' && merge.value.kind !== 'templated')) {
       return notYet(`a foreach over the joined lists ${(op.list as { expr: { text: string } }).expr.text.trim()} whose body is not a strategic merge beside them or a JSON patch (no patch path names their elements)`);
     }
-    return leavesLoop(rc, 'joined', op.order, list.cel, e, i, inner, guards, merge.value.json);
+    const written = joinedListMergeLoop(rc, op.order, list.cel, e, i, inner, guards, merge.value.json);
+    return written ?? leavesLoop(rc, 'joined', op.order, list.cel, e, i, inner, guards, merge.value.json);
   }
   if (patchOps !== undefined) return jsonPatchLoop(rc, op, list, e, i, inner, guards, patchOps.text, patchOps.json, depth);
   if (enclosing) return notYet('a nested foreach whose body is not a JSON patch or a foreach');

@@ -658,3 +658,11 @@ export function elementLive(body: JsonObject, element: Cel): Cel {
     [],
   );
 }
+
+/**
+ * Whether the element's copy still holds something once every `+(k)` key of it is present in the element
+ * (after it was merged once): a plain leaf is merged again at every turn, a `+(k)` key never.
+ */
+export function liveOnceMerged(body: JsonObject): boolean {
+  return liveOf(body, () => 'false', []) === 'true';
+}

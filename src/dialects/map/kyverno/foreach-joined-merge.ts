@@ -1,0 +1,152 @@
+/**
+ * A Kyverno foreach over joined lists whose strategic merge writes one list of the object through a
+ * condition anchor on the iterated element's name (kyverno/policies add-default-resources: the loop runs over
+ * `request.object.spec.[ephemeralContainers, initContainers, containers][]` and merges
+ * `spec.containers: [{(name): "{{element.name}}", resources: {requests: {+(memory): …}}}]`).
+ *
+ * At each turn Kyverno re-emits the containers of that name (the condition holds) as plain patch elements,
+ * merged with the element's other keys and, by kyaml's Prepend, moved to the front (smp.ts anchoredElement),
+ * unless the copy holds nothing once its `+(k)` keys are decided. A turn whose name no container has changes
+ * nothing. With the element's other keys constant, a container's content is its merge with them once, and
+ * its place is decided by the last turn that moved it:
+ * - where every leaf of the element is below a `+(k)` key, the container moves once, at the first turn of its
+ *   name, if its copy held something then (after that merge its copy is empty);
+ * - where a plain leaf is left, it moves at every turn of its name: the last one decides.
+ * The moved containers end in front, the one moved last first, the others after them in their order. As one
+ * JSONPatch: the moves that put them there, then each one's edits at its new index, read from the object as
+ * the loop found it (no turn renames a container: the element may not write `name`).
+ *
+ * Names must be unique in the written list (the API server refuses a Pod whose containers share a name);
+ * where they are not, the CEL fails, with a note.
+ */
+import { parseAnchor } from '../../../../grammars/kyverno-anchor.js';
+import { isJsonObject, type JsonObject, type JsonValue } from '../../../ir/json.js';
+import { notYet, type Refusal } from '../../generate-report.js';
+import { and, concat, cond, fieldPlace, has, indexPlace, NONE, paren, patch, ROOT, type Cel, type Place } from './cel-patch.js';
+import { listStrategies, objectKindTest } from './list-strategy.js';
+import { refused, type RuleCompiler } from './rule.js';
+import type { RuleScope } from './scope.js';
+import { elementLive, liveOnceMerged, smpElementPatches } from './smp.js';
+
+type R<T> = T | Refusal;
+
+/** Why the CEL fails where the written list holds two elements of one name. */
+export const DUPLICATE_NAMES_NOTE =
+  'a foreach over joined lists that merges into a list by a condition on the element name is translated for lists whose names are unique (as the API server requires of containers); where two elements of the written list share a name, the CEL fails';
+
+const SELECTOR = /^\{\{-?\s*element\.name\s*-?\}\}$/;
+
+/** Why the CEL fails on an object of a kind kyaml has no schema for, where the rule's kinds admit one. */
+export const UNKNOWN_KIND_NOTE =
+  'a foreach over joined lists that merges into a list by a condition on the element name is translated for the built-in kinds, whose list kyaml merges by name; on an object of another kind the rule matches (kyaml replaces its list), the CEL fails';
+
+/** The pattern as a chain of one-key maps down to a list of one element. */
+interface WrittenList {
+  readonly path: readonly string[];
+  readonly element: JsonObject;
+}
+
+function containsList(v: JsonValue): boolean {
+  return Array.isArray(v) || (isJsonObject(v) && Object.values(v).some(containsList));
+}
+
+function writtenList(pattern: JsonObject): R<WrittenList> {
+  const path: string[] = [];
+  let node: JsonValue = pattern;
+  while (isJsonObject(node)) {
+    const keys: string[] = Object.keys(node);
+    const key: string | undefined = keys[0];
+    if (keys.length !== 1 || key === undefined) return notYet('a foreach strategic merge over joined lists that writes a list beside other keys');
+    if (key.startsWith('$') || key.includes('{{') || parseAnchor(key) !== undefined || /^\d+$/.test(key)) return notYet(`the key ${JSON.stringify(key)} above the list a foreach strategic merge over joined lists writes`);
+    path.push(key);
+    node = node[key]!;
+  }
+  if (!Array.isArray(node) || node.length !== 1 || !isJsonObject(node[0])) return notYet('a foreach strategic merge over joined lists whose list holds other than one element');
+  return { path, element: node[0] };
+}
+
+/** The element's keys other than its `(name)` condition, or a refusal. */
+function elementBody(element: JsonObject, where: string): R<JsonObject> {
+  let selected = false;
+  const body: JsonObject = {};
+  for (const [k, v] of Object.entries(element)) {
+    const a = parseAnchor(k);
+    if (a?.modifier === 'condition' && a.key === 'name' && typeof v === 'string' && SELECTOR.test(v.trim()) && !selected) {
+      selected = true;
+      continue;
+    }
+    if (a !== undefined) return notYet(`the anchor ${k} at the top of an element of the list at ${where} in a foreach over joined lists (only the (name) condition on {{element.name}} is translated there)`);
+    if (k === 'name' && typeof v === 'string' && SELECTOR.test(v.trim())) return notYet(`an element of the list at ${where} in a foreach over joined lists selected by a plain name: "{{element.name}}" (not selected by the condition (name): each turn whose name no element has adds one)`);
+    if (k === 'name') return notYet(`an element of the list at ${where} that writes its name in a foreach over joined lists`);
+    body[k] = v;
+  }
+  if (!selected) return notYet(`an element of the list at ${where} in a foreach over joined lists not selected by the condition (name): "{{element.name}}"`);
+  if (Object.keys(body).length === 0) return notYet(`an element of the list at ${where} in a foreach over joined lists that writes nothing`);
+  if (JSON.stringify(body).includes('{{')) return notYet(`a variable in an element of the list at ${where} in a foreach over joined lists (the turn that merges it last would decide its value)`);
+  return body;
+}
+
+/**
+ * The loop's patches, or undefined where the pattern writes no list (foreach-leaves.ts takes those). `list`
+ * is the joined list, `e` and `i` its element and index in `scope`, `guards` the element's tests.
+ */
+export function joinedListMergeLoop(rc: RuleCompiler, order: 'asc' | 'desc', list: Cel, e: string, i: string, scope: RuleScope, guards: readonly Cel[], pattern: JsonValue): R<Cel> | undefined {
+  if (!isJsonObject(pattern) || !containsList(pattern)) return undefined;
+  const written = writtenList(pattern);
+  if (refused(written)) return written;
+  const where = written.path.join('.');
+  const s = listStrategies(rc.env.match, written.path);
+  if (s.mixed || s.known?.kind !== 'keyed' || s.known.key !== 'name') return notYet(`a foreach over joined lists that merges into the list at ${where}, which kyaml does not merge by name for every kind the rule matches`);
+  const body = elementBody(written.element, where);
+  if (refused(body)) return body;
+  const everyTurn = liveOnceMerged(body);
+  // Merged again at each turn, a list inside the element would be merged (and its elements moved) again.
+  if (everyTurn && containsList(body)) return notYet(`a list in an element of the list at ${where} merged at every turn of a foreach over joined lists`);
+
+  let at: Place = ROOT;
+  const present: Cel[] = [];
+  for (const key of written.path) {
+    present.push(has(at, key));
+    at = fieldPlace(at, key);
+  }
+  const C = paren(at.cel);
+  const fresh = (b: string): string => rc.fresh.next(b);
+  const [c, d, k, j, m, p, x] = ['c', 'd', 'k', 'j', 'm', 'p', 'x'].map(fresh) as [string, string, string, string, string, string, string];
+
+  // The name each turn that passes its tests merges, in the joined list's order.
+  const name = rc.template('{{element.name}}', scope);
+  if (refused(name)) return name;
+  // Bound as policy variables (each read several times): evaluated lazily, against the object this rule's mutation sees.
+  const bind = (base: string, expression: Cel): Cel => {
+    const bound = rc.variableName(base);
+    rc.variables.push({ name: bound, expression });
+    return `variables.${bound}`;
+  };
+  const names = bind('turnNames', `${paren(list)}.transformList(${i}, ${e}, ${and(guards) ?? 'true'}, ${name})`);
+  // Turns from the last one Kyverno runs to the first (Descending runs the joined list backwards).
+  const lastFirst = order === 'asc' ? `lists.range(size(${names})).reverse()` : `lists.range(size(${names}))`;
+  // The turn that decides a container's place: the first turn of its name, or the last one.
+  const decidingFirst = order === 'asc' ? !everyTurn : everyTurn;
+  const deciding = `${names}.${decidingFirst ? 'indexOf' : 'lastIndexOf'}(${names}[${p}]) == ${p}`;
+  const live = everyTurn ? 'true' : elementLive(body, c);
+  const moved = bind('movedToFront', `${lastFirst}.filter(${p}, ${deciding}).map(${p}, ${C}.transformList(${m}, ${c}, ${and([`has(${c}.name)`, `${c}.name == ${names}[${p}]`, live])}, ${m})).flatten()`);
+  // Element j moves to index k; the k moved before it that stood after it pushed it back by one each.
+  const from = `${j} + ${moved}.slice(0, ${k}).filter(${x}, ${x} > ${j}).size()`;
+  const listPtr = at.ptr;
+  const moves = `${moved}.transformList(${k}, ${j}, ${from} != ${k}, ${patch('move', [...listPtr, '/', { cel: `string(${k})` }], undefined, [...listPtr, '/', { cel: `string(${from})` }])})`;
+  const env = { match: rc.env.match, template: (t: string) => rc.template(t, scope), fresh };
+  const patches = smpElementPatches(body, indexPlace(at, k, `${C}[${j}]`), [...written.path, '[]'], env);
+  if (refused(patches)) return patches;
+  const edits = patches.patches === NONE ? NONE : `${moved}.transformList(${k}, ${j}, true, ${patches.patches}).flatten()`;
+  const unique = `${C}.all(${c}, !has(${c}.name) || ${C}.filter(${d}, has(${d}.name) && ${d}.name == ${c}.name).size() == 1)`;
+  rc.notes.add(DUPLICATE_NAMES_NOTE);
+  const merged = cond(and(present), cond(unique, concat([moves, edits]), failure(DUPLICATE_NAMES_NOTE)));
+  if (!s.others) return merged;
+  rc.notes.add(UNKNOWN_KIND_NOTE);
+  return cond(objectKindTest(s.knownKinds), merged, failure(UNKNOWN_KIND_NOTE));
+}
+
+/** A CEL value that fails, saying why. */
+function failure(note: string): Cel {
+  return `{}[${JSON.stringify(`transmute: ${note}`)}]`;
+}
