@@ -32,7 +32,8 @@ import type { KyvernoDataProvider } from '../../cel/lib/kyverno-context.js';
 import { createRuntime } from '../../runtime/create.js';
 import { deriveRuntime, withKinds, type Runtime } from '../../runtime/runtime.js';
 import { mutatesExisting } from '../../dialects/kyverno-mpol/recognize.js';
-import { guessResource, lookupKind, parseApiVersion } from '../../k8s/resources.js';
+import { guessResource, kindOfResource, lookupKind, parseApiVersion } from '../../k8s/resources.js';
+import { clusterGlobalContext } from './global-context-entries.js';
 
 /** Chainsaw creates each test's namespaced objects in an ephemeral namespace when they name none. */
 const TEST_NAMESPACE = 'chainsaw-test';
@@ -107,7 +108,11 @@ class Replay {
     modes: { kyverno: boolean; mpol: boolean },
   ) {
     this.background = modes.kyverno;
-    const provider: KyvernoDataProvider = { getResource: (av, res, ns, name) => this.lookup(av, res, ns, name), listResources: (av, res, ns) => this.list(av, res, ns) };
+    const provider: KyvernoDataProvider = {
+      getResource: (av, res, ns, name) => this.lookup(av, res, ns, name),
+      listResources: (av, res, ns) => this.list(av, res, ns),
+      globalContext: clusterGlobalContext({ objects: () => this.objects.values(), list: (av, res, ns) => this.list(av, res, ns), kindOf: (av, res) => this.kindOfResource(av, res) }),
+    };
     this.runtime = deriveRuntime(ctx.runtime ?? createRuntime(), { kyvernoData: provider, defaulter: applyApiServerDefaults });
     const replay = this;
     this.store = {
@@ -300,6 +305,15 @@ class Replay {
       out.push(o);
     }
     return out;
+  }
+
+  /** The kind of a resource's objects: a built-in one's, an installed CRD's, else a stored object's. */
+  private kindOfResource(apiVersion: string, resource: string): string | undefined {
+    const { group, version } = parseApiVersion(apiVersion);
+    const builtIn = kindOfResource({ group, version, resource });
+    if (builtIn !== undefined) return builtIn.kind;
+    for (const [key, facts] of this.customKinds) if (facts.plural === resource && key.startsWith(`${group}|`)) return key.slice(group.length + 1);
+    return undefined;
   }
 
   private lookup(apiVersion: string, resource: string, namespace: string, name: string): JsonObject | undefined {
