@@ -8,7 +8,7 @@
 import { describe, expect, it } from 'vitest';
 import { generateMap } from '../../../src/dialects/map/generate.js';
 import type { JsonObject } from '../../../src/ir/json.js';
-import { outcome, podRule, refusal, toMap } from './kyverno-support.js';
+import { kyvernoPolicies, outcome, podRule, refusal, toMap } from './kyverno-support.js';
 
 const rule = (element: string, extra = ''): string => `preconditions:
   any:
@@ -101,6 +101,31 @@ describe('Kyverno foreach strategic merge over joined lists into containers by n
         value: img-b
 `;
     sameAsKyverno(ADD_IF_ABSENT, pre);
+  });
+
+  it("gives Kyverno's result on the Pod template of a Deployment (the autogen rule)", () => {
+    const text = `apiVersion: kyverno.io/v1
+kind: ClusterPolicy
+metadata:
+  name: joined-merge
+spec:
+  rules:
+  - name: r
+    match:
+      any:
+      - resources:
+          kinds: [Pod]
+${rule(ADD_IF_ABSENT).replace(/^/gm, '    ')}`;
+    const source = kyvernoPolicies(text);
+    const map = toMap(source);
+    let changed = 0;
+    for (const p of pods(60)) {
+      const deployment = { apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'd', namespace: 'prod' }, spec: { selector: { matchLabels: { app: 'x' } }, template: { metadata: { labels: { app: 'x' } }, spec: p.spec } } };
+      const want = outcome(source, deployment);
+      if (JSON.stringify(want) !== JSON.stringify(deployment)) changed++;
+      expect(outcome(map, deployment), JSON.stringify(deployment)).toEqual(want);
+    }
+    expect(changed).toBeGreaterThan(20);
   });
 
   it('fails where two containers share a name, as its note says', () => {
