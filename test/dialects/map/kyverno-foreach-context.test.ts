@@ -7,6 +7,7 @@
 import { describe, expect, it } from 'vitest';
 import type { JsonObject } from '../../../src/ir/json.js';
 import type { Policy } from '../../../src/ir/nodes.js';
+import { translate } from '../../../src/pipeline.js';
 import { outcome, podRule, refusal, toMap } from './kyverno-support.js';
 
 function policy(context: string, steps: string, preconditions = ''): Policy[] {
@@ -152,4 +153,28 @@ mutate:
     expect(refusal(source)).toContain('a foreach JSON patch with a path outside the iterated element');
   });
 
+});
+
+describe('a context entry that reads the cluster', () => {
+  const source = podRule(
+    'reads-cluster',
+    `context:
+- name: dictionary
+  configMap:
+    name: settings
+    namespace: kube-system
+mutate:
+  patchStrategicMerge:
+    metadata:
+      labels:
+        zone: "{{ dictionary.data.zone }}"`,
+  );
+
+  it('is refused to MAP as what it cannot express, to MutatingPolicy as not translated yet', () => {
+    const toMapDiagnostic = translate(source, 'map', 'error').diagnostics.find((d) => d.severity === 'error');
+    expect(toMapDiagnostic?.message).toContain('cannot express the context entry dictionary, which reads the cluster');
+    const toMpolDiagnostic = translate(source, 'kyverno-mpol', 'error').diagnostics.find((d) => d.severity === 'error');
+    expect(toMpolDiagnostic?.message).toContain("does not yet translate the context entry dictionary, which reads the cluster (configMap, apiCall, globalReference or imageRegistry) through Kyverno's CEL libraries");
+    expect(refusal(source)).toContain('cannot express');
+  });
 });

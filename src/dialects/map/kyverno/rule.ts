@@ -176,7 +176,12 @@ export type Typed = { cel: Cel; type: Ty };
  */
 function contextVariable(rc: RuleCompiler, entry: JsonObject): R<Typed> {
   const name = String(entry.name);
-  if (typeof entry.unresolved === 'string') return cannot(`the context entry ${name}, which reads the cluster (configMap, apiCall, globalReference or imageRegistry): the CEL policy has no such data${rc.env.target.dialect === 'kyverno-mpol' ? ' yet' : ''}`);
+  if (typeof entry.unresolved === 'string') {
+    // Kyverno's CEL environment reads the cluster (resource.Get/List, globalContext.Get, image.GetMetadata):
+    // a MutatingPolicy could; a MutatingAdmissionPolicy reads nothing but the request and its params.
+    const what = `the context entry ${name}, which reads the cluster (configMap, apiCall, globalReference or imageRegistry)`;
+    return rc.env.target.dialect === 'kyverno-mpol' ? notYet(`${what} through Kyverno's CEL libraries (resource.Get, globalContext.Get, image.GetMetadata)`) : cannot(`${what}: the CEL policy has no such data`);
+  }
   const v = isJsonObject(entry.variable) ? entry.variable : {};
   const nil = (x: Cel): Cel => `${paren(x)} != null ? ${paren(x)} : {}[${JSON.stringify(`unable to add context entry for variable ${name} since it evaluated to nil`)}]`;
   const hasValue = v.value !== undefined && v.value !== null;
