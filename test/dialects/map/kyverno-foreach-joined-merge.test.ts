@@ -8,7 +8,7 @@
 import { describe, expect, it } from 'vitest';
 import { generateMap } from '../../../src/dialects/map/generate.js';
 import type { JsonObject } from '../../../src/ir/json.js';
-import { kyvernoPolicies, outcome, podRule, refusal, toMap } from './kyverno-support.js';
+import { outcome, podRule, refusal, toMap } from './kyverno-support.js';
 
 const rule = (element: string, extra = ''): string => `preconditions:
   any:
@@ -104,19 +104,7 @@ describe('Kyverno foreach strategic merge over joined lists into containers by n
   });
 
   it("gives Kyverno's result on the Pod template of a Deployment (the autogen rule)", () => {
-    const text = `apiVersion: kyverno.io/v1
-kind: ClusterPolicy
-metadata:
-  name: joined-merge
-spec:
-  rules:
-  - name: r
-    match:
-      any:
-      - resources:
-          kinds: [Pod]
-${rule(ADD_IF_ABSENT).replace(/^/gm, '    ')}`;
-    const source = kyvernoPolicies(text);
+    const source = podRule('joined-merge', rule(ADD_IF_ABSENT), true);
     const map = toMap(source);
     let changed = 0;
     for (const p of pods(60)) {

@@ -71,13 +71,15 @@ export function kyvernoPolicies(text: string): Policy[] {
   return r.policies;
 }
 
-/** A ClusterPolicy `name` (no autogen) of one rule `r` on Pods whose other keys (context, preconditions, mutate) are `rule` (YAML), parsed. */
-export function podRule(name: string, rule: string): Policy[] {
+/**
+ * A ClusterPolicy `name` of one rule `r` on Pods whose other keys (context, preconditions, mutate) are `rule`
+ * (YAML), parsed; without autogen rules unless `autogen` (then Kyverno's default controllers get their own).
+ */
+export function podRule(name: string, rule: string, autogen = false): Policy[] {
   return kyvernoPolicies(`apiVersion: kyverno.io/v1
 kind: ClusterPolicy
 metadata:
-  name: ${name}
-  annotations: {pod-policies.kyverno.io/autogen-controllers: none}
+  name: ${name}${autogen ? '' : '\n  annotations: {pod-policies.kyverno.io/autogen-controllers: none}'}
 spec:
   rules:
   - name: r
