@@ -34,11 +34,12 @@ type R<T> = T | Refusal;
 export const DUPLICATE_NAMES_NOTE =
   'a foreach over joined lists that merges into a list by a condition on the element name is translated for lists whose names are unique (as the API server requires of containers); where two elements of the written list share a name, the CEL fails';
 
-const SELECTOR = /^\{\{-?\s*element\.name\s*-?\}\}$/;
-
 /** Why the CEL fails on an object of a kind kyaml has no schema for, where the rule's kinds admit one. */
 export const UNKNOWN_KIND_NOTE =
   'a foreach over joined lists that merges into a list by a condition on the element name is translated for the built-in kinds, whose list kyaml merges by name; on an object of another kind the rule matches (kyaml replaces its list), the CEL fails';
+
+/** The selector of the element: the condition `(name)` on the iterated element's name. */
+const SELECTOR = /^\{\{-?\s*element\.name\s*-?\}\}$/;
 
 /** The pattern as a chain of one-key maps down to a list of one element. */
 interface WrittenList {
@@ -116,6 +117,10 @@ export function joinedListMergeLoop(rc: RuleCompiler, order: 'asc' | 'desc', lis
   // The name each turn that passes its tests merges, in the joined list's order.
   const name = rc.template('{{element.name}}', scope);
   if (refused(name)) return name;
+  // Each moved container's edits at its new index k, read from where it stood (j) before the loop.
+  const env = { match: rc.env.match, template: (t: string) => rc.template(t, scope), fresh };
+  const patches = smpElementPatches(body, indexPlace(at, k, `${C}[${j}]`), [...written.path, '[]'], env);
+  if (refused(patches)) return patches;
   // Bound as policy variables (each read several times): evaluated lazily, against the object this rule's mutation sees.
   const bind = (base: string, expression: Cel): Cel => {
     const bound = rc.variableName(base);
@@ -134,9 +139,6 @@ export function joinedListMergeLoop(rc: RuleCompiler, order: 'asc' | 'desc', lis
   const from = `${j} + ${moved}.slice(0, ${k}).filter(${x}, ${x} > ${j}).size()`;
   const listPtr = at.ptr;
   const moves = `${moved}.transformList(${k}, ${j}, ${from} != ${k}, ${patch('move', [...listPtr, '/', { cel: `string(${k})` }], undefined, [...listPtr, '/', { cel: `string(${from})` }])})`;
-  const env = { match: rc.env.match, template: (t: string) => rc.template(t, scope), fresh };
-  const patches = smpElementPatches(body, indexPlace(at, k, `${C}[${j}]`), [...written.path, '[]'], env);
-  if (refused(patches)) return patches;
   const edits = patches.patches === NONE ? NONE : `${moved}.transformList(${k}, ${j}, true, ${patches.patches}).flatten()`;
   const unique = `${C}.all(${c}, !has(${c}.name) || ${C}.filter(${d}, has(${d}.name) && ${d}.name == ${c}.name).size() == 1)`;
   rc.notes.add(DUPLICATE_NAMES_NOTE);
