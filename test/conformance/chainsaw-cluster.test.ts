@@ -56,6 +56,36 @@ describe('objects the cluster creates', () => {
     ]);
     expect(await statusOf(dir)).toEqual({ id: expect.any(String), status: 'passed' });
   });
+
+  it("a namespace's default ServiceAccount is created through admission: the policies installed by then mutate it", async () => {
+    // kyverno/policies disable-automountserviceaccounttoken: the service account controller's create is an
+    // admission request (by its own service account), which the policy answers.
+    const mutateAccounts: JsonObject = {
+      apiVersion: 'kyverno.io/v1',
+      kind: 'ClusterPolicy',
+      metadata: { name: 'no-token' },
+      spec: {
+        background: false,
+        rules: [
+          {
+            name: 'r',
+            match: { any: [{ resources: { kinds: ['ServiceAccount'], names: ['default'] } }] },
+            preconditions: { all: [{ key: '{{ request.userInfo.username }}', operator: 'Equals', value: 'system:serviceaccount:kube-system:service-account-controller' }] },
+            mutate: { patchStrategicMerge: { automountServiceAccountToken: false } },
+          },
+        ],
+      },
+    };
+    const sa = (namespace: string): JsonObject => ({ apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: 'default', namespace }, automountServiceAccountToken: false });
+    const dir = chainsawCase('default-sa-admitted', [
+      { op: 'policy', file: 'policy.yaml', docs: [mutateAccounts] },
+      { op: 'apply', file: 'ns.yaml', docs: [{ apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'team' } }] },
+      { op: 'assert', file: 'sa-team.yaml', docs: [sa('team')] },
+      // The test namespace's account existed before the policy: nothing created it again.
+      { op: 'error', file: 'sa-test.yaml', docs: [{ ...sa('default'), metadata: { name: 'default' } }] },
+    ]);
+    expect(await statusOf(dir)).toEqual({ id: expect.any(String), status: 'passed' });
+  });
 });
 
 const widgetCrd: JsonObject = {

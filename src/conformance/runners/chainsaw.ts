@@ -41,6 +41,11 @@ const TEST_NAMESPACE = 'chainsaw-test';
 const SYSTEM_NAMESPACES = ['default', 'kube-system', 'kube-public', 'kube-node-lease'];
 /** Chainsaw talks to the API server as the cluster admin. */
 const ADMIN = { username: 'kubernetes-admin', groups: ['system:masters', 'system:authenticated'] };
+/** Who creates a namespace's `default` ServiceAccount (kube-controller-manager's serviceaccount controller). */
+const SERVICE_ACCOUNT_CONTROLLER = {
+  username: 'system:serviceaccount:kube-system:service-account-controller',
+  groups: ['system:serviceaccounts', 'system:serviceaccounts:kube-system', 'system:authenticated'],
+};
 /** Features whose effects are background mutations of other objects, which admission alone cannot show. */
 const BACKGROUND_FEATURES = ['mutateExisting', 'mpol:mutateExisting', 'mutateExistingOnPolicyUpdate'];
 const OFFLINE_CONTEXT_ENTRY = 'unsupported offline: context entry';
@@ -229,7 +234,8 @@ class Replay {
     return undefined;
   }
 
-  private admit(op: string, file: string, doc: JsonObject): void {
+  /** An admission request of a step (`userInfo` the test's admin) or of a controller of the cluster. */
+  private admit(op: string, file: string, doc: JsonObject, userInfo: AdmissionRequest['userInfo'] = ADMIN): void {
     const object = this.placed(doc);
     const key = objectKey(object);
     const existing = this.objects.get(key);
@@ -245,7 +251,7 @@ class Replay {
       object: candidate,
       oldObject: existing ?? null,
       operation: existing ? 'UPDATE' : 'CREATE',
-      userInfo: ADMIN,
+      userInfo,
       namespaceObject: this.namespaceObject(String(metadata(candidate).namespace ?? '')),
     };
     const result = apply(this.policies, request, { runtime: this.runtime });
@@ -267,7 +273,8 @@ class Replay {
   /**
    * What the cluster does once an object is first stored: a CustomResourceDefinition makes its kind known (its
    * schema types later MutatingAdmissionPolicy mutations, its scope places later objects); a Namespace gets its
-   * `default` ServiceAccount from the service account controller.
+   * `default` ServiceAccount from the service account controller, whose create is an admission request the
+   * policies installed by then may mutate or deny (kyverno/policies disable-automountserviceaccounttoken).
    */
   private installed(o: JsonObject): void {
     const crd = crdFacts(o);
@@ -275,13 +282,13 @@ class Replay {
       this.customKinds.set(`${crd.group}|${crd.kind}`, { namespaced: crd.namespaced, plural: crd.plural });
       if (crd.kinds) this.runtime = withKinds(this.runtime, crd.kinds);
     }
-    if (o.kind === 'Namespace' && o.apiVersion === 'v1' && typeof metadata(o).name === 'string') this.createdByCluster(defaultServiceAccount(String(metadata(o).name)));
+    if (o.kind === 'Namespace' && o.apiVersion === 'v1' && typeof metadata(o).name === 'string') {
+      const account = defaultServiceAccount(String(metadata(o).name));
+      if (!this.objects.has(objectKey(account))) this.admit('create', '(service account controller)', account, SERVICE_ACCOUNT_CONTROLLER);
+    }
   }
 
-  /**
-   * An object a controller creates. Stored directly: in a cluster its create is an admission request too, which
-   * the replay's policies could mutate; none of the corpus' policies matches these objects.
-   */
+  /** An object the cluster holds before any step runs (no policy is installed yet to see its create). */
   private createdByCluster(o: JsonObject): void {
     const key = objectKey(o);
     if (!this.objects.has(key)) this.objects.set(key, o);
