@@ -62,7 +62,7 @@ describe('transmute test on kyverno-test.yaml', () => {
     const dir = suiteDir({ 'other.yaml': 'a: b' });
     const r = await run(['test', join(dir, 'other.yaml')]);
     expect(r.code).toBe(2);
-    expect(r.stderr).toMatch(/not a golden case folder or a kyverno-test.yaml/);
+    expect(r.stderr).toMatch(/not a golden case folder, a kyverno-test.yaml or a chainsaw-test.yaml/);
   });
 
   it('keeps golden case folders working and says so in --help', async () => {

@@ -1,7 +1,8 @@
 /**
  * The chainsaw replay as a cluster (issue 15 items 13 and 14): objects the cluster creates by itself exist for
- * later asserts (each namespace's `default` ServiceAccount), a CustomResourceDefinition applied in a step makes
- * its kind known to later steps (scope and schema: a MutatingAdmissionPolicy can type the custom resource),
+ * later asserts (each namespace's `default` ServiceAccount, admitted through the policies installed by then),
+ * a CustomResourceDefinition applied in a step makes its kind known to later steps (scope and schema: a
+ * MutatingAdmissionPolicy can type the custom resource; its objects get a metadata.generation),
  * and built-in objects are defaulted and go through the default admission plugins before policies see them.
  * Fixtures are written here in the corpus' chainsaw case layout.
  */
@@ -132,6 +133,26 @@ describe('a CustomResourceDefinition applied in a step', () => {
         { op: 'policy', file: 'policy.yaml', docs: colorWidgets },
         { op: 'apply', file: 'widget.yaml', docs: [{ apiVersion: 'example.com/v1', kind: 'Widget', metadata: { name: 'w' }, spec: { size: 3 } }] },
         { op: 'assert', file: 'widget-assert.yaml', docs: [{ apiVersion: 'example.com/v1', kind: 'Widget', metadata: { name: 'w' }, spec: { size: 3, color: 'blue' } }] },
+      ],
+      ['mutatingadmissionpolicy'],
+    );
+    expect(await statusOf(dir)).toMatchObject({ status: 'passed' });
+  });
+
+  it('its objects get metadata.generation: 1 on create, one more when anything but metadata and status changes', async () => {
+    const widget = (spec: JsonObject, labels?: JsonObject): JsonObject => ({ apiVersion: 'example.com/v1', kind: 'Widget', metadata: { name: 'w', ...(labels ? { labels } : {}) }, spec });
+    const generation = (n: number): JsonObject => ({ apiVersion: 'example.com/v1', kind: 'Widget', metadata: { name: 'w', generation: n } });
+    const dir = chainsawCase(
+      'crd-generation',
+      [
+        { op: 'apply', file: 'crd.yaml', docs: [widgetCrd] },
+        { op: 'policy', file: 'policy.yaml', docs: colorWidgets },
+        { op: 'apply', file: 'widget.yaml', docs: [widget({ size: 3 })] },
+        { op: 'assert', file: 'g1.yaml', docs: [generation(1)] },
+        { op: 'apply', file: 'widget-labels.yaml', docs: [widget({ size: 3 }, { team: 'a' })] },
+        { op: 'assert', file: 'g1-again.yaml', docs: [generation(1)] },
+        { op: 'apply', file: 'widget-size.yaml', docs: [widget({ size: 4 })] },
+        { op: 'assert', file: 'g2.yaml', docs: [generation(2)] },
       ],
       ['mutatingadmissionpolicy'],
     );

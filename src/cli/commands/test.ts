@@ -4,6 +4,8 @@ import { diagnostic, type Diagnostic } from '../../diagnostics/diagnostic.js';
 import { findTestFiles, loadTestSuite, runTestSuite, TEST_FILE_NAME, type SuiteRow, type TestSuite } from '../../dialects/kyverno/test-suite/index.js';
 import { parseSelector, selectEntries, selectsRow, type Selector } from '../../dialects/kyverno/test-suite/selector.js';
 import { findKaptestFiles, isKaptestFile, loadKaptest, runKaptest } from '../../dialects/map/kaptest/index.js';
+import { CHAINSAW_TEST_FILE_NAME, loadChainsawTest } from '../../conformance/loaders/chainsaw-test.js';
+import { runChainsawCase } from '../../conformance/runners/chainsaw.js';
 import { listCases } from '../../golden/case.js';
 import { loadExceptions, verdict } from '../../golden/exceptions.js';
 import { runCaseDir } from '../../golden/run.js';
@@ -20,7 +22,8 @@ import { renderJunit, renderMarkdown, renderTable, resultWord, shortReason, type
 export const TEST_HELP = `Usage: transmute test PATH... [-o table|text|json|junit|markdown] [--detailed-results] [--fail-only]
                       [--remove-color] [-t "policy=P,rule=R,resource=N"] [--update] [--validate MODE]
 
-Runs golden cases, Kyverno test suites and kaptest manifests, and reports each result as 'kyverno test' does.
+Runs golden cases, Kyverno test suites, kaptest manifests and chainsaw tests, and reports each result as
+'kyverno test' does.
 
 A PATH that is a golden case folder (with case.yaml), or a folder of such folders, runs golden cases: each
 input must parse to ir.txt, the IR must give the expected objects, each target dialect must emit the expected
@@ -73,6 +76,17 @@ policy or binding that is not there fails even when it expects 'error'. vapTestS
 Rows: policy is the MutatingAdmissionPolicy, rule the test's place (mapTestSuites[i].tests[j]), resource
 kaptest's summary ('(CREATE) Deployment:ns/name', '(UPDATE) Kind:old -> new').
 
+Every file named chainsaw-test.yaml under a PATH (hidden folders such as .chainsaw-test/ included), or given
+directly, is a chainsaw test (chainsaw.kyverno.io/v1alpha1 Test) of Kyverno policies, MutatingPolicies or
+MutatingAdmissionPolicies, replayed against the in-memory cluster of 'transmute conformance': its steps' try
+operations in order (apply, create, update, patch of a file or an inline resource; a file of policies
+installs them; delete; sleep; assert and error compared as chainsaw compares them, an assert of policies
+waiting for them to be ready), each write an admission request with the API server's defaults, then the
+policies' mutations, mutate-existing rules and MutatingPolicy background runs. catch, finally and cleanup
+are not run. One row per test: policy names its mutating policies. Listed as not run, with the reason: a
+script, command or wait operation, bindings or templating, expect or outputs, context data the replay does not
+have, policies that do not mutate or mix dialects, an assert of a CustomResourceDefinition no step installs.
+
 Options:
   -o, --output-format FORMAT
                    table: kyverno test's table per test file (columns ID, POLICY, RULE, RESOURCE, RESULT,
@@ -99,8 +113,8 @@ Options:
   -h, --help       show this help
 
 Exit codes: 0 all passed; 1 a result failed, or no test was found, or no result was run (each said on
-stderr); 2 bad usage, or a kyverno-test.yaml or kaptest manifest that cannot be read as a test (not YAML, not
-a Test, a file it names missing or malformed; the others still run).
+stderr); 2 bad usage, or a kyverno-test.yaml, chainsaw-test.yaml or kaptest manifest that cannot be read as a
+test (not YAML, not a Test, a file it names missing or malformed; the others still run).
 Summary (text): 'N passed, N failed' (', N not run' follows when some results were not run); table: 'Test
 Summary: N tests passed and N tests failed'.
 `;
@@ -190,7 +204,7 @@ export async function runTest(argv: string[], io: CliIO): Promise<number> {
       return EXIT.badInput;
     }
     const isFile = statSync(p).isFile();
-    if (isFile && basename(p) !== TEST_FILE_NAME && !isKaptestFile(p)) return usage(`${p}: not a golden case folder or a ${TEST_FILE_NAME}, nor a kaptest manifest`);
+    if (isFile && basename(p) !== TEST_FILE_NAME && basename(p) !== CHAINSAW_TEST_FILE_NAME && !isKaptestFile(p)) return usage(`${p}: not a golden case folder, a ${TEST_FILE_NAME} or a ${CHAINSAW_TEST_FILE_NAME}, nor a kaptest manifest`);
     const golden = isFile ? undefined : goldenDirs(p);
     if (golden && golden.dirs.length > 0) {
       found += golden.dirs.length;
@@ -209,6 +223,10 @@ export async function runTest(argv: string[], io: CliIO): Promise<number> {
     for (const file of findKaptestFiles(p)) {
       found++;
       unreadable.push(...runKaptestFile(file, report, selector, runtime));
+    }
+    for (const file of findTestFiles(p, CHAINSAW_TEST_FILE_NAME)) {
+      found++;
+      unreadable.push(...runChainsawTestFile(file, report, selector, runtime));
     }
   }
   const failOnly = Boolean(flags['fail-only']);
@@ -239,7 +257,7 @@ export async function runTest(argv: string[], io: CliIO): Promise<number> {
   }
   // A run that checked nothing is not a pass.
   if (found === 0) {
-    reportDiagnostics(io, [diagnostic('TM7003', { phase: 'io', message: `no test found under ${positionals.join(', ')}: no golden case folder, ${TEST_FILE_NAME} or kaptest manifest` })], 'text');
+    reportDiagnostics(io, [diagnostic('TM7003', { phase: 'io', message: `no test found under ${positionals.join(', ')}: no golden case folder, ${TEST_FILE_NAME}, ${CHAINSAW_TEST_FILE_NAME} or kaptest manifest` })], 'text');
     return EXIT.checkFailed;
   }
   if (counts.passed + counts.failed === 0) {
@@ -327,5 +345,25 @@ function runKaptestFile(file: string, report: Report, selector: Selector | undef
     const status = r.status === 'skipped' && !r.reason.startsWith('not run') ? 'passed' : r.status;
     report.add(file, { ...r, status });
   }
+  return [];
+}
+
+/**
+ * Runs one chainsaw test against the in-memory cluster of the conformance replay (one row: the test, its
+ * mutating policies); a test the replay cannot run offline is listed as not run, with the reason.
+ */
+function runChainsawTestFile(file: string, report: Report, selector: Selector | undefined, runtime: Runtime): Diagnostic[] {
+  const loaded = loadChainsawTest(file, file);
+  if (!loaded.ok) return loaded.diagnostics;
+  const row = (status: SuiteRow['status'], reason: string): SuiteRow => ({ file, policy: loaded.value.policies.join(', '), rule: '', resource: '', status, reason });
+  if (selector && !selectsRow(selector, row('passed', ''))) return [];
+  if (loaded.value.kind === 'not-run') {
+    report.add(file, row('skipped', loaded.value.reason));
+    return [];
+  }
+  const result = runChainsawCase(loaded.value.case, { runtime });
+  if (result.status === 'passed') report.add(file, row('passed', 'Ok'));
+  else if (result.status === 'failed' || result.status === 'error') report.add(file, row('failed', result.reason ?? result.status));
+  else report.add(file, row('skipped', `not run: ${result.reason ?? result.status}`));
   return [];
 }

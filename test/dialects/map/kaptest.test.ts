@@ -387,7 +387,7 @@ describe('kaptest manifests through `transmute test`', () => {
   it('a YAML file that is no kaptest manifest is bad usage (exit 2)', async () => {
     const r = await run(['test', join(FIXTURES, 'labels.yaml')]);
     expect(r.code).toBe(2);
-    expect(r.stderr).toContain('not a golden case folder or a kyverno-test.yaml, nor a kaptest manifest');
+    expect(r.stderr).toContain('not a golden case folder, a kyverno-test.yaml or a chainsaw-test.yaml, nor a kaptest manifest');
   });
 
   it('--help tells how kaptest tests run and how transmute differs', async () => {

@@ -1,0 +1,216 @@
+/**
+ * `transmute test` on chainsaw tests (src/conformance/loaders/chainsaw-test.ts): a test of a mutating policy is
+ * replayed offline and passes or fails on its asserts; what the replay cannot stand for (a script, bindings,
+ * policies that do not mutate or mix dialects, a CustomResourceDefinition the test expects installed) is not
+ * run, with the reason.
+ */
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { run } from './support.js';
+import { tempDir } from '../support/temp.js';
+
+const POLICY = `apiVersion: kyverno.io/v1
+kind: ClusterPolicy
+metadata:
+  name: add-team
+spec:
+  rules:
+  - name: team
+    match:
+      any:
+      - resources:
+          kinds: [Pod]
+    mutate:
+      patchStrategicMerge:
+        metadata:
+          labels:
+            +(team): platform
+`;
+const MPOL = `apiVersion: policies.kyverno.io/v1
+kind: MutatingPolicy
+metadata:
+  name: mark
+spec:
+  matchConstraints:
+    resourceRules:
+    - apiGroups: [""]
+      apiVersions: [v1]
+      operations: [CREATE]
+      resources: [pods]
+  mutations:
+  - patchType: ApplyConfiguration
+    applyConfiguration:
+      expression: 'Object{metadata: Object.metadata{labels: {"marked": "yes"}}}'
+`;
+const VALIDATE = `apiVersion: kyverno.io/v1
+kind: ClusterPolicy
+metadata:
+  name: check
+spec:
+  rules:
+  - name: r
+    match:
+      any:
+      - resources:
+          kinds: [Pod]
+    validate:
+      pattern:
+        metadata:
+          labels:
+            team: "?*"
+`;
+const POD = `apiVersion: v1
+kind: Pod
+metadata:
+  name: web
+spec:
+  containers:
+  - name: app
+    image: nginx
+`;
+const READY = `apiVersion: kyverno.io/v1
+kind: ClusterPolicy
+metadata:
+  name: add-team
+status:
+  ready: true
+`;
+
+function chainsawTest(steps: string): string {
+  return `apiVersion: chainsaw.kyverno.io/v1alpha1
+kind: Test
+metadata:
+  name: t
+spec:
+  steps:
+${steps}`;
+}
+
+const STEPS = `  - name: install
+    try:
+    - apply:
+        file: ../policy.yaml
+    - assert:
+        file: ready.yaml
+  - name: create
+    try:
+    - apply:
+        file: pod.yaml
+    - assert:
+        file: expected.yaml
+`;
+
+function library(files: Record<string, string>): string {
+  return tempDir('test-chainsaw', { 'policy.yaml': POLICY, '.chainsaw-test/ready.yaml': READY, '.chainsaw-test/pod.yaml': POD, ...files });
+}
+
+describe('transmute test on chainsaw tests', () => {
+  it('replays a test of a mutating policy: its asserts pass', async () => {
+    const dir = library({
+      '.chainsaw-test/chainsaw-test.yaml': chainsawTest(STEPS),
+      '.chainsaw-test/expected.yaml': 'apiVersion: v1\nkind: Pod\nmetadata:\n  name: web\n  labels:\n    team: platform\n',
+    });
+    const r = await run(['test', dir]);
+    expect(r.stderr).toBe('');
+    expect(r.stdout).toContain(`ok   ${join(dir, '.chainsaw-test', 'chainsaw-test.yaml')}: add-team`);
+    expect(r.stdout).toContain('1 passed, 0 failed');
+    expect(r.code).toBe(0);
+  });
+
+  it('fails a test whose assert the policy does not meet, saying where', async () => {
+    const dir = library({
+      '.chainsaw-test/chainsaw-test.yaml': chainsawTest(STEPS),
+      '.chainsaw-test/expected.yaml': 'apiVersion: v1\nkind: Pod\nmetadata:\n  name: web\n  labels:\n    team: other\n',
+    });
+    const r = await run(['test', join(dir, '.chainsaw-test', 'chainsaw-test.yaml')]);
+    expect(r.stdout).toContain('FAIL');
+    expect(r.stdout).toContain('expected "other", got "platform"');
+    expect(r.code).toBe(1);
+  });
+
+  it('runs an inline resource and a MutatingPolicy', async () => {
+    const steps = `  - try:
+    - apply:
+        resource:
+${MPOL.replace(/^/gm, '          ')}
+    - apply:
+        file: pod.yaml
+    - assert:
+        resource:
+          apiVersion: v1
+          kind: Pod
+          metadata:
+            name: web
+            labels:
+              marked: "yes"
+`;
+    const dir = library({ '.chainsaw-test/chainsaw-test.yaml': chainsawTest(steps) });
+    const r = await run(['test', dir, '-o', 'json']);
+    const out = JSON.parse(r.stdout) as { passed: number; results: { policy: string; status: string; reason: string }[] };
+    expect(out.results).toEqual([expect.objectContaining({ policy: 'mark', status: 'passed' })]);
+    expect(r.code).toBe(0);
+  });
+
+  it('expands step templates whose bindings are plain values (Kyverno\'s create-policy and policy-ready)', async () => {
+    const template = (name: string, op: string): string => `apiVersion: chainsaw.kyverno.io/v1alpha1\nkind: StepTemplate\nmetadata:\n  name: ${name}\nspec:\n  try:\n${op}`;
+    const steps = `  - name: create policy
+    use:
+      template: ../templates/create-policy.yaml
+      with:
+        bindings:
+        - name: file
+          value: ../policy.yaml
+  - name: wait
+    use:
+      template: ../templates/ready.yaml
+      with:
+        bindings:
+        - name: name
+          value: add-team
+  - try:
+    - apply:
+        file: pod.yaml
+    - assert:
+        file: expected.yaml
+`;
+    const dir = library({
+      'templates/create-policy.yaml': template('create-policy', '  - create:\n      file: ($file)\n'),
+      'templates/ready.yaml': template('ready', '  - assert:\n      resource:\n        apiVersion: kyverno.io/v1\n        kind: ClusterPolicy\n        metadata:\n          name: ($name)\n        status:\n          ready: true\n'),
+      '.chainsaw-test/chainsaw-test.yaml': chainsawTest(steps),
+      '.chainsaw-test/expected.yaml': 'apiVersion: v1\nkind: Pod\nmetadata:\n  name: web\n  labels:\n    team: platform\n',
+    });
+    const r = await run(['test', dir, '-o', 'json']);
+    const out = JSON.parse(r.stdout) as { results: { policy: string; status: string; reason: string }[] };
+    expect(out.results).toEqual([expect.objectContaining({ policy: 'add-team', status: 'passed' })]);
+  });
+
+  it('lists as not run what the replay cannot stand for, with the reason', async () => {
+    const cases: [string, Record<string, string>, string][] = [
+      ['script', { '.chainsaw-test/chainsaw-test.yaml': chainsawTest(`${STEPS}    - script:\n        content: kubectl get pods\n`) }, 'is a script operation, which needs a live cluster'],
+      ['bindings', { '.chainsaw-test/chainsaw-test.yaml': chainsawTest(STEPS.replace('file: pod.yaml', 'file: pod.yaml\n        bindings:\n        - name: x\n          value: y')) }, 'has expect, outputs or bindings'],
+      ['validate only', { 'policy.yaml': VALIDATE, '.chainsaw-test/chainsaw-test.yaml': chainsawTest(STEPS.replace('file: ready.yaml', 'file: pod.yaml')) }, 'its policies do not mutate'],
+      ['mixed dialects', { 'mpol.yaml': MPOL, '.chainsaw-test/chainsaw-test.yaml': chainsawTest(`${STEPS}    - apply:\n        file: ../mpol.yaml\n`) }, 'its policies mix dialects (kyverno, kyverno-mpol)'],
+      [
+        'a prepared cluster',
+        { '.chainsaw-test/crd.yaml': 'apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\nmetadata:\n  name: widgets.example.com\n', '.chainsaw-test/chainsaw-test.yaml': chainsawTest(`  - try:\n    - assert:\n        file: crd.yaml\n${STEPS}`) },
+        'asserts the CustomResourceDefinition widgets.example.com, which none of its steps installs',
+      ],
+    ];
+    for (const [what, files, reason] of cases) {
+      const dir = library({ '.chainsaw-test/expected.yaml': 'apiVersion: v1\nkind: Pod\nmetadata:\n  name: web\n', ...files });
+      const r = await run(['test', dir, '-o', 'json']);
+      const out = JSON.parse(r.stdout) as { notRun: number; results: { status: string; reason: string }[] };
+      expect(out.results, what).toEqual([expect.objectContaining({ status: 'notRun' })]);
+      expect(out.results[0]!.reason, what).toContain(reason);
+      // Nothing was checked: a run with no result run is not a pass.
+      expect(r.code, what).toBe(1);
+    }
+  });
+
+  it('refuses a chainsaw-test.yaml that is not a chainsaw Test (exit 2)', async () => {
+    const dir = library({ '.chainsaw-test/chainsaw-test.yaml': 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: x\n' });
+    const r = await run(['test', dir]);
+    expect(r.stderr).toContain('not a chainsaw Test');
+    expect(r.code).toBe(2);
+  });
+});
