@@ -11,6 +11,7 @@ import { discover } from './discover.js';
 import type { MigrateTarget } from './model.js';
 import { checkOutDir, MARKER, policyFileText, Staging } from './output.js';
 import { prove } from './prove.js';
+import { proveByChainsaw } from './prove-chainsaw.js';
 import { buildReport, renderJson, type MigrateReport } from './report.js';
 import { rewriteSuite } from './suites.js';
 import { translateLibrary } from './translate.js';
@@ -52,6 +53,8 @@ export function migrate(opts: MigrateOptions): MigrateRun {
     }
     for (const [rel, text] of settleUnchanged(suites, (rel) => staging.path(rel))) staging.write(rel, text);
     const proofs = prove(suites, (rel) => staging.path(rel), opts.outDir);
+    const migrated = new Set([...outcomes].filter(([, o]) => o.status !== 'refused' && o.status !== 'left').map(([k]) => k));
+    for (const [key, rows] of proveByChainsaw(library, migrated, (rel) => staging.path(rel), opts.outDir)) proofs.set(key, [...(proofs.get(key) ?? []), ...rows]);
     const report = buildReport({
       library,
       outcomes,

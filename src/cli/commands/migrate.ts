@@ -37,10 +37,13 @@ existing rules, mutate.targets) is 'not migrated' and stays as it was, with ever
 
 Then each result entry about a migrated policy's mutate rules runs in the original suite and in the migrated
 one, with the runner of 'transmute test' (entries about validate and other rules are not part of the proof; a
-proof covers what the suite's rows cover, nothing more). The report, per source policy:
+proof covers what the suite's rows cover, nothing more). Every chainsaw-test.yaml that applies the file of a
+migrated policy is a row too: 'transmute test' replays it from DIR and, copied, from OUT, where that file holds
+the migration; a test the replay does not run, or that fails on the source, proves nothing and gives no row.
+The report, per source policy:
   migrated and proven        every row of both suites passes
   migrated with differences  the rows that do not, with both results and the diff of the patched resource
-  migrated, untested         no suite row tests the policy: nothing proves it
+  migrated, untested         no suite row or replayed chainsaw test tests the policy: nothing proves it
   not migrated               each refused construct: file:line:col, class (cannot: the target cannot express
                              it; yet: transmute does not translate it yet; invalid: the source does not parse)
   left as is                 a policy without mutate rules, or already a CEL policy; rules that are not

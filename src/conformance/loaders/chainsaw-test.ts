@@ -30,7 +30,15 @@ import { malformed, obj, readDocs, str, synthesizedDocs, type CaseFiles } from '
 export const CHAINSAW_TEST_FILE_NAME = 'chainsaw-test.yaml';
 
 /** A chainsaw test read for the replay: its case, or why it is not run; and the names of its policies. */
-export type ChainsawTestLoad = { kind: 'case'; case: ChainsawCase; policies: string[] } | { kind: 'not-run'; reason: string; policies: string[] };
+export type ChainsawTestLoad =
+  | {
+      kind: 'case';
+      case: ChainsawCase;
+      policies: string[];
+      /** The files (absolute paths) its mutating policies come from. */
+      policyFiles: string[];
+    }
+  | { kind: 'not-run'; reason: string; policies: string[] };
 
 const WRITE_OPS = ['apply', 'create', 'update', 'patch'] as const;
 const CHECK_OPS = ['assert', 'error'] as const;
@@ -87,6 +95,7 @@ export function loadChainsawTest(path: string, display: string = path, dialects:
   if (spec.bindings !== undefined) return notRun('the test has bindings, which the replay does not evaluate');
   const steps: ChainsawStep[] = [];
   const policyDialects = new Set<string>();
+  const policyFiles = new Set<string>();
   let mutating = false;
   // Objects the steps write, by "kind|name", for the CustomResourceDefinitions an assert expects.
   const written = new Set<string>();
@@ -169,6 +178,7 @@ export function loadChainsawTest(path: string, display: string = path, dialects:
           mutating = true;
           policyDialects.add(dialect);
           policies.push(String(obj((d.value as JsonObject).metadata)?.name ?? ''));
+          if (typeof body.file === 'string') policyFiles.add(resolve(files.dir, body.file));
         }
       }
       steps.push({ op: policyDocs.length > 0 ? 'policy' : (name as (typeof WRITE_OPS)[number]), file, docs: loaded });
@@ -180,6 +190,7 @@ export function loadChainsawTest(path: string, display: string = path, dialects:
   return ok({
     kind: 'case',
     policies,
+    policyFiles: [...policyFiles],
     case: { id: display, path: files.dir, corpus: '', source: 'chainsaw-test', dialect, format: 'kyverno-chainsaw', steps, features: [] },
   });
 }

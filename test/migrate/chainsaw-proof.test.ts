@@ -1,0 +1,90 @@
+/**
+ * A library's chainsaw tests prove migrations (src/migrate/prove-chainsaw.ts): a test that applies a migrated
+ * policy's file is replayed from DIR and from OUT, where the file holds the MutatingPolicy; a test the replay
+ * does not run, or that fails on the source, gives no row (the policy stays untested).
+ */
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import type { MigrateReport } from '../../src/migrate/report.js';
+import { run } from '../cli/support.js';
+import { tempDir } from '../support/temp.js';
+
+const POLICY = `apiVersion: kyverno.io/v1
+kind: ClusterPolicy
+metadata:
+  name: add-team
+spec:
+  rules:
+  - name: team
+    match:
+      any:
+      - resources:
+          kinds: [Pod]
+    mutate:
+      patchStrategicMerge:
+        metadata:
+          labels:
+            +(team): platform
+`;
+const READY = 'apiVersion: kyverno.io/v1\nkind: ClusterPolicy\nmetadata:\n  name: add-team\nstatus:\n  ready: true\n';
+const POD = 'apiVersion: v1\nkind: Pod\nmetadata:\n  name: web\nspec:\n  containers:\n  - name: app\n    image: nginx\n';
+
+function chainsawTest(extra = ''): string {
+  return `apiVersion: chainsaw.kyverno.io/v1alpha1
+kind: Test
+metadata:
+  name: add-team
+spec:
+  steps:
+  - try:
+    - apply:
+        file: ../add-team.yaml
+    - assert:
+        file: ready.yaml
+  - try:
+    - apply:
+        file: pod.yaml
+    - assert:
+        file: expected.yaml
+${extra}`;
+}
+
+async function migrated(expectedTeam: string, extra = ''): Promise<MigrateReport['policies'][number]> {
+  const root = tempDir('migrate-chainsaw', {
+    'lib/add-team.yaml': POLICY,
+    'lib/.chainsaw-test/chainsaw-test.yaml': chainsawTest(extra),
+    'lib/.chainsaw-test/ready.yaml': READY,
+    'lib/.chainsaw-test/pod.yaml': POD,
+    'lib/.chainsaw-test/expected.yaml': `apiVersion: v1\nkind: Pod\nmetadata:\n  name: web\n  labels:\n    team: ${expectedTeam}\n`,
+  });
+  const r = await run(['migrate', join(root, 'lib'), '--out-dir', join(root, 'out'), '--json']);
+  const report = JSON.parse(r.stdout) as MigrateReport;
+  const policy = report.policies.find((p) => p.source.name === 'add-team' && p.source.kind === 'ClusterPolicy' && p.migrated !== undefined);
+  expect(policy, r.stderr).toBeDefined();
+  return policy!;
+}
+
+describe('migrate proves with chainsaw tests', () => {
+  it('a test that passes from DIR and from OUT proves the migration', async () => {
+    const p = await migrated('platform');
+    expect(p.status).toBe('proven');
+    expect(p.rows).toEqual([
+      expect.objectContaining({
+        resource: '(chainsaw test)',
+        original: expect.objectContaining({ status: 'passed', policy: 'add-team' }),
+        migrated: expect.objectContaining({ status: 'passed', policy: 'add-team' }),
+      }),
+    ]);
+  });
+
+  it('a test that fails on the source proves nothing', async () => {
+    const p = await migrated('other');
+    expect(p.status).toBe('untested');
+    expect(p.rows).toEqual([]);
+  });
+
+  it('a test the replay does not run proves nothing', async () => {
+    const p = await migrated('platform', '    - script:\n        content: kubectl get pods\n');
+    expect(p.status).toBe('untested');
+  });
+});
