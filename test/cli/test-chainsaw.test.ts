@@ -7,25 +7,9 @@
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { run } from './support.js';
+import { ADD_TEAM_POLICY, ADD_TEAM_READY, labelledPod, WEB_POD } from '../support/chainsaw-fixtures.js';
 import { tempDir } from '../support/temp.js';
 
-const POLICY = `apiVersion: kyverno.io/v1
-kind: ClusterPolicy
-metadata:
-  name: add-team
-spec:
-  rules:
-  - name: team
-    match:
-      any:
-      - resources:
-          kinds: [Pod]
-    mutate:
-      patchStrategicMerge:
-        metadata:
-          labels:
-            +(team): platform
-`;
 const MPOL = `apiVersion: policies.kyverno.io/v1
 kind: MutatingPolicy
 metadata:
@@ -59,23 +43,6 @@ spec:
           labels:
             team: "?*"
 `;
-const POD = `apiVersion: v1
-kind: Pod
-metadata:
-  name: web
-spec:
-  containers:
-  - name: app
-    image: nginx
-`;
-const READY = `apiVersion: kyverno.io/v1
-kind: ClusterPolicy
-metadata:
-  name: add-team
-status:
-  ready: true
-`;
-
 function chainsawTest(steps: string): string {
   return `apiVersion: chainsaw.kyverno.io/v1alpha1
 kind: Test
@@ -101,14 +68,14 @@ const STEPS = `  - name: install
 `;
 
 function library(files: Record<string, string>): string {
-  return tempDir('test-chainsaw', { 'policy.yaml': POLICY, '.chainsaw-test/ready.yaml': READY, '.chainsaw-test/pod.yaml': POD, ...files });
+  return tempDir('test-chainsaw', { 'policy.yaml': ADD_TEAM_POLICY, '.chainsaw-test/ready.yaml': ADD_TEAM_READY, '.chainsaw-test/pod.yaml': WEB_POD, ...files });
 }
 
 describe('transmute test on chainsaw tests', () => {
   it('replays a test of a mutating policy: its asserts pass', async () => {
     const dir = library({
       '.chainsaw-test/chainsaw-test.yaml': chainsawTest(STEPS),
-      '.chainsaw-test/expected.yaml': 'apiVersion: v1\nkind: Pod\nmetadata:\n  name: web\n  labels:\n    team: platform\n',
+      '.chainsaw-test/expected.yaml': labelledPod('platform'),
     });
     const r = await run(['test', dir]);
     expect(r.stderr).toBe('');
@@ -120,7 +87,7 @@ describe('transmute test on chainsaw tests', () => {
   it('fails a test whose assert the policy does not meet, saying where', async () => {
     const dir = library({
       '.chainsaw-test/chainsaw-test.yaml': chainsawTest(STEPS),
-      '.chainsaw-test/expected.yaml': 'apiVersion: v1\nkind: Pod\nmetadata:\n  name: web\n  labels:\n    team: other\n',
+      '.chainsaw-test/expected.yaml': labelledPod('other'),
     });
     const r = await run(['test', join(dir, '.chainsaw-test', 'chainsaw-test.yaml')]);
     expect(r.stdout).toContain('FAIL');
@@ -177,7 +144,7 @@ ${MPOL.replace(/^/gm, '          ')}
       'templates/create-policy.yaml': template('create-policy', '  - create:\n      file: ($file)\n'),
       'templates/ready.yaml': template('ready', '  - assert:\n      resource:\n        apiVersion: kyverno.io/v1\n        kind: ClusterPolicy\n        metadata:\n          name: ($name)\n        status:\n          ready: true\n'),
       '.chainsaw-test/chainsaw-test.yaml': chainsawTest(steps),
-      '.chainsaw-test/expected.yaml': 'apiVersion: v1\nkind: Pod\nmetadata:\n  name: web\n  labels:\n    team: platform\n',
+      '.chainsaw-test/expected.yaml': labelledPod('platform'),
     });
     const r = await run(['test', dir, '-o', 'json']);
     const out = JSON.parse(r.stdout) as { results: { policy: string; status: string; reason: string }[] };

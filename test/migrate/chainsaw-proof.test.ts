@@ -7,27 +7,8 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { MigrateReport } from '../../src/migrate/report.js';
 import { run } from '../cli/support.js';
+import { ADD_TEAM_POLICY, ADD_TEAM_READY, labelledPod, WEB_POD } from '../support/chainsaw-fixtures.js';
 import { tempDir } from '../support/temp.js';
-
-const POLICY = `apiVersion: kyverno.io/v1
-kind: ClusterPolicy
-metadata:
-  name: add-team
-spec:
-  rules:
-  - name: team
-    match:
-      any:
-      - resources:
-          kinds: [Pod]
-    mutate:
-      patchStrategicMerge:
-        metadata:
-          labels:
-            +(team): platform
-`;
-const READY = 'apiVersion: kyverno.io/v1\nkind: ClusterPolicy\nmetadata:\n  name: add-team\nstatus:\n  ready: true\n';
-const POD = 'apiVersion: v1\nkind: Pod\nmetadata:\n  name: web\nspec:\n  containers:\n  - name: app\n    image: nginx\n';
 
 function chainsawTest(extra = ''): string {
   return `apiVersion: chainsaw.kyverno.io/v1alpha1
@@ -51,11 +32,11 @@ ${extra}`;
 
 async function migrated(expectedTeam: string, extra = ''): Promise<MigrateReport['policies'][number]> {
   const root = tempDir('migrate-chainsaw', {
-    'lib/add-team.yaml': POLICY,
+    'lib/add-team.yaml': ADD_TEAM_POLICY,
     'lib/.chainsaw-test/chainsaw-test.yaml': chainsawTest(extra),
-    'lib/.chainsaw-test/ready.yaml': READY,
-    'lib/.chainsaw-test/pod.yaml': POD,
-    'lib/.chainsaw-test/expected.yaml': `apiVersion: v1\nkind: Pod\nmetadata:\n  name: web\n  labels:\n    team: ${expectedTeam}\n`,
+    'lib/.chainsaw-test/ready.yaml': ADD_TEAM_READY,
+    'lib/.chainsaw-test/pod.yaml': WEB_POD,
+    'lib/.chainsaw-test/expected.yaml': labelledPod(expectedTeam),
   });
   const r = await run(['migrate', join(root, 'lib'), '--out-dir', join(root, 'out'), '--json']);
   const report = JSON.parse(r.stdout) as MigrateReport;
