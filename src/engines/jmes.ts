@@ -142,7 +142,7 @@ function compileExpression(expr: ExprSource): { ok: true; fn: CompiledExpr } | {
     return {
       ok: true,
       fn: (scope) => {
-        const r = loadContextEntry(entry, substitutionEnv(scope), queryJmes, scope.runtime?.imageData);
+        const r = loadContextEntry(entry, substitutionEnv(scope), queryJmes, scope.runtime?.imageData, scope.runtime?.kyvernoData?.apiGet);
         return r.ok ? { ok: true, value: r.value } : failed('TM3004', r.message, expr.origin);
       },
     };

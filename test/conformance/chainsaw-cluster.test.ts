@@ -203,3 +203,48 @@ describe('API server defaulting and admission plugins in the replay', () => {
     expect(await statusOf(dir)).toMatchObject({ status: 'passed' });
   });
 });
+
+describe('Kyverno context entries that read the replayed cluster', () => {
+  const policy = (context: JsonObject[], labels: JsonObject): JsonObject => ({
+    apiVersion: 'kyverno.io/v1',
+    kind: 'ClusterPolicy',
+    metadata: { name: 'from-cluster' },
+    spec: { rules: [{ name: 'r', match: { any: [{ resources: { kinds: ['Pod'] } }] }, context, mutate: { patchStrategicMerge: { metadata: { labels } } } }] },
+  });
+  const pod = (labels?: JsonObject): JsonObject => ({ apiVersion: 'v1', kind: 'Pod', metadata: { name: 'p', namespace: 'team-ns', ...(labels ? { labels } : {}) }, spec: { containers: [{ name: 'c', image: 'nginx' }] } });
+  const namespace: JsonObject = { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'team-ns', labels: { team: 'blue' } } };
+
+  it('an apiCall GET reads the API server, narrowed by its jmesPath; a missing object gives the default', async () => {
+    const context: JsonObject[] = [
+      { name: 'team', apiCall: { urlPath: '/api/v1/namespaces/{{ request.namespace }}', jmesPath: 'metadata.labels.team' } },
+      { name: 'owner', apiCall: { urlPath: '/api/v1/namespaces/{{ request.namespace }}/configmaps/owner', default: 'nobody' } },
+    ];
+    const dir = chainsawCase('context-api-call', [
+      { op: 'apply', file: 'ns.yaml', docs: [namespace] },
+      { op: 'policy', file: 'policy.yaml', docs: [policy(context, { team: '{{ team }}', owner: '{{ owner }}' })] },
+      { op: 'apply', file: 'pod.yaml', docs: [pod()] },
+      { op: 'assert', file: 'pod-assert.yaml', docs: [pod({ team: 'blue', owner: 'nobody' })] },
+    ]);
+    expect(await statusOf(dir)).toEqual({ id: expect.any(String), status: 'passed' });
+  });
+
+  it('a configMap entry holds the ConfigMap\'s data and metadata; a missing one fails the rule', async () => {
+    const context: JsonObject[] = [{ name: 'settings', configMap: { name: 'settings', namespace: '{{ request.namespace }}' } }];
+    const configMap: JsonObject = { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'settings', namespace: 'team-ns' }, data: { zone: 'z1' } };
+    const found = chainsawCase('context-config-map', [
+      { op: 'apply', file: 'ns.yaml', docs: [namespace] },
+      { op: 'apply', file: 'cm.yaml', docs: [configMap] },
+      { op: 'policy', file: 'policy.yaml', docs: [policy(context, { zone: '{{ settings.data.zone }}', from: '{{ settings.metadata.name }}' })] },
+      { op: 'apply', file: 'pod.yaml', docs: [pod()] },
+      { op: 'assert', file: 'pod-assert.yaml', docs: [pod({ zone: 'z1', from: 'settings' })] },
+    ]);
+    expect(await statusOf(found)).toEqual({ id: expect.any(String), status: 'passed' });
+    const missing = chainsawCase('context-config-map-missing', [
+      { op: 'apply', file: 'ns.yaml', docs: [namespace] },
+      { op: 'policy', file: 'policy.yaml', docs: [policy(context, { zone: '{{ settings.data.zone }}' })] },
+      { op: 'apply', file: 'pod.yaml', docs: [pod()] },
+      { op: 'error', file: 'pod-error.yaml', docs: [pod()] },
+    ]);
+    expect(await statusOf(missing)).toEqual({ id: expect.any(String), status: 'passed' });
+  });
+});

@@ -16,6 +16,12 @@ export interface KyvernoDataProvider {
   listResources?(apiVersion: string, resource: string, namespace: string): JsonValue[];
   /** `globalContext.Get(entry, projection)`; undefined when the entry is unknown. */
   globalContext?(entry: string, projection: string): JsonValue | undefined;
+  /**
+   * A GET of an API server path, as a Kyverno `apiCall` or `configMap` context entry makes it: the response
+   * (`found`), `missing` (the server's not-found), or undefined where this provider cannot answer the path.
+   * Only a replayed cluster (conformance/runners/chainsaw.ts) answers it.
+   */
+  apiGet?(urlPath: string): { found: JsonValue } | 'missing' | undefined;
 }
 
 /** Raised when a library needs data nobody supplied: the message names the library. */

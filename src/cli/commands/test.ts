@@ -82,7 +82,8 @@ MutatingAdmissionPolicies, replayed against the in-memory cluster of 'transmute 
 operations in order (apply, create, update, patch of a file or an inline resource; a file of policies
 installs them; delete; sleep; assert and error compared as chainsaw compares them, an assert of policies
 waiting for them to be ready), each write an admission request with the API server's defaults, then the
-policies' mutations, mutate-existing rules and MutatingPolicy background runs. catch, finally and cleanup
+policies' mutations, mutate-existing rules and MutatingPolicy background runs; Kyverno apiCall GETs,
+configMap entries and GlobalContextEntries read the replayed cluster. catch, finally and cleanup
 are not run. One row per test: policy names its mutating policies. Listed as not run, with the reason: a
 script, command or wait operation, bindings or templating, expect or outputs, context data the replay does not
 have, policies that do not mutate or mix dialects, an assert of a CustomResourceDefinition no step installs.

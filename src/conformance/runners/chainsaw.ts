@@ -33,7 +33,7 @@ import { createRuntime } from '../../runtime/create.js';
 import { deriveRuntime, withKinds, type Runtime } from '../../runtime/runtime.js';
 import { mutatesExisting } from '../../dialects/kyverno-mpol/recognize.js';
 import { guessResource, kindOfResource, lookupKind, parseApiVersion } from '../../k8s/resources.js';
-import { clusterGlobalContext } from './global-context-entries.js';
+import { apiGet, clusterGlobalContext } from './global-context-entries.js';
 
 /** Chainsaw creates each test's namespaced objects in an ephemeral namespace when they name none. */
 const TEST_NAMESPACE = 'chainsaw-test';
@@ -119,10 +119,12 @@ class Replay {
     modes: { kyverno: boolean; mpol: boolean },
   ) {
     this.background = modes.kyverno;
+    const cluster = { objects: () => this.objects.values(), list: (av: string, res: string, ns: string) => this.list(av, res, ns), kindOf: (av: string, res: string) => this.kindOfResource(av, res) };
     const provider: KyvernoDataProvider = {
       getResource: (av, res, ns, name) => this.lookup(av, res, ns, name),
       listResources: (av, res, ns) => this.list(av, res, ns),
-      globalContext: clusterGlobalContext({ objects: () => this.objects.values(), list: (av, res, ns) => this.list(av, res, ns), kindOf: (av, res) => this.kindOfResource(av, res) }),
+      globalContext: clusterGlobalContext(cluster),
+      apiGet: (urlPath) => apiGet(cluster, urlPath),
     };
     this.runtime = deriveRuntime(ctx.runtime ?? createRuntime(), { kyvernoData: provider, defaulter: applyApiServerDefaults });
     const replay = this;

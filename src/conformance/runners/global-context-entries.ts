@@ -70,6 +70,22 @@ function projectionsOf(spec: JsonObject): { name: string; jmesPath: string }[] {
   return raw.filter(isJsonObject).map((p) => ({ name: String(p.name ?? ''), jmesPath: String(p.jmesPath ?? '') }));
 }
 
+/**
+ * The API server's answer to a GET of `urlPath` over the cluster: an object or a `<Kind>List` (`found`),
+ * `missing` for an object that is not there, undefined for a path this cluster cannot answer.
+ */
+export function apiGet(cluster: GlobalContextCluster, urlPath: string): { found: JsonValue } | 'missing' | undefined {
+  const path = parseApiPath(urlPath);
+  if (path === undefined) return undefined;
+  const stored = cluster.list(path.apiVersion, path.resource, path.namespace);
+  if (path.name !== undefined) {
+    const found = stored.find((o) => isJsonObject(o.metadata) && o.metadata.name === path.name && String(o.metadata.namespace ?? '') === path.namespace);
+    return found === undefined ? 'missing' : { found };
+  }
+  const kind = cluster.kindOf(path.apiVersion, path.resource);
+  return kind === undefined ? undefined : { found: { apiVersion: path.apiVersion, kind: `${kind}List`, metadata: {}, items: stored } };
+}
+
 /** The entry's data read at `projection`, as described in the header. */
 function entryRead(cluster: GlobalContextCluster, spec: JsonObject, projection: string): JsonValue | undefined {
   const projections = projectionsOf(spec);
@@ -85,19 +101,10 @@ function entryRead(cluster: GlobalContextCluster, spec: JsonObject, projection: 
   }
   const call = spec.apiCall;
   if (!isJsonObject(call) || typeof call.urlPath !== 'string' || call.urlPath === '' || (call.method !== undefined && call.method !== 'GET')) return undefined;
-  const path = parseApiPath(call.urlPath);
-  if (path === undefined) return undefined;
-  const stored = cluster.list(path.apiVersion, path.resource, path.namespace);
-  let response: JsonValue;
-  if (path.name !== undefined) {
-    const found = stored.find((o) => isJsonObject(o.metadata) && o.metadata.name === path.name && String(o.metadata.namespace ?? '') === path.namespace);
-    if (found === undefined) throw new CelError(`failed to call ${call.urlPath}: ${path.resource} "${path.name}" not found`);
-    response = found;
-  } else {
-    const kind = cluster.kindOf(path.apiVersion, path.resource);
-    if (kind === undefined) return undefined;
-    response = { apiVersion: path.apiVersion, kind: `${kind}List`, metadata: {}, items: stored };
-  }
+  const got = apiGet(cluster, call.urlPath);
+  if (got === undefined) return undefined;
+  if (got === 'missing') throw new CelError(`failed to call ${call.urlPath}: not found`);
+  const response = got.found;
   // setData stores the response and each projection's result; Get of a key it lacks, or holds nil, fails.
   const data: Record<string, JsonValue> = { '': response };
   for (const p of projections) data[p.name] = search(p.jmesPath, response);

@@ -6,13 +6,15 @@
  * `imageRegistry` need a cluster: offline their value comes from supplied data (the CLI's values file,
  * `policies[].rules[].values` or `globalValues`), and without data reading them is an error naming the entry.
  * An `imageRegistry` entry is also served by the runtime's image data (`--image-data`, a kyverno-test suite's
- * Context file), shaped as Kyverno's registry client returns it (image-data.ts registryClientData).
+ * Context file), shaped as Kyverno's registry client returns it (image-data.ts registryClientData); an
+ * `apiCall` GET or a `configMap` entry by a replayed cluster's API server (context-cluster.ts).
  */
 import type { Diagnostic } from '../../diagnostics/diagnostic.js';
 import { registryClientData, type ImageDataTable } from '../../cel/lib/image-data.js';
 import { hasOwn, isJsonObject, type JsonObject, type JsonValue } from '../../ir/json.js';
 import type { LetOp } from '../../ir/nodes.js';
 import type { YamlPath } from '../../io/source.js';
+import { clusterEntry, type ApiGet } from './context-cluster.js';
 import { opaqueExpression } from './opaque.js';
 import type { Reader } from './reader.js';
 import { substituteTree, treeHasVariables, type QueryOutcome, type Substituted, type SubstitutionEnv } from './variables.js';
@@ -57,6 +59,11 @@ export function contextLets(r: Reader, at: YamlPath, data: ContextData, diagnost
     // `unresolved` stays set for an image entry: translations read it as "reads the cluster" (no CEL form).
     const json: JsonObject = { name, unresolved: message };
     if (type === 'imageRegistry' && isJsonObject(entry.imageRegistry)) json.imageRegistry = entry.imageRegistry;
+    // A replayed cluster answers these (context-cluster.ts); a namespaced Policy's are left to supplied values.
+    if ((type === 'apiCall' || type === 'configMap') && isJsonObject(entry[type])) {
+      json[type] = entry[type]!;
+      if (r.get(['kind']) === 'Policy') json.policyNamespace = r.string(['metadata', 'namespace']) ?? 'default';
+    }
     lets.push({ kind: 'let', name, value: { kind: 'jmes', expr: { text: opaqueExpression('context', json), origin }, origin }, lazy: true, origin });
   });
   return lets;
@@ -72,11 +79,12 @@ export function loadContextEntry(
   env: SubstitutionEnv,
   queryOn: (expression: string, data: unknown) => QueryOutcome,
   imageData?: ImageDataTable,
+  apiGet?: ApiGet,
 ): Substituted<JsonValue> {
   if (!isJsonObject(entry)) return { ok: false, message: 'malformed context entry' };
   const name = typeof entry.name === 'string' ? entry.name : '';
   if (isJsonObject(entry.imageRegistry)) return loadImageEntry(name, entry.imageRegistry, env, queryOn, imageData);
-  if (typeof entry.unresolved === 'string') return { ok: false, message: entry.unresolved };
+  if (typeof entry.unresolved === 'string') return (apiGet && clusterEntry(entry, env, queryOn, apiGet)) ?? { ok: false, message: entry.unresolved };
   const v = isJsonObject(entry.variable) ? entry.variable : {};
   let path = '';
   if (typeof v.jmesPath === 'string' && v.jmesPath !== '') {
