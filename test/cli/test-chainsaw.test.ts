@@ -6,26 +6,18 @@
  */
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { podPolicy } from '../dialects/kyverno-mpol/support.js';
 import { run } from './support.js';
 import { ADD_TEAM_POLICY, ADD_TEAM_READY, labelledPod, WEB_POD } from '../support/chainsaw-fixtures.js';
 import { tempDir } from '../support/temp.js';
 
-const MPOL = `apiVersion: policies.kyverno.io/v1
-kind: MutatingPolicy
-metadata:
-  name: mark
-spec:
-  matchConstraints:
-    resourceRules:
-    - apiGroups: [""]
-      apiVersions: [v1]
-      operations: [CREATE]
-      resources: [pods]
-  mutations:
-  - patchType: ApplyConfiguration
-    applyConfiguration:
-      expression: 'Object{metadata: Object.metadata{labels: {"marked": "yes"}}}'
-`;
+const MPOL = podPolicy(
+  'mark',
+  `mutations:
+- patchType: ApplyConfiguration
+  applyConfiguration:
+    expression: 'Object{metadata: Object.metadata{labels: {"marked": "yes"}}}'`,
+);
 const VALIDATE = `apiVersion: kyverno.io/v1
 kind: ClusterPolicy
 metadata:

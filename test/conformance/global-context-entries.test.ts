@@ -4,14 +4,15 @@
  * projections and Kyverno's errors, an entry that does not exist, and calls offline runs cannot answer.
  */
 import { describe, expect, it } from 'vitest';
-import { clusterGlobalContext, parseApiPath, type GlobalContextCluster } from '../../src/conformance/runners/global-context-entries.js';
+import { parseApiPath, type ReplayedCluster } from '../../src/conformance/runners/api-server.js';
+import { clusterGlobalContext } from '../../src/conformance/runners/global-context-entries.js';
 import type { JsonObject } from '../../src/ir/json.js';
 import { podPolicy, run } from '../dialects/kyverno-mpol/support.js';
 
 const cm = (name: string, namespace: string, app: string): JsonObject => ({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, namespace, labels: { app } }, data: { k: name } });
 const entry = (name: string, spec: JsonObject): JsonObject => ({ apiVersion: 'kyverno.io/v2alpha1', kind: 'GlobalContextEntry', metadata: { name }, spec });
 
-function cluster(objects: JsonObject[]): GlobalContextCluster {
+function cluster(objects: JsonObject[]): ReplayedCluster {
   return {
     objects: () => objects,
     list: (apiVersion, resource, namespace) =>

@@ -15,47 +15,7 @@
 import { CelError } from '../../cel/values.js';
 import { hasOwn, isJsonObject, type JsonObject, type JsonValue } from '../../ir/json.js';
 import { compileJmes } from '../../jmespath/index.js';
-
-/** What the entries read of the replayed cluster. */
-export interface GlobalContextCluster {
-  /** Every stored object (the entries among them). */
-  objects(): Iterable<JsonObject>;
-  /** Stored objects of an apiVersion and plural resource, in a namespace ('' for all). */
-  list(apiVersion: string, resource: string, namespace: string): JsonObject[];
-  /** The kind of a resource's objects, for the name of its list; undefined when unknown. */
-  kindOf(apiVersion: string, resource: string): string | undefined;
-}
-
-/** An API server GET urlPath: a collection (no name) or one object. */
-interface ApiPath {
-  apiVersion: string;
-  resource: string;
-  namespace: string;
-  name: string | undefined;
-}
-
-/** `/api/v1[/namespaces/<ns>]/<resource>[/<name>]` or `/apis/<group>/<version>/...`; undefined for anything else. */
-export function parseApiPath(urlPath: string): ApiPath | undefined {
-  if (urlPath.includes('?')) return undefined;
-  const parts = urlPath.split('/').filter((p) => p !== '');
-  let apiVersion: string;
-  let rest: string[];
-  if (parts[0] === 'api' && parts.length >= 3) {
-    apiVersion = parts[1]!;
-    rest = parts.slice(2);
-  } else if (parts[0] === 'apis' && parts.length >= 4) {
-    apiVersion = `${parts[1]}/${parts[2]}`;
-    rest = parts.slice(3);
-  } else return undefined;
-  let namespace = '';
-  if (rest[0] === 'namespaces' && rest.length >= 3) {
-    namespace = rest[1]!;
-    rest = rest.slice(2);
-  }
-  if (rest.length === 1) return { apiVersion, resource: rest[0]!, namespace, name: undefined };
-  if (rest.length === 2) return { apiVersion, resource: rest[0]!, namespace, name: rest[1]! };
-  return undefined;
-}
+import { apiGet, type ReplayedCluster } from './api-server.js';
 
 function search(expression: string, data: JsonValue): JsonValue {
   const program = compileJmes(expression);
@@ -70,24 +30,8 @@ function projectionsOf(spec: JsonObject): { name: string; jmesPath: string }[] {
   return raw.filter(isJsonObject).map((p) => ({ name: String(p.name ?? ''), jmesPath: String(p.jmesPath ?? '') }));
 }
 
-/**
- * The API server's answer to a GET of `urlPath` over the cluster: an object or a `<Kind>List` (`found`),
- * `missing` for an object that is not there, undefined for a path this cluster cannot answer.
- */
-export function apiGet(cluster: GlobalContextCluster, urlPath: string): { found: JsonValue } | 'missing' | undefined {
-  const path = parseApiPath(urlPath);
-  if (path === undefined) return undefined;
-  const stored = cluster.list(path.apiVersion, path.resource, path.namespace);
-  if (path.name !== undefined) {
-    const found = stored.find((o) => isJsonObject(o.metadata) && o.metadata.name === path.name && String(o.metadata.namespace ?? '') === path.namespace);
-    return found === undefined ? 'missing' : { found };
-  }
-  const kind = cluster.kindOf(path.apiVersion, path.resource);
-  return kind === undefined ? undefined : { found: { apiVersion: path.apiVersion, kind: `${kind}List`, metadata: {}, items: stored } };
-}
-
 /** The entry's data read at `projection`, as described in the header. */
-function entryRead(cluster: GlobalContextCluster, spec: JsonObject, projection: string): JsonValue | undefined {
+function entryRead(cluster: ReplayedCluster, spec: JsonObject, projection: string): JsonValue | undefined {
   const projections = projectionsOf(spec);
   const k8s = spec.kubernetesResource;
   if (isJsonObject(k8s)) {
@@ -114,7 +58,7 @@ function entryRead(cluster: GlobalContextCluster, spec: JsonObject, projection: 
 }
 
 /** The `globalContext` library's reader over the cluster's GlobalContextEntry objects. */
-export function clusterGlobalContext(cluster: GlobalContextCluster): (entry: string, projection: string) => JsonValue | undefined {
+export function clusterGlobalContext(cluster: ReplayedCluster): (entry: string, projection: string) => JsonValue | undefined {
   return (entry, projection) => {
     for (const o of cluster.objects()) {
       if (o.kind !== 'GlobalContextEntry' || typeof o.apiVersion !== 'string' || !o.apiVersion.startsWith('kyverno.io/')) continue;

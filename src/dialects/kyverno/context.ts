@@ -21,6 +21,9 @@ import { substituteTree, treeHasVariables, type QueryOutcome, type Substituted, 
 
 const EXTERNAL_TYPES = ['configMap', 'apiCall', 'globalReference', 'imageRegistry'] as const;
 
+/** What the error of an entry that reads the cluster, without a value supplied, says after its name and type. */
+export const NEEDS_CLUSTER_DATA = 'needs a cluster or external data';
+
 /** Offline data for context entries: the value of an entry by name, if supplied. */
 export type ContextData = (name: string) => JsonValue | undefined;
 
@@ -55,7 +58,7 @@ export function contextLets(r: Reader, at: YamlPath, data: ContextData, diagnost
       diagnostics.push(r.error('TM2002', `context entry "${name}" has none of variable, ${EXTERNAL_TYPES.join(', ')}`, p));
       return;
     }
-    const message = `context entry "${name}" (${type}) needs a cluster or external data; supply its value offline (values file: policies[].rules[].values.${name})`;
+    const message = `context entry "${name}" (${type}) ${NEEDS_CLUSTER_DATA}; supply its value offline (values file: policies[].rules[].values.${name})`;
     // `unresolved` stays set for an image entry: translations read it as "reads the cluster" (no CEL form).
     const json: JsonObject = { name, unresolved: message };
     if (type === 'imageRegistry' && isJsonObject(entry.imageRegistry)) json.imageRegistry = entry.imageRegistry;

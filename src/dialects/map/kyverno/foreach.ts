@@ -281,6 +281,11 @@ function jsonPatchBody(work: readonly Op[]): { text: (Op & { kind: 'let' }) | un
   return undefined;
 }
 
+/** The paths of a foreach JSON patch: of its templated text, or of its steps. */
+function bodyPaths(text: (Op & { kind: 'let' }) | undefined, json: Op & { kind: 'jsonPatch' }): R<string[]> {
+  return text && text.value.kind === 'templated' && typeof text.value.json === 'string' ? patchPaths(text.value.json) : json.steps.map((s) => s.path);
+}
+
 /**
  * A JSON patch over joined lists (`request.object.spec.[ephemeralContainers, initContainers, containers][]`)
  * whose paths name an element of one list by `{{elementIndex}}` (psp-migration add-capabilities writes
@@ -290,7 +295,7 @@ function jsonPatchBody(work: readonly Op[]): { text: (Op & { kind: 'let' }) | un
  * pads the list with nulls and the CEL fails, with a note.
  */
 function joinedJsonPatchLoop(rc: RuleCompiler, op: ForEachOp, list: JoinedList, e: string, i: string, scope: RuleScope, guards: readonly Cel[], text: (Op & { kind: 'let' }) | undefined, json: Op & { kind: 'jsonPatch' }): R<Cel> {
-  const paths = text && text.value.kind === 'templated' && typeof text.value.json === 'string' ? patchPaths(text.value.json) : json.steps.map((s) => s.path);
+  const paths = bodyPaths(text, json);
   if (refused(paths)) return paths;
   const named = /^\/((?:[A-Za-z0-9_.-]+\/)*[A-Za-z0-9_.-]+)\/\{\{-?\s*elementIndex\s*\}\}\//.exec(paths[0] ?? '');
   const fields = named?.[1]!.split('/');
@@ -304,7 +309,7 @@ function joinedJsonPatchLoop(rc: RuleCompiler, op: ForEachOp, list: JoinedList, 
 }
 
 function jsonPatchLoop(rc: RuleCompiler, op: ForEachOp, list: LoopList, e: string, i: string, scope: RuleScope, guards: readonly Cel[], text: (Op & { kind: 'let' }) | undefined, json: Op & { kind: 'jsonPatch' }, depth: number): R<Cel> {
-  const paths = text && text.value.kind === 'templated' && typeof text.value.json === 'string' ? patchPaths(text.value.json) : json.steps.map((s) => s.path);
+  const paths = bodyPaths(text, json);
   if (refused(paths)) return paths;
   const local = elementLocal(paths, list.path, false, depth);
   if (!local) return notYet('a foreach JSON patch with a path outside the iterated element (`/<list>/{{elementIndex}}/...`)');
