@@ -4,14 +4,12 @@
  * denial where Kyverno's rule fails) on Pods and Deployments whose images cover the parse's branches.
  */
 import { describe, expect, it } from 'vitest';
-import { compile } from '../../../src/cel/index.js';
 import { kyvernoDialect } from '../../../src/dialects/kyverno/index.js';
 import { apply } from '../../../src/interpreter/index.js';
 import type { JsonObject, JsonValue } from '../../../src/ir/json.js';
 import type { Policy } from '../../../src/ir/nodes.js';
-import { parsePolicyDocs, translate } from '../../../src/pipeline.js';
-import { loadYamlText } from '../../../src/io/yaml-load.js';
 import { docs } from './support.js';
+import { translatedTo } from './kyverno-support.js';
 
 function kyverno(kinds: string, mutate: string): Policy[] {
   const text = `apiVersion: kyverno.io/v1
@@ -33,19 +31,7 @@ ${mutate}`;
   return r.policies;
 }
 
-function translated(source: Policy[], to: 'map' | 'kyverno-mpol'): Policy[] {
-  const g = translate(source, to, 'error');
-  expect(g.diagnostics.filter((d) => d.severity === 'error').map((d) => d.message)).toEqual([]);
-  for (const doc of g.documents as JsonObject[]) {
-    const spec = doc.spec as JsonObject;
-    for (const v of (spec.variables as JsonObject[] | undefined) ?? []) expect(compile(String(v.expression), {}).ok, String(v.name)).toBe(true);
-  }
-  const loaded = loadYamlText('out.yaml', g.text);
-  if (!loaded.ok) throw new Error('generated YAML does not load');
-  const back = parsePolicyDocs(loaded.value);
-  expect(back.diagnostics.filter((d) => d.severity === 'error')).toEqual([]);
-  return back.policies;
-}
+const translated = translatedTo;
 
 function outcome(policies: Policy[], object: JsonValue): unknown {
   const r = apply(policies, { object, operation: 'CREATE' });

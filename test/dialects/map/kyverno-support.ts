@@ -6,6 +6,8 @@ import { generateMap } from '../../../src/dialects/map/generate.js';
 import { mapDialect } from '../../../src/dialects/map/index.js';
 import { builtinDecodeError } from '../../../src/engines/ssa.js';
 import { apply } from '../../../src/interpreter/index.js';
+import { loadYamlText } from '../../../src/io/yaml-load.js';
+import { parsePolicyDocs, translate } from '../../../src/pipeline.js';
 import { isJsonObject, type JsonObject, type JsonValue } from '../../../src/ir/json.js';
 import { gvkOf } from '../../../src/k8s/resources.js';
 import type { Policy } from '../../../src/ir/nodes.js';
@@ -88,4 +90,19 @@ spec:
       - resources:
           kinds: [Pod]
 ${rule.replace(/^/gm, '    ')}`);
+}
+
+/** The policies translated to `to` with no error (every variable compiling as CEL) and read back. */
+export function translatedTo(source: Policy[], to: 'map' | 'kyverno-mpol'): Policy[] {
+  const g = translate(source, to, 'error');
+  expect(g.diagnostics.filter((d) => d.severity === 'error').map((d) => d.message)).toEqual([]);
+  for (const doc of g.documents as JsonObject[]) {
+    const spec = doc.spec as JsonObject;
+    for (const v of (spec.variables as JsonObject[] | undefined) ?? []) expect(compile(String(v.expression), {}).ok, String(v.name)).toBe(true);
+  }
+  const loaded = loadYamlText('out.yaml', g.text);
+  if (!loaded.ok) throw new Error('generated YAML does not load');
+  const back = parsePolicyDocs(loaded.value);
+  expect(back.diagnostics.filter((d) => d.severity === 'error')).toEqual([]);
+  return back.policies;
 }

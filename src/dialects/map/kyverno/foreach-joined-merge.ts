@@ -24,7 +24,7 @@ import { isJsonObject, type JsonObject, type JsonValue } from '../../../ir/json.
 import { notYet, type Refusal } from '../../generate-report.js';
 import { and, concat, cond, fieldPlace, has, indexPlace, NONE, paren, patch, ROOT, type Cel, type Place } from './cel-patch.js';
 import { listStrategies, objectKindTest } from './list-strategy.js';
-import { refused, type RuleCompiler } from './rule.js';
+import { refused, smpEnv, type RuleCompiler } from './rule.js';
 import type { RuleScope } from './scope.js';
 import { elementLive, liveOnceMerged, smpElementPatches } from './smp.js';
 
@@ -118,7 +118,7 @@ export function joinedListMergeLoop(rc: RuleCompiler, order: 'asc' | 'desc', lis
   const name = rc.template('{{element.name}}', scope);
   if (refused(name)) return name;
   // Each moved container's edits at its new index k, read from where it stood (j) before the loop.
-  const env = { match: rc.env.match, template: (t: string) => rc.template(t, scope), fresh };
+  const env = smpEnv(rc, scope);
   const patches = smpElementPatches(body, indexPlace(at, k, `${C}[${j}]`), [...written.path, '[]'], env);
   if (refused(patches)) return patches;
   // Bound as policy variables (each read several times): evaluated lazily, against the object this rule's mutation sees.

@@ -13,9 +13,9 @@ import { parseAnchor } from '../../../../grammars/kyverno-anchor.js';
 import { isJsonObject, type JsonObject, type JsonValue } from '../../../ir/json.js';
 import { notYet, type Refusal } from '../../generate-report.js';
 import { and, celString, concat, cond, fieldPlace, has, NONE, one, paren, patch, ROOT, type Cel, type Place } from './cel-patch.js';
-import { refused, writeProblem, type RuleCompiler } from './rule.js';
+import { refused, smpEnv, writeProblem, type RuleCompiler } from './rule.js';
 import type { RuleScope } from './scope.js';
-import { leafCel, type SmpEnv } from './smp.js';
+import { leafValue, type SmpEnv } from './smp.js';
 
 type R<T> = T | Refusal;
 
@@ -50,9 +50,9 @@ export function leavesLoop(rc: RuleCompiler, kind: LeavesLoopKind, order: 'asc' 
   if (bad) return bad;
   if (leaves.length === 0) return notYet('a foreach strategic merge that writes nothing');
   const writes: Cel[] = [];
-  const env: SmpEnv = { match: rc.env.match, template: (t) => rc.template(t, scope), fresh: (b) => rc.fresh.next(b) };
+  const env = smpEnv(rc, scope);
   for (const leaf of leaves) {
-    const value = leafCel(leaf.value, env);
+    const value = scalarLeaf(leaf.value, env);
     if (refused(value)) return value;
     if (!leaf.key.includes('{{')) {
       writes.push(patch('add', fieldPlace(leaf.parent.place, leaf.key).ptr, value));
@@ -104,4 +104,16 @@ function ensure(node: MapNode): Cel {
 /** The maps below `node`, empty but for the maps that lead to leaves. */
 function skeleton(node: MapNode): Cel {
   return `{${[...node.children].map(([key, child]) => `${celString(key)}: ${skeleton(child)}`).join(', ')}}`;
+}
+
+/**
+ * A leaf's value as CEL. A substituted value that may not be a scalar would be merged by Kyverno (null
+ * removes, a map merges): this loop writes scalars only, so the CEL fails on anything else.
+ */
+function scalarLeaf(v: string | number | boolean, env: SmpEnv): R<Cel> {
+  const leaf = leafValue(v, env);
+  if (refused(leaf) || !leaf.substituted) return refused(leaf) ? leaf : leaf.cel;
+  env.note('a `{{ }}` value a foreach writes into each element must substitute to a scalar: the CEL fails on null, a map or a list, which Kyverno merges');
+  const x = env.fresh('x');
+  return `[dyn(${leaf.cel})].map(${x}, ${x} == null || type(${x}) == map || type(${x}) == list ? dyn({})["transmute: a substituted value that is not a scalar, which Kyverno merges into each element, is not translated"] : ${x})[0]`;
 }

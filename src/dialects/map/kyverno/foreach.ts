@@ -26,7 +26,7 @@ import { itemType, T, type Ty } from '../../../lowering/jmes-cel/index.js';
 import { and, concat, cond, fieldPlace, indexPlace, NONE, paren, patch, ROOT, staticIndexPlace, type Cel, type Place } from './cel-patch.js';
 import { elementStackPatch, kyvernoJsonPatches, patchPaths } from './json-patch.js';
 import type { RuleScope } from './scope.js';
-import { bindLets, bodyPatches, guardToCel, leadingLets, letValue, opPatches, refused, type RuleCompiler } from './rule.js';
+import { bindLets, bodyPatches, guardToCel, leadingLets, letValue, opPatches, refused, smpEnv, type RuleCompiler } from './rule.js';
 import { elementLive, smpElementPatches, smpPatches } from './smp.js';
 import { leavesLoop } from './foreach-leaves.js';
 import { joinedListMergeLoop } from './foreach-joined-merge.js';
@@ -355,7 +355,7 @@ function mergeLoop(rc: RuleCompiler, op: ForEachOp, list: LoopList, e: string, i
     if (refused(loop)) return loop;
     // Merged again at every element, a constant patch changes nothing more (isConstantMerge): it is merged
     // once where an element passes. The list's edits and it touch different places, in any order.
-    const beside = smpPatches(split.beside, { match: rc.env.match, template: (t) => rc.template(t, scope), fresh: (b) => rc.fresh.next(b) });
+    const beside = smpPatches(split.beside, smpEnv(rc, scope));
     if (refused(beside)) return beside;
     return concat([loop, cond(`${paren(list.cel)}.exists(${e}, ${and(guards)!})`, cond(beside.condition, beside.patches))]);
   }
@@ -428,7 +428,7 @@ function mergeLoopOfList(rc: RuleCompiler, op: ForEachOp, list: LoopList, e: str
   const moves = `${order}.transformList(${k}, ${j}, ${op.order === 'desc' ? `${k} != ${j}` : 'true'}, ${patch('move', [...listPlace.ptr, '/', { cel: `string(${k})` }], undefined, [...listPlace.ptr, '/', { cel: `string(${from})` }])})`;
   const elementScope = scope.with('element', `${L}[${j}]`, itemType(list.type)).with('elementIndex', j, T.smallInt);
   const at = indexPlace(listPlace, k, `${L}[${j}]`);
-  const patches = smpElementPatches(rest, at, [...list.path, '[]'], { match: rc.env.match, template: (t) => rc.template(t, elementScope), fresh: (b) => rc.fresh.next(b) });
+  const patches = smpElementPatches(rest, at, [...list.path, '[]'], smpEnv(rc, elementScope));
   if (refused(patches)) return patches;
   const edits = patches.patches === NONE ? NONE : `${order}.transformList(${k}, ${j}, true, ${patches.patches}).flatten()`;
   return cond(patches.condition, concat([moves, edits]));

@@ -24,7 +24,7 @@ import type { Segment } from '../../../ir/path.js';
 import { celCollection, concat, cond, paren, type Cel } from './cel-patch.js';
 import { independentEntries } from './independent-entries.js';
 import { RuleScope } from './scope.js';
-import { smpPatches } from './smp.js';
+import { smpPatches, type SmpEnv } from './smp.js';
 import { forEachPatches } from './foreach.js';
 import { kyvernoJsonPatches } from './json-patch.js';
 
@@ -166,6 +166,17 @@ export class RuleCompiler {
   }
 }
 
+/** What a strategic merge's translation (smp.ts) needs of the rule, with templates read in `scope`. */
+export function smpEnv(rc: RuleCompiler, scope: RuleScope): SmpEnv {
+  return {
+    match: rc.env.match,
+    template: (t) => rc.template(t, scope),
+    templateTyped: (t) => rc.templateTyped(t, scope),
+    fresh: (b) => rc.fresh.next(b),
+    note: (text) => rc.notes.add(text),
+  };
+}
+
 /** A CEL expression and the type of what it yields. */
 export type Typed = { cel: Cel; type: Ty };
 
@@ -268,7 +279,7 @@ export function opPatches(rc: RuleCompiler, op: Op, scope: RuleScope): R<Cel> {
       if (op.strategy !== 'smp' || op.path.segments.length > 0) return notYet(`a ${op.strategy} merge`);
       const value = op.value;
       if (value.kind !== 'literal' && value.kind !== 'templated') return notYet(`a strategic merge of a ${value.kind} value`);
-      const r = smpPatches(value.json, { match: rc.env.match, template: (t) => rc.template(t, scope), fresh: (b) => rc.fresh.next(b) });
+      const r = smpPatches(value.json, smpEnv(rc, scope));
       if (refused(r)) return r;
       return cond(r.condition, r.patches);
     }

@@ -5,7 +5,10 @@
  * Maps merge key by key: a scalar is written (`add` replaces), `null` removes, a map merges into an existing
  * map or is created whole where it is missing (with the null members dropped and `{}` pruned, as Kyverno's
  * cleanup and kyaml do), `+(k)` writes only where `k` is missing, `(k)` / `<(k)` conditions outside lists make
- * the whole patch apply or not (a failed condition empties Kyverno's patch).
+ * the whole patch apply or not (a failed condition empties Kyverno's patch). Kyverno substitutes `{{ }}`
+ * values before it merges: a value whose type is not known to be a scalar is merged as what it comes out at
+ * runtime (null removes, a map of scalars merges key by key, a list replaces where kyaml replaces lists), and
+ * the CEL fails on the shapes it does not merge (mergedSubstitution, createdSubstitution).
  *
  * Lists follow kyaml's schema for the object's apiVersion/kind (list-strategy.ts): a list without a merge
  * strategy is replaced; a list merged by one key takes the patch's elements first, in patch order (merged
@@ -24,8 +27,9 @@ import { parseAnchor } from '../../../../grammars/kyverno-anchor.js';
 import { isJsonObject, type JsonObject, type JsonValue } from '../../../ir/json.js';
 import type { MatchSpec } from '../../../ir/match.js';
 import { notYet, type Refusal } from '../../generate-report.js';
+import type { Ty } from '../../../lowering/jmes-cel/index.js';
 import { celLiteral } from '../emit-cel.js';
-import { and, celString, concat, cond, fieldPlace, has, indexPlace, NONE, not, one, or, paren, patch, ROOT, type Cel, type Place } from './cel-patch.js';
+import { and, celString, concat, cond, fieldPlace, has, indexPlace, NONE, not, one, or, paren, patch, renderPointer, ROOT, type Cel, type Place } from './cel-patch.js';
 import { select } from '../emit-cel.js';
 import { listStrategies, objectKindTest, type SchemaStep } from './list-strategy.js';
 import { writeProblem } from './rule.js';
@@ -37,8 +41,12 @@ export interface SmpEnv {
   match: MatchSpec;
   /** A string leaf holding `{{ }}` as CEL (the substituted value), or why not. */
   template(text: string): Cel | Refusal;
+  /** The same, with the type of the substituted value. */
+  templateTyped(text: string): { cel: Cel; type: Ty } | Refusal;
   /** Names for comprehension variables that do not clash with the caller's. */
   fresh(base: string): string;
+  /** Records an assumption the translation rests on (a warning). */
+  note(text: string): void;
 }
 
 export interface SmpPatches {
@@ -75,6 +83,23 @@ function literalOf(v: JsonValue): JsonValue | undefined {
 function rejected(w: Walk, steps: readonly SchemaStep[], key: string, v: JsonValue | undefined): Refusal | undefined {
   return writeProblem(w.env.match, [...steps, key], v === undefined ? undefined : literalOf(v));
 }
+
+/**
+ * A leaf of the patch as CEL: a scalar, or a `{{ }}` string (`substituted`: Kyverno substitutes it before the
+ * merge, so the merge sees whatever value it yields, which may be null, a map or a list, unless its type says
+ * it is a scalar).
+ */
+export function leafValue(v: JsonValue, env: SmpEnv): R<{ cel: Cel; substituted: boolean }> {
+  if (typeof v === 'string' && v.includes('{{')) {
+    const t = env.templateTyped(v);
+    if (refused(t)) return t;
+    return { cel: t.cel, substituted: !SCALAR_KINDS.has(t.type.k) };
+  }
+  const lit = leafCel(v, env);
+  return refused(lit) ? lit : { cel: lit, substituted: false };
+}
+
+const SCALAR_KINDS = new Set<Ty['k']>(['string', 'int', 'double', 'number', 'bool']);
 
 /** A scalar of the patch as CEL. */
 export function leafCel(v: JsonValue, env: SmpEnv): R<Cel> {
@@ -116,8 +141,9 @@ function materialize(v: JsonValue, w: Walk, rel: readonly string[]): R<Made | un
     return { cel: `[${items.join(', ')}]`, live: 'true' };
   }
   if (!isJsonObject(v)) {
-    const leaf = leafCel(v, w.env);
-    return refused(leaf) ? leaf : { cel: leaf, live: 'true' };
+    const leaf = leafValue(v, w.env);
+    if (refused(leaf)) return leaf;
+    return { cel: leaf.substituted ? createdSubstitution(leaf.cel, w, 'value') : leaf.cel, live: 'true' };
   }
   const entries: string[] = [];
   const lives: Cel[] = [];
@@ -137,6 +163,16 @@ function materialize(v: JsonValue, w: Walk, rel: readonly string[]): R<Made | un
     }
     if (x === null) {
       hadNull = true;
+      continue;
+    }
+    const leaf = typeof x === 'string' ? leafValue(x, w.env) : undefined;
+    if (leaf !== undefined && refused(leaf)) return leaf;
+    if (leaf?.substituted) {
+      // A null substitution is a null member: the map is still created, without it.
+      const decision = a && w.decide ? w.decide(key, rel) : undefined;
+      const member = createdSubstitution(leaf.cel, w, 'member');
+      entries.push(decision === undefined ? `?${keyCel}: ${member}` : `?${keyCel}: ${paren(decision)} ? ${member} : optional.none()`);
+      lives.push(decision ?? 'true');
       continue;
     }
     const m = materialize(x, w, [...rel, key]);
@@ -214,13 +250,16 @@ function mergeMap(at: Place, p: JsonObject, steps: readonly SchemaStep[], w: Wal
       if (hasConditions(v)) return notYet(`conditions inside the +() value of ${rawKey}`);
       const bad = rejected(w, steps, a.key, v);
       if (bad) return bad;
-      const m = materialize(v, w, [...rel, a.key]);
+      const leaf = typeof v === 'string' ? leafValue(v, w.env) : undefined;
+      if (leaf !== undefined && refused(leaf)) return leaf;
+      const m = leaf?.substituted ? undefined : materialize(v, w, [...rel, a.key]);
       if (refused(m)) return m;
-      if (m === undefined) continue;
-      const write = one(patch('add', fieldPlace(at, a.key).ptr, m.cel));
+      if (m === undefined && !leaf?.substituted) continue;
+      // A substituted null adds nothing (kyaml drops a null it would create).
+      const write = m !== undefined ? one(patch('add', fieldPlace(at, a.key).ptr, m.cel)) : createdWrite(fieldPlace(at, a.key), leaf!.cel, w);
       // In an anchored list element the shared copy decides once; a renamed key is then written over the element's.
       const decision = w.decide ? w.decide(a.key, rel) : not(has(at, a.key));
-      out.push(cond(and([decision, m.live]), write));
+      out.push(cond(and([decision, m?.live]), write));
       continue;
     }
     const child = fieldPlace(at, rawKey);
@@ -256,9 +295,9 @@ function mergeMap(at: Place, p: JsonObject, steps: readonly SchemaStep[], w: Wal
     }
     const bad = rejected(w, steps, rawKey, v);
     if (bad) return bad;
-    const leaf = leafCel(v, w.env);
+    const leaf = leafValue(v, w.env);
     if (refused(leaf)) return leaf;
-    out.push(one(patch('add', child.ptr, leaf)));
+    out.push(leaf.substituted ? mergedSubstitution(child, has(at, rawKey), leaf.cel, w, listReplaced(w, childSteps)) : one(patch('add', child.ptr, leaf.cel)));
   }
   return concat(out);
 }
@@ -283,9 +322,95 @@ function templatedKey(at: Place, rawKey: string, v: JsonValue, steps: readonly S
     if (m === undefined) return NONE;
     return cond(present, inner, cond(m.live, one(patch('add', child.ptr, m.cel))));
   }
-  const leaf = leafCel(v, w.env);
+  const leaf = leafValue(v, w.env);
   if (refused(leaf)) return leaf;
-  return one(patch('add', child.ptr, leaf));
+  return leaf.substituted ? mergedSubstitution(child, present, leaf.cel, w, false) : one(patch('add', child.ptr, leaf.cel));
+}
+
+/** Whether kyaml replaces a list at `steps` for every kind the rule matches (mergeList's `replaced`). */
+function listReplaced(w: Walk, steps: readonly SchemaStep[]): boolean {
+  const s = listStrategies(w.env.match, steps);
+  return !s.mixed && (s.known === undefined || s.known.kind === 'replace');
+}
+
+const SUBSTITUTED_NOTE =
+  'a `{{ }}` value of the strategic merge that may not be a scalar is merged as Kyverno merges what it substitutes: null removes the member, a map of scalars merges key by key (a null member removes its key); the CEL fails on a map holding maps or lists, and on a list, which Kyverno merges too';
+
+/** Whether the list `list` holds scalars only (`e`: a fresh name). */
+function plainItems(list: Cel, e: string): Cel {
+  return `!${list}.exists(${e}, ${e} == null || type(${e}) == map || type(${e}) == list)`;
+}
+
+/** CEL that fails with `why` (a transmute limit reached at runtime). */
+function failure(why: string): Cel {
+  return `dyn({})[${celString(`transmute: ${why}`)}]`;
+}
+
+/**
+ * The patches writing the substituted `value` at `child`, an existing map's member (`present`: whether it is
+ * there), as kyaml merges it: null removes it, a map merges into it (created where it is missing, not when
+ * the map is empty), a list replaces it where kyaml replaces the lists there (`replacedList`), anything else
+ * replaces it.
+ */
+function mergedSubstitution(child: Place, present: Cel, value: Cel, w: Walk, replacedList: boolean): Cel {
+  w.env.note(SUBSTITUTED_NOTE);
+  const [x, k] = [w.env.fresh('x'), w.env.fresh('k')];
+  const member = renderPointer([...child.ptr, '/', { cel: `jsonpatch.escapeKey(${k})` }]);
+  const isMap = and([present, `type(${child.cel}) == map`])!;
+  const merge = concat([
+    cond(isMap, NONE, cond(`size(${x}) > 0`, one(patch('add', child.ptr, '{}')))),
+    `${x}.filter(${k}, ${x}[${k}] != null).map(${k}, JSONPatch{op: "add", path: ${member}, value: ${x}[${k}]})`,
+    cond(isMap, `${x}.filter(${k}, ${x}[${k}] == null && ${k} in ${child.cel}).map(${k}, JSONPatch{op: "remove", path: ${member}})`),
+  ]);
+  const nested = `${x}.exists(${k}, type(${x}[${k}]) == map || type(${x}[${k}]) == list)`;
+  const body = cond(
+    `${x} == null`,
+    cond(present, one(patch('remove', child.ptr))),
+    cond(
+      `type(${x}) == map`,
+      cond(nested, failure('a substituted map holding a map or a list, which Kyverno merges into the resource, is not translated'), merge),
+      cond(
+        `type(${x}) == list`,
+        replacedList
+          ? cond(plainItems(x, k), one(patch('add', child.ptr, x)), failure('a substituted list holding null, a map or a list, which Kyverno cleans up, is not translated'))
+          : failure('a substituted list, which Kyverno merges into the resource by its list strategy, is not translated'),
+        one(patch('add', child.ptr, x)),
+      ),
+    ),
+  );
+  return `[dyn(${value})].map(${x}, ${body})[0]`;
+}
+
+/**
+ * What a substituted `value` creates where the resource has nothing: the value for a scalar, a non-empty map
+ * or a list without null members, maps or lists (Kyverno creates those as they are); the CEL fails on the
+ * others (kyaml prunes their empty maps and null members). As a map's `member`, an optional: none for null
+ * (a null member is not created); as a `value` (a list item, the whole value at a place), null fails too.
+ */
+function createdSubstitution(value: Cel, w: Walk, as: 'member' | 'value'): Cel {
+  const x = w.env.fresh('x');
+  const checked = createdChecked(x, w);
+  if (as === 'value') return `[dyn(${value})].map(${x}, ${x} == null ? ${failure('a substituted null where the resource has nothing, which Kyverno drops, is not translated')} : ${paren(checked)})[0]`;
+  return `[dyn(${value})].map(${x}, ${x} == null ? optional.none() : optional.of(${paren(checked)}))[0]`;
+}
+
+/** The patch creating `place` with the substituted `value` (createdSubstitution's checks), none for null. */
+function createdWrite(place: Place, value: Cel, w: Walk): Cel {
+  const x = w.env.fresh('x');
+  return `[dyn(${value})].map(${x}, ${x} == null ? [] : ${one(patch('add', place.ptr, paren(createdChecked(x, w))))})[0]`;
+}
+
+/** The substituted value `x` where kyaml creates it as it is, or a failure (see createdSubstitution). */
+function createdChecked(x: Cel, w: Walk): Cel {
+  w.env.note(SUBSTITUTED_NOTE);
+  const k = w.env.fresh('k');
+  const plain = (c: Cel): Cel => plainItems(c, k);
+  const plainMap = `size(${x}) > 0 && !${x}.exists(${k}, ${x}[${k}] == null || type(${x}[${k}]) == map || type(${x}[${k}]) == list)`;
+  return cond(
+    `type(${x}) == map`,
+    cond(plainMap, x, failure('a substituted map created where the resource has none, empty or holding null, a map or a list, is not translated')),
+    cond(`type(${x}) == list`, cond(plain(x), x, failure('a substituted list created where the resource has none, holding null, a map or a list, is not translated')), x),
+  );
 }
 
 /** The list of the patch at `at.key`, merged as kyaml does for the object's kind. */
