@@ -248,3 +248,90 @@ describe('Kyverno context entries that read the replayed cluster', () => {
     expect(await statusOf(missing)).toEqual({ id: expect.any(String), status: 'passed' });
   });
 });
+
+describe('Kyverno context entries that read the cluster, translated to a MutatingPolicy (resource.Get, resource.List)', () => {
+  const policy = (context: JsonObject[], labels: JsonObject): JsonObject => ({
+    apiVersion: 'kyverno.io/v1',
+    kind: 'ClusterPolicy',
+    metadata: { name: 'from-cluster', annotations: { 'pod-policies.kyverno.io/autogen-controllers': 'none' } },
+    spec: { rules: [{ name: 'r', match: { any: [{ resources: { kinds: ['Pod'] } }] }, context, mutate: { patchStrategicMerge: { metadata: { labels } } } }] },
+  });
+  const pod = (labels?: JsonObject): JsonObject => ({ apiVersion: 'v1', kind: 'Pod', metadata: { name: 'p', namespace: 'team-ns', ...(labels ? { labels } : {}) }, spec: { containers: [{ name: 'c', image: 'nginx' }] } });
+  const namespace: JsonObject = { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'team-ns', labels: { team: 'blue', owner: 'ann' } } };
+  const configMap = (name: string, data: JsonObject): JsonObject => ({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, namespace: 'team-ns' }, data });
+
+  /** The case replayed with the ClusterPolicy, then with its MutatingPolicy translation: both pass. */
+  async function bothPass(name: string, ops: { op: string; file?: string; docs?: JsonObject[] }[]): Promise<void> {
+    const dir = chainsawCase(name, ops);
+    expect(await statusOf(dir)).toEqual({ id: expect.any(String), status: 'passed' });
+    const via = await runConformance([dir], { via: 'kyverno-mpol' });
+    expect(via.outcomes[0]).toMatchObject({ status: 'passed' });
+  }
+
+  it('an apiCall GET of one object, narrowed by its jmesPath, and of a collection', async () => {
+    const context: JsonObject[] = [
+      { name: 'team', apiCall: { urlPath: '/api/v1/namespaces/{{ request.namespace }}', jmesPath: 'metadata.labels.team' } },
+      { name: 'zone', apiCall: { urlPath: '/api/v1/namespaces/{{ request.namespace }}/configmaps', jmesPath: "items[?metadata.name=='zones'].data.zone | [0]" } },
+    ];
+    await bothPass('mpol-api-call', [
+      { op: 'apply', file: 'ns.yaml', docs: [namespace] },
+      { op: 'apply', file: 'cm.yaml', docs: [configMap('zones', { zone: 'z1' }), configMap('other', { zone: 'z9' })] },
+      { op: 'policy', file: 'policy.yaml', docs: [policy(context, { team: '{{ team }}', zone: '{{ zone }}' })] },
+      { op: 'apply', file: 'pod.yaml', docs: [pod({ app: 'web' })] },
+      { op: 'assert', file: 'pod-assert.yaml', docs: [pod({ app: 'web', team: 'blue', zone: 'z1' })] },
+    ]);
+  });
+
+  it('a map an apiCall yields merges into the labels as Kyverno merges it (a null member removes its key)', async () => {
+    const context: JsonObject[] = [{ name: 'labels', apiCall: { urlPath: '/api/v1/namespaces/{{ request.namespace }}', jmesPath: 'metadata.labels | merge(@, {"team": null})' } }];
+    const merged = policy(context, {});
+    (((merged.spec as JsonObject).rules as JsonObject[])[0]!.mutate as JsonObject).patchStrategicMerge = { metadata: { labels: '{{ labels }}' } };
+    await bothPass('mpol-api-call-map', [
+      { op: 'apply', file: 'ns.yaml', docs: [namespace] },
+      { op: 'policy', file: 'policy.yaml', docs: [merged] },
+      { op: 'apply', file: 'pod.yaml', docs: [pod({ app: 'web', team: 'red' })] },
+      { op: 'assert', file: 'pod-assert.yaml', docs: [pod({ app: 'web', owner: 'ann' })] },
+      { op: 'error', file: 'pod-error.yaml', docs: [pod({ team: 'red' })] },
+    ]);
+  });
+
+  it('an apiCall of an object that is not there fails the rule, as resource.Get fails the mutation', async () => {
+    const context: JsonObject[] = [{ name: 'owner', apiCall: { urlPath: '/api/v1/namespaces/{{ request.namespace }}/configmaps/owner', jmesPath: 'data.owner' } }];
+    await bothPass('mpol-api-call-missing', [
+      { op: 'apply', file: 'ns.yaml', docs: [namespace] },
+      { op: 'policy', file: 'policy.yaml', docs: [policy(context, { owner: '{{ owner }}' })] },
+      { op: 'apply', file: 'pod.yaml', docs: [pod()] },
+      { op: 'error', file: 'pod-error.yaml', docs: [pod()] },
+    ]);
+  });
+
+  it("a configMap entry: the ConfigMap's data and metadata, or a failed rule when it is missing", async () => {
+    const context: JsonObject[] = [{ name: 'settings', configMap: { name: 'settings', namespace: '{{ request.namespace }}' } }];
+    await bothPass('mpol-config-map', [
+      { op: 'apply', file: 'ns.yaml', docs: [namespace] },
+      { op: 'apply', file: 'cm.yaml', docs: [configMap('settings', { zone: 'z1' })] },
+      { op: 'policy', file: 'policy.yaml', docs: [policy(context, { zone: '{{ settings.data.zone }}', from: '{{ settings.metadata.name }}' })] },
+      { op: 'apply', file: 'pod.yaml', docs: [pod()] },
+      { op: 'assert', file: 'pod-assert.yaml', docs: [pod({ zone: 'z1', from: 'settings' })] },
+    ]);
+    await bothPass('mpol-config-map-missing', [
+      { op: 'apply', file: 'ns.yaml', docs: [namespace] },
+      { op: 'policy', file: 'policy.yaml', docs: [policy(context, { zone: '{{ settings.data.zone }}' })] },
+      { op: 'apply', file: 'pod.yaml', docs: [pod()] },
+      { op: 'error', file: 'pod-error.yaml', docs: [pod()] },
+    ]);
+  });
+
+  it('what the resource library cannot read, or CEL cannot fall back from, is refused', async () => {
+    const refused = async (name: string, entry: JsonObject, why: string): Promise<void> => {
+      const dir = chainsawCase(name, [
+        { op: 'policy', file: 'policy.yaml', docs: [policy([entry], { v: '{{ v }}' })] },
+        { op: 'apply', file: 'pod.yaml', docs: [pod()] },
+      ]);
+      const via = await runConformance([dir], { via: 'kyverno-mpol' });
+      expect(via.outcomes[0]).toMatchObject({ status: 'unsupported', class: 'cannot', reason: expect.stringContaining(why) });
+    };
+    await refused('mpol-version', { name: 'v', apiCall: { urlPath: '/version', jmesPath: 'minor' } }, 'names no resource');
+    await refused('mpol-default', { name: 'v', apiCall: { urlPath: '/api/v1/namespaces/default', jmesPath: 'metadata.name', default: 'x' } }, 'CEL cannot fall back on an error');
+  });
+});

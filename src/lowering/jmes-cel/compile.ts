@@ -3,10 +3,10 @@ import { parseJmes } from '../../jmespath/parse.js';
 import type { JmesNode } from '../../jmespath/ast.js';
 import { newCx, type Cx, type JmesCelScope } from './context.js';
 import { value } from './expr.js';
-import { tyOf, type Frag } from './frag.js';
+import { external, tyOf, type Frag } from './frag.js';
 import { prettyNames } from './inline.js';
 import { cannot, Refused } from './refuse.js';
-import { ROOT } from './scope.js';
+import { ROOT, valueCur, type Cur } from './scope.js';
 import { capsOf, type CelTarget } from './target.js';
 import type { Ty } from './types.js';
 
@@ -35,7 +35,13 @@ export function parseOrRefuse(expression: string): JmesNode {
 
 /** A JMESPath expression in a context that propagates NotFound (a `{{ }}` body, a foreach list). */
 export function expressionFrag(expression: string, cx: Cx): Frag {
-  return value(parseOrRefuse(expression), ROOT, 'strict', cx);
+  return value(parseOrRefuse(expression), rootOf(cx), 'strict', cx);
+}
+
+/** Where an expression starts: Kyverno's context, or the one document the scope queries (JmesCelScope.document). */
+function rootOf(cx: Cx): Cur {
+  const document = cx.scope.document;
+  return document === undefined ? ROOT : valueCur(external(document.cel, document.type));
 }
 
 export function compileExpression(expression: string, scope: JmesCelScope, target: CelTarget): Outcome {

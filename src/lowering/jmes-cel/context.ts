@@ -24,6 +24,12 @@ export interface JmesCelScope {
    * it): it is then read as a missing key. A scope that cannot tell leaves it out, and such names are refused.
    */
   absent?(name: string): boolean;
+  /**
+   * The value the expression is queried on, where it is not Kyverno's context but one document (an `apiCall`
+   * entry's `jmesPath` runs on the API server's response): its fields are then that value's, and `@` at the
+   * top is the value itself. `root` and `absent` are not asked.
+   */
+  readonly document?: { cel: string; type?: Ty };
 }
 
 export interface Cx {

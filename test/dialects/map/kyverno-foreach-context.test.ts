@@ -170,11 +170,13 @@ mutate:
         zone: "{{ dictionary.data.zone }}"`,
   );
 
-  it('is refused to MAP as what it cannot express, to MutatingPolicy as not translated yet', () => {
+  it('is refused to MAP as what it cannot express, and read through resource.Get by a MutatingPolicy', () => {
     const toMapDiagnostic = translate(source, 'map', 'error').diagnostics.find((d) => d.severity === 'error');
     expect(toMapDiagnostic?.message).toContain('cannot express the context entry dictionary, which reads the cluster');
-    const toMpolDiagnostic = translate(source, 'kyverno-mpol', 'error').diagnostics.find((d) => d.severity === 'error');
-    expect(toMpolDiagnostic?.message).toContain("does not yet translate the context entry dictionary, which reads the cluster (configMap, apiCall, globalReference or imageRegistry) through Kyverno's CEL libraries");
     expect(refusal(source)).toContain('cannot express');
+    // Replayed against a cluster in test/conformance/chainsaw-cluster.test.ts.
+    const toMpol = translate(source, 'kyverno-mpol', 'error');
+    expect(toMpol.diagnostics.filter((d) => d.severity === 'error')).toEqual([]);
+    expect(toMpol.text).toContain('resource.Get("v1", "configmaps", "kube-system", "settings")');
   });
 });

@@ -12,7 +12,7 @@
  */
 import { isJsonObject, type JsonObject, type JsonValue } from '../../../ir/json.js';
 import type { Guard, MatchSpec, Op, Rule, Value } from '../../../ir/nodes.js';
-import { conditionsToCel, imagesBinding, imagesVariable, jmesToCel, joinTypes, literalType, nonNull, objectTypeOf, T, templateToCel, type CelTarget as JmesTarget, type Compiled, type Refusal as JmesRefusal, type TemplateOptions, type Ty } from '../../../lowering/jmes-cel/index.js';
+import { conditionsToCel, imagesBinding, imagesVariable, jmesToCel, joinTypes, literalType, nonNull, objectTypeOf, T, templateToCel, type CelTarget as JmesTarget, type Compiled, type JmesCelScope, type Refusal as JmesRefusal, type TemplateOptions, type Ty } from '../../../lowering/jmes-cel/index.js';
 import { readOpaque } from '../../kyverno/opaque.js';
 import { cannot, notYet, type Refusal } from '../../generate-report.js';
 import type { CelTarget } from '../cel-target.js';
@@ -27,6 +27,7 @@ import { RuleScope } from './scope.js';
 import { smpPatches, type SmpEnv } from './smp.js';
 import { forEachPatches } from './foreach.js';
 import { kyvernoJsonPatches } from './json-patch.js';
+import { clusterContextCel } from './context-cluster.js';
 
 export interface Named {
   name: string;
@@ -133,6 +134,12 @@ export class RuleCompiler {
     return this.accept(jmesToCel(text, scope, this.jmes), (r) => ({ cel: r.cel, type: r.type, mayFail: r.mayFail }));
   }
 
+  /** A query whose root is the document `document` (CEL), not Kyverno's context (an apiCall's jmesPath on its response). */
+  queryOnDocument(text: string, document: Cel): R<Typed> {
+    const scope: JmesCelScope = { root: () => undefined, document: { cel: document } };
+    return this.accept(jmesToCel(text, scope, this.jmes), (r) => ({ cel: r.cel, type: r.type }));
+  }
+
   conditions(block: JsonValue, scope: RuleScope = this.scope): R<Cel> {
     return this.accept(conditionsToCel(block, scope, this.jmes), (r) => r.cel);
   }
@@ -190,8 +197,12 @@ function contextVariable(rc: RuleCompiler, entry: JsonObject): R<Typed> {
   if (typeof entry.unresolved === 'string') {
     // Kyverno's CEL environment reads the cluster (resource.Get/List, globalContext.Get, image.GetMetadata):
     // a MutatingPolicy could; a MutatingAdmissionPolicy reads nothing but the request and its params.
-    const what = `the context entry ${name}, which reads the cluster (configMap, apiCall, globalReference or imageRegistry)`;
-    return rc.env.target.dialect === 'kyverno-mpol' ? notYet(`${what} through Kyverno's CEL libraries (resource.Get, globalContext.Get, image.GetMetadata)`) : cannot(`${what}: the CEL policy has no such data`);
+    const read = rc.env.target.dialect === 'kyverno-mpol' ? clusterContextCel(rc, entry) : undefined;
+    if (read !== undefined) return read;
+    if (rc.env.target.dialect === 'kyverno-mpol') {
+      return notYet(`the context entry ${name}, which reads the cluster (globalReference or imageRegistry) through Kyverno's CEL libraries (globalContext.Get, image.GetMetadata)`);
+    }
+    return cannot(`the context entry ${name}, which reads the cluster (configMap, apiCall, globalReference or imageRegistry): the CEL policy has no such data`);
   }
   const v = isJsonObject(entry.variable) ? entry.variable : {};
   const nil = (x: Cel): Cel => `${paren(x)} != null ? ${paren(x)} : {}[${JSON.stringify(`unable to add context entry for variable ${name} since it evaluated to nil`)}]`;

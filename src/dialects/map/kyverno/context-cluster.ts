@@ -1,0 +1,167 @@
+/**
+ * Context entries that read the cluster, as the CEL of a Kyverno MutatingPolicy, whose environment reads it
+ * through Kyverno's resource library (`resource.Get`, `resource.List`; pkg/cel/libs/context.go GetResource,
+ * ListResources: the dynamic client's object or list). As Kyverno's loaders read them (src/dialects/kyverno/
+ * context-cluster.ts gives the same values from a replayed cluster):
+ * - `apiCall` GET of `urlPath` (pkg/engine/apicall/apiCall.go): the path's holes substituted, the response
+ *   stored whole or narrowed by `jmesPath` (Kyverno's JMESPath on the response alone; a null result is
+ *   stored too); a call that fails fails the entry, as `resource.Get` fails the CEL. A path naming one object
+ *   is `resource.Get`, a collection `resource.List`;
+ * - `configMap` (loaders/configmap.go): name and namespace substituted (no namespace: `default`), the
+ *   ConfigMap's `data` and `metadata`; a missing ConfigMap fails the entry.
+ * Refused: a namespaced Policy's entries (its own namespace rules), `default` (CEL cannot fall back on an
+ * error), service calls, other methods, `{{ }}` inside `jmesPath`, holes that are not whole path segments, and
+ * paths that name no resource (`/version`: the resource library reads resources only).
+ */
+import { isJsonObject, type JsonObject } from '../../../ir/json.js';
+import { T } from '../../../lowering/jmes-cel/index.js';
+import { cannot, notYet, type Refusal } from '../../generate-report.js';
+import { paren, type Cel } from './cel-patch.js';
+import { refused, type RuleCompiler, type Typed } from './rule.js';
+
+/** What the entry reads, as CEL; undefined for an entry of another kind (an image registry's). */
+export function clusterContextCel(rc: RuleCompiler, entry: JsonObject): Typed | Refusal | undefined {
+  const name = String(entry.name);
+  const apiCall = isJsonObject(entry.apiCall) ? entry.apiCall : undefined;
+  const configMap = isJsonObject(entry.configMap) ? entry.configMap : undefined;
+  if (apiCall === undefined && configMap === undefined) return undefined;
+  if (typeof entry.policyNamespace === 'string') return notYet(`the context entry ${name} of a namespaced Policy, which reads the cluster within the policy's namespace`);
+  return apiCall !== undefined ? apiCallCel(rc, name, apiCall) : configMapCel(rc, name, configMap!);
+}
+
+function apiCallCel(rc: RuleCompiler, name: string, call: JsonObject): Typed | Refusal {
+  if (call.service !== undefined && call.service !== null) return notYet(`the context entry ${name}, an apiCall to a service (Kyverno's CEL http library)`);
+  if (call.method !== undefined && call.method !== 'GET') return notYet(`the context entry ${name}, an apiCall ${String(call.method)}`);
+  if (call.default !== undefined && call.default !== null) return cannot(`the default of the context entry ${name}, which Kyverno takes where the apiCall fails: CEL cannot fall back on an error`);
+  if (typeof call.urlPath !== 'string') return notYet(`the context entry ${name}, an apiCall without urlPath`);
+  const path = resourcePath(rc, name, call.urlPath);
+  if (refused(path)) return path;
+  const response =
+    path.name === undefined
+      ? `resource.List(${path.apiVersion}, ${path.resource}, ${path.namespace})`
+      : `resource.Get(${path.apiVersion}, ${path.resource}, ${path.namespace}, ${path.name})`;
+  if (path.name === undefined) {
+    rc.notes.add(
+      `the context entry ${name} reads a collection through resource.List, whose items carry apiVersion and kind and whose list is the dynamic client's: the API server's raw list, which Kyverno's apiCall reads, leaves them out of built-in kinds' items`,
+    );
+  }
+  const jmesPath = typeof call.jmesPath === 'string' ? call.jmesPath : '';
+  if (jmesPath === '') return { cel: response, type: T.dyn };
+  if (jmesPath.includes('{{')) return notYet(`the variable inside the jmesPath of the context entry ${name}`);
+  // The response is a policy variable of its own: the query may read it several times, the call is made once.
+  const responseName = rc.variableName(`${name}_response`);
+  rc.variables.push({ name: responseName, expression: response });
+  return rc.queryOnDocument(jmesPath, `variables.${responseName}`);
+}
+
+function configMapCel(rc: RuleCompiler, name: string, configMap: JsonObject): Typed | Refusal {
+  const cmName = segmentCel(rc, name, typeof configMap.name === 'string' ? configMap.name : '');
+  if (refused(cmName)) return cmName;
+  const namespace = typeof configMap.namespace === 'string' ? configMap.namespace : '';
+  // loaders/configmap.go: an empty namespace (after substitution) reads the `default` namespace.
+  let ns: Cel;
+  if (namespace.includes('{{')) {
+    const t = rc.templateText(namespace, rc.scope, { text: true });
+    if (refused(t)) return t;
+    ns = `[${t}].map(n, n == "" ? "default" : n)[0]`;
+  } else ns = JSON.stringify(namespace === '' ? 'default' : namespace);
+  const get = `resource.Get("v1", "configmaps", ${ns}, ${cmName})`;
+  // The typed ConfigMap's `data` (null when it has none) and `metadata`.
+  return { cel: `[${get}].map(cm, {"data": has(cm.data) ? cm.data : null, "metadata": cm.metadata})[0]`, type: T.dyn };
+}
+
+/** An API server path's parts as CEL strings (`name` undefined for a collection). */
+interface ResourcePath {
+  apiVersion: Cel;
+  resource: Cel;
+  namespace: Cel;
+  name: Cel | undefined;
+}
+
+/**
+ * `/api/<version>[/namespaces/<ns>]/<resource>[/<name>]` or `/apis/<group>/<version>/...` (as the replay's
+ * API server reads it, conformance/runners/api-server.ts): the fixed parts constant, the namespace and name
+ * constants or whole-segment holes.
+ */
+function resourcePath(rc: RuleCompiler, entry: string, urlPath: string): ResourcePath | Refusal {
+  const segments = pathSegments(urlPath);
+  if (segments === undefined) return notYet(`the urlPath ${JSON.stringify(urlPath)} of the context entry ${entry} (an empty segment, or an unclosed hole)`);
+  const fixed = (i: number): string | undefined => (segments[i] !== undefined && !segments[i]!.includes('{{') ? segments[i] : undefined);
+  let apiVersion: string;
+  let rest: string[];
+  if (fixed(0) === 'api' && fixed(1) !== undefined && segments.length >= 3) {
+    apiVersion = segments[1]!;
+    rest = segments.slice(2);
+  } else if (fixed(0) === 'apis' && fixed(1) !== undefined && fixed(2) !== undefined && segments.length >= 4) {
+    apiVersion = `${segments[1]}/${segments[2]}`;
+    rest = segments.slice(3);
+  } else {
+    return cannot(`the context entry ${entry}, an apiCall of ${JSON.stringify(urlPath)}, which names no resource: Kyverno's CEL resource library reads resources only`);
+  }
+  let namespace: Cel = '""';
+  if (rest[0] === 'namespaces' && rest.length >= 3) {
+    const ns = segmentCel(rc, entry, rest[1]!);
+    if (refused(ns)) return ns;
+    namespace = ns;
+    rest = rest.slice(2);
+  }
+  if (rest.length < 1 || rest.length > 2 || rest[0]!.includes('{{') || urlPath.includes('?')) {
+    return notYet(`the context entry ${entry}, an apiCall of ${JSON.stringify(urlPath)} (a subresource, a query or a resource named by a variable)`);
+  }
+  let name: Cel | undefined;
+  if (rest.length === 2) {
+    const n = segmentCel(rc, entry, rest[1]!);
+    if (refused(n)) return n;
+    name = n;
+  }
+  return { apiVersion: JSON.stringify(apiVersion), resource: JSON.stringify(rest[0]), namespace, name };
+}
+
+/**
+ * A path segment as a CEL string: a constant, or Kyverno's substitution of its holes. The raw GET of a
+ * substituted path that is empty there, or holds `/` or `?`, is of another path than the one the library's
+ * arguments name: the CEL fails there (and a note says so).
+ */
+function segmentCel(rc: RuleCompiler, entry: string, segment: string): Cel | Refusal {
+  if (!segment.includes('{{')) return JSON.stringify(segment);
+  const t = rc.templateText(segment, rc.scope, { text: true });
+  if (refused(t)) return t;
+  rc.notes.add(
+    `the context entry ${entry} names a resource by a substituted path segment: where the substitution is empty or holds "/" or "?", Kyverno requests another path, and the CEL fails instead`,
+  );
+  const failure = JSON.stringify(`context entry ${entry}: the substituted path segment ${segment} is empty or holds "/" or "?"`);
+  return `[${paren(t)}].map(s, s == "" || s.contains("/") || s.contains("?") ? {}[${failure}] : s)[0]`;
+}
+
+/** The path's segments split on `/` outside `{{ }}` holes, without the empty first one; undefined when a hole is unclosed. */
+function pathSegments(urlPath: string): string[] | undefined {
+  const out: string[] = [];
+  let current = '';
+  let depth = 0;
+  for (let i = 0; i < urlPath.length; i++) {
+    if (urlPath.startsWith('{{', i)) {
+      depth++;
+      current += '{{';
+      i++;
+      continue;
+    }
+    if (urlPath.startsWith('}}', i) && depth > 0) {
+      depth--;
+      current += '}}';
+      i++;
+      continue;
+    }
+    const c = urlPath[i]!;
+    if (c === '/' && depth === 0) {
+      out.push(current);
+      current = '';
+    } else current += c;
+  }
+  if (depth > 0) return undefined;
+  out.push(current);
+  if (out[0] !== '') return undefined;
+  const segments = out.slice(1);
+  // A trailing slash names the same resource; an empty segment elsewhere names none the library can read.
+  if (segments.length > 1 && segments[segments.length - 1] === '') segments.pop();
+  return segments.includes('') ? undefined : segments;
+}
