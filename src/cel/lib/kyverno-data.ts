@@ -3,7 +3,7 @@
  * run's KyvernoDataProvider; the small pure helpers Kyverno's environment adds next to them (gzip, base64,
  * cel-go's ext regex `regex.replace/extract/extractAll`, json) are evaluated here.
  */
-import type { JsonValue } from '../../ir/json.js';
+import { isJsonObject, type JsonObject, type JsonValue } from '../../ir/json.js';
 import { global, type FunctionDef } from '../registry.js';
 import { CelOptional, err, noOverload } from '../values.js';
 import type { RuntimeServices } from '../compile.js';
@@ -25,10 +25,30 @@ function getResource(provider: KyvernoDataProvider | undefined, fn: string, ...a
   return found ?? err(`${resource} "${name}" not found`);
 }
 
+/**
+ * `resource.List(apiVersion, resource, namespace[, labels])`: with labels, the objects carrying every one of
+ * them (context.go ListResources: labels.SelectorFromSet, an empty map selects everything).
+ */
 function listResources(provider: KyvernoDataProvider | undefined, fn: string, ...args: unknown[]): JsonValue {
-  const [apiVersion, resource, namespace] = strings(fn, args) as [string, string, string];
+  const selector = args.length === 4 ? labelSet(fn, args) : undefined;
+  const [apiVersion, resource, namespace] = strings(fn, args.slice(0, 3)) as [string, string, string];
   if (!provider?.listResources) return unavailable(`resource (${fn})`, 'the cluster\'s objects');
-  return { apiVersion: 'v1', kind: 'List', items: provider.listResources(apiVersion, resource, namespace) };
+  const items = provider.listResources(apiVersion, resource, namespace);
+  return { apiVersion: 'v1', kind: 'List', items: selector === undefined ? items : items.filter((o) => hasLabels(o, selector)) };
+}
+
+/** The label map of a four-argument `resource.List` (a map of strings to strings). */
+function labelSet(fn: string, args: unknown[]): [string, string][] {
+  // A map of string keys is a plain object (values.ts); a CelMap has keys of other types.
+  const labels = args[3];
+  const entries = isJsonObject(labels as JsonValue) ? Object.entries(labels as JsonObject) : undefined;
+  if (entries === undefined || !entries.every(([, v]) => typeof v === 'string')) return noOverload(fn, ...args);
+  return entries as [string, string][];
+}
+
+function hasLabels(o: JsonValue, selector: readonly [string, string][]): boolean {
+  const labels = isJsonObject(o) && isJsonObject(o.metadata) && isJsonObject(o.metadata.labels) ? o.metadata.labels : {};
+  return selector.every(([k, v]) => Object.prototype.hasOwnProperty.call(labels, k) && labels[k] === v);
 }
 
 function globalContext(provider: KyvernoDataProvider | undefined, fn: string, ...args: unknown[]): JsonValue {
@@ -95,8 +115,10 @@ const READS_CLUSTER = { pure: false, services: true } as const;
 
 export const kyvernoDataFunctions: FunctionDef[] = [
   ...['resource.Get', 'resource.get'].map((n) => global('kyverno', n, 4, (s: RuntimeServices, ...a: unknown[]) => getResource(s.kyvernoData, n, ...a), READS_CLUSTER)),
-  ...['resource.List', 'resource.list'].map((n) => global('kyverno', n, 3, (s: RuntimeServices, ...a: unknown[]) => listResources(s.kyvernoData, n, ...a), READS_CLUSTER)),
+  ...['resource.List', 'resource.list'].map((n) => global('kyverno', n, [3, 4], (s: RuntimeServices, ...a: unknown[]) => listResources(s.kyvernoData, n, ...a), READS_CLUSTER)),
   ...['globalContext.Get', 'globalContext.get'].map((n) => global('kyverno', n, [1, 2], (s: RuntimeServices, ...a: unknown[]) => globalContext(s.kyvernoData, n, ...a), READS_CLUSTER)),
+  // resource.Post creates an object (a SubjectAccessReview): a write a run offline cannot make.
+  ...['resource.Post', 'resource.post'].map((n) => global('kyverno', n, 3, () => unavailable(`resource (${n})`, 'a cluster to write to'), { pure: false })),
   ...['http.Get', 'http.get', 'http.Post', 'http.post'].map((n) =>
     global('kyverno', n, [1, 2, 3], () => unavailable(`http (${n})`, 'a network service'), { pure: false }),
   ),

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { parseImageReference } from '../../../src/cel/lib/kyverno-image.js';
 import { deployment, pod, podPolicy, run } from './support.js';
+import type { JsonObject } from '../../../src/ir/json.js';
 
 const LABEL_FROM_VAR = `mutations:
 - patchType: ApplyConfiguration
@@ -104,6 +105,24 @@ ${LABEL_FROM_VAR.replace('variables.env', 'variables.cm.data.env')}`);
     const http = run(podPolicy('h', `variables:\n- name: env\n  expression: http.Get("http://svc").env\n${LABEL_FROM_VAR}`), pod());
     expect(http.allowed).toBe(false);
     expect(http.diagnostics.find((d) => d.severity === 'error')?.message).toMatch(/unsupported offline: Kyverno CEL library http/);
+    const post = run(podPolicy('s', `variables:\n- name: env\n  expression: 'string(resource.Post("authorization.k8s.io/v1", "subjectaccessreviews", {"spec": {}}).status.allowed)'\n${LABEL_FROM_VAR}`), pod());
+    expect(post.diagnostics.find((d) => d.severity === 'error')?.message).toMatch(/unsupported offline: Kyverno CEL library resource \(resource.Post\)/);
+  });
+
+  it('resource.List with a label map lists the objects carrying every label (an empty map: all of them)', () => {
+    const cm = (name: string, labels: Record<string, string>): JsonObject => ({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, namespace: 'default', labels }, data: { env: name } });
+    const objects = [cm('a', { tier: 'web', team: 'x' }), cm('b', { tier: 'web' }), cm('c', {})];
+    const listed = (selector: string): unknown =>
+      run(
+        podPolicy('l', `variables:\n- name: env\n  expression: 'resource.List("v1", "configmaps", "default"${selector}).items.map(o, o.metadata.name).join(",")'\n${LABEL_FROM_VAR}`),
+        pod(),
+        {},
+        { listResources: () => objects },
+      ).object;
+    expect(listed('')).toMatchObject({ metadata: { labels: { env: 'a,b,c' } } });
+    expect(listed(', {"tier": "web"}')).toMatchObject({ metadata: { labels: { env: 'a,b' } } });
+    expect(listed(', {"tier": "web", "team": "x"}')).toMatchObject({ metadata: { labels: { env: 'a' } } });
+    expect(listed(', {}')).toMatchObject({ metadata: { labels: { env: 'a,b,c' } } });
   });
 
   it('a NamespacedMutatingPolicy only sees requests of its namespace', () => {
