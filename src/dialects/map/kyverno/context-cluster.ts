@@ -55,16 +55,14 @@ function apiCallCel(rc: RuleCompiler, name: string, call: JsonObject): Typed | R
 }
 
 function configMapCel(rc: RuleCompiler, name: string, configMap: JsonObject): Typed | Refusal {
-  const cmName = segmentCel(rc, name, typeof configMap.name === 'string' ? configMap.name : '');
+  // Kyverno reads the ConfigMap from its informer's cache by namespace and name (no path): a name the
+  // substitution makes odd is not found there, as resource.Get does not find it.
+  const cmName = substitutedText(rc, typeof configMap.name === 'string' ? configMap.name : '');
   if (refused(cmName)) return cmName;
-  const namespace = typeof configMap.namespace === 'string' ? configMap.namespace : '';
+  const namespace = substitutedText(rc, typeof configMap.namespace === 'string' ? configMap.namespace : '');
+  if (refused(namespace)) return namespace;
   // loaders/configmap.go: an empty namespace (after substitution) reads the `default` namespace.
-  let ns: Cel;
-  if (namespace.includes('{{')) {
-    const t = rc.templateText(namespace, rc.scope, { text: true });
-    if (refused(t)) return t;
-    ns = `[${t}].map(n, n == "" ? "default" : n)[0]`;
-  } else ns = JSON.stringify(namespace === '' ? 'default' : namespace);
+  const ns = namespace === '""' ? '"default"' : /^"[^"\\]+"$/.test(namespace) ? namespace : `[${namespace}].map(n, n == "" ? "default" : n)[0]`;
   const get = `resource.Get("v1", "configmaps", ${ns}, ${cmName})`;
   // The typed ConfigMap's `data` (null when it has none) and `metadata`.
   return { cel: `[${get}].map(cm, {"data": has(cm.data) ? cm.data : null, "metadata": cm.metadata})[0]`, type: T.dyn };
@@ -131,6 +129,11 @@ function segmentCel(rc: RuleCompiler, entry: string, segment: string): Cel | Ref
   );
   const failure = JSON.stringify(`context entry ${entry}: the substituted path segment ${segment} is empty or holds "/" or "?"`);
   return `[${paren(t)}].map(s, s == "" || s.contains("/") || s.contains("?") ? {}[${failure}] : s)[0]`;
+}
+
+/** A string that may hold `{{ }}` holes as the CEL of the text Kyverno substitutes. */
+function substitutedText(rc: RuleCompiler, text: string): Cel | Refusal {
+  return text.includes('{{') ? rc.templateText(text, rc.scope, { text: true }) : JSON.stringify(text);
 }
 
 /** The path's segments split on `/` outside `{{ }}` holes, without the empty first one; undefined when a hole is unclosed. */
