@@ -322,6 +322,44 @@ describe('Kyverno context entries that read the cluster, translated to a Mutatin
     ]);
   });
 
+  it("a foreach's apiCall per element, read where the element's patch uses it", async () => {
+    const perContainer: JsonObject = {
+      apiVersion: 'kyverno.io/v1',
+      kind: 'ClusterPolicy',
+      metadata: { name: 'pull-from-cluster', annotations: { 'pod-policies.kyverno.io/autogen-controllers': 'none' } },
+      spec: {
+        rules: [
+          {
+            name: 'r',
+            match: { any: [{ resources: { kinds: ['Pod'] } }] },
+            mutate: {
+              foreach: [
+                {
+                  list: 'request.object.spec.containers',
+                  context: [{ name: 'pull', apiCall: { urlPath: '/api/v1/namespaces/{{ request.namespace }}/configmaps/{{ element.name }}', jmesPath: 'data.pull' } }],
+                  patchesJson6902: '- op: add\n  path: /spec/containers/{{ elementIndex }}/imagePullPolicy\n  value: "{{ pull }}"',
+                },
+              ],
+            },
+          },
+        ],
+      },
+    };
+    const twoContainers = (pulls?: [string, string]): JsonObject => ({
+      apiVersion: 'v1',
+      kind: 'Pod',
+      metadata: { name: 'p', namespace: 'team-ns' },
+      spec: { containers: [{ name: 'web', image: 'nginx', ...(pulls ? { imagePullPolicy: pulls[0] } : {}) }, { name: 'side', image: 'busybox', ...(pulls ? { imagePullPolicy: pulls[1] } : {}) }] },
+    });
+    await bothPass('mpol-foreach-api-call', [
+      { op: 'apply', file: 'ns.yaml', docs: [namespace] },
+      { op: 'apply', file: 'cm.yaml', docs: [configMap('web', { pull: 'Always' }), configMap('side', { pull: 'Never' })] },
+      { op: 'policy', file: 'policy.yaml', docs: [perContainer] },
+      { op: 'apply', file: 'pod.yaml', docs: [twoContainers()] },
+      { op: 'assert', file: 'pod-assert.yaml', docs: [twoContainers(['Always', 'Never'])] },
+    ]);
+  });
+
   it('what the resource library cannot read, or CEL cannot fall back from, is refused', async () => {
     const refused = async (name: string, entry: JsonObject, why: string): Promise<void> => {
       const dir = chainsawCase(name, [

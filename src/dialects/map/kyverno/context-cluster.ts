@@ -48,10 +48,12 @@ function apiCallCel(rc: RuleCompiler, name: string, call: JsonObject): Typed | R
   const jmesPath = typeof call.jmesPath === 'string' ? call.jmesPath : '';
   if (jmesPath === '') return { cel: response, type: T.dyn };
   if (jmesPath.includes('{{')) return notYet(`the variable inside the jmesPath of the context entry ${name}`);
-  // The response is a policy variable of its own: the query may read it several times, the call is made once.
-  const responseName = rc.variableName(`${name}_response`);
-  rc.variables.push({ name: responseName, expression: response });
-  return rc.queryOnDocument(jmesPath, `variables.${responseName}`);
+  // The query may read the response several times: it is bound once (a foreach's entry reads the element, so
+  // the response cannot be a policy variable of its own).
+  const document = rc.fresh.next('response');
+  const query = rc.queryOnDocument(jmesPath, document);
+  if (refused(query)) return query;
+  return { cel: `[${response}].map(${document}, ${query.cel})[0]`, type: query.type };
 }
 
 function configMapCel(rc: RuleCompiler, name: string, configMap: JsonObject): Typed | Refusal {
