@@ -8,7 +8,7 @@ import { describe, expect, it } from 'vitest';
 import type { JsonObject } from '../../../src/ir/json.js';
 import type { Policy } from '../../../src/ir/nodes.js';
 import { translate } from '../../../src/pipeline.js';
-import { outcome, podRule, refusal, toMap } from './kyverno-support.js';
+import { outcome, podRule, refusal, toMap, translatedTo } from './kyverno-support.js';
 
 function policy(context: string, steps: string, preconditions = ''): Policy[] {
   return podRule(
@@ -144,6 +144,33 @@ mutate:
     );
     expect(outcome(source, PODS[0]!)).toMatchObject({ metadata: { labels: { volumes: 'v0' } } });
     expect(refusal(source)).toContain('the default of the context entry count');
+  });
+
+  it("entries read by a strategic merge of the iterated element selected by its name: MAP and MutatingPolicy give Kyverno's result", () => {
+    // The merge moves each merged element to the front; its edits are a second loop over the moved indices,
+    // where the entries (written over the first loop's element) are bound again to the element edited.
+    for (const order of ['Ascending', 'Descending']) {
+      const source = podRule(
+        'merge-by-name',
+        `mutate:
+  foreach:
+  - list: request.object.spec.containers
+    order: ${order}
+    context:
+    - name: dir
+      variable:
+        value: "/work/{{ element.name }}-{{ elementIndex }}"
+    patchStrategicMerge:
+      spec:
+        containers:
+        - (name): "{{ element.name }}"
+          workingDir: "{{ dir }}"`,
+      );
+      for (const to of ['map', 'kyverno-mpol'] as const) {
+        const target = translatedTo(source, to);
+        for (const p of PODS) expect(outcome(target, p), `${order} ${to}`).toEqual(outcome(source, p));
+      }
+    }
   });
 
   it('a patch path computed from an entry is refused (the element it writes is not known), not translated', () => {

@@ -430,7 +430,13 @@ function mergeLoopOfList(rc: RuleCompiler, op: ForEachOp, list: LoopList, e: str
   const at = indexPlace(listPlace, k, `${L}[${j}]`);
   const patches = smpElementPatches(rest, at, [...list.path, '[]'], smpEnv(rc, elementScope));
   if (refused(patches)) return patches;
-  const edits = patches.patches === NONE ? NONE : `${order}.transformList(${k}, ${j}, true, ${patches.patches}).flatten()`;
+  // The loop's context entries were written over its variables (e, i): the edits, a loop over the moved
+  // elements' indices, bind them again to the element it edits (L[j], at index j).
+  const names = (x: Cel | undefined, v: string): boolean => x !== undefined && new RegExp(`\\b${v}\\b`).test(x);
+  if (names(patches.condition, e) || names(patches.condition, i)) return notYet('a foreach context entry read by a condition of the element');
+  let edit = patches.patches;
+  if (names(edit, e) || names(edit, i)) edit = `[${L}[${j}]].map(${e}, [${j}].map(${i}, ${edit})[0])[0]`;
+  const edits = edit === NONE ? NONE : `${order}.transformList(${k}, ${j}, true, ${edit}).flatten()`;
   return cond(patches.condition, concat([moves, edits]));
 }
 
