@@ -85,7 +85,7 @@ interface ResourcePath {
  */
 function resourcePath(rc: RuleCompiler, entry: string, urlPath: string): ResourcePath | Refusal {
   const segments = pathSegments(urlPath);
-  if (segments === undefined) return notYet(`the urlPath ${JSON.stringify(urlPath)} of the context entry ${entry} (an empty segment, or an unclosed hole)`);
+  if (segments === undefined) return notYet(`the urlPath ${JSON.stringify(urlPath)} of the context entry ${entry}, which is not a path of fixed segments from the root (it starts with a hole or without "/", has an empty segment, or an unclosed hole)`);
   const fixed = (i: number): string | undefined => (segments[i] !== undefined && !segments[i]!.includes('{{') ? segments[i] : undefined);
   let apiVersion: string;
   let rest: string[];
@@ -165,8 +165,7 @@ function pathSegments(urlPath: string): string[] | undefined {
   if (depth > 0) return undefined;
   out.push(current);
   if (out[0] !== '') return undefined;
+  // An empty segment (a trailing slash too: the API server's routes may read it as an empty name) is refused.
   const segments = out.slice(1);
-  // A trailing slash names the same resource; an empty segment elsewhere names none the library can read.
-  if (segments.length > 1 && segments[segments.length - 1] === '') segments.pop();
   return segments.includes('') ? undefined : segments;
 }
