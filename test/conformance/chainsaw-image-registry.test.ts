@@ -13,6 +13,7 @@ import { loadPolicies } from '../../src/api/load.js';
 import { registryClientData } from '../../src/cel/lib/image-data.js';
 import { runConformance } from '../../src/conformance/run.js';
 import { apply } from '../../src/interpreter/index.js';
+import { translate } from '../../src/pipeline.js';
 import type { JsonObject } from '../../src/ir/json.js';
 import { createRuntime } from '../../src/runtime/create.js';
 import { run } from '../cli/support.js';
@@ -156,5 +157,71 @@ describe('chainsaw cases reading an image registry', () => {
     const out = await run(['conformance', kyverno, mpol, '--image-data', file]);
     expect(out.stdout).toContain('2 passed, 0 failed');
     expect(out.code).toBe(0);
+  });
+});
+
+describe('imageRegistry context entries translated to a MutatingPolicy (image.GetMetadata)', () => {
+  const digest = `sha256:${'c'.repeat(64)}`;
+  // References covering rclient.go's identifiers: a tag, none (latest), a digest, a tag and a digest, and a
+  // registry port before a digest (the text after its last ':' taken for a tag, upstream's quirk).
+  const references = ['nginx:1.21', 'docker.io/library/nginx:1.21', 'busybox', `ghcr.io/org/app:v1@${digest}`, `ghcr.io/org/app@${digest}`, `registry.example.com:5000/team/app@${digest}`];
+  const table = new Map<string, JsonObject>(references.map((r, i) => [r, { config: { architecture: `arch-${i}` }, manifest: { schemaVersion: 2 }, ...(r.includes('@') ? {} : { digest }) }]));
+  const withIdentity = ARCH_POLICY.replace(
+    '            identifier: "{{ imageData.identifier }}"',
+    `            identifier: "{{ imageData.identifier | replace_all(@, ':', '.') | replace_all(@, '@', '.') | replace_all(@, '/', '.') }}"
+            resolved: "{{ imageData.resolvedImage | replace_all(@, ':', '.') | replace_all(@, '@', '.') | replace_all(@, '/', '.') | truncate(@, \`63\`) }}"
+            image: "{{ imageData.image | replace_all(@, ':', '.') | replace_all(@, '@', '.') | replace_all(@, '/', '.') | truncate(@, \`63\`) }}"
+            manifest: "v{{ imageData.manifest.schemaVersion }}"
+            list: "{{ imageData.manifestList || 'none' }}"`,
+  );
+
+  it('gives what the ClusterPolicy gives, for every shape of reference', () => {
+    const source = loadPolicies({ name: 'policy.yaml', text: withIdentity.replace('metadata: {name: image-arch}', 'metadata: {name: image-arch, annotations: {pod-policies.kyverno.io/autogen-controllers: none}}') }).policies;
+    const translated = translate(source, 'kyverno-mpol', 'error');
+    expect(translated.diagnostics.filter((d) => d.severity === 'error').map((d) => d.message)).toEqual([]);
+    const mpol = loadPolicies({ name: 'mpol.yaml', text: translated.text }).policies;
+    const runtime = createRuntime({ imageData: table });
+    for (const image of references) {
+      const request = { object: pod(image), oldObject: null, operation: 'CREATE' as const, userInfo: {}, namespaceObject: null };
+      const expected = apply(source, request, { runtime });
+      expect(expected.allowed, image).toBe(true);
+      expect(apply(mpol, request, { runtime }).object, image).toEqual(expected.object);
+    }
+    // Without the image's data both are unsupported offline.
+    const missing = { object: pod('quay.io/unknown:1'), oldObject: null, operation: 'CREATE' as const, userInfo: {}, namespaceObject: null };
+    expect(apply(mpol, missing, { runtime }).diagnostics[0]!.message).toMatch(/unsupported offline: Kyverno CEL library imagedata/);
+  });
+});
+
+describe('a kyverno-test row that needs a registry offline', () => {
+  // kyverno test fetches image metadata from the registry; offline the row cannot run, in either dialect.
+  const suite = (policy: string): string =>
+    tempDir('suite-registry', {
+      'kyverno-test.yaml': stringify({
+        apiVersion: 'cli.kyverno.io/v1alpha1',
+        kind: 'Test',
+        metadata: { name: 'arch' },
+        policies: ['policy.yaml'],
+        resources: ['pod.yaml'],
+        results: [{ policy: 'image-arch', rule: 'label-arch', kind: 'Pod', resources: ['p'], patchedResources: 'patched.yaml', result: 'pass' }],
+      }),
+      'policy.yaml': policy,
+      'pod.yaml': stringify(pod('nginx:1.21')),
+      'patched.yaml': stringify({ ...pod('nginx:1.21'), metadata: { name: 'p', namespace: 'default', labels: { arch: 'arm64' } } }),
+    });
+
+  it('is not run, not failed', async () => {
+    const out = await run(['test', suite(ARCH_POLICY), '-o', 'text']);
+    expect(out.stdout).toContain('not run: unsupported offline: context entry');
+    expect(out.stdout).toContain('0 passed, 0 failed');
+  });
+
+  it('migrating the policy leaves it untested: a row the MutatingPolicy cannot run proves nothing', async () => {
+    const dir = suite(ARCH_POLICY);
+    const outDir = join(tempDir('migrate-registry'), 'out');
+    const out = await run(['migrate', dir, '--out-dir', outDir, '--to', 'kyverno-mpol', '--json']);
+    const report = JSON.parse(out.stdout) as { policies: { status: string; rows: unknown[] }[] };
+    const migrated = report.policies.find((p) => p.status !== 'left-as-is');
+    expect(migrated).toMatchObject({ status: 'untested', rows: [] });
   });
 });

@@ -30,6 +30,18 @@ export class KyvernoDataUnavailable extends CelError {}
 /** How an error of a library without data begins; runners turn such a failure into `unsupported`. */
 export const UNSUPPORTED_OFFLINE = 'unsupported offline: Kyverno CEL library';
 
+/**
+ * How the data Kyverno fetches from outside the cluster is named in those errors (a registry's image metadata,
+ * a network service): `kyverno test` fetches it too, so a suite row that needs it is not run offline, where
+ * one that reads the cluster fails as the CLI's fake cluster fails it.
+ */
+export const OUTSIDE_DATA = { registry: 'from an OCI registry', network: 'a network service' } as const;
+
+/** Whether an unsupported-offline error names data from outside the cluster. */
+export function needsOutsideData(message: string): boolean {
+  return message.includes('unsupported offline') && (message.includes(OUTSIDE_DATA.registry) || message.includes(OUTSIDE_DATA.network));
+}
+
 export function unavailable(library: string, what: string): never {
   throw new KyvernoDataUnavailable(`${UNSUPPORTED_OFFLINE} ${library} needs ${what}, which this run does not supply`);
 }

@@ -7,7 +7,7 @@ import { isJsonObject, type JsonObject, type JsonValue } from '../../ir/json.js'
 import { global, type FunctionDef } from '../registry.js';
 import { CelOptional, err, noOverload } from '../values.js';
 import type { RuntimeServices } from '../compile.js';
-import { unavailable, type KyvernoDataProvider } from './kyverno-context.js';
+import { OUTSIDE_DATA, unavailable, type KyvernoDataProvider } from './kyverno-context.js';
 import { compileRegex } from './std.js';
 import { fromBase64, toBase64 } from '../../util/bytes.js';
 import { gunzip, gzip, HostUnavailable } from '../../util/host.js';
@@ -120,7 +120,7 @@ export const kyvernoDataFunctions: FunctionDef[] = [
   // resource.Post creates an object (a SubjectAccessReview): a write a run offline cannot make.
   ...['resource.Post', 'resource.post'].map((n) => global('kyverno', n, 3, () => unavailable(`resource (${n})`, 'a cluster to write to'), { pure: false })),
   ...['http.Get', 'http.get', 'http.Post', 'http.post'].map((n) =>
-    global('kyverno', n, [1, 2, 3], () => unavailable(`http (${n})`, 'a network service'), { pure: false }),
+    global('kyverno', n, [1, 2, 3], () => unavailable(`http (${n})`, OUTSIDE_DATA.network), { pure: false }),
   ),
   global('kyverno', 'gzip.decompress', 1, (v: unknown) => {
     try {

@@ -7,7 +7,7 @@
  */
 import { global, member, type FunctionDef } from '../registry.js';
 import { CelOpaque, err, noOverload } from '../values.js';
-import { unavailable } from './kyverno-context.js';
+import { OUTSIDE_DATA, unavailable } from './kyverno-context.js';
 import type { RuntimeServices } from '../compile.js';
 import { imageMetadata } from './image-data.js';
 
@@ -87,7 +87,7 @@ function parse(fn: string, s: unknown): KyvernoImage {
 function metadataOf(services: RuntimeServices, fn: string, ref: unknown): unknown {
   if (typeof ref !== 'string') return noOverload(fn, ref);
   const found = imageMetadata(services.imageData, ref);
-  if (found === undefined) return unavailable(`imagedata (${fn})`, `the metadata of image "${ref}" from an OCI registry (--image-data)`);
+  if (found === undefined) return unavailable(`imagedata (${fn})`, `the metadata of image "${ref}" ${OUTSIDE_DATA.registry} (--image-data)`);
   return found;
 }
 

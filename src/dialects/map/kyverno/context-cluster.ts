@@ -9,19 +9,22 @@
  *   is `resource.Get`, a collection `resource.List`;
  * - `configMap` (loaders/configmap.go): name and namespace substituted (no namespace: `default`), the
  *   ConfigMap's `data` and `metadata`; a missing ConfigMap fails the entry.
+ * - `imageRegistry` (loaders/imagedata.go): the registry client's data, from `image.GetMetadata`.
  * Refused: a namespaced Policy's entries (its own namespace rules), `default` (CEL cannot fall back on an
- * error), service calls, other methods, `{{ }}` inside `jmesPath`, holes that are not whole path segments, and
- * paths that name no resource (`/version`: the resource library reads resources only).
+ * error), service calls, other methods, `{{ }}` inside `jmesPath`, holes that are not whole path segments,
+ * paths that name no resource (`/version`: the resource library reads resources only), and per-entry
+ * registry credentials.
  */
-import { isJsonObject, type JsonObject } from '../../../ir/json.js';
+import { isJsonObject, type JsonObject, type JsonValue } from '../../../ir/json.js';
 import { T } from '../../../lowering/jmes-cel/index.js';
 import { cannot, notYet, type Refusal } from '../../generate-report.js';
 import { paren, type Cel } from './cel-patch.js';
 import { refused, type RuleCompiler, type Typed } from './rule.js';
 
-/** What the entry reads, as CEL; undefined for an entry of another kind (an image registry's). */
+/** What the entry reads, as CEL; undefined for an entry of another kind (a globalReference). */
 export function clusterContextCel(rc: RuleCompiler, entry: JsonObject): Typed | Refusal | undefined {
   const name = String(entry.name);
+  if (isJsonObject(entry.imageRegistry)) return imageRegistryCel(rc, name, entry.imageRegistry);
   const apiCall = isJsonObject(entry.apiCall) ? entry.apiCall : undefined;
   const configMap = isJsonObject(entry.configMap) ? entry.configMap : undefined;
   if (apiCall === undefined && configMap === undefined) return undefined;
@@ -45,15 +48,47 @@ function apiCallCel(rc: RuleCompiler, name: string, call: JsonObject): Typed | R
       `the context entry ${name} reads a collection through resource.List, whose items carry apiVersion and kind and whose list is the dynamic client's: the API server's raw list, which Kyverno's apiCall reads, leaves them out of built-in kinds' items`,
     );
   }
-  const jmesPath = typeof call.jmesPath === 'string' ? call.jmesPath : '';
-  if (jmesPath === '') return { cel: response, type: T.dyn };
-  if (jmesPath.includes('{{')) return notYet(`the variable inside the jmesPath of the context entry ${name}`);
-  // The query may read the response several times: it is bound once (a foreach's entry reads the element, so
-  // the response cannot be a policy variable of its own).
-  const document = rc.fresh.next('response');
-  const query = rc.queryOnDocument(jmesPath, document);
+  return narrowed(rc, name, response, call.jmesPath);
+}
+
+/**
+ * The entry's `document`, narrowed by its `jmesPath` (none: the whole document), queried as Kyverno queries
+ * it on the document alone.
+ */
+function narrowed(rc: RuleCompiler, name: string, document: Cel, jmesPath: JsonValue | undefined): Typed | Refusal {
+  const path = typeof jmesPath === 'string' ? jmesPath : '';
+  if (path === '') return { cel: document, type: T.dyn };
+  if (path.includes('{{')) return notYet(`the variable inside the jmesPath of the context entry ${name}`);
+  // The query may read the document several times: it is bound once (a foreach's entry reads the element, so
+  // the document cannot be a policy variable of its own).
+  const bound = rc.fresh.next('response');
+  const query = rc.queryOnDocument(path, bound);
   if (refused(query)) return query;
-  return { cel: `[${response}].map(${document}, ${query.cel})[0]`, type: query.type };
+  return { cel: `[${document}].map(${bound}, ${query.cel})[0]`, type: query.type };
+}
+
+/**
+ * An `imageRegistry` entry (loaders/imagedata.go over adapters/rclient.go ForRef): the reference substituted,
+ * the registry client's data (image, resolvedImage, registry, repository, identifier, manifestList,
+ * manifest, configData) made from the image library's metadata (`image.GetMetadata`: imageIndex, config),
+ * the identifier from the reference as rclient.go makes it (the digest, prefixed by the text after the last
+ * `:` before `@` when there is one: its quirk with a registry port included).
+ */
+function imageRegistryCel(rc: RuleCompiler, name: string, registry: JsonObject): Typed | Refusal {
+  if (registry.imageRegistryCredentials !== undefined && registry.imageRegistryCredentials !== null) {
+    return cannot(`the imageRegistryCredentials of the context entry ${name}: Kyverno's CEL image library reads registries with the controller's own credentials`);
+  }
+  const reference = substitutedText(rc, typeof registry.reference === 'string' ? registry.reference : '');
+  if (refused(reference)) return reference;
+  const [r, m, b] = [rc.fresh.next('ref'), rc.fresh.next('meta'), rc.fresh.next('before')];
+  const tag = `${b}.substring(${b}.lastIndexOf(":") + 1)`;
+  const identifier =
+    `image(${r}).containsDigest() ? [${r}.substring(0, ${r}.indexOf("@"))].map(${b}, ${b}.lastIndexOf(":") >= 0 && ${tag} != "" ? ${tag} + "@" + image(${r}).digest() : image(${r}).digest())[0]` +
+    ` : image(${r}).identifier()`;
+  const data =
+    `[${reference}].map(${r}, [image.GetMetadata(${r})].map(${m}, {"image": ${r}, "resolvedImage": ${m}.resolvedImage, "registry": ${m}.registry, "repository": ${m}.repository, ` +
+    `"identifier": ${identifier}, "manifestList": ${m}.?imageIndex.orValue(null), "manifest": ${m}.?manifest.orValue(null), "configData": ${m}.?config.orValue(null)})[0])[0]`;
+  return narrowed(rc, name, data, registry.jmesPath);
 }
 
 function configMapCel(rc: RuleCompiler, name: string, configMap: JsonObject): Typed | Refusal {

@@ -200,7 +200,7 @@ function contextVariable(rc: RuleCompiler, entry: JsonObject): R<Typed> {
     const read = rc.env.target.dialect === 'kyverno-mpol' ? clusterContextCel(rc, entry) : undefined;
     if (read !== undefined) return read;
     if (rc.env.target.dialect === 'kyverno-mpol') {
-      return notYet(`the context entry ${name}, which reads the cluster (globalReference or imageRegistry) through Kyverno's CEL libraries (globalContext.Get, image.GetMetadata)`);
+      return notYet(`the context entry ${name}, a globalReference, which Kyverno's CEL library globalContext.Get could read`);
     }
     return cannot(`the context entry ${name}, which reads the cluster (configMap, apiCall, globalReference or imageRegistry): the CEL policy has no such data`);
   }
