@@ -27,8 +27,11 @@ export interface KyvernoDataProvider {
 /** Raised when a library needs data nobody supplied: the message names the library. */
 export class KyvernoDataUnavailable extends CelError {}
 
+/** How every error about data an offline run lacks begins (a library's, a Kyverno context entry's). */
+export const OFFLINE = 'unsupported offline';
+
 /** How an error of a library without data begins; runners turn such a failure into `unsupported`. */
-export const UNSUPPORTED_OFFLINE = 'unsupported offline: Kyverno CEL library';
+export const UNSUPPORTED_OFFLINE = `${OFFLINE}: Kyverno CEL library`;
 
 /**
  * How the data Kyverno fetches from outside the cluster is named in those errors (a registry's image metadata,
@@ -39,7 +42,7 @@ export const OUTSIDE_DATA = { registry: 'from an OCI registry', network: 'a netw
 
 /** Whether an unsupported-offline error names data from outside the cluster. */
 export function needsOutsideData(message: string): boolean {
-  return message.includes('unsupported offline') && (message.includes(OUTSIDE_DATA.registry) || message.includes(OUTSIDE_DATA.network));
+  return message.includes(OFFLINE) && (message.includes(OUTSIDE_DATA.registry) || message.includes(OUTSIDE_DATA.network));
 }
 
 export function unavailable(library: string, what: string): never {

@@ -11,7 +11,7 @@
  */
 import type { Diagnostic } from '../../diagnostics/diagnostic.js';
 import { registryClientData, type ImageDataTable } from '../../cel/lib/image-data.js';
-import { OUTSIDE_DATA } from '../../cel/lib/kyverno-context.js';
+import { OFFLINE, OUTSIDE_DATA } from '../../cel/lib/kyverno-context.js';
 import { hasOwn, isJsonObject, type JsonObject, type JsonValue } from '../../ir/json.js';
 import type { LetOp } from '../../ir/nodes.js';
 import type { YamlPath } from '../../io/source.js';
@@ -148,7 +148,7 @@ function loadImageEntry(
   if (data === undefined) {
     return {
       ok: false,
-      message: `unsupported offline: context entry "${name}" (imageRegistry) needs the metadata of image "${ref.value}" ${OUTSIDE_DATA.registry} (--image-data, or values file: policies[].rules[].values.${name}), which this run does not supply`,
+      message: `${OFFLINE}: context entry "${name}" (imageRegistry) needs the metadata of image "${ref.value}" ${OUTSIDE_DATA.registry} (--image-data, or values file: policies[].rules[].values.${name}), which this run does not supply`,
     };
   }
   if (path === '') return { ok: true, value: data };

@@ -19,7 +19,7 @@
  * resource, which that reporting difference would hide.)
  */
 import type { TraceEvent } from '../../../interpreter/api.js';
-import { needsOutsideData } from '../../../cel/lib/kyverno-context.js';
+import { needsOutsideData, OFFLINE } from '../../../cel/lib/kyverno-context.js';
 import type { RowStatus } from './model.js';
 
 export type RuleResponse =
@@ -109,7 +109,7 @@ export function judge(expected: string, response: RuleResponse, patched: Patched
   // A rule that needed data kyverno test fetches from outside the cluster (a registry's image metadata, a
   // network service), which no offline run has, did not run: the row is not run, not failed.
   if (response.result === 'error' && needsOutsideData(response.message)) {
-    return { status: 'skipped', reason: `not run: ${response.message.slice(response.message.indexOf('unsupported offline'))}` };
+    return { status: 'skipped', reason: `not run: ${response.message.slice(response.message.indexOf(OFFLINE))}` };
   }
   const outcome = `${response.result}${response.message ? ` (${response.message})` : ''}`;
   switch (patched.kind) {

@@ -334,7 +334,7 @@ function listReplaced(w: Walk, steps: readonly SchemaStep[]): boolean {
 }
 
 const SUBSTITUTED_NOTE =
-  'a `{{ }}` value of the strategic merge that may not be a scalar is merged as Kyverno merges what it substitutes: null removes the member, a map of scalars merges key by key (a null member removes its key); the CEL fails on a map holding maps or lists, and on a list, which Kyverno merges too';
+  'a `{{ }}` value of the strategic merge that may not be a scalar is merged as Kyverno merges what it substitutes: null removes the member, a map of scalars merges key by key (a null member removes its key), a list of scalars replaces a list kyaml replaces; the CEL fails on a map holding maps or lists and on other lists, which Kyverno merges too';
 
 /** Whether the list `list` holds scalars only (`e`: a fresh name). */
 function plainItems(list: Cel, e: string): Cel {
