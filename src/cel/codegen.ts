@@ -640,11 +640,14 @@ class Generator {
     return t;
   }
 
-  /** A JS literal for strings, booleans, null and ordinary numbers; a constant for everything else. */
+  /**
+   * A JS literal for strings, booleans, null and ordinary numbers; a constant for everything else. A number is
+   * parenthesized: the code reads members of an operand (`x.length`), and `1.length` does not parse.
+   */
   private literal(v: unknown): string {
     if (typeof v === 'string') return JSON.stringify(v);
     if (typeof v === 'boolean' || v === null) return String(v);
-    if (typeof v === 'number' && Number.isFinite(v) && !Object.is(v, -0)) return v < 0 ? `(${v})` : String(v);
+    if (typeof v === 'number' && Number.isFinite(v) && !Object.is(v, -0)) return `(${v})`;
     return this.constant(v);
   }
 

@@ -242,6 +242,11 @@ describe('generated programs agree with the closure compiler', () => {
       'l.map(v, {"v": v, "w": [v, v * 2]})',
       'y == "\\"); throw 1; (\\"" || y + "\u2028\\\\" == "x"',
       '{"a\u2028": 1}.exists(k, k == "a\u2028") && m.exists(k, k == "\\u0000")',
+      // A folded number indexed or measured (its member read was written `1.length`, which does not parse:
+      // found by npm run fuzz, cel-diff).
+      'size([1, 2, 3][0][0])',
+      '[1, 2, 3][0][0] == 1 || [2.5][0][0] == 1',
+      '{"a": 2}["a"]["b"] == 1',
     ];
     expectAgreement(exprs.map((expr) => ({ expr, env: {}, activations: [SAMPLE, {}, { ...SAMPLE, l: 'no', m: [1] }] })));
     expectAgreement(exprs.map((expr) => ({ expr, env: { variables: ['object', 'x', 'y', 'l', 'm'] }, activations: [SAMPLE, {}] })));
