@@ -111,6 +111,11 @@ export interface ProofRow {
    * not migrated, other languages): `transmute test` runs a row with the policies of its own kind only.
    */
   before?: string[];
+  /**
+   * Why the row proves nothing: one side could not run it (it needed data no offline run has, such as a
+   * registry's image metadata). Such a row is reported, and left out of the status and the counts.
+   */
+  notRun?: string;
 }
 
 export interface RowResult {

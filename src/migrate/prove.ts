@@ -54,7 +54,7 @@ export function prove(suites: readonly RewrittenSuite[], staged: (rel: string) =
         const b = beforeRows.find((r) => r.resource === resource) ?? (beforeRows.length === afterRows.length ? beforeRows[i] : undefined);
         const a = afterRows.find((r) => r.resource === resource) ?? (beforeRows.length === afterRows.length ? afterRows[i] : undefined);
         // A row either side could not run (data no offline run has: a registry's image metadata) proves nothing.
-        if (notRun(b) || notRun(a)) return;
+        const unrun = notRun(b) ? b : notRun(a) ? a : undefined;
         rows.push({
           suite: s.file.path,
           entry: link.entry,
@@ -62,6 +62,7 @@ export function prove(suites: readonly RewrittenSuite[], staged: (rel: string) =
           original: resultOf(b, { policy: '', rule: '', reason: typeof before === 'string' ? before : 'no such row' }),
           migrated: resultOf(a, { policy: '', rule: '', reason: typeof after === 'string' ? after : 'no such row' }),
           ...(link.before ? { before: link.before } : {}),
+          ...(unrun ? { notRun: `${unrun === b ? 'the original' : 'the migrated'} suite could not run it: ${unrun.reason.replace(/^not run: /, '')}` } : {}),
         });
       });
       const list = out.get(link.key) ?? [];

@@ -88,7 +88,8 @@ export function buildReport(input: ReportInput): MigrateReport {
     }
     // The mutators of a group are one policy in OUT: a row about any of them tests all of them.
     const rows = (outcome.groupKeys ?? [p.key]).flatMap((k) => proofs.get(k) ?? []);
-    const status: PolicyStatus = rows.length === 0 ? 'untested' : rows.every(rowOk) ? 'proven' : 'differences';
+    const proving = rows.filter((r) => r.notRun === undefined);
+    const status: PolicyStatus = proving.length === 0 ? 'untested' : proving.every(rowOk) ? 'proven' : 'differences';
     const { kind, name, namespace } = outcome.target;
     const migrated = { file: `${out}/${p.file.rel}`, kind, name, ...(namespace !== undefined ? { namespace } : {}), ...(outcome.group ? { group: outcome.group } : {}) };
     policies.push(entry({ source, status, migrated, notes: outcome.notes, leftRules, rows }));
@@ -100,7 +101,7 @@ export function buildReport(input: ReportInput): MigrateReport {
   }
   policies.sort((a, b) => (a.source.file < b.source.file ? -1 : a.source.file > b.source.file ? 1 : a.source.line - b.source.line));
   const count = (s: PolicyStatus) => policies.filter((p) => p.status === s).length;
-  const unique = new Map(policies.flatMap((p) => p.rows).map((r) => [`${r.suite}\u0000${r.entry}\u0000${r.resource}`, r]));
+  const unique = new Map(policies.flatMap((p) => p.rows.filter((r) => r.notRun === undefined)).map((r) => [`${r.suite}\u0000${r.entry}\u0000${r.resource}`, r]));
   const allRows = [...unique.values()];
   return {
     dir: library.dir,
@@ -161,10 +162,14 @@ export function renderText(r: MigrateReport): string {
       for (const x of p.refusals) lines.push(`  ${where(x)}${x.class} ${x.code}: ${x.message}`);
     } else {
       const m = p.migrated!;
-      const checked = p.rows.length === 0 ? 'no suite row tests it' : `${p.rows.length} row${p.rows.length === 1 ? '' : 's'}`;
+      const proving = p.rows.filter((x) => x.notRun === undefined);
+      const unrun = p.rows.length - proving.length;
+      const couldNot = unrun > 0 ? `; ${unrun} row${unrun === 1 ? '' : 's'} could not run offline` : '';
+      const checked = proving.length === 0 ? `no suite row tests it${couldNot}` : `${proving.length} row${proving.length === 1 ? '' : 's'}${couldNot}`;
       lines.push(`${head} -> ${m.kind} ${nameOf(m)} in ${m.file} (${checked})`);
       if (m.group) lines.push(`  translated with the mutators of its file, as one fix-point: ${m.group.join(', ')}`);
-      for (const row of p.rows.filter((x) => !rowOk(x))) {
+      for (const row of p.rows.filter((x) => x.notRun !== undefined)) lines.push(`  ${row.suite} results[${row.entry}] ${row.resource}: not run: ${row.notRun}`);
+      for (const row of proving.filter((x) => !rowOk(x))) {
         const both = !passes(row.original) && !passes(row.migrated);
         lines.push(`  ${row.suite} results[${row.entry}] ${row.resource}${both ? ' (fails in the original suite too)' : ''}`);
         lines.push(...side('original', row.original), ...side('migrated', row.migrated));
