@@ -142,6 +142,19 @@ export function not(x: Cel): Cel {
   return `!${paren(x)}`;
 }
 
+/**
+ * A CEL value that fails with `message` (a lookup of that key in an empty map): where the CEL must stop as
+ * Kyverno's rule fails, or where a translation limit is reached at runtime.
+ */
+export function failWith(message: string): Cel {
+  return `{}[${celString(message)}]`;
+}
+
+/** failWith for a limit of the translation, said as transmute's. */
+export function translationLimit(why: string): Cel {
+  return failWith(`transmute: ${why}`);
+}
+
 /** The presence test of a key of the map at `at`. */
 export function has(at: Place, key: string): Cel {
   return hasField(at.cel, key);

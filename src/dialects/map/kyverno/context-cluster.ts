@@ -18,7 +18,7 @@
 import { isJsonObject, type JsonObject, type JsonValue } from '../../../ir/json.js';
 import { T } from '../../../lowering/jmes-cel/index.js';
 import { cannot, notYet, type Refusal } from '../../generate-report.js';
-import { paren, type Cel } from './cel-patch.js';
+import { failWith, paren, type Cel } from './cel-patch.js';
 import { refused, type RuleCompiler, type Typed } from './rule.js';
 
 /** What the entry reads, as CEL; undefined for an entry of another kind (a globalReference). */
@@ -158,14 +158,13 @@ function resourcePath(rc: RuleCompiler, entry: string, urlPath: string): Resourc
  * arguments name: the CEL fails there (and a note says so).
  */
 function segmentCel(rc: RuleCompiler, entry: string, segment: string): Cel | Refusal {
-  if (!segment.includes('{{')) return JSON.stringify(segment);
-  const t = rc.templateText(segment, rc.scope, { text: true });
-  if (refused(t)) return t;
+  const t = substitutedText(rc, segment);
+  if (refused(t) || !segment.includes('{{')) return t;
   rc.notes.add(
     `the context entry ${entry} names a resource by a substituted path segment: where the substitution is empty or holds "/" or "?", Kyverno requests another path, and the CEL fails instead`,
   );
-  const failure = JSON.stringify(`context entry ${entry}: the substituted path segment ${segment} is empty or holds "/" or "?"`);
-  return `[${paren(t)}].map(s, s == "" || s.contains("/") || s.contains("?") ? {}[${failure}] : s)[0]`;
+  const elsewhere = failWith(`context entry ${entry}: the substituted path segment ${segment} is empty or holds "/" or "?"`);
+  return `[${paren(t)}].map(s, s == "" || s.contains("/") || s.contains("?") ? ${elsewhere} : s)[0]`;
 }
 
 /** A string that may hold `{{ }}` holes as the CEL of the text Kyverno substitutes. */

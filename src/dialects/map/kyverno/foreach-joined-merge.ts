@@ -22,7 +22,7 @@
 import { parseAnchor } from '../../../../grammars/kyverno-anchor.js';
 import { isJsonObject, type JsonObject, type JsonValue } from '../../../ir/json.js';
 import { notYet, type Refusal } from '../../generate-report.js';
-import { and, concat, cond, fieldPlace, has, indexPlace, NONE, paren, patch, ROOT, type Cel, type Place } from './cel-patch.js';
+import { and, concat, cond, fieldPlace, has, indexPlace, NONE, paren, patch, ROOT, translationLimit, type Cel, type Place } from './cel-patch.js';
 import { listStrategies, objectKindTest } from './list-strategy.js';
 import { refused, smpEnv, type RuleCompiler } from './rule.js';
 import type { RuleScope } from './scope.js';
@@ -142,13 +142,9 @@ export function joinedListMergeLoop(rc: RuleCompiler, order: 'asc' | 'desc', lis
   const edits = patches.patches === NONE ? NONE : `${moved}.transformList(${k}, ${j}, true, ${patches.patches}).flatten()`;
   const unique = `${C}.all(${c}, !has(${c}.name) || ${C}.filter(${d}, has(${d}.name) && ${d}.name == ${c}.name).size() == 1)`;
   rc.notes.add(DUPLICATE_NAMES_NOTE);
-  const merged = cond(and(present), cond(unique, concat([moves, edits]), failure(DUPLICATE_NAMES_NOTE)));
+  const merged = cond(and(present), cond(unique, concat([moves, edits]), translationLimit(DUPLICATE_NAMES_NOTE)));
   if (!s.others) return merged;
   rc.notes.add(UNKNOWN_KIND_NOTE);
-  return cond(objectKindTest(s.knownKinds), merged, failure(UNKNOWN_KIND_NOTE));
+  return cond(objectKindTest(s.knownKinds), merged, translationLimit(UNKNOWN_KIND_NOTE));
 }
 
-/** A CEL value that fails, saying why. */
-function failure(note: string): Cel {
-  return `{}[${JSON.stringify(`transmute: ${note}`)}]`;
-}

@@ -12,7 +12,7 @@
 import { parseAnchor } from '../../../../grammars/kyverno-anchor.js';
 import { isJsonObject, type JsonObject, type JsonValue } from '../../../ir/json.js';
 import { notYet, type Refusal } from '../../generate-report.js';
-import { and, celString, concat, cond, fieldPlace, has, NONE, one, paren, patch, ROOT, type Cel, type Place } from './cel-patch.js';
+import { and, celString, concat, cond, fieldPlace, has, NONE, one, paren, patch, ROOT, translationLimit, type Cel, type Place } from './cel-patch.js';
 import { refused, smpEnv, writeProblem, type RuleCompiler } from './rule.js';
 import type { RuleScope } from './scope.js';
 import { leafValue, type SmpEnv } from './smp.js';
@@ -115,5 +115,6 @@ function scalarLeaf(v: string | number | boolean, env: SmpEnv): R<Cel> {
   if (refused(leaf) || !leaf.substituted) return refused(leaf) ? leaf : leaf.cel;
   env.note('a `{{ }}` value a foreach writes into each element must substitute to a scalar: the CEL fails on null, a map or a list, which Kyverno merges');
   const x = env.fresh('x');
-  return `[dyn(${leaf.cel})].map(${x}, ${x} == null || type(${x}) == map || type(${x}) == list ? dyn({})["transmute: a substituted value that is not a scalar, which Kyverno merges into each element, is not translated"] : ${x})[0]`;
+  const notScalar = translationLimit('a substituted value that is not a scalar, which Kyverno merges into each element, is not translated');
+  return `[dyn(${leaf.cel})].map(${x}, ${x} == null || type(${x}) == map || type(${x}) == list ? ${notScalar} : ${x})[0]`;
 }

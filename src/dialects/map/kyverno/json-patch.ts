@@ -24,7 +24,7 @@ import { isJsonObject, type JsonObject, type JsonValue } from '../../../ir/json.
 import type { JsonPatchOp, Op } from '../../../ir/nodes.js';
 import { notYet, type Refusal } from '../../generate-report.js';
 import { celLiteral } from '../emit-cel.js';
-import { and, celCollection, concat, cond, has, NONE, one, patch, ROOT, type Cel, type Place } from './cel-patch.js';
+import { and, celCollection, concat, cond, failWith, has, NONE, one, patch, ROOT, translationLimit, type Cel, type Place } from './cel-patch.js';
 import type { RuleScope } from './scope.js';
 import type { TemplateOptions } from '../../../lowering/jmes-cel/index.js';
 import { refused, writeProblem, type RuleCompiler } from './rule.js';
@@ -318,7 +318,7 @@ function addStep(step: Step, earlier: EarlierSteps): R<Walked> {
       // The element is one being iterated over: it exists (unless the index is another list's).
       if (!earlier.indexMayMiss) return inner;
       earlier.notes?.add(JOINED_INDEX_NOTE);
-      return cond(and([...unsure, `size(${at.cel}) > ${s.index}`]), inner, `{}[${JSON.stringify(`transmute: ${JOINED_INDEX_NOTE}`)}]`);
+      return cond(and([...unsure, `size(${at.cel}) > ${s.index}`]), inner, translationLimit(JOINED_INDEX_NOTE));
     }
     const t = s.text;
     if (isIndexText(t) || t === '-' || /^-\d+$/.test(t)) {
@@ -336,7 +336,7 @@ function addStep(step: Step, earlier: EarlierSteps): R<Walked> {
       earlier.kept.set(key, [...guard, stays]);
       if (guard.length === 0) return through;
       earlier.notes?.add(CREATED_LIST_NOTE);
-      return cond(and(guard), through, `{}[${JSON.stringify(`transmute: ${CREATED_LIST_NOTE}`)}]`);
+      return cond(and(guard), through, translationLimit(CREATED_LIST_NOTE));
     }
     const here: Place = { cel: `${at.cel}${/^[A-Za-z_][A-Za-z0-9_]*$/.test(t) ? `.${t}` : `[${JSON.stringify(t)}]`}`, ptr: [...at.ptr, `/${t.replaceAll('~', '~0').replaceAll('/', '~1')}`] };
     const k = `${key}/${t}`;
@@ -461,7 +461,7 @@ export function stepsPatches(steps: readonly Step[], notes?: Set<string>, indexM
     if (refused(p)) return p;
     const test = p.tests.length === 0 ? undefined : p.tests.join(' && ');
     if (step.op === 'remove') parts.push(cond(test, one(patch('remove', p.place.ptr))));
-    else parts.push(cond(test, one(patch('replace', p.place.ptr, step.value!)), `{}[${JSON.stringify(`replace operation does not apply: doc is missing path: /${keyOf(step.segs)}`)}]`));
+    else parts.push(cond(test, one(patch('replace', p.place.ptr, step.value!)), failWith(`replace operation does not apply: doc is missing path: /${keyOf(step.segs)}`)));
   }
   return concat(parts);
 }

@@ -21,7 +21,7 @@ import { emitGuard } from '../emit-value.js';
 import { schemaProblem } from '../emit-schema.js';
 import { concreteKinds } from './list-strategy.js';
 import type { Segment } from '../../../ir/path.js';
-import { celCollection, concat, cond, paren, type Cel } from './cel-patch.js';
+import { celCollection, concat, cond, failWith, paren, type Cel } from './cel-patch.js';
 import { independentEntries } from './independent-entries.js';
 import { RuleScope } from './scope.js';
 import { smpPatches, type SmpEnv } from './smp.js';
@@ -205,7 +205,7 @@ function contextVariable(rc: RuleCompiler, entry: JsonObject): R<Typed> {
     return cannot(`the context entry ${name}, which reads the cluster (configMap, apiCall, globalReference or imageRegistry): the CEL policy has no such data`);
   }
   const v = isJsonObject(entry.variable) ? entry.variable : {};
-  const nil = (x: Cel): Cel => `${paren(x)} != null ? ${paren(x)} : {}[${JSON.stringify(`unable to add context entry for variable ${name} since it evaluated to nil`)}]`;
+  const nil = (x: Cel): Cel => `${paren(x)} != null ? ${paren(x)} : ${failWith(`unable to add context entry for variable ${name} since it evaluated to nil`)}`;
   const hasValue = v.value !== undefined && v.value !== null;
   const path = typeof v.jmesPath === 'string' && v.jmesPath !== '' ? v.jmesPath : undefined;
   const hasDefault = v.default !== undefined && v.default !== null;

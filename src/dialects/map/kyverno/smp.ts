@@ -29,7 +29,7 @@ import type { MatchSpec } from '../../../ir/match.js';
 import { notYet, type Refusal } from '../../generate-report.js';
 import type { Ty } from '../../../lowering/jmes-cel/index.js';
 import { celLiteral } from '../emit-cel.js';
-import { and, celString, concat, cond, fieldPlace, has, indexPlace, NONE, not, one, or, paren, patch, renderPointer, ROOT, type Cel, type Place } from './cel-patch.js';
+import { and, celString, concat, cond, fieldPlace, has, indexPlace, NONE, not, one, or, paren, patch, renderPointer, ROOT, translationLimit, type Cel, type Place } from './cel-patch.js';
 import { select } from '../emit-cel.js';
 import { listStrategies, objectKindTest, type SchemaStep } from './list-strategy.js';
 import { writeProblem } from './rule.js';
@@ -341,11 +341,6 @@ function plainItems(list: Cel, e: string): Cel {
   return `!${list}.exists(${e}, ${e} == null || type(${e}) == map || type(${e}) == list)`;
 }
 
-/** CEL that fails with `why` (a transmute limit reached at runtime). */
-function failure(why: string): Cel {
-  return `dyn({})[${celString(`transmute: ${why}`)}]`;
-}
-
 /**
  * The patches writing the substituted `value` at `child`, an existing map's member (`present`: whether it is
  * there), as kyaml merges it: null removes it, a map merges into it (created where it is missing, not when
@@ -368,12 +363,12 @@ function mergedSubstitution(child: Place, present: Cel, value: Cel, w: Walk, rep
     cond(present, one(patch('remove', child.ptr))),
     cond(
       `type(${x}) == map`,
-      cond(nested, failure('a substituted map holding a map or a list, which Kyverno merges into the resource, is not translated'), merge),
+      cond(nested, translationLimit('a substituted map holding a map or a list, which Kyverno merges into the resource, is not translated'), merge),
       cond(
         `type(${x}) == list`,
         replacedList
-          ? cond(plainItems(x, k), one(patch('add', child.ptr, x)), failure('a substituted list holding null, a map or a list, which Kyverno cleans up, is not translated'))
-          : failure('a substituted list, which Kyverno merges into the resource by its list strategy, is not translated'),
+          ? cond(plainItems(x, k), one(patch('add', child.ptr, x)), translationLimit('a substituted list holding null, a map or a list, which Kyverno cleans up, is not translated'))
+          : translationLimit('a substituted list, which Kyverno merges into the resource by its list strategy, is not translated'),
         one(patch('add', child.ptr, x)),
       ),
     ),
@@ -390,7 +385,7 @@ function mergedSubstitution(child: Place, present: Cel, value: Cel, w: Walk, rep
 function createdSubstitution(value: Cel, w: Walk, as: 'member' | 'value'): Cel {
   const x = w.env.fresh('x');
   const checked = createdChecked(x, w);
-  if (as === 'value') return `[dyn(${value})].map(${x}, ${x} == null ? ${failure('a substituted null where the resource has nothing, which Kyverno drops, is not translated')} : ${paren(checked)})[0]`;
+  if (as === 'value') return `[dyn(${value})].map(${x}, ${x} == null ? ${translationLimit('a substituted null where the resource has nothing, which Kyverno drops, is not translated')} : ${paren(checked)})[0]`;
   return `[dyn(${value})].map(${x}, ${x} == null ? optional.none() : optional.of(${paren(checked)}))[0]`;
 }
 
@@ -408,8 +403,8 @@ function createdChecked(x: Cel, w: Walk): Cel {
   const plainMap = `size(${x}) > 0 && !${x}.exists(${k}, ${x}[${k}] == null || type(${x}[${k}]) == map || type(${x}[${k}]) == list)`;
   return cond(
     `type(${x}) == map`,
-    cond(plainMap, x, failure('a substituted map created where the resource has none, empty or holding null, a map or a list, is not translated')),
-    cond(`type(${x}) == list`, cond(plain(x), x, failure('a substituted list created where the resource has none, holding null, a map or a list, is not translated')), x),
+    cond(plainMap, x, translationLimit('a substituted map created where the resource has none, empty or holding null, a map or a list, is not translated')),
+    cond(`type(${x}) == list`, cond(plain(x), x, translationLimit('a substituted list created where the resource has none, holding null, a map or a list, is not translated')), x),
   );
 }
 

@@ -29,7 +29,7 @@ import { parseAnchor } from '../../../../grammars/kyverno-anchor.js';
 import { isJsonObject, type JsonObject } from '../../../ir/json.js';
 import { notYet, type Refusal } from '../../generate-report.js';
 import { celLiteral } from '../emit-cel.js';
-import { and, celString, concat, cond, fieldPlace, has, indexPlace, not, one, or, paren, patch, type Cel, type Place } from './cel-patch.js';
+import { and, celString, concat, cond, fieldPlace, has, indexPlace, not, one, or, paren, patch, translationLimit, type Cel, type Place } from './cel-patch.js';
 import { anchorConditionCel } from './pattern.js';
 
 /** The recognised element: the condition key, its `+(k)` writes, and the element's `name` (literal or template). */
@@ -101,7 +101,7 @@ function guarded(list: Place, w: WriteThroughElement, env: WriteThroughEnv, x: {
   const { L, c } = x;
   const unnamed = `${L}.exists(${c}, ${and([x.hasKey(c), not(x.named(c))])})`;
   const where = list.ptr.filter((s) => typeof s === 'string').join('');
-  const failure = `{}[${celString(`transmute: an element of ${where} has ${w.key} but no name, which the translation does not model`)}]`;
+  const failure = translationLimit(`an element of ${where} has ${w.key} but no name, which the translation does not model`);
   let out = cond(`${L}.exists(${c}, ${x.hasKey(c)})`, cond(unnamed, failure, patches));
   // Kyverno substitutes the name before anything else: a failing substitution fails the rule.
   if (env.nameSubstitutes !== undefined) out = cond(env.nameSubstitutes, out);
