@@ -5,6 +5,8 @@ import { optionalFunctions, stdFunctions } from './lib/std.js';
 import { stringFunctions } from './lib/strings.js';
 import { Registry } from './registry.js';
 import { kyvernoDataFunctions } from './lib/kyverno-data.js';
+import { kyvernoEncodingFunctions } from './lib/kyverno-encoding.js';
+import { kyvernoHashFunctions } from './lib/kyverno-hash.js';
 import { kyvernoImageFunctions } from './lib/kyverno-image.js';
 import { kyvernoX509Functions } from './lib/kyverno-x509.js';
 
@@ -21,6 +23,8 @@ export function defaultRegistry(): Registry {
     ...k8sFunctions,
     ...kyvernoImageFunctions,
     ...kyvernoDataFunctions,
+    ...kyvernoEncodingFunctions,
+    ...kyvernoHashFunctions,
     ...kyvernoX509Functions,
   );
   return registry;

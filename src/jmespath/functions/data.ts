@@ -1,47 +1,13 @@
 /**
  * Kyverno's data-shaping functions (functions.go jpParseJson, jpParseYAML, jpLookup, jpItems,
- * jpObjectFromLists). parse_yaml follows sigs.k8s.io/yaml: YAML 1.1 scalars (yes/no booleans,
- * octal 010), the first document only, timestamps left as strings.
+ * jpObjectFromLists). parse_yaml decodes as sigs.k8s.io/yaml does (io/yaml-to-json-value.ts).
  */
-import { isScalar, parseAllDocuments, visit, type Tags } from 'yaml';
 import { defineOwn, type JsonObject, type JsonValue } from '../../ir/json.js';
+import { yamlToJsonValue } from '../../io/yaml-to-json-value.js';
 import { failure, JmesFailure } from '../types.js';
 import { compareGoStrings, isMap } from '../values.js';
 import { ifaceToString } from './regex.js';
 import { expectString, intNumber, kyvernoError, kyvernoTypeError, type FunctionSpec } from './registry.js';
-
-const yamlOptions = {
-  version: '1.1' as const,
-  customTags: (tags: Tags): Tags => tags.filter((t) => typeof t === 'string' || t.tag !== 'tag:yaml.org,2002:timestamp'),
-};
-
-/**
- * libyaml (go-yaml) keeps no final line break in a clipped block scalar that ends the input without
- * one (`a: >\n  text` is "text"); the `yaml` package always adds it.
- */
-function clipFinalBlockScalar(doc: Parameters<typeof visit>[0], text: string): void {
-  visit(doc, {
-    Scalar(_key, node) {
-      if (!isScalar(node) || node.range === undefined || node.range === null) return;
-      if ((node.type !== 'BLOCK_FOLDED' && node.type !== 'BLOCK_LITERAL') || node.range[1] < text.length) return;
-      const header = /^[|>]([1-9]?[+-]?|[+-]?[1-9]?)/.exec(text.slice(node.range[0]))?.[1] ?? '';
-      if (!header.includes('+') && !header.includes('-') && typeof node.value === 'string' && node.value.endsWith('\n')) {
-        node.value = node.value.slice(0, -1);
-      }
-    },
-  });
-}
-
-function parseYaml(text: string): unknown {
-  const docs = parseAllDocuments(text, yamlOptions);
-  const list = Array.isArray(docs) ? docs : [docs];
-  const first = list[0];
-  if (first === undefined) return null;
-  if (first.errors.length > 0) return failure('Runtime', `error converting YAML to JSON: ${first.errors[0]!.message}`);
-  if (!text.endsWith('\n')) clipFinalBlockScalar(first, text);
-  const value = first.toJS({ maxAliasCount: 1000 }) as unknown;
-  return value === undefined ? null : value;
-}
 
 export const DATA_FUNCTIONS: FunctionSpec[] = [
   {
@@ -63,11 +29,8 @@ export const DATA_FUNCTIONS: FunctionSpec[] = [
     handler: (args) => {
       const s = expectString('parse_yaml', args, 0);
       if (s instanceof JmesFailure) return s;
-      try {
-        return parseYaml(s);
-      } catch (e) {
-        return failure('Runtime', `error converting YAML to JSON: ${e instanceof Error ? e.message : String(e)}`);
-      }
+      const decoded = yamlToJsonValue(s);
+      return decoded.ok ? decoded.value : failure('Runtime', decoded.message);
     },
   },
   {

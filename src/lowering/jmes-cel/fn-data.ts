@@ -1,10 +1,11 @@
 /**
- * Kyverno's data-shaping functions (functions.go jpLookup, jpItems, jpObjectFromLists); parse_json and
- * parse_yaml need a decoder the Kubernetes environment does not have.
+ * Kyverno's data-shaping functions (functions.go jpParseJson, jpParseYAML, jpLookup, jpItems, jpObjectFromLists).
+ * parse_json and parse_yaml need a decoder the Kubernetes environment does not have; Kyverno's CEL environment
+ * has the same two (kyverno/sdk libs/json, libs/yaml: encoding/json and sigs.k8s.io/yaml into `any`).
  */
 import type { Cx } from './context.js';
 import { cond, fail, frag, litString, op, type Frag } from './frag.js';
-import { assume, both, cannot, exact, yet, type FnDef } from './table.js';
+import { assume, both, cannot, exact, type FnDef } from './table.js';
 
 /** go-jmespath intNumber's limit: beyond 2^53 a float64 index is an error. */
 const SAFE = 9007199254740991;
@@ -81,8 +82,18 @@ function objectFromLists([keys, values]: Frag[], cx: Cx): Frag {
 }
 
 export const DATA: FnDef[] = [
-  { name: 'parse_json', map: cannot('the Kubernetes CEL environment has no JSON decoder'), mpol: yet("Kyverno's CEL json.unmarshal() is not implemented by transmute's CEL engine") },
-  { name: 'parse_yaml', map: cannot('the Kubernetes CEL environment has no YAML decoder'), mpol: yet("Kyverno's CEL yaml.parse() is not implemented by transmute's CEL engine") },
+  {
+    name: 'parse_json',
+    map: cannot('the Kubernetes CEL environment has no JSON decoder'),
+    mpol: exact('json.unmarshal(s): encoding/json into `any` in both, every number a float64'),
+    emit: ([s]) => frag(`json.unmarshal(${s!.cel})`, 'dyn', { atom: true, err: true }),
+  },
+  {
+    name: 'parse_yaml',
+    map: cannot('the Kubernetes CEL environment has no YAML decoder'),
+    mpol: exact('yaml.parse(s): sigs.k8s.io/yaml into `any` in both (YAML 1.1 scalars, every number a float64)'),
+    emit: ([s]) => frag(`yaml.parse(${s!.cel})`, 'dyn', { atom: true, err: true }),
+  },
   { name: 'lookup', ...both(exact('`in` and index for a map; an integral in-range index for a list, else null')), emit: (args) => lookup(args) },
   {
     name: 'items',

@@ -150,8 +150,19 @@ export const STRINGS: FnDef[] = [
   {
     name: 'sha256',
     map: cannot('the Kubernetes CEL environment has no hash functions'),
-    mpol: yet("Kyverno's CEL hash library is not implemented by transmute's CEL engine"),
+    mpol: exact('sha256(s) of Kyverno\'s hash library: the hex digest of the UTF-8 bytes in both'),
+    emit: ([s]) => frag(`sha256(${s!.cel})`, 'string', { atom: true }),
   },
-  { name: 'sha1', map: cannot('the Kubernetes CEL environment has no hash functions'), mpol: yet("Kyverno's CEL hash library is not implemented by transmute's CEL engine") },
-  { name: 'md5', map: cannot('the Kubernetes CEL environment has no hash functions'), mpol: yet("Kyverno's CEL hash library is not implemented by transmute's CEL engine") },
+  {
+    name: 'sha1',
+    map: cannot('the Kubernetes CEL environment has no hash functions'),
+    mpol: exact('sha1(s) of Kyverno\'s hash library: the hex digest of the UTF-8 bytes in both'),
+    emit: ([s]) => frag(`sha1(${s!.cel})`, 'string', { atom: true }),
+  },
+  {
+    name: 'md5',
+    map: cannot('the Kubernetes CEL environment has no hash functions'),
+    mpol: exact('md5(s) of Kyverno\'s hash library: the hex digest of the UTF-8 bytes in both'),
+    emit: ([s]) => frag(`md5(${s!.cel})`, 'string', { atom: true }),
+  },
 ];
