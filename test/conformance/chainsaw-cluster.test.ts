@@ -282,6 +282,20 @@ describe('Kyverno context entries that read the cluster, translated to a Mutatin
     ]);
   });
 
+  it("an apiCall jmesPath holding `{{ }}` holes: substituted from the rule's context, then queried on the response", async () => {
+    const context: JsonObject[] = [
+      { name: 'wanted', variable: { jmesPath: "request.object.metadata.labels.zones || 'zones'" } },
+      { name: 'zone', apiCall: { urlPath: '/api/v1/namespaces/{{ request.namespace }}/configmaps', jmesPath: "items[?metadata.name=='{{ wanted }}'].data.zone | [0]" } },
+    ];
+    await bothPass('mpol-api-call-query-holes', [
+      { op: 'apply', file: 'ns.yaml', docs: [namespace] },
+      { op: 'apply', file: 'cm.yaml', docs: [configMap('zones', { zone: 'z1' }), configMap('other', { zone: 'z9' })] },
+      { op: 'policy', file: 'policy.yaml', docs: [policy(context, { zone: '{{ zone }}' })] },
+      { op: 'apply', file: 'pod.yaml', docs: [pod({ app: 'web' }), { ...pod({ zones: 'other' }), metadata: { name: 'q', namespace: 'team-ns', labels: { zones: 'other' } } }] },
+      { op: 'assert', file: 'pod-assert.yaml', docs: [pod({ app: 'web', zone: 'z1' }), { ...pod(), metadata: { name: 'q', namespace: 'team-ns', labels: { zones: 'other', zone: 'z9' } } }] },
+    ]);
+  });
+
   it('a map an apiCall yields merges into the labels as Kyverno merges it (a null member removes its key)', async () => {
     const context: JsonObject[] = [{ name: 'labels', apiCall: { urlPath: '/api/v1/namespaces/{{ request.namespace }}', jmesPath: 'metadata.labels | merge(@, {"team": null})' } }];
     const merged = policy(context, {});

@@ -9,9 +9,9 @@
  * Anything else is refused with the construct and a class: `cannot` (the target has no way to express
  * it) or `yet` (expressible, not done by this compiler). docs/jmespath-to-cel.md lists every function.
  */
-import { compileExpression } from './compile.js';
+import { compileExpression, run } from './compile.js';
 import { compileConditions } from './conditions.js';
-import { compileTemplate, type TemplateOptions } from './template.js';
+import { compileTemplate, substitutedQueryFrag, type TemplateOptions } from './template.js';
 export type { TemplateOptions } from './template.js';
 import type { JmesCelScope } from './context.js';
 import type { CelTarget } from './target.js';
@@ -57,6 +57,14 @@ export function jmesToCel(expression: string, scope: JmesCelScope, target: CelTa
  */
 export function templateToCel(text: string, scope: JmesCelScope, target: CelTarget, opts: TemplateOptions = {}): Compiled | Refusal {
   return compileTemplate(text, scope, target, opts);
+}
+
+/**
+ * A context entry's `jmesPath` holding `{{ }}` holes (Kyverno substitutes them, then runs the query): the holes
+ * read `scope`, the query runs in `queryScope` (the same context, or one document such as an apiCall's response).
+ */
+export function substitutedQueryToCel(text: string, scope: JmesCelScope, queryScope: JmesCelScope, target: CelTarget): Compiled | Refusal {
+  return run(scope, target, (cx) => substitutedQueryFrag(text, cx, queryScope));
 }
 
 /**

@@ -59,13 +59,19 @@ const QUOTED_UNSAFE = ['"', '\\', '{', '}'];
 const RAW_UNSAFE = ["'", '{', '}'];
 
 /**
+ * Outside a hole (a context entry's query, substituted whole), a brace is plain text: a spliced text changes
+ * the query only by its quote or escape, or by `{{` / `}}`, which the substitution would scan again.
+ */
+const QUERY_UNSAFE = { quoted: ['"', '\\', '{{', '}}'], raw: ["'", '{{', '}}'] };
+
+/**
  * A hole whose text holds the value of an inner hole: Kyverno substitutes the inner one first and evaluates
  * the text it makes. Compiled where each inner value is a whole quoted identifier (`images.containers."{{
  * element.name }}".tag`: a field named by the value's text) or a whole raw string literal (`to_upper('{{@}}')`:
  * a string holding the value's text). A text that Kyverno would read as another expression (or none) makes
  * the CEL fail.
  */
-function nestedHole(expression: string, cx: Cx, values: readonly Value[]): Frag {
+function nestedHole(expression: string, cx: Cx, values: readonly Value[], unsafeChars = { quoted: QUOTED_UNSAFE, raw: RAW_UNSAFE }): Frag {
   const keys = new Map<string, Frag>();
   const strings = new Map<string, Frag>();
   const unsafe = new Map<string, { chars: string[]; trailingBackslash: boolean }>();
@@ -77,8 +83,8 @@ function nestedHole(expression: string, cx: Cx, values: readonly Value[]): Frag 
     return '';
   };
   const rest = expression
-    .replace(/"([\ue000-\uf8ff])"/g, (_m, ch: string) => splice(ch, keys, QUOTED_UNSAFE, false))
-    .replace(/'([\ue000-\uf8ff])'/g, (_m, ch: string) => splice(ch, strings, RAW_UNSAFE, true));
+    .replace(/"([\ue000-\uf8ff])"/g, (_m, ch: string) => splice(ch, keys, unsafeChars.quoted, false))
+    .replace(/'([\ue000-\uf8ff])'/g, (_m, ch: string) => splice(ch, strings, unsafeChars.raw, true));
   if (PLACEHOLDER.test(rest)) yet('a `{{ }}` hole nested in another hole other than as a whole quoted identifier (`"{{ … }}"`) or raw string (`\'{{ … }}\'`)');
   const spliced = [...keys, ...strings];
   return bindAll(
@@ -107,6 +113,34 @@ function nestedHole(expression: string, cx: Cx, values: readonly Value[]): Frag 
       return cond(bad.join(' || '), fail("an inner hole's text holds a character that changes the expression it lands in"), outer, true);
     },
   );
+}
+
+/**
+ * A JMESPath query whose text holds `{{ }}` holes, as Kyverno runs a context entry's `jmesPath`
+ * (loaders/variable.go, apicall/apiCall.go: the text substituted with SubstituteAll, then queried): each hole
+ * is a value of `cx`'s scope spliced as text, and the query the text makes runs in `queryScope` (the context
+ * itself, or an apiCall's response). Compiled where each hole is a whole quoted identifier or raw string
+ * literal of the query (nestedHole); the CEL fails where a value's text would make another query.
+ */
+export function substitutedQueryFrag(text: string, cx: Cx, queryScope: JmesCelScope): Frag {
+  if (PLACEHOLDER.test(text)) yet('a query holding Unicode private-use characters');
+  let s = text;
+  const values: Value[] = [];
+  for (let pass = 0; pass < 1000; pass++) {
+    VARIABLES.lastIndex = 0;
+    if (!VARIABLES.test(s)) break;
+    VARIABLES.lastIndex = 0;
+    s = s.replace(VARIABLES, (_m: string, prefix: string, hole: string) => {
+      const v = holeValue(holeBody(hole), cx, values);
+      const before = prefix.length === 1 && PLACEHOLDER.test(prefix) ? values[prefix.charCodeAt(0) - BASE] : undefined;
+      if (before) before.beforeLaterHole = true;
+      values.push({ ...v, beforeLaterHole: false });
+      return prefix + String.fromCharCode(BASE + values.length - 1);
+    });
+  }
+  ESCAPED.lastIndex = 0;
+  if (ESCAPED.test(s)) yet('an escaped `\\{{ }}` in a query');
+  return nestedHole(s, { ...cx, scope: queryScope }, values, QUERY_UNSAFE);
 }
 
 const SPLICE_NOTE =

@@ -4,14 +4,14 @@
  * ListResources: the dynamic client's object or list). As Kyverno's loaders read them (src/dialects/kyverno/
  * context-cluster.ts gives the same values from a replayed cluster):
  * - `apiCall` GET of `urlPath` (pkg/engine/apicall/apiCall.go): the path's holes substituted, the response
- *   stored whole or narrowed by `jmesPath` (Kyverno's JMESPath on the response alone; a null result is
+ *   stored whole or narrowed by `jmesPath` (substituted, then Kyverno's JMESPath on the response alone; a null result is
  *   stored too); a call that fails fails the entry, as `resource.Get` fails the CEL. A path naming one object
  *   is `resource.Get`, a collection `resource.List`;
  * - `configMap` (loaders/configmap.go): name and namespace substituted (no namespace: `default`), the
  *   ConfigMap's `data` and `metadata`; a missing ConfigMap fails the entry.
  * - `imageRegistry` (loaders/imagedata.go): the registry client's data, from `image.GetMetadata`.
  * Refused: a namespaced Policy's entries (its own namespace rules), `default` (CEL cannot fall back on an
- * error), service calls, other methods, `{{ }}` inside `jmesPath`, holes that are not whole path segments,
+ * error), service calls, other methods, holes that are not whole path segments,
  * paths that name no resource (`/version`: the resource library reads resources only), and per-entry
  * registry credentials.
  */
@@ -58,7 +58,6 @@ function apiCallCel(rc: RuleCompiler, name: string, call: JsonObject): Typed | R
 function narrowed(rc: RuleCompiler, name: string, document: Cel, jmesPath: JsonValue | undefined): Typed | Refusal {
   const path = typeof jmesPath === 'string' ? jmesPath : '';
   if (path === '') return { cel: document, type: T.dyn };
-  if (path.includes('{{')) return notYet(`the variable inside the jmesPath of the context entry ${name}`);
   // The query may read the document several times: it is bound once (a foreach's entry reads the element, so
   // the document cannot be a policy variable of its own).
   const bound = rc.fresh.next('response');

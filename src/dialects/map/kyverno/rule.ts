@@ -12,7 +12,7 @@
  */
 import { isJsonObject, type JsonObject, type JsonValue } from '../../../ir/json.js';
 import type { Guard, MatchSpec, Op, Rule, Value } from '../../../ir/nodes.js';
-import { conditionsToCel, imagesBinding, imagesVariable, jmesToCel, joinTypes, literalType, nonNull, objectTypeOf, T, templateToCel, type CelTarget as JmesTarget, type Compiled, type JmesCelScope, type Refusal as JmesRefusal, type TemplateOptions, type Ty } from '../../../lowering/jmes-cel/index.js';
+import { conditionsToCel, imagesBinding, imagesVariable, jmesToCel, joinTypes, literalType, nonNull, objectTypeOf, substitutedQueryToCel, T, templateToCel, type CelTarget as JmesTarget, type Compiled, type JmesCelScope, type Refusal as JmesRefusal, type TemplateOptions, type Ty } from '../../../lowering/jmes-cel/index.js';
 import { readOpaque } from '../../kyverno/opaque.js';
 import { cannot, notYet, type Refusal } from '../../generate-report.js';
 import type { CelTarget } from '../cel-target.js';
@@ -134,10 +134,23 @@ export class RuleCompiler {
     return this.accept(jmesToCel(text, scope, this.jmes), (r) => ({ cel: r.cel, type: r.type, mayFail: r.mayFail }));
   }
 
-  /** A query whose root is the document `document` (CEL), not Kyverno's context (an apiCall's jmesPath on its response). */
-  queryOnDocument(text: string, document: Cel): R<Typed> {
-    const scope: JmesCelScope = { root: () => undefined, document: { cel: document } };
-    return this.accept(jmesToCel(text, scope, this.jmes), (r) => ({ cel: r.cel, type: r.type }));
+  /**
+   * A context entry's `jmesPath`, which Kyverno substitutes before it queries (its `{{ }}` holes read the
+   * rule's context), on the context itself.
+   */
+  entryQueryTyped(text: string, scope: RuleScope = this.scope): R<{ cel: Cel; type: Ty; mayFail: boolean }> {
+    if (!text.includes('{{')) return this.queryTyped(text, scope);
+    return this.accept(substitutedQueryToCel(text, scope, scope, this.jmes), (r) => ({ cel: r.cel, type: r.type, mayFail: r.mayFail }));
+  }
+
+  /**
+   * A query whose root is the document `document` (CEL), not Kyverno's context (an apiCall's jmesPath on its
+   * response); its `{{ }}` holes, substituted first, read the rule's context.
+   */
+  queryOnDocument(text: string, document: Cel, scope: RuleScope = this.scope): R<Typed> {
+    const onDocument: JmesCelScope = { root: () => undefined, document: { cel: document } };
+    const compiled = text.includes('{{') ? substitutedQueryToCel(text, scope, onDocument, this.jmes) : jmesToCel(text, onDocument, this.jmes);
+    return this.accept(compiled, (r) => ({ cel: r.cel, type: r.type }));
   }
 
   conditions(block: JsonValue, scope: RuleScope = this.scope): R<Cel> {
@@ -209,7 +222,6 @@ function contextVariable(rc: RuleCompiler, entry: JsonObject): R<Typed> {
   const hasValue = v.value !== undefined && v.value !== null;
   const path = typeof v.jmesPath === 'string' && v.jmesPath !== '' ? v.jmesPath : undefined;
   const hasDefault = v.default !== undefined && v.default !== null;
-  if (path?.includes('{{')) return notYet(`the variable inside the jmesPath of the context entry ${name}`);
   if (hasValue) {
     if (path !== undefined) return notYet(`the context entry ${name}, which narrows a value with a jmesPath`);
     const value = v.value!;
@@ -230,14 +242,17 @@ function contextVariable(rc: RuleCompiler, entry: JsonObject): R<Typed> {
     return refused(d) ? d : { cel: d, type: literalType(v.default) };
   }
   if (!hasDefault) {
-    const q = rc.queryTyped(path);
+    const q = rc.entryQueryTyped(path);
     if (refused(q)) return q;
     return { cel: nil(q.cel), type: nonNull(q.type) };
   }
+  // Kyverno takes the default where the substituted text makes a query that does not compile; the CEL of a
+  // query with holes fails there instead (template.ts substitutedQueryFrag).
+  if (path.includes('{{')) return notYet(`the default of the context entry ${name}, whose jmesPath holds \`{{ }}\` holes (Kyverno takes it where the substituted text breaks the query)`);
   // A failing query or a null result keeps the default. not_null() turns a missing key into null; any other
   // failure (a function refusing its argument's type, `length(null)`) would fail the CEL, which cannot fall
   // back on an error.
-  const q = rc.queryTyped(`not_null(${path})`);
+  const q = rc.entryQueryTyped(`not_null(${path})`);
   if (refused(q)) return q;
   if (q.mayFail) return cannot(`the default of the context entry ${name}, which Kyverno takes where the query ${JSON.stringify(path)} fails: CEL cannot fall back on an error`);
   const d = rc.tree(v.default!);
