@@ -24,7 +24,8 @@ import { parseAnchor } from '../../../../grammars/kyverno-anchor.js';
 import { notYet, type Refusal } from '../../generate-report.js';
 import { itemType, T, type Ty } from '../../../lowering/jmes-cel/index.js';
 import { and, concat, cond, fieldPlace, indexPlace, NONE, paren, patch, ROOT, staticIndexPlace, type Cel, type Place } from './cel-patch.js';
-import { elementStackPatch, kyvernoJsonPatches, patchPaths } from './json-patch.js';
+import { elementStackPatch, kyvernoJsonPatches, patchPaths, readLoopSteps } from './json-patch.js';
+import { outsideElementAdds, outsideElementLoop } from './foreach-outside-patch.js';
 import type { RuleScope } from './scope.js';
 import { bindLets, bodyPatches, guardToCel, leadingLets, letValue, opPatches, refused, smpEnv, type RuleCompiler } from './rule.js';
 import { elementLive, smpElementPatches, smpPatches } from './smp.js';
@@ -312,7 +313,18 @@ function jsonPatchLoop(rc: RuleCompiler, op: ForEachOp, list: LoopList, e: strin
   const paths = bodyPaths(text, json);
   if (refused(paths)) return paths;
   const local = elementLocal(paths, list.path, false, depth);
-  if (!local) return notYet('a foreach JSON patch with a path outside the iterated element (`/<list>/{{elementIndex}}/...`)');
+  if (!local) {
+    // Each outer element runs the inner loop after the outer ones before it: the containers made once before
+    // the loop would be made again per outer element, over what the earlier ones added.
+    if (depth > 0) return notYet('a nested foreach JSON patch with a path outside the iterated element (`/<list>/{{elementIndex}}/...`)');
+    const computed = paths.find((p) => !p.startsWith('/'));
+    if (computed !== undefined) return notYet(`a foreach JSON patch with a path outside the iterated element that a variable computes (${JSON.stringify(computed)})`);
+    const steps = readLoopSteps(rc, json, scope, text);
+    if (refused(steps)) return steps;
+    const adds = outsideElementAdds(steps);
+    if (refused(adds)) return adds;
+    return outsideElementLoop(list.cel, e, i, and(guards)!, adds, op.order === 'desc');
+  }
   let filter = and(guards)!;
   if (local === 'removes-element' && elementLocal(paths, list.path, true, depth)) {
     // Every step at the element itself: where they leave the list's length as it was, each iteration

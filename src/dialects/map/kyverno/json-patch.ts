@@ -31,15 +31,29 @@ import { refused, writeProblem, type RuleCompiler } from './rule.js';
 
 type R<T> = T | Refusal;
 
-/** A segment of a step's path: a static token, or a list index computed in CEL (`{{elementIndex}}`). */
-type Seg = { text: string } | { index: Cel };
+/**
+ * A segment of a step's path: a static token, a list index computed in CEL (`{{elementIndex}}`), or (where the
+ * caller takes them, readLoopSteps) a token holding substituted text, `pointer` the CEL of its pointer text.
+ */
+export type Seg = FixedSeg | { pointer: Cel };
+type FixedSeg = { text: string } | { index: Cel };
 
+/** A step whose tokens are static or element indices: the steps stepsPatches tests the object for. */
 interface Step {
   op: 'add' | 'remove' | 'replace';
-  segs: Seg[];
+  segs: FixedSeg[];
   value?: Cel;
   /** The value as JSON when it holds no variable. */
   json?: JsonValue;
+}
+
+/** A step as readLoopSteps reads it: tokens may hold substituted text. */
+export type LoopStep = Omit<Step, 'segs'> & { segs: Seg[] };
+
+/** The steps, where none has a token holding substituted text (only readLoopSteps asks for those). */
+function fixedSteps(steps: readonly LoopStep[]): R<Step[]> {
+  for (const st of steps) if (st.segs.some((x) => 'pointer' in x)) return notYet('a variable in a JSON patch path token');
+  return steps as Step[];
 }
 
 /**
@@ -145,8 +159,22 @@ function hasPlaceholder(v: JsonValue): boolean {
 
 const INDEX_HOLE = /^\{\{-?\s*(elementIndex\d*)\s*\}\}$/;
 
-/** A path template as segments: static tokens, and holes that are a whole segment naming an element index. */
-function pathSegments(rc: RuleCompiler, path: string, scope: RuleScope): R<Seg[]> {
+/**
+ * What a value substituted into a path token must not hold, by the style of the path's scalar: `/` (it would
+ * split the token), and what would make the patch text read otherwise (a quote or escape of a quoted scalar;
+ * in a plain one, a space, `:`, `#`, a quote, a brace or a backslash), or a control character.
+ */
+const TOKEN_FORBID: Record<'double' | 'single' | 'plain', TemplateOptions['forbid']> = {
+  double: { re2: `["\\\\/${CONTROLS_RE2}]`, js: new RegExp(`["\\\\/${CONTROLS_JS}]`), why: 'the JSON patch path would read otherwise (a quote, a backslash, a "/" or a control character)' },
+  single: { re2: `['/${CONTROLS_RE2}]`, js: new RegExp(`['/${CONTROLS_JS}]`), why: 'the JSON patch path would read otherwise (a quote, a "/" or a control character)' },
+  plain: { re2: `[\\s:#"'{}\\\\/${CONTROLS_RE2}]`, js: new RegExp(`[\\s:#"'{}\\\\/${CONTROLS_JS}]`), why: 'the JSON patch path, a plain YAML scalar, would read otherwise (a space, ":", "#", a quote, a brace, a backslash, a "/" or a control character)' },
+};
+
+/**
+ * A path template as segments: static tokens, and holes that are a whole segment naming an element index; with
+ * `tokens` (the style of the path's scalar), also tokens holding substituted text.
+ */
+function pathSegments(rc: RuleCompiler, path: string, scope: RuleScope, tokens?: Style): R<Seg[]> {
   if (!path.startsWith('/')) return notYet(`the JSON patch path ${JSON.stringify(path)} (not a JSON pointer)`);
   const out: Seg[] = [];
   for (const raw of path.slice(1).split('/')) {
@@ -156,6 +184,14 @@ function pathSegments(rc: RuleCompiler, path: string, scope: RuleScope): R<Seg[]
       continue;
     }
     const m = INDEX_HOLE.exec(raw);
+    if (!m && tokens !== undefined && tokens !== 'block') {
+      // The token as Kyverno's substitution leaves it; the patch engine decodes `~1` and `~0` in it afterwards
+      // (v4 and v5 alike), so the text is the pointer's.
+      const text = rc.templateText(raw, scope, { text: true, forbid: TOKEN_FORBID[tokens] });
+      if (refused(text)) return text;
+      out.push({ pointer: text });
+      continue;
+    }
     if (!m) return notYet(`the variable in the JSON patch path segment ${JSON.stringify(raw)}`);
     const cel = rc.query(m[1]!, scope);
     if (refused(cel)) return cel;
@@ -202,16 +238,16 @@ function valueCel(rc: RuleCompiler, v: JsonValue, holes: readonly string[], scop
   return notYet('this JSON patch value');
 }
 
-function readSteps(rc: RuleCompiler, list: JsonValue, holes: readonly string[], scope: RuleScope, json = false): R<Step[]> {
+function readSteps(rc: RuleCompiler, list: JsonValue, holes: readonly string[], scope: RuleScope, json = false, tokens = false): R<LoopStep[]> {
   if (!Array.isArray(list)) return notYet('a JSON patch that is not a list');
-  const out: Step[] = [];
+  const out: LoopStep[] = [];
   for (const s of list) {
     if (!isJsonObject(s) || typeof s.op !== 'string' || typeof s.path !== 'string') return notYet('a malformed JSON patch operation');
     if (hasPlaceholder(s.op)) return notYet('a variable JSON patch operation');
     if (s.op !== 'add' && s.op !== 'remove' && s.op !== 'replace') return notYet(`the JSON patch operation ${s.op}`);
-    const segs = pathSegments(rc, restore(s.path, holes), scope);
+    const segs = pathSegments(rc, restore(s.path, holes), scope, tokens ? styleOf(s.path).style : undefined);
     if (refused(segs)) return segs;
-    const step: Step = { op: s.op, segs };
+    const step: LoopStep = { op: s.op, segs };
     if (s.op !== 'remove') {
       if (!('value' in s)) return notYet(`a JSON patch ${s.op} without a value`);
       const raw = (s as JsonObject).value!;
@@ -221,7 +257,7 @@ function readSteps(rc: RuleCompiler, list: JsonValue, holes: readonly string[], 
       if (!hasPlaceholder(raw)) step.json = raw;
       const bad = writeProblem(
         rc.env.match,
-        segs.map((x) => ('index' in x ? '[]' : /^(0|[1-9]\d*)$/.test(x.text) ? Number(x.text) : x.text === '-' || x.text === '-1' ? '-' : x.text)),
+        segs.map((x) => ('index' in x ? '[]' : 'pointer' in x ? COMPUTED_KEY : /^(0|[1-9]\d*)$/.test(x.text) ? Number(x.text) : x.text === '-' || x.text === '-1' ? '-' : x.text)),
         step.json,
       );
       if (bad) return bad;
@@ -231,7 +267,10 @@ function readSteps(rc: RuleCompiler, list: JsonValue, holes: readonly string[], 
   return out;
 }
 
-function isIndexText(t: string): boolean {
+/** A key no kind declares: a substituted key is taken below a map, refused below a struct (its fields are fixed). */
+const COMPUTED_KEY = '\u0000a substituted key';
+
+export function isIndexText(t: string): boolean {
   return /^(0|[1-9]\d*)$/.test(t);
 }
 
@@ -284,7 +323,7 @@ function addStep(step: Step, earlier: EarlierSteps): R<Walked> {
   const known = earlier.known;
   const segs = step.segs;
   const value = step.value!;
-  const build = (rest: readonly Seg[]): R<Cel> => {
+  const build = (rest: readonly FixedSeg[]): R<Cel> => {
     // The value nested in the containers the remaining segments name; a missing container whose next
     // segment is `0`, `-` or `-1` is a list holding it (ensurePathExists), a larger index would be padded.
     let v = value;
@@ -391,7 +430,7 @@ function addStep(step: Step, earlier: EarlierSteps): R<Walked> {
 }
 
 /** The place a step names, as CEL, and the presence tests of it (for remove and replace). */
-function presence(segs: readonly Seg[]): R<{ tests: Cel[]; place: Place }> {
+function presence(segs: readonly FixedSeg[]): R<{ tests: Cel[]; place: Place }> {
   let at: Place = ROOT;
   const tests: Cel[] = [];
   for (const s of segs) {
@@ -425,12 +464,12 @@ function resizedList(step: Step): string | undefined {
   return key;
 }
 
-function keyOf(segs: readonly Seg[]): string {
+function keyOf(segs: readonly FixedSeg[]): string {
   return segs.map((s) => ('index' in s ? `[${s.index}]` : s.text)).join('/');
 }
 
 /** Whether one step's place is at or below the other's (a computed index may be any index). */
-function overlaps(a: readonly Seg[], b: readonly Seg[]): boolean {
+function overlaps(a: readonly FixedSeg[], b: readonly FixedSeg[]): boolean {
   const n = Math.min(a.length, b.length);
   for (let i = 0; i < n; i++) {
     const x = a[i]!;
@@ -467,13 +506,13 @@ export function stepsPatches(steps: readonly Step[], notes?: Set<string>, indexM
 }
 
 /** The steps of a rule's (or a foreach entry's) JSON patch: literal steps, or the templated text bound to `$patch`. */
-function patchSteps(rc: RuleCompiler, op: JsonPatchOp, scope: RuleScope, text: (Op & { kind: 'let' }) | undefined): R<Step[]> {
+function patchSteps(rc: RuleCompiler, op: JsonPatchOp, scope: RuleScope, text: (Op & { kind: 'let' }) | undefined, tokens = false): R<LoopStep[]> {
   if (op.profile !== 'kyverno') return notYet(`a JSON patch with the ${op.profile} profile`);
   if (text) {
     if (text.value.kind !== 'templated' || typeof text.value.json !== 'string') return notYet('a computed JSON patch');
     const read = templatedSteps(text.value.json);
     if (refused(read)) return read;
-    return readSteps(rc, read.steps, read.holes, scope, read.json);
+    return readSteps(rc, read.steps, read.holes, scope, read.json, tokens);
   }
   if (op.stepsFrom) return notYet('a JSON patch computed by an expression');
   const list: JsonValue[] = op.steps.map((s) => {
@@ -486,13 +525,22 @@ function patchSteps(rc: RuleCompiler, op: JsonPatchOp, scope: RuleScope, text: (
   return readSteps(rc, list, [], scope);
 }
 
+/**
+ * A foreach entry's JSON patch steps as read for foreach-outside-patch.ts: path tokens may hold substituted
+ * text (`/metadata/annotations/example.com~1{{ element.name }}`).
+ */
+export function readLoopSteps(rc: RuleCompiler, op: JsonPatchOp, scope: RuleScope, text: (Op & { kind: 'let' }) | undefined): R<LoopStep[]> {
+  return patchSteps(rc, op, scope, text, true);
+}
+
 /** A rule's (or a foreach entry's) JSON patch: literal steps, or the templated text bound to `$patch`. */
 /**
  * `indexMayMiss`: a `{{elementIndex}}` in a path is not the index of an element being iterated over (a loop
  * over joined lists): the place is tested, and the CEL fails where the list is too short for it.
  */
 export function kyvernoJsonPatches(rc: RuleCompiler, op: JsonPatchOp, scope: RuleScope, text: (Op & { kind: 'let' }) | undefined, opts: { indexMayMiss?: boolean } = {}): R<Cel> {
-  const steps = patchSteps(rc, op, scope, text);
+  const read = patchSteps(rc, op, scope, text);
+  const steps = refused(read) ? read : fixedSteps(read);
   if (refused(steps)) return steps;
   return stepsPatches(steps, rc.notes, opts.indexMayMiss === true);
 }
@@ -506,7 +554,8 @@ export function kyvernoJsonPatches(rc: RuleCompiler, op: JsonPatchOp, scope: Rul
  * changes the list's length, or removes past the element (reaching the next one), gives `undefined`.
  */
 export function elementStackPatch(rc: RuleCompiler, op: JsonPatchOp, scope: RuleScope, text: (Op & { kind: 'let' }) | undefined): R<{ value: Cel } | 'unchanged' | undefined> {
-  const steps = patchSteps(rc, op, scope, text);
+  const read = patchSteps(rc, op, scope, text);
+  const steps = refused(read) ? read : fixedSteps(read);
   if (refused(steps)) return steps;
   const stack: (Cel | typeof ORIGINAL)[] = [ORIGINAL];
   for (const step of steps) {
