@@ -46,7 +46,7 @@ import { applyingExceptions, exemptingKeys, isKyvernoException, readExceptions, 
 import { judge, ruleResponse, type PatchedState, type Verdict } from './verdict.js';
 
 /** `targets`: the IR policies of the entry's policy (a MutatingAdmissionPolicy gives one per binding). */
-type Prepared = { ok: true; policies: Policy[]; targets: Policy[]; doc: SourceDoc } | { ok: false; reason: string; notRun?: boolean };
+type Prepared = { ok: true; policies: Policy[]; targets: Policy[]; doc: SourceDoc; dialect: string } | { ok: false; reason: string; notRun?: boolean };
 
 export interface RunOptions {
   /** Judge as `kyverno test` does: a rule that matches nothing is an "Excluded" pass. */
@@ -316,7 +316,20 @@ class SuiteRun {
         (namespace === undefined && (p.id.endsWith(`/${name}`) || p.id.endsWith(`:${name}`) || (dialect.name !== 'kyverno' && p.id.startsWith(`${name}/`)))),
     );
     if (targets.length === 0) return { ok: false, reason: `policy ${policyRef} did not run: the ${dialect.name} dialect produced no policy of that name` };
-    return { ok: true, policies: parsed.policies, targets, doc };
+    return { ok: true, policies: parsed.policies, targets, doc, dialect: dialect.name };
+  }
+
+  private mapRuntimeMade: Runtime | undefined;
+
+  /**
+   * The runtime of a MutatingAdmissionPolicy: kyverno test types its object with a schema deduced from the object
+   * (pkg/admissionpolicy/mutate.go: managedfields.NewDeducedTypeConverter()), so a kind without a schema here (a
+   * custom kind whose CRD the suite does not give) is deduced too, where kube-apiserver's dispatcher would fail
+   * every mutation without the CRD. A kind with a schema keeps kube-apiserver's typing (the CLI deduces those
+   * too: lists atomic, no field checked; transmute judges them as the API server would).
+   */
+  private mapRuntime(): Runtime {
+    return (this.mapRuntimeMade ??= deriveRuntime(this.options.runtime ?? createRuntime(), { schemas: { unknownKinds: 'deduced' } }));
   }
 
   private apply(policyRef: string, prepared: Extract<Prepared, { ok: true }>, object: JsonObject, ref: string): Applied | string {
@@ -325,7 +338,7 @@ class SuiteRun {
     if (!applied) {
       const request = kyvernoRequest(object, { values: this.values, userInfo: this.suite.userInfo, policy: policyRef });
       if (typeof request === 'string') return `resource ${ref}: ${request}`;
-      const runtime = this.options.runtime;
+      const runtime = prepared.dialect === 'map' ? this.mapRuntime() : this.options.runtime;
       const exceptions = applyingExceptions(this.exceptions.exceptions, request, runtime);
       const policies = withExemptions(prepared.policies, exceptions, kyvernoPolicyKey);
       applied = { result: apply(policies, request, runtime ? { runtime } : {}), exceptions };
