@@ -48,6 +48,22 @@ function holeValue(body: string, cx: Cx, values: readonly Value[]): { frag: Frag
   return { frag: expressionFrag(expression, cx), shallow };
 }
 
+/**
+ * One pass of Kyverno's scan (vars.go substituteVariablesIfAny): every hole it finds becomes the placeholder of
+ * its value, pushed to `values`; a value right before a hole found by this pass is marked (a trailing `\` of
+ * its text would have escaped that hole).
+ */
+function substitutionPass(s: string, cx: Cx, values: Value[]): string {
+  VARIABLES.lastIndex = 0;
+  return s.replace(VARIABLES, (_m: string, prefix: string, hole: string) => {
+    const v = holeValue(holeBody(hole), cx, values);
+    const before = prefix.length === 1 && PLACEHOLDER.test(prefix) ? values[prefix.charCodeAt(0) - BASE] : undefined;
+    if (before) before.beforeLaterHole = true;
+    values.push({ ...v, beforeLaterHole: false });
+    return prefix + String.fromCharCode(BASE + values.length - 1);
+  });
+}
+
 /** Characters of a spliced text that would change how Kyverno reads the quoted identifier it lands in. */
 const QUOTED_UNSAFE = ['"', '\\', '{', '}'];
 
@@ -129,14 +145,7 @@ export function substitutedQueryFrag(text: string, cx: Cx, queryScope: JmesCelSc
   for (let pass = 0; pass < 1000; pass++) {
     VARIABLES.lastIndex = 0;
     if (!VARIABLES.test(s)) break;
-    VARIABLES.lastIndex = 0;
-    s = s.replace(VARIABLES, (_m: string, prefix: string, hole: string) => {
-      const v = holeValue(holeBody(hole), cx, values);
-      const before = prefix.length === 1 && PLACEHOLDER.test(prefix) ? values[prefix.charCodeAt(0) - BASE] : undefined;
-      if (before) before.beforeLaterHole = true;
-      values.push({ ...v, beforeLaterHole: false });
-      return prefix + String.fromCharCode(BASE + values.length - 1);
-    });
+    s = substitutionPass(s, cx, values);
   }
   ESCAPED.lastIndex = 0;
   if (ESCAPED.test(s)) yet('an escaped `\\{{ }}` in a query');
@@ -170,14 +179,7 @@ export function templateFrag(text: string, cx: Cx, opts: TemplateOptions = {}): 
     if (!first) break;
     // The whole string is one hole: its value, with its type.
     if (!opts.text && first.index === 0 && first[1] === '' && first[2]!.length === s.length) return holeValue(holeBody(s), cx, values).frag;
-    VARIABLES.lastIndex = 0;
-    s = s.replace(VARIABLES, (_m: string, prefix: string, hole: string) => {
-      const v = holeValue(holeBody(hole), cx, values);
-      const before = prefix.length === 1 && PLACEHOLDER.test(prefix) ? values[prefix.charCodeAt(0) - BASE] : undefined;
-      if (before) before.beforeLaterHole = true;
-      values.push({ ...v, beforeLaterHole: false });
-      return prefix + String.fromCharCode(BASE + values.length - 1);
-    });
+    s = substitutionPass(s, cx, values);
   }
   // Escaped holes lose their backslash at the end (`\{{x}}` → `{{x}}`); one spanning a value is not handled.
   s = s.replace(ESCAPED, (m) => {
