@@ -7,6 +7,7 @@
  */
 import { renderDiagnosticLine } from '../diagnostics/render.js';
 import { loadTestSuite, runTestSuite, type SuiteRow, type TestSuite } from '../dialects/kyverno/test-suite/index.js';
+import { needsClusterObjects } from '../cel/lib/kyverno-context.js';
 import type { ProofRow, RowResult } from './model.js';
 import type { RewrittenSuite } from './suites.js';
 
@@ -53,8 +54,10 @@ export function prove(suites: readonly RewrittenSuite[], staged: (rel: string) =
       labels.forEach((resource, i) => {
         const b = beforeRows.find((r) => r.resource === resource) ?? (beforeRows.length === afterRows.length ? beforeRows[i] : undefined);
         const a = afterRows.find((r) => r.resource === resource) ?? (beforeRows.length === afterRows.length ? afterRows[i] : undefined);
-        // A row either side could not run (data no offline run has: a registry's image metadata) proves nothing.
+        // A row either side could not run (data no offline run has: a registry's image metadata) proves nothing,
+        // nor one whose migrated policy found no cluster to read what the suite gives the source as values.
         const unrun = notRun(b) ? b : notRun(a) ? a : undefined;
+        const valuesOnly = unrun === undefined && readsValuesFromCluster(b, a);
         rows.push({
           suite: s.file.path,
           entry: link.entry,
@@ -63,6 +66,7 @@ export function prove(suites: readonly RewrittenSuite[], staged: (rel: string) =
           migrated: resultOf(a, { policy: '', rule: '', reason: typeof after === 'string' ? after : 'no such row' }),
           ...(link.before ? { before: link.before } : {}),
           ...(unrun ? { notRun: `${unrun === b ? 'the original' : 'the migrated'} suite could not run it: ${unrun.reason.replace(/^not run: /, '')}` } : {}),
+          ...(valuesOnly ? { notRun: VALUES_ONLY } : {}),
         });
       });
       const list = out.get(link.key) ?? [];
@@ -72,6 +76,18 @@ export function prove(suites: readonly RewrittenSuite[], staged: (rel: string) =
   }
   return out;
 }
+
+/**
+ * The original row passed and the migrated one failed only because its policy read the cluster, of which the
+ * suite has none: the source read what the suite gives it (values, a mocked call) where the migrated policy
+ * reads the cluster through Kyverno's resource library, which only clusterResources feed.
+ */
+function readsValuesFromCluster(original: SuiteRow | undefined, migrated: SuiteRow | undefined): boolean {
+  return original?.status === 'passed' && migrated?.status === 'failed' && needsClusterObjects(migrated.reason);
+}
+
+const VALUES_ONLY =
+  "the migrated suite could not run it: the source's context is given by the suite (values or mocks), which only a ClusterPolicy reads; the MutatingPolicy reads the cluster, which the suite's clusterResources would give it";
 
 function notRun(row: SuiteRow | undefined): boolean {
   return row !== undefined && row.status === 'skipped' && row.reason.startsWith('not run:');

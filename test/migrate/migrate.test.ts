@@ -180,6 +180,42 @@ describe('transmute migrate on a library', () => {
     expect(text.stdout).toContain(`  ${dir}/labels/.kyverno-test/kyverno-test.yaml results[0] ConfigMap/plain (fails in the original suite too)\n    original: failed: patched resource differs`);
   });
 
+  it("a row whose suite gives the source's context as values is not run for the MutatingPolicy, which reads the cluster", async () => {
+    const root = tempRoot();
+    const dir = join(root, 'lib');
+    mkdirSync(join(dir, '.kyverno-test'), { recursive: true });
+    writeFileSync(
+      join(dir, 'policy.yaml'),
+      `apiVersion: kyverno.io/v1
+kind: ClusterPolicy
+metadata: {name: zone-label, annotations: {pod-policies.kyverno.io/autogen-controllers: none}}
+spec:
+  rules:
+  - name: zone
+    match: {any: [{resources: {kinds: [Pod]}}]}
+    context:
+    - name: settings
+      configMap: {name: settings, namespace: kube-system}
+    mutate:
+      patchStrategicMerge:
+        metadata:
+          labels:
+            zone: "{{ settings.data.zone }}"
+`,
+    );
+    writeFileSync(join(dir, '.kyverno-test/resource.yaml'), 'apiVersion: v1\nkind: Pod\nmetadata: {name: web, namespace: default}\nspec:\n  containers: [{name: app, image: nginx}]\n');
+    writeFileSync(join(dir, '.kyverno-test/patched.yaml'), 'apiVersion: v1\nkind: Pod\nmetadata: {name: web, namespace: default, labels: {zone: z1}}\nspec:\n  containers: [{name: app, image: nginx}]\n');
+    writeFileSync(join(dir, '.kyverno-test/values.yaml'), 'apiVersion: cli.kyverno.io/v1alpha1\nkind: Values\npolicies:\n- name: zone-label\n  rules:\n  - name: zone\n    values:\n      settings.data.zone: z1\n');
+    writeFileSync(
+      join(dir, '.kyverno-test/kyverno-test.yaml'),
+      'apiVersion: cli.kyverno.io/v1alpha1\nkind: Test\nmetadata: {name: t}\npolicies: [../policy.yaml]\nresources: [resource.yaml]\nvariables: values.yaml\nresults:\n- {policy: zone-label, rule: zone, kind: Pod, resources: [web], result: pass, patchedResources: patched.yaml}\n',
+    );
+    const { code, report } = await migrateJson([dir, '--out-dir', join(root, 'out')]);
+    expect(code).toBe(1);
+    const p = policy(report, 'zone-label');
+    expect(p).toMatchObject({ status: 'untested', rows: [{ original: { status: 'passed' }, migrated: { status: 'failed' }, notRun: expect.stringContaining('which only a ClusterPolicy reads') }] });
+  });
+
   it('a policy no suite row tests is migrated, untested (exit 1)', async () => {
     const root = tempRoot();
     const dir = join(root, 'lib');

@@ -45,6 +45,14 @@ export function needsOutsideData(message: string): boolean {
   return message.includes(OFFLINE) && (message.includes(OUTSIDE_DATA.registry) || message.includes(OUTSIDE_DATA.network));
 }
 
+/** How the cluster's objects are named in those errors (resource.Get/List without a cluster to read). */
+export const CLUSTER_OBJECTS = "the cluster's objects";
+
+/** Whether an unsupported-offline error says the run had no cluster for the resource library to read. */
+export function needsClusterObjects(message: string): boolean {
+  return message.includes(OFFLINE) && message.includes(CLUSTER_OBJECTS);
+}
+
 export function unavailable(library: string, what: string): never {
   throw new KyvernoDataUnavailable(`${UNSUPPORTED_OFFLINE} ${library} needs ${what}, which this run does not supply`);
 }

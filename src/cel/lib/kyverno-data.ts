@@ -7,7 +7,7 @@ import { isJsonObject, type JsonObject, type JsonValue } from '../../ir/json.js'
 import { global, type FunctionDef } from '../registry.js';
 import { CelOptional, err, noOverload } from '../values.js';
 import type { RuntimeServices } from '../compile.js';
-import { OUTSIDE_DATA, unavailable, type KyvernoDataProvider } from './kyverno-context.js';
+import { CLUSTER_OBJECTS, OUTSIDE_DATA, unavailable, type KyvernoDataProvider } from './kyverno-context.js';
 import { compileRegex } from './std.js';
 import { fromBase64, toBase64 } from '../../util/bytes.js';
 import { gunzip, gzip, HostUnavailable } from '../../util/host.js';
@@ -19,7 +19,7 @@ function strings(fn: string, args: unknown[]): string[] {
 
 function getResource(provider: KyvernoDataProvider | undefined, fn: string, ...args: unknown[]): JsonValue {
   const [apiVersion, resource, namespace, name] = strings(fn, args) as [string, string, string, string];
-  if (!provider?.getResource) return unavailable(`resource (${fn})`, 'the cluster\'s objects');
+  if (!provider?.getResource) return unavailable(`resource (${fn})`, CLUSTER_OBJECTS);
   const found = provider.getResource(apiVersion, resource, namespace, name);
   // client-go's error for a missing object, as resource.Get returns it.
   return found ?? err(`${resource} "${name}" not found`);
@@ -32,7 +32,7 @@ function getResource(provider: KyvernoDataProvider | undefined, fn: string, ...a
 function listResources(provider: KyvernoDataProvider | undefined, fn: string, ...args: unknown[]): JsonValue {
   const selector = args.length === 4 ? labelSet(fn, args) : undefined;
   const [apiVersion, resource, namespace] = strings(fn, args.slice(0, 3)) as [string, string, string];
-  if (!provider?.listResources) return unavailable(`resource (${fn})`, 'the cluster\'s objects');
+  if (!provider?.listResources) return unavailable(`resource (${fn})`, CLUSTER_OBJECTS);
   const items = provider.listResources(apiVersion, resource, namespace);
   return { apiVersion: 'v1', kind: 'List', items: selector === undefined ? items : items.filter((o) => hasLabels(o, selector)) };
 }
