@@ -70,9 +70,15 @@ export interface EvalFrame<R> {
   checkResult: ((value: unknown) => string | undefined) | undefined;
   /** What is thrown during evaluation, as a result (or rethrown). */
   failure(e: unknown, cost: number): R;
+  /** `failure`'s result for an evaluation asked for its value alone (`raw`): an object no value can be. */
+  rawFailure(e: unknown, cost: number): unknown;
 }
 
-export type Evaluator<R> = (act: Record<string, unknown>, opts: { costLimit?: number; services?: RuntimeServices } | undefined) => R;
+/**
+ * A generated program: its result, or with `raw` its value alone (a failure then as the frame's rawFailure
+ * makes it), which spares the result object where the caller reads the value at once.
+ */
+export type Evaluator<R> = (act: Record<string, unknown>, opts: { costLimit?: number; services?: RuntimeServices } | undefined, raw?: boolean) => R;
 
 /**
  * The program written out as one evaluator (context set-up, root, result), or undefined when it gains
@@ -89,7 +95,8 @@ export function generateEvaluator<R>(root: Node, frame: EvalFrame<R>): Evaluator
  * mutation.ts mutationResultToJson, failing as that conversion fails (direct-json.ts says when it runs).
  */
 export interface JsonEvalFrame<R> extends EvalFrame<R> {
-  reference: Evaluator<R>;
+  /** The reference evaluation; with `raw`, its value alone or its failure as rawFailure makes it. */
+  reference(act: Record<string, unknown>, opts: { costLimit?: number; services?: RuntimeServices } | undefined, raw?: boolean): unknown;
 }
 
 /**
@@ -129,7 +136,7 @@ export function generatedSource(root: Node, frame: EvalFrame<unknown>, result: '
   ];
   const locals = g.usesLocals && frame.slots > 0 ? `new Array(${frame.slots})` : 'F.noLocals';
   const evaluator = [
-    'return function evaluate(act, opts) {',
+    'return function evaluate(act, opts, raw) {',
     'const c = {',
     'act,',
     `locals: ${locals},`,
@@ -143,10 +150,11 @@ export function generatedSource(root: Node, frame: EvalFrame<unknown>, result: '
     ...body,
     `const value = ${value};`,
     ...(frame.checkResult ? ['const problem = checkResult(value);', 'if (problem !== undefined) throw new h_CelError(problem);'] : []),
+    'if (raw === true) return value;',
     'return { ok: true, value, cost: c.cost };',
     '} catch (e) {',
-    ...(json ? ['if (e === j_NEEDS_REFERENCE) return F.reference(act, opts);'] : []),
-    'return F.failure(e, c.cost);',
+    ...(json ? ['if (e === j_NEEDS_REFERENCE) return F.reference(act, opts, raw);'] : []),
+    'return raw === true ? F.rawFailure(e, c.cost) : F.failure(e, c.cost);',
     '}',
     '};',
   ];

@@ -30,6 +30,11 @@ export type CelResult =
   | { ok: true; value: unknown; cost: number }
   | { ok: false; error: string; costExceeded: boolean; cost: number; diagnostic: Diagnostic; inJson?: true };
 
+/** A failed evaluation asked for its value alone (evalJsonRaw): a class, so that no value is taken for it. */
+export class RawFailure {
+  constructor(readonly result: Extract<CelResult, { ok: false }>) {}
+}
+
 export interface CelProgram {
   readonly source: string;
   readonly ast: Expr;
@@ -40,6 +45,8 @@ export interface CelProgram {
    * they can (codegen.ts generateJsonEvaluator).
    */
   evalJson(activation: Record<string, unknown>, opts?: EvalOptions): CelResult;
+  /** evalJson's value alone, or its failure as a RawFailure: no result object where the caller reads the value at once. */
+  evalJsonRaw(activation: Record<string, unknown>, opts?: EvalOptions): unknown;
   /**
    * What evalJson gives for every activation when the program reads none (a literal of constants: `[]`,
    * `Object{...}` of constant fields), its value frozen (one value shared by every evaluation, as codegen.ts
@@ -148,6 +155,7 @@ class Program implements CelProgram {
             noLocals: EMPTY,
             checkResult: expect === 'any' ? undefined : (value) => checkResultType(expect, value),
             failure: (e, cost) => this.thrown(e, cost),
+            rawFailure: (e, cost) => new RawFailure(this.thrown(e, cost)),
           })
         : undefined;
     this.rootNode = backend === 'generated' ? root : undefined;
@@ -168,6 +176,16 @@ class Program implements CelProgram {
     return this.generatedJson ? this.generatedJson(activation, opts) : this.evalJsonReference(activation, opts);
   }
 
+  evalJsonRaw(activation: Record<string, unknown>, opts?: EvalOptions): unknown {
+    if (this.generatedJson === null) this.generatedJson = this.rootNode === undefined ? undefined : this.makeJsonEvaluator(this.rootNode);
+    return this.generatedJson ? this.generatedJson(activation, opts, true) : this.evalJsonReferenceRaw(activation, opts);
+  }
+
+  private evalJsonReferenceRaw(activation: Record<string, unknown>, opts: EvalOptions | undefined): unknown {
+    const out = this.evalJsonReference(activation, opts);
+    return out.ok ? out.value : new RawFailure(out);
+  }
+
   private makeJsonEvaluator(root: Node): Evaluator<CelResult> | undefined {
     return generateJsonEvaluator<CelResult>(root, {
       staticCost: root.cost,
@@ -179,7 +197,8 @@ class Program implements CelProgram {
       noLocals: EMPTY,
       checkResult: this.env.expect === 'any' ? undefined : (value) => checkResultType(this.env.expect, value),
       failure: (e, cost) => this.thrown(e, cost),
-      reference: (activation, opts) => this.evalJsonReference(activation, opts),
+      rawFailure: (e, cost) => new RawFailure(this.thrown(e, cost)),
+      reference: (activation, opts, raw) => (raw === true ? this.evalJsonReferenceRaw(activation, opts) : this.evalJsonReference(activation, opts)),
     });
   }
 
@@ -227,7 +246,7 @@ class Program implements CelProgram {
     }
   }
 
-  private thrown(e: unknown, cost: number): CelResult {
+  private thrown(e: unknown, cost: number): Extract<CelResult, { ok: false }> {
     if (!(e instanceof CelError)) {
       if (e instanceof RangeError) return this.failure(new CelError(`evaluation exceeded the stack: ${e.message}`), cost);
       throw e;

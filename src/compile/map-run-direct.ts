@@ -17,7 +17,7 @@
  * others run their lets and expression as before (map-rule-runs.ts). test/compile/map-rule-runs.test.ts
  * compares runs with the closure interpreter.
  */
-import type { DirectActivation, DirectExpr, DirectReads, DirectVariables, ExpressionEngine, ExprOutcome } from '../interpreter/engines.js';
+import { DirectFailure, type DirectActivation, type DirectExpr, type DirectReads, type DirectVariables, type ExpressionEngine, type ExprOutcome } from '../interpreter/engines.js';
 import { directExpr, expressionEnvironment, exprScope } from '../interpreter/expressions.js';
 import { EvalFailure } from '../interpreter/failure.js';
 import type { Scope } from '../interpreter/scope.js';
@@ -182,11 +182,11 @@ export class DirectRun implements DirectVariables {
     const rule = this.plan.rules[r]!;
     this.rule = rule;
     this.act.setObject(object);
-    const out = rule.expr.evaluate(this.act);
+    const value = rule.expr.value(this.act);
     this.rule = undefined;
-    if (!out.ok) throw new EvalFailure(out.diagnostic);
-    if (out.value === undefined) throw noValueFailure(rule.value);
-    return out.value;
+    if (value instanceof DirectFailure) throw new EvalFailure(value.outcome.diagnostic);
+    if (value === undefined) throw noValueFailure(rule.value);
+    return value;
   }
 
   variable(i: number): ExprOutcome {

@@ -10,12 +10,12 @@
  */
 import { compile, MAP_VARIABLES, mutationResultToJson, type CelProgram, type CelResult, type Expr } from '../cel/index.js';
 import { subexpressions, variableSelections } from '../cel/ast.js';
-import type { EvalOptions } from '../cel/program.js';
+import { RawFailure, type EvalOptions } from '../cel/program.js';
 import { authorizers, authorizerValue, CelAuthzCheck, type AuthorizerFn } from '../cel/lib/k8s.js';
 import { CelError } from '../cel/values.js';
 import { diagnostic } from '../diagnostics/diagnostic.js';
 import { spanOfOrigin, type Span } from '../diagnostics/span.js';
-import type { CompiledExpr, DirectActivation, DirectExpr, DirectReads, DirectVariables, EvalMemo, ExprOutcome, ExprScope, ExpressionEngine } from '../interpreter/engines.js';
+import { DirectFailure, type CompiledExpr, type DirectActivation, type DirectExpr, type DirectReads, type DirectVariables, type EvalMemo, type ExprOutcome, type ExprScope, type ExpressionEngine } from '../interpreter/engines.js';
 import { EvalFailure } from '../interpreter/failure.js';
 import { defineOwn, isJsonObject, type JsonObject, type JsonValue } from '../ir/json.js';
 import { indexedVariablesView, variablesViewPlan, type VariablesViewPlan } from './cel-variables-view.js';
@@ -334,7 +334,8 @@ export function createCelEngine(options: CelEngineOptions = {}): ExpressionEngin
           const outcome: ExprOutcome = Object.freeze({ ok: true, value: fixed.value as JsonValue });
           fn = () => outcome;
         } else fn = () => failedOutcome(fixed, span, dialect);
-        return { ok: true, fn, direct: directNames && { variables: directNames, reads: READS_NOTHING, evaluate: fn } };
+        const value = fixed.ok ? () => fixed.value as JsonValue : () => new DirectFailure(failedOutcome(fixed, span, dialect) as Extract<ExprOutcome, { ok: false }>);
+        return { ok: true, fn, direct: directNames && { variables: directNames, reads: READS_NOTHING, evaluate: fn, value } };
       }
       // Activation entries are read only through their identifiers: those the expression never names are
       // left null rather than derived (the params binding is a scope look-up, the request entries a memo one,
@@ -350,6 +351,10 @@ export function createCelEngine(options: CelEngineOptions = {}): ExpressionEngin
         evaluate(act: DirectActivation): ExprOutcome {
           const out = program.evalJson((act as CelDirectActivation).values, evalOptions);
           return out.ok ? (out as ExprOutcome) : failedOutcome(out, span, dialect);
+        },
+        value(act: DirectActivation): JsonValue | undefined | DirectFailure {
+          const v = program.evalJsonRaw((act as CelDirectActivation).values, evalOptions);
+          return v instanceof RawFailure ? new DirectFailure(failedOutcome(v.result, span, dialect) as Extract<ExprOutcome, { ok: false }>) : (v as JsonValue | undefined);
         },
       };
       // JSON values (src/ir/json.ts) hold no bigint, so they are CEL values as they are (fromJson would

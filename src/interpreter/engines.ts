@@ -53,6 +53,16 @@ export interface DirectExpr {
   readonly reads: DirectReads;
   /** The outcome CompiledExpr gives for a scope of the activation's documents and variables. */
   evaluate(act: DirectActivation): ExprOutcome;
+  /**
+   * evaluate's value alone, or its failure as a DirectFailure: for a caller that reads the value at once (a
+   * run's mutation), without an outcome object per evaluation.
+   */
+  value(act: DirectActivation): JsonValue | undefined | DirectFailure;
+}
+
+/** A failed direct evaluation (DirectExpr.value): a class, so that no JSON value is taken for it. */
+export class DirectFailure {
+  constructor(readonly outcome: Extract<ExprOutcome, { ok: false }>) {}
 }
 
 /** An activation of DirectEngine.activation: the caller sets the object before each evaluation. */

@@ -254,7 +254,7 @@ describe('generated programs agree with the closure compiler', () => {
 
   it('writes the benchmark expressions out without closures, the same source every time', () => {
     const env = resolveEnv({ variables: MAP_VARIABLES }) as ResolvedEnv;
-    const frame = { staticCost: 0, slots: 1, defaultCostLimit: 1, checksDotted: false, hasDottedKey: () => false, noServices: {}, noLocals: [], checkResult: undefined, failure: () => undefined };
+    const frame = { staticCost: 0, slots: 1, defaultCostLimit: 1, checksDotted: false, hasDottedKey: () => false, noServices: {}, noLocals: [], checkResult: undefined, failure: () => undefined, rawFailure: () => undefined };
     const source = (expr: string): string | undefined => {
       const parsed = parseCel(expr, { twoVarComprehensions: true });
       if (!parsed.ok) throw new Error(parsed.message);
@@ -372,7 +372,7 @@ describe('JSON results generated programs build directly', () => {
 
   it('builds the MAP benchmark mutations as JSON', () => {
     const env = resolveEnv({ variables: MAP_VARIABLES }) as ResolvedEnv;
-    const frame = { staticCost: 0, slots: 1, defaultCostLimit: 1, checksDotted: false, hasDottedKey: () => false, noServices: {}, noLocals: [], checkResult: undefined, failure: () => undefined };
+    const frame = { staticCost: 0, slots: 1, defaultCostLimit: 1, checksDotted: false, hasDottedKey: () => false, noServices: {}, noLocals: [], checkResult: undefined, failure: () => undefined, rawFailure: () => undefined };
     for (const expr of [
       'Object{metadata: Object.metadata{labels: {"managed-by": "transmute", "tier-seen": variables.tier}}}',
       'Object{spec: Object.spec{containers: object.spec.containers.map(c, Object.spec.containers{name: c.name, imagePullPolicy: "IfNotPresent"})}}',
