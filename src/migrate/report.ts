@@ -164,7 +164,7 @@ export function renderText(r: MigrateReport): string {
       const m = p.migrated!;
       const proving = p.rows.filter((x) => x.notRun === undefined);
       const unrun = p.rows.length - proving.length;
-      const couldNot = unrun > 0 ? `; ${unrun} row${unrun === 1 ? '' : 's'} could not run offline` : '';
+      const couldNot = unrun > 0 ? `; ${unrun} row${unrun === 1 ? '' : 's'} could not run` : '';
       const checked = proving.length === 0 ? `no suite row tests it${couldNot}` : `${proving.length} row${proving.length === 1 ? '' : 's'}${couldNot}`;
       lines.push(`${head} -> ${m.kind} ${nameOf(m)} in ${m.file} (${checked})`);
       if (m.group) lines.push(`  translated with the mutators of its file, as one fix-point: ${m.group.join(', ')}`);
