@@ -330,11 +330,15 @@ export function createCelEngine(options: CelEngineOptions = {}): ExpressionEngin
       const fixed = options.general ? undefined : program.staticJson(evalOptions);
       if (fixed !== undefined) {
         let fn: () => ExprOutcome;
+        let value: () => JsonValue | DirectFailure;
         if (fixed.ok) {
-          const outcome: ExprOutcome = Object.freeze({ ok: true, value: fixed.value as JsonValue });
+          const outcome = Object.freeze({ ok: true, value: fixed.value as JsonValue }) satisfies ExprOutcome;
           fn = () => outcome;
-        } else fn = () => failedOutcome(fixed, span, dialect);
-        const value = fixed.ok ? () => fixed.value as JsonValue : () => new DirectFailure(failedOutcome(fixed, span, dialect) as Extract<ExprOutcome, { ok: false }>);
+          value = () => outcome.value;
+        } else {
+          fn = () => failedOutcome(fixed, span, dialect);
+          value = () => new DirectFailure(failedOutcome(fixed, span, dialect));
+        }
         return { ok: true, fn, direct: directNames && { variables: directNames, reads: READS_NOTHING, evaluate: fn, value } };
       }
       // Activation entries are read only through their identifiers: those the expression never names are
@@ -354,7 +358,7 @@ export function createCelEngine(options: CelEngineOptions = {}): ExpressionEngin
         },
         value(act: DirectActivation): JsonValue | undefined | DirectFailure {
           const v = program.evalJsonRaw((act as CelDirectActivation).values, evalOptions);
-          return v instanceof RawFailure ? new DirectFailure(failedOutcome(v.result, span, dialect) as Extract<ExprOutcome, { ok: false }>) : (v as JsonValue | undefined);
+          return v instanceof RawFailure ? new DirectFailure(failedOutcome(v.result, span, dialect)) : (v as JsonValue | undefined);
         },
       };
       // JSON values (src/ir/json.ts) hold no bigint, so they are CEL values as they are (fromJson would
@@ -406,7 +410,7 @@ function readDirectVariable(variables: DirectVariables, i: number, name: string)
 }
 
 /** A failed evaluation's outcome: a conversion failure's diagnostic is made here, with the dialect before the span (as in reports so far). */
-function failedOutcome(out: Extract<CelResult, { ok: false }>, span: Span, dialect: string): ExprOutcome {
+function failedOutcome(out: Extract<CelResult, { ok: false }>, span: Span, dialect: string): Extract<ExprOutcome, { ok: false }> {
   if (out.inJson) return { ok: false, diagnostic: diagnostic('TM5003', { phase: 'eval', message: out.error, span, dialect }) };
   return { ok: false, diagnostic: { ...out.diagnostic, dialect } };
 }

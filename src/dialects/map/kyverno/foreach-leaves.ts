@@ -12,7 +12,8 @@
 import { parseAnchor } from '../../../../grammars/kyverno-anchor.js';
 import { isJsonObject, type JsonObject, type JsonValue } from '../../../ir/json.js';
 import { notYet, type Refusal } from '../../generate-report.js';
-import { and, celString, concat, cond, fieldPlace, has, NONE, one, paren, patch, ROOT, translationLimit, type Cel, type Place } from './cel-patch.js';
+import { and, fieldPlace, patch, ROOT, translationLimit, type Cel, type Place } from './cel-patch.js';
+import { containersThenLoop, ensureContainers } from './foreach-containers.js';
 import { refused, smpEnv, writeProblem, type RuleCompiler } from './rule.js';
 import type { RuleScope } from './scope.js';
 import { leafValue, type SmpEnv } from './smp.js';
@@ -63,10 +64,7 @@ export function leavesLoop(rc: RuleCompiler, kind: LeavesLoopKind, order: 'asc' 
     if (refused(key)) return key;
     writes.push(patch('add', [...leaf.parent.place.ptr, '/', { cel: `jsonpatch.escapeKey(string(${key}))` }], value));
   }
-  const passes = and(guards)!;
-  const comprehension = `${paren(list)}.transformList(${i}, ${e}, ${passes}, [${writes.join(', ')}])`;
-  const perElement = order === 'desc' ? `${comprehension}.reverse().flatten()` : `${comprehension}.flatten()`;
-  return concat([cond(`${paren(list)}.exists(${e}, ${passes})`, ensure(root)), perElement]);
+  return containersThenLoop(list, e, i, and(guards)!, ensureContainers(root), `[${writes.join(', ')}]`, order);
 }
 
 /** Walks the map `p` at `node`: its maps into the tree, its scalars into `leaves`. */
@@ -92,18 +90,6 @@ function collect(rc: RuleCompiler, where: string, p: JsonObject, node: MapNode, 
     leaves.push({ parent: node, key, value: v });
   }
   return undefined;
-}
-
-/** The patches that make the maps below `node` where the object lacks them. */
-function ensure(node: MapNode): Cel {
-  const parts: Cel[] = [];
-  for (const [key, child] of node.children) parts.push(cond(has(node.place, key), ensure(child), one(patch('add', child.place.ptr, skeleton(child)))));
-  return parts.length === 0 ? NONE : concat(parts);
-}
-
-/** The maps below `node`, empty but for the maps that lead to leaves. */
-function skeleton(node: MapNode): Cel {
-  return `{${[...node.children].map(([key, child]) => `${celString(key)}: ${skeleton(child)}`).join(', ')}}`;
 }
 
 /**

@@ -13,21 +13,22 @@
  * under, and a nested foreach (its loop runs once per outer element, each after the outer ones before).
  */
 import { notYet, type Refusal } from '../../generate-report.js';
-import { concat, cond, fieldPlace, has, NONE, one, paren, patch, ROOT, type Cel, type Place, type Pointer } from './cel-patch.js';
+import { concat, fieldPlace, one, paren, patch, ROOT, type Cel, type Pointer } from './cel-patch.js';
+import { ensureContainers, type ContainerTree } from './foreach-containers.js';
 import { isIndexText, type LoopStep } from './json-patch.js';
 import { refused } from './rule.js';
 
 type R<T> = T | Refusal;
 
-/** The containers the steps add under: each a map or a list, keyed by the fixed tokens leading to it. */
-interface Container {
-  kind: 'map' | 'list';
+/** A container the steps add under: a map or a list, below the fixed tokens leading to it. */
+interface Container extends ContainerTree {
+  readonly kind: 'map' | 'list';
   readonly children: Map<string, Container>;
 }
 
 /** One iteration's adds, and the containers to make before the loop, from the steps of the patch. */
 export function outsideElementAdds(steps: readonly LoopStep[]): R<{ each: Cel; containers: Cel }> {
-  const root: Container = { kind: 'map', children: new Map() };
+  const root: Container = { place: ROOT, kind: 'map', children: new Map() };
   // Fixed places the steps write whole: no other step may add under one.
   const written: string[][] = [];
   const parents: string[][] = [];
@@ -38,71 +39,41 @@ export function outsideElementAdds(steps: readonly LoopStep[]): R<{ each: Cel; c
     const last = segs[segs.length - 1];
     if (last === undefined) return notYet('a foreach JSON patch step at the root');
     const above: string[] = [];
-    let parent: Place = ROOT;
     for (const s of segs.slice(0, -1)) {
       if (!('text' in s) || isIndexText(s.text) || /^-\d*$/.test(s.text)) return notYet('a foreach JSON patch through a list element outside the iterated element');
       above.push(s.text);
-      parent = fieldPlace(parent, s.text);
     }
+    if ('index' in last) return notYet('a foreach JSON patch adding at an element index outside the iterated element');
+    if ('text' in last && last.text !== '-' && (isIndexText(last.text) || /^-\d+$/.test(last.text))) return notYet(`the list position ${last.text} in a foreach JSON patch outside the iterated element`);
+    const appends = 'text' in last && last.text === '-';
+    const parent = need(root, above, appends ? 'list' : 'map');
+    if (refused(parent)) return parent;
     let ptr: Pointer;
-    let kind: Container['kind'] = 'map';
-    if ('pointer' in last) ptr = [...parent.ptr, '/', { cel: paren(last.pointer) }];
-    else if ('index' in last) return notYet('a foreach JSON patch adding at an element index outside the iterated element');
-    else if (last.text === '-') {
-      kind = 'list';
-      ptr = [...parent.ptr, '/-'];
-    } else if (isIndexText(last.text) || /^-\d+$/.test(last.text)) return notYet(`the list position ${last.text} in a foreach JSON patch outside the iterated element`);
+    if ('pointer' in last) ptr = [...parent.place.ptr, '/', { cel: paren(last.pointer) }];
+    else if (appends) ptr = [...parent.place.ptr, '/-'];
     else {
-      ptr = fieldPlace(parent, last.text).ptr;
+      ptr = fieldPlace(parent.place, last.text).ptr;
       written.push([...above, last.text]);
     }
-    const made = need(root, above, kind);
-    if (refused(made)) return made;
     parents.push(above);
     adds.push(one(patch('add', ptr, step.value!)));
   }
   for (const w of written) {
     if (parents.some((p) => p.length >= w.length && w.every((t, k) => p[k] === t))) return notYet(`a foreach JSON patch that writes /${w.join('/')} and adds under it`);
   }
-  return { each: concat(adds), containers: ensure(ROOT, root) };
+  return { each: concat(adds), containers: ensureContainers(root) };
 }
 
 /** Records that the container at `path` below `root` must be a `kind`, the ones above it maps. */
 function need(root: Container, path: readonly string[], kind: Container['kind']): R<Container> {
+  if (path.length === 0 && kind === 'list') return notYet('a foreach JSON patch appending to the root');
   let at = root;
   for (const [k, t] of path.entries()) {
     const want = k === path.length - 1 ? kind : 'map';
     let child = at.children.get(t);
-    if (child === undefined) at.children.set(t, (child = { kind: want, children: new Map() }));
-    else if (child.kind !== want || (want === 'list' && k < path.length - 1)) return notYet(`a foreach JSON patch that adds to /${path.slice(0, k + 1).join('/')} both as a map and as a list`);
+    if (child === undefined) at.children.set(t, (child = { place: fieldPlace(at.place, t), kind: want, children: new Map() }));
+    else if (child.kind !== want) return notYet(`a foreach JSON patch that adds to /${path.slice(0, k + 1).join('/')} both as a map and as a list`);
     at = child;
   }
-  if (path.length === 0 && kind === 'list') return notYet('a foreach JSON patch appending to the root');
   return at;
-}
-
-/** The patches making every container of `node`'s tree that the object lacks below `at`. */
-function ensure(at: Place, node: Container): Cel {
-  const parts: Cel[] = [];
-  for (const [t, child] of node.children) {
-    const here = fieldPlace(at, t);
-    parts.push(cond(has(at, t), ensure(here, child), one(patch('add', here.ptr, skeleton(child)))));
-  }
-  return parts.length === 0 ? NONE : concat(parts);
-}
-
-/** The container `node` as a new, empty value holding its descendants. */
-function skeleton(node: Container): Cel {
-  if (node.kind === 'list') return '[]';
-  const members = [...node.children].map(([t, child]) => `${JSON.stringify(t)}: ${skeleton(child)}`);
-  return `{${members.join(', ')}}`;
-}
-
-/** The loop: containers made once where some element passes, then every passing element's adds in order. */
-export function outsideElementLoop(list: Cel, e: string, i: string, filter: Cel, adds: { each: Cel; containers: Cel }, descending: boolean): Cel {
-  const L = paren(list);
-  const comprehension = `${L}.transformList(${i}, ${e}, ${filter}, ${adds.each})`;
-  const loop = descending ? `${comprehension}.reverse().flatten()` : `${comprehension}.flatten()`;
-  const someRuns = `size(${L}.transformList(${i}, ${e}, ${filter}, 0)) > 0`;
-  return concat([cond(someRuns, adds.containers), loop]);
 }

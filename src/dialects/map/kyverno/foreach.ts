@@ -25,7 +25,8 @@ import { notYet, type Refusal } from '../../generate-report.js';
 import { itemType, T, type Ty } from '../../../lowering/jmes-cel/index.js';
 import { and, concat, cond, fieldPlace, indexPlace, NONE, paren, patch, ROOT, staticIndexPlace, type Cel, type Place } from './cel-patch.js';
 import { elementStackPatch, kyvernoJsonPatches, patchPaths, readLoopSteps } from './json-patch.js';
-import { outsideElementAdds, outsideElementLoop } from './foreach-outside-patch.js';
+import { containersThenLoop } from './foreach-containers.js';
+import { outsideElementAdds } from './foreach-outside-patch.js';
 import type { RuleScope } from './scope.js';
 import { bindLets, bodyPatches, guardToCel, leadingLets, letValue, opPatches, refused, smpEnv, type RuleCompiler } from './rule.js';
 import { elementLive, smpElementPatches, smpPatches } from './smp.js';
@@ -323,7 +324,7 @@ function jsonPatchLoop(rc: RuleCompiler, op: ForEachOp, list: LoopList, e: strin
     if (refused(steps)) return steps;
     const adds = outsideElementAdds(steps);
     if (refused(adds)) return adds;
-    return outsideElementLoop(list.cel, e, i, and(guards)!, adds, op.order === 'desc');
+    return containersThenLoop(list.cel, e, i, and(guards)!, adds.containers, adds.each, op.order);
   }
   let filter = and(guards)!;
   if (local === 'removes-element' && elementLocal(paths, list.path, true, depth)) {
