@@ -4,7 +4,9 @@
  * rewritten suites. Steps, one module each: discover.ts (what is under DIR), translate.ts (each source policy
  * through the pipeline), suites.ts (the rewritten suites), output.ts (OUT, staged and renamed into place),
  * unchanged.ts (`skip` entries of policies that run and change nothing expect `pass`), prove.ts (both suites
- * run as `transmute test` runs them), report.ts (the verdict per source policy).
+ * run as `transmute test` runs them), prove-chainsaw.ts (the library's chainsaw tests replayed on both),
+ * prove-samples.ts (for what no test checks: the library's example objects admitted through both),
+ * report.ts (the verdict per source policy).
  */
 import { readFileSync } from 'node:fs';
 import { discover } from './discover.js';
@@ -12,6 +14,7 @@ import type { MigrateTarget } from './model.js';
 import { checkOutDir, MARKER, policyFileText, Staging } from './output.js';
 import { prove } from './prove.js';
 import { proveByChainsaw } from './prove-chainsaw.js';
+import { proveBySamples } from './prove-samples.js';
 import { buildReport, renderJson, type MigrateReport } from './report.js';
 import { rewriteSuite } from './suites.js';
 import { translateLibrary } from './translate.js';
@@ -55,6 +58,8 @@ export function migrate(opts: MigrateOptions): MigrateRun {
     const proofs = prove(suites, (rel) => staging.path(rel), opts.outDir);
     const migrated = new Set([...outcomes].filter(([, o]) => o.status !== 'refused' && o.status !== 'left').map(([k]) => k));
     for (const [key, rows] of proveByChainsaw(library, migrated, (rel) => staging.path(rel), opts.outDir)) proofs.set(key, [...(proofs.get(key) ?? []), ...rows]);
+    // What no test checks, the library's example objects may: both policies admit them, the results compared.
+    for (const [key, rows] of proveBySamples(library, outcomes, proofs, opts.outDir)) proofs.set(key, rows);
     const report = buildReport({
       library,
       outcomes,

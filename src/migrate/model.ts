@@ -116,6 +116,11 @@ export interface ProofRow {
    * registry's image metadata). Such a row is reported, and left out of the status and the counts.
    */
   notRun?: string;
+  /**
+   * The row is an example object of the library (prove-samples.ts), admitted through the source and the
+   * migration and the two results compared: `suite` is its file, `entry` its document index.
+   */
+  sample?: true;
 }
 
 export interface RowResult {

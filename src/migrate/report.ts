@@ -1,6 +1,6 @@
 /**
  * The report of a migration, per source policy in library order: `migrated and proven` (every row of both
- * suites passes), `migrated with differences` (the rows that do not, and how), `migrated, untested` (no
+ * suites passes, or where no test checks the policy, the library's example objects come out of both alike), `migrated with differences` (the rows that do not, and how), `migrated, untested` (no
  * suite row tests it: nothing proves it), `not migrated` (each refused construct with its place and class),
  * `left as is` (no mutate rule, or a policy language migrate does not read); then the suites and a summary.
  * The same model is printed as text or as JSON.
@@ -141,6 +141,11 @@ function indent(text: string, by: string): string {
   return text.replace(/\n$/, '').replace(/^(?=.)/gm, by);
 }
 
+/** Where a row comes from: a suite's result entry, or an example object's document in its file. */
+function rowPlace(row: ProofRow): string {
+  return row.sample ? `${row.suite} (example object, document ${row.entry + 1})` : `${row.suite} results[${row.entry}]`;
+}
+
 function side(label: string, r: RowResult): string[] {
   const lines = [`    ${label}: ${r.status}${r.status === 'failed' ? `: ${r.reason.replace(/\n/g, '\n      ')}` : ''}`];
   if (r.diff) lines.push(indent(r.diff, '        '));
@@ -165,13 +170,15 @@ export function renderText(r: MigrateReport): string {
       const proving = p.rows.filter((x) => x.notRun === undefined);
       const unrun = p.rows.length - proving.length;
       const couldNot = unrun > 0 ? `; ${unrun} row${unrun === 1 ? '' : 's'} could not run` : '';
-      const checked = proving.length === 0 ? `no suite row tests it${couldNot}` : `${proving.length} row${proving.length === 1 ? '' : 's'}${couldNot}`;
+      const samples = proving.length > 0 && proving.every((x) => x.sample === true);
+      const unit = samples ? 'example object' : 'row';
+      const checked = proving.length === 0 ? `no suite row tests it${couldNot}` : `${proving.length} ${unit}${proving.length === 1 ? '' : 's'}${couldNot}`;
       lines.push(`${head} -> ${m.kind} ${nameOf(m)} in ${m.file} (${checked})`);
       if (m.group) lines.push(`  translated with the mutators of its file, as one fix-point: ${m.group.join(', ')}`);
-      for (const row of p.rows.filter((x) => x.notRun !== undefined)) lines.push(`  ${row.suite} results[${row.entry}] ${row.resource}: not run: ${row.notRun}`);
+      for (const row of p.rows.filter((x) => x.notRun !== undefined)) lines.push(`  ${rowPlace(row)} ${row.resource}: not run: ${row.notRun}`);
       for (const row of proving.filter((x) => !rowOk(x))) {
         const both = !passes(row.original) && !passes(row.migrated);
-        lines.push(`  ${row.suite} results[${row.entry}] ${row.resource}${both ? ' (fails in the original suite too)' : ''}`);
+        lines.push(`  ${rowPlace(row)} ${row.resource}${both ? ' (fails in the original suite too)' : ''}`);
         lines.push(...side('original', row.original), ...side('migrated', row.migrated));
         if (row.before && passes(row.original)) {
           lines.push(`    note: the suite applies ${row.before.join(', ')} before it, not migrated to ${p.migrated!.kind}; the runner applies only the policies of the row's own kind before it`);

@@ -3,6 +3,7 @@ import { VALIDATE_HELP, validateMode } from '../validate-flag.js';
 import { dialectByName } from '../../dialects/registry.js';
 import { migrate, MIGRATE_TARGETS, renderJson, renderText, reportExit, type MigrateTarget } from '../../migrate/index.js';
 import { MARKER } from '../../migrate/output.js';
+import { MAX_SAMPLES_PER_POLICY } from '../../migrate/prove-samples.js';
 import { startCommand } from '../command-start.js';
 import { EXIT, type CliIO } from '../io.js';
 import { reportDiagnostics } from '../report.js';
@@ -40,10 +41,16 @@ one, with the runner of 'transmute test' (entries about validate and other rules
 proof covers what the suite's rows cover, nothing more). Every chainsaw-test.yaml that applies the file of a
 migrated policy is a row too: 'transmute test' replays it from DIR and, copied, from OUT, where that file holds
 the migration; a test the replay does not run, or that fails on the source, proves nothing and gives no row.
+A migrated policy none of these rows test is compared on the library's example objects instead: every
+Kubernetes object in the folder of its file and below (Gatekeeper's samples/<case>/example.yaml, a chainsaw
+test's manifests; at most ${MAX_SAMPLES_PER_POLICY}) is admitted as a CREATE through the source and through the
+migration, and the two results must be the same object. An object that is not a valid instance of its kind, or
+that the source cannot admit offline, is not run; objects the source leaves all unchanged prove nothing.
 The report, per source policy:
-  migrated and proven        every row of both suites passes
+  migrated and proven        every row of both suites passes (or every example object comes out the same)
   migrated with differences  the rows that do not, with both results and the diff of the patched resource
-  migrated, untested         no suite row or replayed chainsaw test tests the policy: nothing proves it
+  migrated, untested         no suite row, replayed chainsaw test or changed example object tests the policy:
+                             nothing proves it
   not migrated               each refused construct: file:line:col, class (cannot: the target cannot express
                              it; yet: transmute does not translate it yet; invalid: the source does not parse)
   left as is                 a policy without mutate rules, or already a CEL policy; rules that are not

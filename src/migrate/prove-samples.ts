@@ -1,0 +1,207 @@
+/**
+ * Proof rows from the library's own example objects, for a migrated policy that no suite entry or chainsaw test
+ * checks: Gatekeeper's library, for one, ships each mutator with `samples/<case>/example.yaml` and no expected
+ * result. Each Kubernetes object in the folder of the policy's file (and below it) is admitted twice as a
+ * CREATE, as `transmute apply` admits it: through the source (Kyverno, or Gatekeeper's fix-point over the
+ * file's mutators) and through the migration (MutatingPolicy or MutatingAdmissionPolicy); the row passes when
+ * both allow it and leave the same object.
+ *
+ * Only what both engines can be asked about proves anything:
+ * - an object that is not a valid instance of its kind (a chainsaw assertion, a partial manifest) is not
+ *   admitted by kube-apiserver as it is, so its row is not run;
+ * - nor one the source cannot admit offline (it reads the cluster, a registry);
+ * - a policy none of whose objects the source changes gets no rows: agreeing to change nothing proves nothing.
+ * Policies with mutate-existing rules are left out: their effect is on other objects than the one admitted.
+ */
+import { dirname } from 'node:path';
+import { renderDiagnosticLine } from '../diagnostics/render.js';
+import { dialectFor } from '../dialects/registry.js';
+import { kindSchema, strictDecodeErrors, builtinDecodeError } from '../engines/ssa.js';
+import { apply } from '../interpreter/index.js';
+import { isJsonObject, jsonEqual, type JsonObject, type JsonValue } from '../ir/json.js';
+import type { Policy } from '../ir/nodes.js';
+import type { SourceDoc } from '../io/source.js';
+import { loadYamlText } from '../io/yaml-load.js';
+import { gvkOf } from '../k8s/resources.js';
+import type { AdmissionRequest } from '../k8s/request.js';
+import { describeDifference, firstDifference } from '../k8s/object-diff.js';
+import { validateTyped } from '../merge/ssa/validate.js';
+import { parsePolicyDocs } from '../pipeline.js';
+import { namespaceFor } from '../dialects/kyverno/apply-inputs.js';
+import { units } from './translate.js';
+import type { Library, LibraryFile, Outcome, ProofRow, RowResult, SourcePolicy } from './model.js';
+
+/** At most this many objects per policy: a policy at the top of a large library would otherwise meet all of them. */
+export const MAX_SAMPLES_PER_POLICY = 50;
+
+/**
+ * API groups of documents that are not objects a cluster admits through mutation: policies and their
+ * bindings and exceptions, test tooling, build configuration, policy reports.
+ */
+const NOT_SAMPLE_GROUPS = [
+  'admissionregistration.k8s.io',
+  'kyverno.io',
+  'policies.kyverno.io',
+  'cli.kyverno.io',
+  'chainsaw.kyverno.io',
+  'kustomize.config.k8s.io',
+  'wgpolicyk8s.io',
+  'reports.kyverno.io',
+];
+
+/** A document that stands for an object a user would create: apiVersion, kind and a named metadata, and no policy. */
+function isSampleObject(doc: SourceDoc): boolean {
+  const v = doc.value;
+  if (!isJsonObject(v) || typeof v.apiVersion !== 'string' || typeof v.kind !== 'string' || !isJsonObject(v.metadata)) return false;
+  if (typeof v.metadata.name !== 'string' || v.metadata.name === '') return false;
+  const group = v.apiVersion.includes('/') ? v.apiVersion.slice(0, v.apiVersion.indexOf('/')) : '';
+  if (NOT_SAMPLE_GROUPS.includes(group) || group.endsWith('.gatekeeper.sh')) return false;
+  return dialectFor(doc) === undefined;
+}
+
+/** Why kube-apiserver would not take `object` as an instance of its kind, or undefined (custom kinds: always). */
+function invalidInstance(object: JsonObject): string | undefined {
+  const gvk = gvkOf(object);
+  const known = kindSchema(gvk);
+  if (known === undefined) return undefined;
+  const typing = validateTyped(known.schema, known.typeRef, object, { allowDuplicates: true });
+  if (typing.length > 0) return typing.map((e) => `${e.path === '' ? '' : `${e.path}: `}${e.message}`).join('; ');
+  const undeclared = strictDecodeErrors(object, gvk);
+  if (undeclared.length > 0) return undeclared.join('; ');
+  return builtinDecodeError(object, gvk);
+}
+
+/** `Kind/namespace/name`, as suite rows name resources. */
+function label(object: JsonObject): string {
+  const md = object.metadata as JsonObject;
+  const ns = typeof md.namespace === 'string' && md.namespace !== '' ? `${md.namespace}/` : '';
+  return `${String(object.kind)}/${ns}${String(md.name)}`;
+}
+
+/** Whether `file` lies in `folder` or below it (both relative to DIR, `/`-separated; `.` is DIR itself). */
+function within(file: LibraryFile, folder: string): boolean {
+  return folder === '.' || file.rel.startsWith(`${folder}/`);
+}
+
+interface Sample {
+  file: LibraryFile;
+  doc: SourceDoc;
+  object: JsonObject;
+}
+
+/** The example objects under `folder`, in library order, at most MAX_SAMPLES_PER_POLICY. */
+function samplesIn(library: Library, folder: string): Sample[] {
+  const out: Sample[] = [];
+  for (const file of library.files) {
+    if (file.role === 'suite' || file.docs === undefined || !within(file, folder)) continue;
+    for (const doc of file.docs) {
+      if (!isSampleObject(doc)) continue;
+      out.push({ file, doc, object: doc.value as JsonObject });
+      if (out.length === MAX_SAMPLES_PER_POLICY) return out;
+    }
+  }
+  return out;
+}
+
+/** The policies of `docs`, or why they do not parse (not expected: translation parsed both). */
+function policiesOf(docs: readonly SourceDoc[]): Policy[] | string {
+  const parsed = parsePolicyDocs(docs);
+  const errors = parsed.diagnostics.filter((d) => d.severity === 'error');
+  return errors.length > 0 ? errors.map((d) => renderDiagnosticLine(d)).join('; ') : parsed.policies;
+}
+
+/** The migrated documents as a policy file would hold them (JSON is YAML), named as OUT's copy of the source file. */
+function migratedDocs(documents: readonly JsonObject[], display: string): SourceDoc[] | string {
+  const loaded = loadYamlText(display, documents.map((d) => JSON.stringify(d)).join('\n---\n'));
+  return loaded.ok ? loaded.value : loaded.diagnostics.map((d) => renderDiagnosticLine(d)).join('; ');
+}
+
+interface Admitted {
+  object: JsonValue;
+  allowed: boolean;
+  /** The first error the evaluation reported, if any. */
+  error: string | undefined;
+}
+
+function admit(policies: readonly Policy[], request: AdmissionRequest): Admitted {
+  const r = apply(policies, request, { trace: false, patch: false });
+  const error = r.diagnostics.find((d) => d.severity === 'error');
+  return { object: r.object, allowed: r.allowed, error: error === undefined ? undefined : error.message };
+}
+
+function side(policy: string, status: RowResult['status'], reason: string): RowResult {
+  return { policy, rule: '', status, reason };
+}
+
+/**
+ * Sample rows by source policy key (a Gatekeeper file's rows under its first mutator's key: the report reads
+ * a group's rows from all its keys), for the migrated units none of whose keys `proven` already holds rows for.
+ * `outDisplay`: how rows name OUT.
+ */
+export function proveBySamples(library: Library, outcomes: ReadonlyMap<string, Outcome>, proven: ReadonlyMap<string, readonly ProofRow[]>, outDisplay: string): Map<string, ProofRow[]> {
+  const out = new Map<string, ProofRow[]>();
+  for (const unit of units(library)) {
+    const first = unit[0]!;
+    const outcome = outcomes.get(first.key);
+    if (outcome?.status !== 'translated' || outcome.documents.length === 0) continue;
+    if (unit.some((p) => (proven.get(p.key)?.length ?? 0) > 0 || mutatesExisting(p))) continue;
+    const rows = unitRows(library, unit, outcome, outDisplay);
+    if (rows.length > 0) out.set(first.key, rows);
+  }
+  return out;
+}
+
+function mutatesExisting(p: SourcePolicy): boolean {
+  return p.rules.some((r) => r.kind === 'mutate-existing');
+}
+
+function unitRows(library: Library, unit: readonly SourcePolicy[], outcome: Extract<Outcome, { status: 'translated' }>, outDisplay: string): ProofRow[] {
+  const first = unit[0]!;
+  const folder = dirname(first.file.rel);
+  const samples = samplesIn(library, folder);
+  if (samples.length === 0) return [];
+  const source = policiesOf(unit.map((p) => p.doc));
+  const migratedSource = migratedDocs(outcome.documents, `${outDisplay.replace(/\/+$/, '')}/${first.file.rel}`);
+  const migrated = typeof migratedSource === 'string' ? migratedSource : policiesOf(migratedSource);
+  if (typeof source === 'string' || typeof migrated === 'string') return [];
+  const sourceName = unit.map((p) => p.name).join(', ');
+  const migratedName = outcome.target.ref;
+  const namespaces = samples.map((s) => s.object).filter((o) => o.kind === 'Namespace' && o.apiVersion === 'v1');
+  const rows: ProofRow[] = [];
+  let changed = false;
+  for (const s of samples) {
+    const md = s.object.metadata as JsonObject;
+    const request: AdmissionRequest = {
+      object: s.object,
+      oldObject: null,
+      operation: 'CREATE',
+      userInfo: {},
+      namespaceObject: namespaceFor(s.object, namespaces, undefined) ?? null,
+      params: null,
+      ...(typeof md.namespace === 'string' && md.namespace !== '' ? { namespace: md.namespace } : {}),
+    };
+    const row = { suite: s.file.path, entry: s.doc.index, resource: label(s.object), sample: true as const };
+    const invalid = invalidInstance(s.object);
+    if (invalid !== undefined) {
+      rows.push({ ...row, original: side(sourceName, 'skipped', 'not run'), migrated: side(migratedName, 'skipped', 'not run'), notRun: `not a valid ${String(s.object.kind)} as kube-apiserver decodes it: ${invalid}` });
+      continue;
+    }
+    const before = admit(source, request);
+    if (!before.allowed || before.error !== undefined) {
+      rows.push({ ...row, original: side(sourceName, 'skipped', 'not run'), migrated: side(migratedName, 'skipped', 'not run'), notRun: `the source could not admit it offline: ${before.error ?? 'denied'}` });
+      continue;
+    }
+    const mutated = !jsonEqual(before.object, s.object);
+    if (mutated) changed = true;
+    const after = admit(migrated, request);
+    const original = side(sourceName, 'passed', mutated ? 'changed the object' : 'left the object unchanged');
+    let result: RowResult;
+    if (!after.allowed || after.error !== undefined) result = side(migratedName, 'failed', `the migrated policy ${after.allowed ? 'reported' : 'denied the request'}: ${after.error ?? 'denied'}`);
+    else {
+      const d = firstDifference(before.object, after.object);
+      result = d === undefined ? side(migratedName, 'passed', original.reason) : side(migratedName, 'failed', `a different object than the source's: ${describeDifference(d)}`);
+    }
+    rows.push({ ...row, original, migrated: result });
+  }
+  return changed ? rows : [];
+}
