@@ -6,9 +6,10 @@
  * of patch/json_patch.go) would give the same document: its decode asks that every field be declared and that
  * each value set decode into its Go type, which a value typing strictly and decoding (go-decode-types.ts) at a
  * declared place in a typed object does. Anything else is left to the op, with nothing
- * changed: another step kind, a missing or non-object container on a path, a path into a list, `apiVersion`
- * or `kind` (they pick the schema), a value that does not type there, and steps whose paths nest or repeat
- * (each step is checked against the document before any is written, which holds only for unrelated places).
+ * changed: another step kind, a missing or non-object container on a path, `apiVersion` or `kind` (they pick
+ * the schema), a value that does not type there, and steps whose paths nest or repeat (each step is checked
+ * against the document before any is written, which holds only for unrelated places; appends to one list are
+ * unrelated places). Paths through list items and appends are map-run-patch-items.ts's.
  */
 import { memberPlaceNode, type ApplyRunFacts } from '../engines/ssa.js';
 import { holdsAny } from '../interpreter/ops/merge.js';
@@ -25,6 +26,7 @@ import { typesStrictlyGuarded } from '../merge/ssa/fast-checks.js';
 import { goDecodes } from '../merge/ssa/go-decode-types.js';
 import { typesCleanlyRemembering } from '../merge/ssa/validate.js';
 import { memberPlaceCode, type MemberPlaceCode, type MemberWrite } from './member-place-code.js';
+import { appendable, itemPlace, memberNow, writeThroughItems, type ItemPlace } from './map-run-patch-items.js';
 
 /** What the run holds between its mutations (map-rule-runs.ts Holding). */
 export interface PatchHolding {
@@ -44,6 +46,8 @@ export function patchMembers(facts: ApplyRunFacts, hold: PatchHolding, doc: Json
   const root = schema.node(typeRef);
   // The first step's container in `doc`: where the first write finds it (nothing is written before it).
   let firstParent: JsonObject | undefined;
+  // Per step, its place when its path goes through list items or appends (map-run-patch-items.ts); made at the first such step.
+  let items: (ItemPlace | undefined)[] | undefined;
   for (let i = 0; i < steps.length; i++) {
     const s = steps[i]!;
     if ((s.op !== 'add' && s.op !== 'replace') || s.path.charCodeAt(0) !== 47) return undefined;
@@ -52,11 +56,20 @@ export function patchMembers(facts: ApplyRunFacts, hold: PatchHolding, doc: Json
     if (last < 1 || path[1] === 'apiVersion' || path[1] === 'kind') return undefined;
     const code = placeCode(s, path);
     const parent = code !== undefined ? code.parent(doc) : parentOf(doc, path);
-    if (parent === undefined) return undefined;
-    if (i === 0) firstParent = parent;
-    const node = memberPlaceNode(root, path, s.place);
-    if (node === undefined || !typesAt(schema, node, stepValue(s), s.place)) return undefined;
-    for (let j = 0; j < i; j++) if (nested(path, steps[j]!.segments ?? decodedPath(steps[j]!.path))) return undefined;
+    const value = stepValue(s);
+    if (parent !== undefined) {
+      if (i === 0) firstParent = parent;
+      const node = memberPlaceNode(root, path, s.place);
+      if (node === undefined || !typesAt(schema, node, value, s.place)) return undefined;
+    } else {
+      const place = itemPlace(root, doc, path, s.op);
+      if (place === undefined || !typesAt(schema, place.node, value, s.place) || (place.list !== undefined && !appendable(schema, place.list, value))) return undefined;
+      (items ??= new Array<ItemPlace | undefined>(steps.length).fill(undefined))[i] = place;
+    }
+    for (let j = 0; j < i; j++) {
+      // Appends to one list are two places; any other pair of paths one of which holds the other is left to the op.
+      if (nested(path, steps[j]!.segments ?? decodedPath(steps[j]!.path)) && !(items?.[i]?.list !== undefined && items[j]?.list !== undefined)) return undefined;
+    }
   }
   // A value holding a map the run owns would give it a second parent (ops/json-patch.ts inPlaceOwner).
   for (let i = 0; i < steps.length; i++) {
@@ -76,6 +89,17 @@ export function patchMembers(facts: ApplyRunFacts, hold: PatchHolding, doc: Json
     const path = s.segments ?? decodedPath(s.path);
     const key = path[path.length - 1]!;
     const value = stepValue(s);
+    const place = items?.[i];
+    if (place !== undefined) {
+      if (place.list !== undefined) differs = true;
+      else {
+        const had = memberNow(out, path);
+        if ((value === null || typeof value !== 'object') && had === value) continue;
+        if (!differs) differs = had === undefined || !sameJson(had, value);
+      }
+      out = writeThroughItems(out, path, value, w);
+      continue;
+    }
     const code = placeCode(s, path);
     const parent = i === 0 ? firstParent! : code !== undefined ? code.parent(out)! : parentOf(out, path)!;
     const had = hasOwn(parent, key) ? parent[key] : undefined;
@@ -143,14 +167,15 @@ function writeMember(doc: JsonObject, path: readonly string[], value: JsonValue,
 /**
  * Whether `value` types strictly at `node` (typesStrictlyGuarded, unguarded: the place is declared) and
  * decodes into its Go type there (go-decode-types.ts: an IntOrString, Quantity or Time the schema's `untyped`
- * takes may not). `node` is the node of `memo`'s place: a frozen value (a constant of the program, frozen
- * whole) found to do both there is remembered, and the same value checked once.
+ * takes may not). `memo` is the step's place: a frozen value (a constant of the program, frozen whole) found
+ * to do both at `node` is remembered with it, and the same value at the same node checked once.
  */
 function typesAt(schema: Schema, node: TypeNode, value: JsonValue, memo: PlaceMemo | undefined): boolean {
   if (value === null || typeof value !== 'object' || memo === undefined || !Object.isFrozen(value)) return typesStrictlyGuarded(schema, node, value, false) && goDecodes(node, value);
-  if (memo.typedValue === value) return true;
+  if (memo.typedValue === value && memo.typedAt === node) return true;
   if (!typesStrictlyGuarded(schema, node, value, false) || !goDecodes(node, value)) return false;
   memo.typedValue = value;
+  memo.typedAt = node;
   return true;
 }
 

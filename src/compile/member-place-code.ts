@@ -11,7 +11,7 @@ import { Constants, instantiate, literal } from './source.js';
 /** What the write of a member needs: the owned maps, the copies the patch made so far, and where to say an owned map changed. */
 export interface MemberWrite {
   owned: { has(v: object): boolean };
-  readonly created: JsonObject[];
+  readonly created: (JsonObject | JsonValue[])[];
   inPlace: boolean;
 }
 

@@ -56,6 +56,8 @@ export class PlaceMemo {
    * the same constant, set by the same step at every evaluation, is checked once.
    */
   typedValue: unknown = undefined;
+  /** The type node `typedValue` was checked at. */
+  typedAt: unknown = undefined;
   /** Code written for the place by a reader that walks it (src/compile/member-place-code.ts), null where none can be. */
   code: unknown = undefined;
 }

@@ -18,6 +18,7 @@ import { makePods } from '../../bench/pods.js';
 import type * as MapRuleRuns from '../../src/compile/map-rule-runs.js';
 import type * as MapRunDirect from '../../src/compile/map-run-direct.js';
 import type * as MapRunPatch from '../../src/compile/map-run-patch.js';
+import type * as MapRunPatchItems from '../../src/compile/map-run-patch-items.js';
 import { GENERATED } from '../../src/compile/index.js';
 import { REFERENCE_SSA_ENGINE, REFERENCE_TYPED_DECODER } from '../../src/engines/ssa.js';
 import { compilePolicy } from '../../src/interpreter/compile.js';
@@ -35,7 +36,7 @@ import { differences } from '../support/run-differential.js';
 
 type Rng = () => number;
 
-const seen = vi.hoisted(() => ({ runsTaken: 0, patchesTaken: 0, directTaken: 0, variablesComputed: 0 }));
+const seen = vi.hoisted(() => ({ runsTaken: 0, patchesTaken: 0, directTaken: 0, variablesComputed: 0, itemStepsTaken: 0 }));
 
 vi.mock('../../src/compile/map-rule-runs.js', async (importOriginal) => {
   const real = await importOriginal<typeof MapRuleRuns>();
@@ -67,6 +68,16 @@ vi.mock('../../src/compile/map-run-patch.js', async (importOriginal) => {
     return out;
   };
   return { ...real, patchMembers };
+});
+
+vi.mock('../../src/compile/map-run-patch-items.js', async (importOriginal) => {
+  const real = await importOriginal<typeof MapRunPatchItems>();
+  // Counts the steps through list items and the appends a run wrote itself.
+  const writeThroughItems: typeof real.writeThroughItems = (doc, path, value, w) => {
+    seen.itemStepsTaken++;
+    return real.writeThroughItems(doc, path, value, w);
+  };
+  return { ...real, writeThroughItems };
 });
 
 vi.mock('../../src/compile/map-run-direct.js', async (importOriginal) => {
@@ -422,7 +433,64 @@ function runRandom(firstSeed: number, seeds: number, podsPerPolicy: number, runt
   return tally;
 }
 
+/**
+ * JSONPatch steps through list items and appends (src/compile/map-run-patch-items.ts), each followed by an
+ * ApplyConfiguration that types the object they made: taken, left to the op (an index written otherwise or out
+ * of range, an insert, a missing list, an item without its key, a value of the wrong type, nested paths), or
+ * failing in the op.
+ */
+const LIST_PATCHES: readonly string[] = [
+  `[${step('add', '"/spec/containers/-"', '{"name": "extra", "image": "x"}')}]`,
+  `[${step('add', '"/spec/containers/-"', '{"image": "no-name"}')}]`,
+  `[${step('add', '"/spec/containers/-"', '{"name": "app", "image": "same-name"}')}]`,
+  `[${step('add', '"/spec/containers/-"', '{"name": "n", "ports": dyn([{"containerPort": "bad"}])}')}]`,
+  `[${step('add', '"/spec/containers/0/env/-"', '{"name": "E", "value": "v"}')}]`,
+  `[${step('add', '"/spec/containers/0/env"', '[{"name": "E", "value": "v"}]')}, ${step('add', '"/spec/containers/0/env/-"', '{"name": "F", "value": "w"}')}]`,
+  `[${step('add', '"/spec/containers/0/imagePullPolicy"', '"Always"')}]`,
+  `[${step('replace', '"/spec/containers/0/image"', '"replaced"')}]`,
+  `[${step('add', '"/spec/containers/0/image"', '5')}]`,
+  `[${step('add', '"/spec/containers/1/image"', '"second"')}]`,
+  `[${step('add', '"/spec/containers/0/image"', '"a"')}, ${step('add', '"/spec/containers/1/image"', '"b"')}]`,
+  `[${step('add', '"/spec/tolerations/-"', '{"key": "k1", "operator": "Exists"}')}, ${step('add', '"/spec/tolerations/-"', '{"key": "k2", "operator": "Exists"}')}]`,
+  `has(object.spec.tolerations) ? [${step('add', '"/spec/tolerations/-"', '{"key": "k", "operator": "Exists"}')}] : [${step('add', '"/spec/tolerations"', '[]')}]`,
+  `[${step('add', '"/spec/containers/00/image"', '"leading-zero"')}]`,
+  `[${step('add', '"/spec/containers/-/image"', '"dash"')}]`,
+  `[${step('add', '"/spec/containers/0"', '{"name": "first", "image": "x"}')}]`,
+  `[${step('add', '"/spec/containers/0/ports/-"', '{"containerPort": 9090}')}]`,
+  `[${step('add', '"/spec/containers/0/ports/-"', '{"protocol": "UDP"}')}]`,
+  `[${step('add', '"/spec/containers/0/ports/0/containerPort"', '9191')}]`,
+  `[${step('add', '"/spec/containers/0/resources/limits/cpu"', '"1"')}]`,
+  `[${step('add', '"/spec/containers/0/securityContext"', '{"runAsUser": 1}')}, ${step('add', '"/metadata/labels/also"', '"yes"')}]`,
+  `[${step('add', '"/metadata/finalizers/-"', '"example.com/f"')}]`,
+  `[${step('add', '"/spec/containers/-"', '{"name": "extra", "image": "x"}')}, ${step('add', '"/spec/containers/0/image"', '"first"')}]`,
+];
+
 describe('runs of MAP mutations', () => {
+  it('take JSONPatches through list items and appends as the op does, and leave the rest to it', () => {
+    const { itemStepsTaken } = seen;
+    let cases = 0;
+    LIST_PATCHES.forEach((patch, t) => {
+      const r = mulberry32(30_000 + t);
+      const yaml = policyYaml(`items-${t}`, {
+        failurePolicy: 'Fail',
+        reinvocationPolicy: 'Never',
+        objectSelector: undefined,
+        matchConditions: [],
+        variables: [],
+        mutations: [jsonPatch(patch), applyConfiguration('Object{metadata: Object.metadata{labels: {"after": "x"}}}'), jsonPatch(patch)],
+      });
+      const set = policiesOf(`items-${t}.yaml`, yaml);
+      for (let k = 0; k < 12; k++) {
+        const object = randomPod(r);
+        compare(set, object, DEFAULT_RUNTIME, `list patch ${t} pod ${k}\n${yaml}\n${JSON.stringify(object)}`);
+        cases++;
+      }
+    });
+    expect(cases).toBe(LIST_PATCHES.length * 12);
+    // Steps the runs wrote through list items themselves (not left to the op).
+    expect(seen.itemStepsTaken - itemStepsTaken).toBeGreaterThan(150);
+  });
+
   it('are made over every stretch of MAP mutations', () => {
     const runs = (mutations: string[]) => {
       const set = policiesOf('runs.yaml', policyYaml('runs', { failurePolicy: 'Fail', reinvocationPolicy: 'Never', objectSelector: undefined, matchConditions: [], variables: [], mutations }));

@@ -200,8 +200,11 @@ class CleanTyping {
   }
 }
 
-/** associativeItemError(...) === undefined, without its calls for the common item that has every key field. */
-function keyable(schema: Schema, t: ListType, x: JsonValue): boolean {
+/**
+ * associativeItemError(...) === undefined, without its calls for the common item that has every key field: an
+ * item an associative list of a typed object may hold.
+ */
+export function keyable(schema: Schema, t: ListType, x: JsonValue): boolean {
   const keys = t.keys;
   if (keys.length === 0) return x !== null && typeof x !== 'object';
   if (x === null || typeof x !== 'object' || Array.isArray(x)) return false;
