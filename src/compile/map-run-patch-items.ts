@@ -10,8 +10,9 @@
  * last piece a member of a map (add or replace, as for members) or `-` on a list (add: evanphx appends). The
  * value must type strictly at the item or member and decode into its Go type (as for members) and, on an
  * associative list, be keyable: a typed object's items are, and the next ApplyConfiguration types the object
- * with duplicates allowed (fast-checks.ts keyable). Inserting at an index, and replacing an item, are left to
- * the op.
+ * with duplicates allowed (fast-checks.ts keyable). A remove of a map's member (on any path) is taken where the
+ * member is there and is no key field of a list item. Inserting at an index, and replacing or removing an
+ * item, are left to the op.
  */
 import { defineOwn, hasOwn, isJsonObject, type JsonObject, type JsonValue } from '../ir/json.js';
 import { copyForNewKeys } from '../ir/json-copy.js';
@@ -23,9 +24,12 @@ import type { MemberWrite } from './member-place-code.js';
 /** Where a step through list items writes: the container holding the place, and the place's type node. */
 export interface ItemPlace {
   readonly parent: JsonObject | JsonValue[];
-  readonly node: TypeNode;
+  /** Undefined for a remove, which sets nothing to type. */
+  readonly node: TypeNode | undefined;
   /** The list appended to, when the step appends. */
   readonly list: ListType | undefined;
+  /** The list whose item `parent` is, when it is one (a remove must not take a key field out of it). */
+  readonly itemOf: ListType | undefined;
 }
 
 /** The index `piece` names in a list of `length` items when evanphx reads it so (no sign, no leading zero), else -1. */
@@ -49,6 +53,7 @@ export function itemPlace(root: TypeNode, doc: JsonObject, path: readonly string
   const last = path.length - 1;
   let node: TypeNode | undefined = root;
   let c: JsonValue = doc;
+  let itemOf: ListType | undefined;
   for (let j = 1; j < last; j++) {
     const piece = path[j]!;
     if (node.atom === undefined) return undefined;
@@ -57,10 +62,12 @@ export function itemPlace(root: TypeNode, doc: JsonObject, path: readonly string
       const idx = canonicalIndex(piece, c.length);
       if (idx < 0) return undefined;
       c = c[idx]!;
+      itemOf = node.list;
       node = node.item;
     } else {
       if (node.map === undefined || !hasOwn(c as JsonObject, piece)) return undefined;
       c = (c as JsonObject)[piece]!;
+      itemOf = undefined;
       node = node.keyNode(piece);
       if (node === undefined) return undefined;
     }
@@ -69,11 +76,24 @@ export function itemPlace(root: TypeNode, doc: JsonObject, path: readonly string
   if (node.atom === undefined) return undefined;
   if (Array.isArray(c)) {
     if (op !== 'add' || path[last] !== '-' || node.list === undefined) return undefined;
-    return { parent: c, node: node.item, list: node.list };
+    return { parent: c, node: node.item, list: node.list, itemOf };
   }
   if (node.map === undefined) return undefined;
+  if (op === 'remove') return { parent: c, node: undefined, list: undefined, itemOf };
   const member = node.keyNode(path[last]!);
-  return member === undefined ? undefined : { parent: c, node: member, list: undefined };
+  return member === undefined ? undefined : { parent: c, node: member, list: undefined, itemOf };
+}
+
+/**
+ * Whether a remove of `key` from the map `place.parent` is taken: the member is there (evanphx fails on a
+ * missing one: the op words it), and it is not a key field of the associative list item it would leave
+ * without its key.
+ */
+export function removable(place: ItemPlace, key: string): boolean {
+  const p = place.parent;
+  if (Array.isArray(p) || !hasOwn(p, key)) return false;
+  const list = place.itemOf;
+  return list === undefined || list.elementRelationship !== 'associative' || !list.keys.includes(key);
 }
 
 /** Whether the appended `value` keeps `list` typing as a typed object's list does (see the header). */
@@ -84,9 +104,10 @@ export function appendable(schema: Schema, list: ListType, value: JsonValue): bo
 /**
  * Writes `value` at `path` in `doc` (whose place itemPlace found): the containers from the root down to the
  * place's are a copy this patch made earlier, an owned one reached through owned ones (written in place), or
- * copied (pushed to `w.created`); a `-` appends. Returns the root. MemberPlaceCode.write, through lists.
+ * copied (pushed to `w.created`); a `-` appends, REMOVE_MEMBER takes the member out. Returns the root.
+ * MemberPlaceCode.write, through lists.
  */
-export function writeThroughItems(doc: JsonObject, path: readonly string[], value: JsonValue, w: MemberWrite): JsonObject {
+export function writeThroughItems(doc: JsonObject, path: readonly string[], value: JsonValue | typeof REMOVE_MEMBER, w: MemberWrite): JsonObject {
   const last = path.length - 1;
   let out = doc;
   let m: JsonObject | JsonValue[] = doc;
@@ -107,10 +128,14 @@ export function writeThroughItems(doc: JsonObject, path: readonly string[], valu
     above = m;
     m = (Array.isArray(m) ? m[Number(path[j])] : m[path[j]!]) as JsonObject | JsonValue[];
   }
-  if (Array.isArray(m)) m.push(value);
+  if (value === REMOVE_MEMBER) delete (m as JsonObject)[path[last]!];
+  else if (Array.isArray(m)) m.push(value);
   else defineOwn(m, path[last]!, value);
   return out;
 }
+
+/** writeThroughItems's value for a remove: the member is taken out. */
+export const REMOVE_MEMBER: unique symbol = Symbol('remove the member');
 
 function setIn(container: JsonObject | JsonValue[], piece: string, value: JsonValue): void {
   if (Array.isArray(container)) container[Number(piece)] = value;

@@ -1,6 +1,6 @@
 /**
  * A MAP JSONPatch's steps applied by a run of mutations (map-rule-runs.ts) itself, for the patches policies
- * nearly always write: adds and replaces of object members (evanphx v4 replaces a member a map lacks as it
+ * nearly always write: adds, replaces and removes of object members (evanphx v4 replaces a member a map lacks as it
  * adds it: partialDoc.get never fails), each value typing strictly at a field its kind declares, on an object
  * known to type cleanly. The op's own path (ops/json-patch.ts, evanphx-v4-in-place.ts, then the strict decode
  * of patch/json_patch.go) would give the same document: its decode asks that every field be declared and that
@@ -26,7 +26,7 @@ import { typesStrictlyGuarded } from '../merge/ssa/fast-checks.js';
 import { goDecodes } from '../merge/ssa/go-decode-types.js';
 import { typesCleanlyRemembering } from '../merge/ssa/validate.js';
 import { memberPlaceCode, type MemberPlaceCode, type MemberWrite } from './member-place-code.js';
-import { appendable, itemPlace, memberNow, writeThroughItems, type ItemPlace } from './map-run-patch-items.js';
+import { appendable, itemPlace, memberNow, removable, REMOVE_MEMBER, writeThroughItems, type ItemPlace } from './map-run-patch-items.js';
 
 /** What the run holds between its mutations (map-rule-runs.ts Holding). */
 export interface PatchHolding {
@@ -50,20 +50,25 @@ export function patchMembers(facts: ApplyRunFacts, hold: PatchHolding, doc: Json
   let items: (ItemPlace | undefined)[] | undefined;
   for (let i = 0; i < steps.length; i++) {
     const s = steps[i]!;
-    if ((s.op !== 'add' && s.op !== 'replace') || s.path.charCodeAt(0) !== 47) return undefined;
+    const remove = s.op === 'remove';
+    if ((s.op !== 'add' && s.op !== 'replace' && !remove) || s.path.charCodeAt(0) !== 47) return undefined;
     const path = s.segments ?? decodedPath(s.path);
     const last = path.length - 1;
     if (last < 1 || path[1] === 'apiVersion' || path[1] === 'kind') return undefined;
     const code = placeCode(s, path);
     const parent = code !== undefined ? code.parent(doc) : parentOf(doc, path);
     const value = stepValue(s);
-    if (parent !== undefined) {
+    if (remove) {
+      const place: ItemPlace | undefined = parent !== undefined ? { parent, node: undefined, list: undefined, itemOf: undefined } : itemPlace(root, doc, path, 'remove');
+      if (place === undefined || !removable(place, path[last]!)) return undefined;
+      (items ??= new Array<ItemPlace | undefined>(steps.length).fill(undefined))[i] = place;
+    } else if (parent !== undefined) {
       if (i === 0) firstParent = parent;
       const node = memberPlaceNode(root, path, s.place);
       if (node === undefined || !typesAt(schema, node, value, s.place)) return undefined;
     } else {
       const place = itemPlace(root, doc, path, s.op);
-      if (place === undefined || !typesAt(schema, place.node, value, s.place) || (place.list !== undefined && !appendable(schema, place.list, value))) return undefined;
+      if (place === undefined || !typesAt(schema, place.node!, value, s.place) || (place.list !== undefined && !appendable(schema, place.list, value))) return undefined;
       (items ??= new Array<ItemPlace | undefined>(steps.length).fill(undefined))[i] = place;
     }
     for (let j = 0; j < i; j++) {
@@ -91,6 +96,12 @@ export function patchMembers(facts: ApplyRunFacts, hold: PatchHolding, doc: Json
     const value = stepValue(s);
     const place = items?.[i];
     if (place !== undefined) {
+      if (place.node === undefined) {
+        // A remove of a member that is there (removable).
+        differs = true;
+        out = writeThroughItems(out, path, REMOVE_MEMBER, w);
+        continue;
+      }
       if (place.list !== undefined) differs = true;
       else {
         const had = memberNow(out, path);

@@ -283,6 +283,8 @@ class InPlaceRun implements InPlacePatch {
    * the patch has one step (nothing to undo).
    */
   private readonly log: unknown[] | undefined;
+  /** (map, key) per member a step of this patch took out (patches of several steps only). */
+  private removed: unknown[] | undefined = undefined;
   /** The containers on the current step's path, root first (`depth` of them). */
   private readonly chain: Container[] = [];
   private depth = 0;
@@ -336,7 +338,12 @@ class InPlaceRun implements InPlacePatch {
     } else if (op === 'remove') {
       if (!hasOwn(c, key)) return false;
       this.changesLength();
-    } else if (!hasOwn(c, key)) this.changesLength();
+    } else {
+      // A member this patch took out and now puts back moves to the end of its map: the document may then equal
+      // the one given in all but key order, which only the reference (a copy) tells, keeping the given one.
+      if (this.removed !== undefined && removedBefore(this.removed, c, key)) return false;
+      if (!hasOwn(c, key)) this.changesLength();
+    }
     const value = s.hasValue === false ? null : (s.value ?? null);
     const target = this.writable(split);
     if (Array.isArray(target)) {
@@ -347,6 +354,7 @@ class InPlaceRun implements InPlacePatch {
     } else if (op === 'remove') {
       this.save(target);
       delete target[key];
+      if (this.log !== undefined) (this.removed ??= []).push(target, key);
     } else {
       this.setMember(target, key, value);
     }
@@ -455,6 +463,12 @@ function ownMember(m: JsonObject, key: string): JsonValue | undefined {
   if (v === undefined) return undefined;
   if (typeof v !== 'function' && key !== '__proto__') return v;
   return hasOwn(m, key) ? v : undefined;
+}
+
+/** Whether `removed` holds the pair (`m`, `key`). */
+function removedBefore(removed: readonly unknown[], m: object, key: string): boolean {
+  for (let i = 0; i < removed.length; i += 2) if (removed[i] === m && removed[i + 1] === key) return true;
+  return false;
 }
 
 /** Puts back the members or items `c` had when `saved` was copied from it, in their order. */

@@ -435,9 +435,9 @@ function runRandom(firstSeed: number, seeds: number, podsPerPolicy: number, runt
 
 /**
  * JSONPatch steps through list items and appends (src/compile/map-run-patch-items.ts), each followed by an
- * ApplyConfiguration that types the object they made: taken, left to the op (an index written otherwise or out
- * of range, an insert, a missing list, an item without its key, a value of the wrong type, nested paths), or
- * failing in the op.
+ * ApplyConfiguration that types the object they made, and removes: taken, left to the op (an index written
+ * otherwise or out of range, an insert, a missing list, an item without its key, a value of the wrong type,
+ * nested paths, a key field or an item removed), or failing in the op.
  */
 const LIST_PATCHES: readonly string[] = [
   `[${step('add', '"/spec/containers/-"', '{"name": "extra", "image": "x"}')}]`,
@@ -463,6 +463,16 @@ const LIST_PATCHES: readonly string[] = [
   `[${step('add', '"/spec/containers/0/securityContext"', '{"runAsUser": 1}')}, ${step('add', '"/metadata/labels/also"', '"yes"')}]`,
   `[${step('add', '"/metadata/finalizers/-"', '"example.com/f"')}]`,
   `[${step('add', '"/spec/containers/-"', '{"name": "extra", "image": "x"}')}, ${step('add', '"/spec/containers/0/image"', '"first"')}]`,
+  // Removes: members on any path, a key field of an item (left to the op), an item, a missing member.
+  `[${step('remove', '"/spec/containers/0/image"')}]`,
+  `[${step('remove', '"/spec/containers/0/name"')}]`,
+  `[${step('remove', '"/spec/containers/0/ports/0/protocol"')}]`,
+  `[${step('remove', '"/spec/containers/0/resources/limits/cpu"')}, ${step('add', '"/spec/containers/0/resources/limits/memory"', '"1Gi"')}]`,
+  `[${step('remove', '"/metadata/labels/app"')}, ${step('add', '"/metadata/labels/app2"', '"moved"')}]`,
+  `[${step('remove', '"/metadata/labels/app"')}, ${step('add', '"/metadata/labels/app"', '"again"')}]`,
+  `[${step('remove', '"/spec/containers/0"')}]`,
+  `[${step('remove', '"/metadata/labels/missing"')}]`,
+  `[${step('remove', '"/spec/nodeSelector"')}, ${step('remove', '"/spec/restartPolicy"')}]`,
 ];
 
 describe('runs of MAP mutations', () => {

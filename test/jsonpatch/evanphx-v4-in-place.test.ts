@@ -98,7 +98,10 @@ describe.each([
       const r = applyEvanphxV4InPlace(doc, steps, { has: (v) => owned.has(v), add: (v) => added.push(v) }, record);
       if (r === undefined) {
         expect(JSON.stringify(doc), `${label}: restored`).toBe(before);
-        const taken = steps.every((s) => (s.op === 'add' || s.op === 'replace' || s.op === 'remove') && s.path !== '');
+        // A member taken out and put back by one patch is left to the reference, which alone tells an equal
+        // document in another key order (and keeps the one given).
+        const putsBack = steps.some((s, i) => s.op !== 'remove' && steps.slice(0, i).some((r) => r.op === 'remove' && r.path === s.path));
+        const taken = !putsBack && steps.every((s) => (s.op === 'add' || s.op === 'replace' || s.op === 'remove') && s.path !== '');
         expect(taken && expected.ok, `${label}: gave up on a patch it takes`).toBe(false);
         continue;
       }
