@@ -102,10 +102,19 @@ function enclosed(s: string, open: string, close: string): boolean {
  * `head(args)tail` where the call's parentheses are the outermost ones and `tail` is a short suffix
  * (`.flatten()`, `[0]`), or undefined.
  */
-function callParts(s: string): { head: string; args: string[]; tail: string } | undefined {
+function callParts(s: string): { head: string; args: string[]; tail: string; receiver?: string } | undefined {
+  let start: number;
+  let receiver: string | undefined;
   const open = /^[A-Za-z_][A-Za-z0-9_.]*(?:\([^()]*\))?(?:\.[A-Za-z_][A-Za-z0-9_]*)*\(/.exec(s);
-  if (!open) return undefined;
-  const start = open[0].length - 1;
+  if (open) start = open[0].length - 1;
+  else {
+    // A method of a parenthesized receiver (`(l == null ? [] : l).transformList(...)`).
+    const end = s.startsWith('(') ? closingBracket(s, 0) : -1;
+    const method = end < 0 ? null : /^(?:\.[A-Za-z_][A-Za-z0-9_]*)*(?:\([^()]*\))?(?:\.[A-Za-z_][A-Za-z0-9_]*)+\(/.exec(s.slice(end + 1));
+    if (!method) return undefined;
+    receiver = s.slice(0, end + 1);
+    start = end + method[0].length;
+  }
   const close = closingBracket(s, start);
   if (close < 0) return undefined;
   const tail = s.slice(close + 1);
@@ -120,7 +129,7 @@ function callParts(s: string): { head: string; args: string[]; tail: string } | 
     from = c + 1;
   }
   args.push(inner.slice(from).trim());
-  return { head: s.slice(0, start), args, tail };
+  return { head: s.slice(0, start), args, tail, ...(receiver !== undefined ? { receiver } : {}) };
 }
 
 function pad(n: number): string {
@@ -172,7 +181,8 @@ function layoutAt(s: string, indent: number): string {
   const call = callParts(text);
   if (call) {
     const args = call.args.map((a) => `${pad(indent + 2)}${layoutAt(a, indent + 2)}`);
-    return `${call.head}(\n${args.join(',\n')}\n${pad(indent)})${call.tail}`;
+    const head = call.receiver === undefined ? call.head : `${layoutAt(call.receiver, indent)}${call.head.slice(call.receiver.length)}`;
+    return `${head}(\n${args.join(',\n')}\n${pad(indent)})${call.tail}`;
   }
   // A struct or map literal (`JSONPatch{op: ..., path: ...}`, `{"k": v}`): one field per line.
   const struct = /^([A-Za-z_][A-Za-z0-9_.]*)?\{/.exec(text);

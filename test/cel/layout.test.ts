@@ -24,6 +24,19 @@ describe('CEL layout', () => {
     expect(shape(out)).toEqual(shape(LONG));
   });
 
+  it('lays out the arguments of a method of a parenthesized receiver, after a call with short arguments too', () => {
+    const range = '(object.spec.containers == null ? [] : object.spec.containers)';
+    for (const e of [
+      `${range}.transformList(i2, e1, e1 != null, [JSONPatch{op: "add", path: "/spec/containers/" + string(i2) + "/imagePullPolicy", value: "Always"}]).flatten()`,
+      `${range}.transformList(i2, e1, e1 != null, i2).transformList(k3, j4, true, [JSONPatch{op: "add", path: "/spec/containers/" + string(k3) + "/imagePullPolicy", value: "Always"}]).flatten()`,
+    ]) {
+      const out = layoutCel(e);
+      expect(out.split('\n')[0]).toMatch(/^\(object\.spec\.containers == null \? \[\] : object\.spec\.containers\)\.transformList\(/);
+      expect(out.split('\n').length).toBeGreaterThan(4);
+      expect(shape(out)).toEqual(shape(e));
+    }
+  });
+
   it('never splits inside string literals', () => {
     const e = `"${'x ? y : z + '.repeat(20)}" + "tail"`;
     expect(shape(layoutCel(e))).toEqual(shape(e));

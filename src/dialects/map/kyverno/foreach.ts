@@ -106,7 +106,7 @@ function listOf(rc: RuleCompiler, op: ForEachOp, scope: RuleScope, enclosing?: E
   const text = op.list.expr.text.trim();
   if (!enclosing && rc.env.mutateExisting !== true && JOINED_LIST.test(text)) {
     const q = rc.queryTyped(text, scope);
-    return refused(q) ? q : { kind: 'joined', cel: q.cel, type: q.type };
+    return refused(q) ? q : { kind: 'joined', cel: evaluatedList(q.cel, q.type), type: q.type };
   }
   // A mutate-existing rule patches its target (the CEL policy's `object`): its lists are the target's. The
   // trigger's (`request.object`) would be iterated while the patches land on the target.
@@ -121,9 +121,22 @@ function listOf(rc: RuleCompiler, op: ForEachOp, scope: RuleScope, enclosing?: E
   const q = rc.queryTyped(text, scope);
   if (refused(q)) return q;
   const fields = [...m[enclosing ? 2 : 1]!.matchAll(/\.([A-Za-z_][A-Za-z0-9_]*)|\[(\d+)\]/g)].map((x) => x[1] ?? x[2]!);
-  if (!enclosing) return { kind: 'place', cel: q.cel, type: q.type, path: fields, place: placeOf(fields) };
+  const cel = evaluatedList(q.cel, q.type);
+  if (!enclosing) return { kind: 'place', cel, type: q.type, path: fields, place: placeOf(fields) };
   const path = [...enclosing.list.path, `{{elementIndex${enclosing.depth - 1}}}`, ...fields];
-  return { kind: 'place', cel: q.cel, type: q.type, path, place: placeOf(fields, indexPlace(enclosing.list.place, enclosing.index, enclosing.element)) };
+  return { kind: 'place', cel, type: q.type, path, place: placeOf(fields, indexPlace(enclosing.list.place, enclosing.index, enclosing.element)) };
+}
+
+/**
+ * The elements Kyverno iterates for a foreach list whose query gives `cel` (engineutils.EvaluateList: a list
+ * as it is, anything else as a list of that one value) less the nil ones it skips (mutateElements): a missing
+ * list (null) is no element, where a comprehension over null would fail.
+ */
+function evaluatedList(cel: Cel, type: Ty): Cel {
+  if (type.k === 'list') return cel;
+  const q = paren(cel);
+  if (type.k === 'nullable' && type.of.k === 'list') return `(${q} == null ? [] : ${q})`;
+  return `(${q} == null ? [] : type(${q}) == list ? ${q} : [${q}])`;
 }
 
 /** The place of an object path (numeric segments are list indices). */
