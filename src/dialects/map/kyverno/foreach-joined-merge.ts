@@ -1,8 +1,9 @@
 /**
- * A Kyverno foreach over joined lists whose strategic merge writes one list of the object through a
- * condition anchor on the iterated element's name (kyverno/policies add-default-resources: the loop runs over
+ * A Kyverno foreach over joined lists whose strategic merge writes lists of the object through a condition
+ * anchor on the iterated element's name (kyverno/policies add-default-resources: the loop runs over
  * `request.object.spec.[ephemeralContainers, initContainers, containers][]` and merges
- * `spec.containers: [{(name): "{{element.name}}", resources: {requests: {+(memory): …}}}]`).
+ * `spec.containers: [{(name): "{{element.name}}", resources: {requests: {+(memory): …}}}]`), each list on its
+ * own, and constant keys beside them (nirmata's Pod Security remediations), merged once.
  *
  * At each turn Kyverno re-emits the containers of that name (the condition holds) as plain patch elements,
  * merged with the element's other keys and, by kyaml's Prepend, moved to the front (smp.ts anchoredElement),
@@ -26,7 +27,7 @@ import { and, concat, cond, fieldPlace, has, indexPlace, NONE, paren, patch, ROO
 import { listStrategies, objectKindTest } from './list-strategy.js';
 import { refused, smpEnv, type RuleCompiler } from './rule.js';
 import type { RuleScope } from './scope.js';
-import { elementLive, liveOnceMerged, smpElementPatches } from './smp.js';
+import { elementLive, liveOnceMerged, smpElementPatches, smpPatches } from './smp.js';
 
 type R<T> = T | Refusal;
 
@@ -41,7 +42,7 @@ export const UNKNOWN_KIND_NOTE =
 /** The selector of the element: the condition `(name)` on the iterated element's name. */
 const SELECTOR = /^\{\{-?\s*element\.name\s*-?\}\}$/;
 
-/** The pattern as a chain of one-key maps down to a list of one element. */
+/** A list the pattern writes: its path of map keys, and its one element. */
 interface WrittenList {
   readonly path: readonly string[];
   readonly element: JsonObject;
@@ -51,19 +52,39 @@ function containsList(v: JsonValue): boolean {
   return Array.isArray(v) || (isJsonObject(v) && Object.values(v).some(containsList));
 }
 
-function writtenList(pattern: JsonObject): R<WrittenList> {
-  const path: string[] = [];
-  let node: JsonValue = pattern;
-  while (isJsonObject(node)) {
-    const keys: string[] = Object.keys(node);
-    const key: string | undefined = keys[0];
-    if (keys.length !== 1 || key === undefined) return notYet('a foreach strategic merge over joined lists that writes a list beside other keys');
+/** A value without lists, `{{ }}`, anchors or directives: merged at every turn, it gives what one merge gives. */
+function isConstant(v: JsonValue): boolean {
+  if (Array.isArray(v)) return false;
+  if (!isJsonObject(v)) return typeof v !== 'string' || !v.includes('{{');
+  return Object.entries(v).every(([k, x]) => !k.startsWith('$') && !k.includes('{{') && parseAnchor(k) === undefined && isConstant(x));
+}
+
+/**
+ * The lists the pattern writes (each of one element, below map keys) and what it writes beside them, which
+ * must be constant (`rest`, the pattern without its lists; undefined when nothing is left).
+ */
+function splitPattern(pattern: JsonObject, path: readonly string[] = []): R<{ lists: WrittenList[]; rest: JsonObject | undefined }> {
+  const lists: WrittenList[] = [];
+  let rest: JsonObject | undefined;
+  for (const [key, v] of Object.entries(pattern)) {
+    if (!containsList(v)) {
+      if (!isConstant(v)) return notYet('a foreach strategic merge over joined lists that writes, beside a list, a value with variables, anchors or directives');
+      (rest ??= {})[key] = v;
+      continue;
+    }
     if (key.startsWith('$') || key.includes('{{') || parseAnchor(key) !== undefined || /^\d+$/.test(key)) return notYet(`the key ${JSON.stringify(key)} above the list a foreach strategic merge over joined lists writes`);
-    path.push(key);
-    node = node[key]!;
+    const at = [...path, key];
+    if (Array.isArray(v)) {
+      if (v.length !== 1 || !isJsonObject(v[0])) return notYet('a foreach strategic merge over joined lists whose list holds other than one element');
+      lists.push({ path: at, element: v[0] });
+      continue;
+    }
+    const below = splitPattern(v as JsonObject, at);
+    if (refused(below)) return below;
+    lists.push(...below.lists);
+    if (below.rest !== undefined) (rest ??= {})[key] = below.rest;
   }
-  if (!Array.isArray(node) || node.length !== 1 || !isJsonObject(node[0])) return notYet('a foreach strategic merge over joined lists whose list holds other than one element');
-  return { path, element: node[0] };
+  return { lists, rest };
 }
 
 /** The element's keys other than its `(name)` condition, or a refusal. */
@@ -89,12 +110,46 @@ function elementBody(element: JsonObject, where: string): R<JsonObject> {
 
 /**
  * The loop's patches, or undefined where the pattern writes no list (foreach-leaves.ts takes those). `list`
- * is the joined list, `e` and `i` its element and index in `scope`, `guards` the element's tests.
+ * is the joined list, `e` and `i` its element and index in `scope`, `guards` the element's tests. Each list the
+ * pattern writes is merged as the loop merges it (its own places: the turns move and edit only its elements);
+ * what the pattern writes beside them is constant, so merged once where some turn passes its tests, as merging
+ * it at every such turn leaves it.
  */
 export function joinedListMergeLoop(rc: RuleCompiler, order: 'asc' | 'desc', list: Cel, e: string, i: string, scope: RuleScope, guards: readonly Cel[], pattern: JsonValue): R<Cel> | undefined {
   if (!isJsonObject(pattern) || !containsList(pattern)) return undefined;
-  const written = writtenList(pattern);
-  if (refused(written)) return written;
+  const split = splitPattern(pattern);
+  if (refused(split)) return split;
+  // The name each turn that passes its tests merges, in the joined list's order; made at the first list.
+  let names: Cel | undefined;
+  const turnNames = (): R<Cel> => {
+    if (names !== undefined) return names;
+    const name = rc.template('{{element.name}}', scope);
+    if (refused(name)) return name;
+    return (names = bind(rc, 'turnNames', `${paren(list)}.transformList(${i}, ${e}, ${and(guards) ?? 'true'}, ${name})`));
+  };
+  const parts: Cel[] = [];
+  if (split.rest !== undefined) {
+    const once = smpPatches(split.rest, smpEnv(rc, scope));
+    if (refused(once)) return once;
+    parts.push(cond(`${paren(list)}.exists(${e}, ${and(guards) ?? 'true'})`, cond(once.condition, once.patches)));
+  }
+  for (const written of split.lists) {
+    const loop = listLoop(rc, order, scope, written, turnNames);
+    if (refused(loop)) return loop;
+    parts.push(loop);
+  }
+  return concat(parts);
+}
+
+/** A lazily evaluated policy variable holding `expression` (read several times), as `variables.<name>`. */
+function bind(rc: RuleCompiler, base: string, expression: Cel): Cel {
+  const bound = rc.variableName(base);
+  rc.variables.push({ name: bound, expression });
+  return `variables.${bound}`;
+}
+
+/** The patches of one written list (see the header); `turnNames` gives the names the turns merge. */
+function listLoop(rc: RuleCompiler, order: 'asc' | 'desc', scope: RuleScope, written: WrittenList, turnNames: () => R<Cel>): R<Cel> {
   const where = written.path.join('.');
   const s = listStrategies(rc.env.match, written.path);
   if (s.mixed || s.known?.kind !== 'keyed' || s.known.key !== 'name') return notYet(`a foreach over joined lists that merges into the list at ${where}, which kyaml does not merge by name for every kind the rule matches`);
@@ -114,27 +169,20 @@ export function joinedListMergeLoop(rc: RuleCompiler, order: 'asc' | 'desc', lis
   const fresh = (b: string): string => rc.fresh.next(b);
   const [c, d, k, j, m, p, x] = ['c', 'd', 'k', 'j', 'm', 'p', 'x'].map(fresh) as [string, string, string, string, string, string, string];
 
-  // The name each turn that passes its tests merges, in the joined list's order.
-  const name = rc.template('{{element.name}}', scope);
-  if (refused(name)) return name;
+  const names = turnNames();
+  if (refused(names)) return names;
   // Each moved container's edits at its new index k, read from where it stood (j) before the loop.
   const env = smpEnv(rc, scope);
   const patches = smpElementPatches(body, indexPlace(at, k, `${C}[${j}]`), [...written.path, '[]'], env);
   if (refused(patches)) return patches;
-  // Bound as policy variables (each read several times): evaluated lazily, against the object this rule's mutation sees.
-  const bind = (base: string, expression: Cel): Cel => {
-    const bound = rc.variableName(base);
-    rc.variables.push({ name: bound, expression });
-    return `variables.${bound}`;
-  };
-  const names = bind('turnNames', `${paren(list)}.transformList(${i}, ${e}, ${and(guards) ?? 'true'}, ${name})`);
   // Turns from the last one Kyverno runs to the first (Descending runs the joined list backwards).
   const lastFirst = order === 'asc' ? `lists.range(size(${names})).reverse()` : `lists.range(size(${names}))`;
   // The turn that decides a container's place: the first turn of its name, or the last one.
   const decidingFirst = order === 'asc' ? !everyTurn : everyTurn;
   const deciding = `${names}.${decidingFirst ? 'indexOf' : 'lastIndexOf'}(${names}[${p}]) == ${p}`;
   const live = everyTurn ? 'true' : elementLive(body, c);
-  const moved = bind('movedToFront', `${lastFirst}.filter(${p}, ${deciding}).map(${p}, ${C}.transformList(${m}, ${c}, ${and([`has(${c}.name)`, `${c}.name == ${names}[${p}]`, live])}, ${m})).flatten()`);
+  // Bound as policy variables (each read several times): evaluated lazily, against the object this rule's mutation sees.
+  const moved = bind(rc, 'movedToFront', `${lastFirst}.filter(${p}, ${deciding}).map(${p}, ${C}.transformList(${m}, ${c}, ${and([`has(${c}.name)`, `${c}.name == ${names}[${p}]`, live])}, ${m})).flatten()`);
   // Element j moves to index k; the k moved before it that stood after it pushed it back by one each.
   const from = `${j} + ${moved}.slice(0, ${k}).filter(${x}, ${x} > ${j}).size()`;
   const listPtr = at.ptr;
@@ -147,4 +195,3 @@ export function joinedListMergeLoop(rc: RuleCompiler, order: 'asc' | 'desc', lis
   rc.notes.add(UNKNOWN_KIND_NOTE);
   return cond(objectKindTest(s.knownKinds), merged, translationLimit(UNKNOWN_KIND_NOTE));
 }
-

@@ -236,7 +236,10 @@ function mergeMap(at: Place, p: JsonObject, steps: readonly SchemaStep[], w: Wal
       continue;
     }
     if (a) {
-      if (keys.some((k) => k !== rawKey && (k === a.key || parseAnchor(k)?.key === a.key))) return notYet(`${rawKey} beside another key for ${a.key}`);
+      // A condition on a scalar is a test of the object, deleted from the patch whole (deleteAnchors with
+      // deleteScalar): the plain key beside it is the patch's own write, merged where the test held.
+      const onlyTest = (a.modifier === 'condition' || a.modifier === 'global') && (v === null || typeof v !== 'object');
+      if (keys.some((k) => k !== rawKey && (parseAnchor(k)?.key === a.key || (k === a.key && !onlyTest)))) return notYet(`${rawKey} beside another key for ${a.key}`);
       if (a.modifier === 'condition' || a.modifier === 'global') {
         if (w.decide) return notYet(`the condition ${rawKey} below an anchored list element`);
         if (isJsonObject(v) && Object.keys(v).some((k) => parseAnchor(k)?.modifier === 'addIfNotPresent')) return notYet(`the +() anchor inside the condition ${rawKey}`);
