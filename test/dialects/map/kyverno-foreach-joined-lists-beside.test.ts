@@ -67,3 +67,58 @@ describe('a foreach over joined lists writing several lists, and constant keys b
     }
   });
 });
+
+/** The remediation idiom: each list's element sets a field where a condition beside it finds it "false". */
+const CONDITIONED = (order: string): string => `mutate:
+  foreach:
+  - list: "request.object.spec.[containers, initContainers][]"
+    order: ${order}
+    patchStrategicMerge:
+      spec:
+        securityContext:
+          runAsNonRoot: true
+        containers:
+        - (name): "{{ element.name }}"
+          securityContext:
+            (runAsNonRoot): "false"
+            runAsNonRoot: true
+        initContainers:
+        - (name): "{{ element.name }}"
+          securityContext:
+            (allowPrivilegeEscalation): "true"
+            allowPrivilegeEscalation: false
+            readOnlyRootFilesystem: true
+`;
+
+const CONDITION_PODS: JsonObject[] = [
+  ...PODS.filter((p) => !JSON.stringify(p).includes('"initContainers":[{"name":"app"')),
+  pod({ containers: [c('a', { runAsNonRoot: false }), c('b', { runAsNonRoot: true }), c('c')], securityContext: { runAsNonRoot: false } }),
+  pod({ containers: [c('a'), c('b', { runAsNonRoot: false })], initContainers: [c('i1', { allowPrivilegeEscalation: true }), c('i2', { allowPrivilegeEscalation: false })] }),
+  pod({ containers: [c('a', { runAsNonRoot: false, runAsUser: 5 })], initContainers: [c('i1', { allowPrivilegeEscalation: true, capabilities: { add: ['NET_ADMIN'] } })] }),
+];
+
+describe('a foreach over joined lists whose list elements hold conditions on scalars', () => {
+  for (const order of ['Ascending', 'Descending']) {
+    it(`${order}: MAP and MutatingPolicy give what Kyverno gives`, () => {
+      const source = podRule('conditioned', CONDITIONED(order));
+      let changed = 0;
+      for (const to of ['map', 'kyverno-mpol'] as const) {
+        const target = translatedTo(source, to);
+        for (const p of CONDITION_PODS) {
+          const expected = outcome(source, p);
+          if (JSON.stringify(expected) !== JSON.stringify(p)) changed++;
+          expect(outcome(target, p), `${to} ${JSON.stringify(p)}`).toEqual(expected);
+        }
+      }
+      expect(changed).toBeGreaterThan(4);
+    });
+  }
+
+  it('fails where two turns merge one name (a Pod the API server refuses), with a note', () => {
+    const source = podRule('conditioned', CONDITIONED('Ascending'));
+    const g = translate(source, 'kyverno-mpol', 'error');
+    expect(g.diagnostics.map((d) => d.message).join('\n')).toContain('where two turns merge one name, the CEL fails');
+    const target = translatedTo(source, 'kyverno-mpol');
+    expect(outcome(target, pod({ containers: [c('app', { runAsNonRoot: false })], initContainers: [c('app')] }))).toEqual({ denied: true });
+  });
+});

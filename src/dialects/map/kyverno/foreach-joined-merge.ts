@@ -28,6 +28,7 @@ import { listStrategies, objectKindTest } from './list-strategy.js';
 import { refused, smpEnv, type RuleCompiler } from './rule.js';
 import type { RuleScope } from './scope.js';
 import { elementLive, liveOnceMerged, smpElementPatches, smpPatches } from './smp.js';
+import { anchorConditionCel } from './pattern.js';
 
 type R<T> = T | Refusal;
 
@@ -38,6 +39,10 @@ export const DUPLICATE_NAMES_NOTE =
 /** Why the CEL fails on an object of a kind kyaml has no schema for, where the rule's kinds admit one. */
 export const UNKNOWN_KIND_NOTE =
   'a foreach over joined lists that merges into a list by a condition on the element name is translated for the built-in kinds, whose list kyaml merges by name; on an object of another kind the rule matches (kyaml replaces its list), the CEL fails';
+
+/** Why the CEL fails where two turns of a loop whose element holds conditions merge one name. */
+export const REPEATED_TURN_NOTE =
+  'a foreach over joined lists whose list element holds conditions is translated where the turns merge distinct names (the API server requires it of a Pod\'s containers, init and ephemeral containers together); where two turns merge one name, the CEL fails';
 
 /** The selector of the element: the condition `(name)` on the iterated element's name. */
 const SELECTOR = /^\{\{-?\s*element\.name\s*-?\}\}$/;
@@ -109,6 +114,39 @@ function elementBody(element: JsonObject, where: string): R<JsonObject> {
 }
 
 /**
+ * The conditions on scalars below the element's maps (`securityContext: {(runAsNonRoot): "false", ...}`), as
+ * tests of the list element `at` (a CEL variable), and the element without them. Kyverno checks them on each
+ * list element when it picks the ones the pattern element is for (processListOfMaps: a failed condition skips
+ * that element; a map the element lacks fails the conditions below it) and deletes them from the patch whole
+ * (deleteAnchors with deleteScalar). With one turn per name, a container is tested as the loop found it.
+ * Other anchors stay in the body (smp.ts decides them); conditions on maps or lists are left `yet`.
+ */
+function liftedConditions(element: JsonObject, at: Place): R<{ body: JsonObject; tests: Cel[] }> {
+  const body: JsonObject = {};
+  const tests: Cel[] = [];
+  for (const [key, v] of Object.entries(element)) {
+    const a = parseAnchor(key);
+    if (a?.modifier === 'condition') {
+      if (v !== null && typeof v === 'object') return notYet(`the condition ${key} on a map or list inside an element of a list a foreach over joined lists writes`);
+      const test = anchorConditionCel(fieldPlace(at, a.key).cel, v);
+      if (refused(test)) return test;
+      tests.push(and([has(at, a.key), test])!);
+      continue;
+    }
+    if (a === undefined && isJsonObject(v) && Object.keys(v).some((k) => parseAnchor(k)?.modifier === 'condition' || isJsonObject(v[k]))) {
+      const inner = liftedConditions(v, fieldPlace(at, key));
+      if (refused(inner)) return inner;
+      if (inner.tests.length > 0) tests.push(and([has(at, key), ...inner.tests])!);
+      // A map left empty once its conditions are deleted is deleted too (deleteAnchorsInMap).
+      if (Object.keys(inner.body).length > 0 || Object.keys(v).length === 0) body[key] = inner.body;
+      continue;
+    }
+    body[key] = v;
+  }
+  return { body, tests };
+}
+
+/**
  * The loop's patches, or undefined where the pattern writes no list (foreach-leaves.ts takes those). `list`
  * is the joined list, `e` and `i` its element and index in `scope`, `guards` the element's tests. Each list the
  * pattern writes is merged as the loop merges it (its own places: the turns move and edit only its elements);
@@ -153,8 +191,14 @@ function listLoop(rc: RuleCompiler, order: 'asc' | 'desc', scope: RuleScope, wri
   const where = written.path.join('.');
   const s = listStrategies(rc.env.match, written.path);
   if (s.mixed || s.known?.kind !== 'keyed' || s.known.key !== 'name') return notYet(`a foreach over joined lists that merges into the list at ${where}, which kyaml does not merge by name for every kind the rule matches`);
-  const body = elementBody(written.element, where);
-  if (refused(body)) return body;
+  const fresh = (b: string): string => rc.fresh.next(b);
+  const [c, d, k, j, m, p, x] = ['c', 'd', 'k', 'j', 'm', 'p', 'x'].map(fresh) as [string, string, string, string, string, string, string];
+  const element = elementBody(written.element, where);
+  if (refused(element)) return element;
+  const lifted = liftedConditions(element, { cel: c, ptr: [] });
+  if (refused(lifted)) return lifted;
+  const body = lifted.body;
+  if (Object.keys(body).length === 0) return notYet(`an element of the list at ${where} in a foreach over joined lists that writes nothing but conditions`);
   const everyTurn = liveOnceMerged(body);
   // Merged again at each turn, a list inside the element would be merged (and its elements moved) again.
   if (everyTurn && containsList(body)) return notYet(`a list in an element of the list at ${where} merged at every turn of a foreach over joined lists`);
@@ -166,8 +210,6 @@ function listLoop(rc: RuleCompiler, order: 'asc' | 'desc', scope: RuleScope, wri
     at = fieldPlace(at, key);
   }
   const C = paren(at.cel);
-  const fresh = (b: string): string => rc.fresh.next(b);
-  const [c, d, k, j, m, p, x] = ['c', 'd', 'k', 'j', 'm', 'p', 'x'].map(fresh) as [string, string, string, string, string, string, string];
 
   const names = turnNames();
   if (refused(names)) return names;
@@ -180,7 +222,7 @@ function listLoop(rc: RuleCompiler, order: 'asc' | 'desc', scope: RuleScope, wri
   // The turn that decides a container's place: the first turn of its name, or the last one.
   const decidingFirst = order === 'asc' ? !everyTurn : everyTurn;
   const deciding = `${names}.${decidingFirst ? 'indexOf' : 'lastIndexOf'}(${names}[${p}]) == ${p}`;
-  const live = everyTurn ? 'true' : elementLive(body, c);
+  const live = and([everyTurn ? 'true' : elementLive(body, c), ...lifted.tests])!;
   // Bound as policy variables (each read several times): evaluated lazily, against the object this rule's mutation sees.
   const moved = bind(rc, 'movedToFront', `${lastFirst}.filter(${p}, ${deciding}).map(${p}, ${C}.transformList(${m}, ${c}, ${and([`has(${c}.name)`, `${c}.name == ${names}[${p}]`, live])}, ${m})).flatten()`);
   // Element j moves to index k; the k moved before it that stood after it pushed it back by one each.
@@ -190,7 +232,12 @@ function listLoop(rc: RuleCompiler, order: 'asc' | 'desc', scope: RuleScope, wri
   const edits = patches.patches === NONE ? NONE : `${moved}.transformList(${k}, ${j}, true, ${patches.patches}).flatten()`;
   const unique = `${C}.all(${c}, !has(${c}.name) || ${C}.filter(${d}, has(${d}.name) && ${d}.name == ${c}.name).size() == 1)`;
   rc.notes.add(DUPLICATE_NAMES_NOTE);
-  const merged = cond(and(present), cond(unique, concat([moves, edits]), translationLimit(DUPLICATE_NAMES_NOTE)));
+  let merged = cond(and(present), cond(unique, concat([moves, edits]), translationLimit(DUPLICATE_NAMES_NOTE)));
+  if (lifted.tests.length > 0) {
+    // Each container is then met by one turn, which tests it as the loop found it (see liftedConditions).
+    rc.notes.add(REPEATED_TURN_NOTE);
+    merged = cond(`${names}.all(${x}, ${names}.filter(${d}, ${d} == ${x}).size() == 1)`, merged, translationLimit(REPEATED_TURN_NOTE));
+  }
   if (!s.others) return merged;
   rc.notes.add(UNKNOWN_KIND_NOTE);
   return cond(objectKindTest(s.knownKinds), merged, translationLimit(UNKNOWN_KIND_NOTE));
