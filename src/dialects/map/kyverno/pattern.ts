@@ -19,7 +19,7 @@ import { parseQuantity } from '../../../jmespath/functions/quantity.js';
 import { scalarText } from '../../../merge/smp/go-text.js';
 import { wildcardMatch } from '../../../k8s/glob.js';
 import { notYet, type Refusal } from '../../generate-report.js';
-import { and, celString, has, not, or, paren, type Cel, type Place } from './cel-patch.js';
+import { and, celString, has, not, or, paren, translationLimit, type Cel, type Place } from './cel-patch.js';
 import { select } from '../emit-cel.js';
 
 /** A pattern Kyverno matches as a plain wildcard string (pattern-value.ts isPlainPattern). */
@@ -153,6 +153,8 @@ export function anchorConditionCel(v: Cel, pattern: JsonValue): Cel | Refusal {
     return 'why' in m ? m : m.ok;
   }
   const text = scalarText(pattern);
+  const integer = integerPatternMatch(v, text);
+  if (integer !== undefined) return integer;
   const alternatives = alternativesOf(text);
   if (!Array.isArray(alternatives)) return alternatives;
   const scalar = combinePieces(v, text, alternatives, (p) => scalarTextPiece(v, p));
@@ -161,6 +163,35 @@ export function anchorConditionCel(v: Cel, pattern: JsonValue): Cel | Refusal {
   if (typeof items !== 'string') return items;
   return or([scalar, `(type(${v}) == list && ${v}.all(x, ${items}))`]);
 }
+
+/** A Go duration of zero length ("0s", "0.0m", "0h0m0s"): what compareDuration finds equal to the pattern "0". */
+const ZERO_DURATION = '^[-+]?((0+(\\.0*)?|\\.0+)(ns|us|\u00b5s|\u03bcs|ms|s|m|h))+$';
+
+/**
+ * The anchor's own value against a pattern that is a plain integer (`(runAsUser): "0"`), or undefined for other
+ * patterns. Kyverno compares the value's text (convertRNodeToInterface: a scalar's YAML text) equal, then as
+ * durations (pattern "0" is Go's zero duration; no other integer parses as one), then as quantities
+ * (pattern.go validateString). For an integer that is numeric equality; a string is compared as text, as a
+ * quantity and, for "0", as a zero duration; a boolean's or null's text never matches. A double's text is the
+ * YAML one, which CEL does not print alike: the CEL fails on one.
+ */
+function integerPatternMatch(v: Cel, text: string): Cel | undefined {
+  if (!/^(0|[1-9][0-9]{0,14})$/.test(text)) return undefined;
+  // The value's static type may be one of the schema's (kube-apiserver type-checks against it): each branch
+  // reads it as dyn, so that only the branch of its runtime type is taken.
+  const d = `dyn(${v})`;
+  const q = `quantity(${celString(text)})`;
+  const asString = [`${d} == ${celString(text)}`, `(isQuantity(${d}) && quantity(${d}).compareTo(${q}) == 0)`];
+  if (text === '0') asString.push(`${d}.matches(${celString(ZERO_DURATION)})`);
+  return or([
+    `(type(${v}) in [int, uint] && ${d} == ${text})`,
+    `(type(${v}) == string && (${or(asString)}))`,
+    `(type(${v}) == double && ${translationLimit(DOUBLE_TEXT_NOTE)})`,
+  ]);
+}
+
+/** Why the CEL fails on a double below a condition on an integer pattern. */
+const DOUBLE_TEXT_NOTE = 'a condition on an integer pattern is translated for integer and string values; Kyverno compares a double by its YAML text, which the CEL does not reproduce: it fails on one';
 
 /**
  * A pattern Kyverno compares as a quantity (pattern.go validateString: compareDuration, then compareQuantity):
