@@ -51,6 +51,8 @@ import { slug } from '../map/emit-policies.js';
 import { resourceRuleTest } from '../map/group-match.js';
 import { and, paren, type Cel } from '../map/kyverno/cel-patch.js';
 import { wildcardCel } from '../map/kyverno/pattern.js';
+import { frag } from '../../lowering/jmes-cel/frag.js';
+import { dynamicWildcardRegex } from '../../lowering/jmes-cel/wildcard.js';
 import { bindLets, bodyPatches, guardToCel, RuleCompiler, type Named } from '../map/kyverno/rule.js';
 import { kyvernoMatchCel } from '../map/match-cel.js';
 import { MPOL_API_VERSIONS } from './generate.js';
@@ -187,13 +189,14 @@ function patternOf(rc: RuleCompiler, subject: Cel, pattern: string | undefined, 
     if (!/[*?]/.test(pattern)) return { exact: pattern, dynamic: false };
     return { test: wildcardCel(subject, pattern), dynamic: false };
   }
-  // Kyverno substitutes the variable, then matches the result as a wildcard pattern: only a value that cannot
-  // hold wildcards (an object's name or namespace) is a plain comparison.
-  if (!NAME_VARIABLE.test(pattern.trim())) return notYet(`the target ${what} ${JSON.stringify(pattern)} (a substituted value Kyverno matches as a wildcard pattern)`);
+  // Kyverno substitutes the variable, then matches the result as a wildcard pattern (dclient GetResources:
+  // a GET where neither holds a wildcard, else a listing filtered by wildcard.Match): a value that cannot hold
+  // wildcards (an object's name or namespace) is a plain comparison, any other is matched at run time.
   const value = rc.template(pattern.trim());
   if (isRefusal(value)) return value;
+  const matched = NAME_VARIABLE.test(pattern.trim()) ? `${subject} == ${paren(value)}` : `${subject}.matches(${dynamicWildcardRegex(frag(paren(value), 'string'))})`;
   // An empty value lists every name / namespace (dclient GetResources `match`).
-  return { test: `${paren(value)} == "" || ${subject} == ${paren(value)}`, dynamic: true };
+  return { test: `${paren(value)} == "" || ${matched}`, dynamic: true };
 }
 
 interface Emitted {

@@ -164,6 +164,34 @@ mutate:
     expect([...skipped.values()]).toEqual(targets);
   });
 
+  it('a target name from a substituted value, matched as the wildcard pattern it is (or every name when empty)', () => {
+    const text = clusterPolicy(`match:
+  any:
+  - resources:
+      kinds: [ConfigMap]
+      names: [trigger]
+mutate:
+  targets:
+  - apiVersion: v1
+    kind: ConfigMap
+    namespace: "{{ request.object.metadata.namespace }}"
+    name: "{{ request.object.data.target }}"
+  patchStrategicMerge:
+    metadata:
+      labels:
+        touched: "yes"`);
+    const targets = [obj('ConfigMap', 'target-1', 'ns'), obj('ConfigMap', 'target-2', 'ns'), obj('ConfigMap', 'other', 'ns'), obj('ConfigMap', 'target-1', 'elsewhere')];
+    const touched = (target: string): string[] => {
+      const out = sameTargets(text, create(obj('ConfigMap', 'trigger', 'ns', { data: { target } })), targets);
+      return [...out.entries()].filter(([, o]) => (md(o).labels as JsonObject | undefined)?.touched === 'yes').map(([k]) => k);
+    };
+    expect(touched('target-*')).toEqual(['ConfigMap/ns/target-1', 'ConfigMap/ns/target-2']);
+    expect(touched('oth?r')).toEqual(['ConfigMap/ns/other']);
+    expect(touched('other')).toEqual(['ConfigMap/ns/other']);
+    expect(touched('a.b(c')).toEqual([]);
+    expect(touched('')).toEqual(['ConfigMap/ns/target-1', 'ConfigMap/ns/target-2', 'ConfigMap/ns/other']);
+  });
+
   it('a label selector and target preconditions', () => {
     const text = clusterPolicy(`match:
   any:
