@@ -105,7 +105,8 @@ export function appendable(schema: Schema, list: ListType, value: JsonValue): bo
  * Writes `value` at `path` in `doc` (whose place itemPlace found): the containers from the root down to the
  * place's are a copy this patch made earlier, an owned one reached through owned ones (written in place), or
  * copied (pushed to `w.created`); a `-` appends, REMOVE_MEMBER takes the member out. Returns the root.
- * MemberPlaceCode.write, through lists.
+ * MemberPlaceCode.write by a loop over the pieces, through lists too (a path of members is written by it where
+ * no code was made for it).
  */
 export function writeThroughItems(doc: JsonObject, path: readonly string[], value: JsonValue | typeof REMOVE_MEMBER, w: MemberWrite): JsonObject {
   const last = path.length - 1;

@@ -15,8 +15,7 @@ import { memberPlaceNode, type ApplyRunFacts } from '../engines/ssa.js';
 import { holdsAny } from '../interpreter/ops/merge.js';
 import { sameJson } from '../interpreter/same-json.js';
 import { newEpoch, type Owned } from '../interpreter/walk.js';
-import { defineOwn, hasOwn, type JsonObject, type JsonValue } from '../ir/json.js';
-import { copyForNewKeys } from '../ir/json-copy.js';
+import { hasOwn, type JsonObject, type JsonValue } from '../ir/json.js';
 import type { PatchStep } from '../jsonpatch/apply.js';
 import { decodedPath } from '../jsonpatch/evanphx-v4.js';
 import type { PlaceMemo } from '../jsonpatch/evanphx-v4-in-place.js';
@@ -117,7 +116,7 @@ export function patchMembers(facts: ApplyRunFacts, hold: PatchHolding, doc: Json
     // A member that already holds the scalar is left as it is (evanphx-v4-in-place.ts does the same).
     if ((value === null || typeof value !== 'object') && had === value) continue;
     if (!differs) differs = had === undefined || !sameJson(had, value);
-    out = code !== undefined ? code.write(out, value, w) : writeMember(out, path, value, w);
+    out = code !== undefined ? code.write(out, value, w) : writeThroughItems(out, path, value, w);
   }
   const inPlace = w.inPlace;
   if (inPlace) hold.changedInPlace = true;
@@ -147,32 +146,6 @@ function parentOf(doc: JsonObject, path: readonly string[]): JsonObject | undefi
     if (cur === undefined || cur === null || typeof cur !== 'object' || Array.isArray(cur)) return undefined;
   }
   return cur as JsonObject;
-}
-
-/** MemberPlaceCode.write by a loop over the pieces. */
-function writeMember(doc: JsonObject, path: readonly string[], value: JsonValue, w: MemberWrite): JsonObject {
-  const last = path.length - 1;
-  let out = doc;
-  let m: JsonObject = doc;
-  let above: JsonObject | undefined;
-  let chain = true;
-  for (let j = 1; ; j++) {
-    if (w.created.includes(m)) chain = false;
-    else if (chain && w.owned.has(m)) w.inPlace = true;
-    else {
-      const copy = copyForNewKeys(m);
-      w.created.push(copy);
-      if (above === undefined) out = copy;
-      else defineOwn(above, path[j - 1]!, copy);
-      m = copy;
-      chain = false;
-    }
-    if (j === last) break;
-    above = m;
-    m = m[path[j]!] as JsonObject;
-  }
-  defineOwn(m, path[last]!, value);
-  return out;
 }
 
 /**

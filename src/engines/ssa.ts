@@ -552,6 +552,17 @@ export function builtinDecodeError(object: JsonValue, gvk: GroupVersionKind, sch
   return known !== undefined && goTyped(known) ? goDecodeError(known.schema.node(known.typeRef), object) : undefined;
 }
 
+/**
+ * Why kube-apiserver would not decode `object` as its kind, or undefined: encoding/json's type error first
+ * (decode.go), then the strict decode's unknown fields. A CEL policy only ever sees objects that decode.
+ */
+export function undecodedReason(object: JsonValue, gvk: GroupVersionKind, schemas?: Pick<Schemas, 'kinds'>): string | undefined {
+  const typeError = builtinDecodeError(object, gvk, schemas);
+  if (typeError !== undefined) return typeError;
+  const unknown = strictDecodeErrors(object, gvk, schemas);
+  return unknown.length === 0 ? undefined : `unknown field${unknown.length > 1 ? 's' : ''} ${unknown.map((u) => `"${u}"`).join(', ')}`;
+}
+
 /** Takes `patched`: MAP's JSONPatches write in place into the maps the evaluation owns (ops/json-patch.ts). */
 export const ssaTypedDecoder: TypedDecoder = Object.assign(decodeStrictly, { inPlaceEdits: true } as const);
 

@@ -7,8 +7,8 @@
  * both allow it and leave the same object.
  *
  * Only what both engines can be asked about proves anything:
- * - an object that is not a valid instance of its kind (a chainsaw assertion, a partial manifest) is not
- *   admitted by kube-apiserver as it is, so its row is not run;
+ * - an object kube-apiserver would not decode as its kind (a chainsaw assertion, a manifest with a field its
+ *   kind does not declare) is not admitted as it is, so its row is not run;
  * - nor one the source cannot admit offline (it reads the cluster, a registry);
  * - a policy none of whose objects the source changes gets no rows: agreeing to change nothing proves nothing.
  * Policies with mutate-existing rules are left out: their effect is on other objects than the one admitted.
@@ -16,7 +16,7 @@
 import { dirname } from 'node:path';
 import { renderDiagnosticLine } from '../diagnostics/render.js';
 import { dialectFor } from '../dialects/registry.js';
-import { kindSchema, strictDecodeErrors, builtinDecodeError } from '../engines/ssa.js';
+import { undecodedReason } from '../engines/ssa.js';
 import { apply } from '../interpreter/index.js';
 import { isJsonObject, jsonEqual, type JsonObject, type JsonValue } from '../ir/json.js';
 import type { Policy } from '../ir/nodes.js';
@@ -25,9 +25,9 @@ import { loadYamlText } from '../io/yaml-load.js';
 import { gvkOf } from '../k8s/resources.js';
 import type { AdmissionRequest } from '../k8s/request.js';
 import { describeDifference, firstDifference } from '../k8s/object-diff.js';
-import { validateTyped } from '../merge/ssa/validate.js';
 import { parsePolicyDocs } from '../pipeline.js';
 import { namespaceFor } from '../dialects/kyverno/apply-inputs.js';
+import { resourceLabel } from '../dialects/kyverno/test-suite/select.js';
 import { units } from './translate.js';
 import type { Library, LibraryFile, Outcome, ProofRow, RowResult, SourcePolicy } from './model.js';
 
@@ -59,23 +59,9 @@ function isSampleObject(doc: SourceDoc): boolean {
   return dialectFor(doc) === undefined;
 }
 
-/** Why kube-apiserver would not take `object` as an instance of its kind, or undefined (custom kinds: always). */
+/** Why kube-apiserver would not decode `object` as its kind (engines/ssa.ts; custom kinds without a schema: never). */
 function invalidInstance(object: JsonObject): string | undefined {
-  const gvk = gvkOf(object);
-  const known = kindSchema(gvk);
-  if (known === undefined) return undefined;
-  const typing = validateTyped(known.schema, known.typeRef, object, { allowDuplicates: true });
-  if (typing.length > 0) return typing.map((e) => `${e.path === '' ? '' : `${e.path}: `}${e.message}`).join('; ');
-  const undeclared = strictDecodeErrors(object, gvk);
-  if (undeclared.length > 0) return undeclared.join('; ');
-  return builtinDecodeError(object, gvk);
-}
-
-/** `Kind/namespace/name`, as suite rows name resources. */
-function label(object: JsonObject): string {
-  const md = object.metadata as JsonObject;
-  const ns = typeof md.namespace === 'string' && md.namespace !== '' ? `${md.namespace}/` : '';
-  return `${String(object.kind)}/${ns}${String(md.name)}`;
+  return undecodedReason(object, gvkOf(object));
 }
 
 /** Whether `file` lies in `folder` or below it (both relative to DIR, `/`-separated; `.` is DIR itself). */
@@ -180,10 +166,10 @@ function unitRows(library: Library, unit: readonly SourcePolicy[], outcome: Extr
       params: null,
       ...(typeof md.namespace === 'string' && md.namespace !== '' ? { namespace: md.namespace } : {}),
     };
-    const row = { suite: s.file.path, entry: s.doc.index, resource: label(s.object), sample: true as const };
+    const row = { suite: s.file.path, entry: s.doc.index, resource: resourceLabel(String(s.object.kind), String(md.name), typeof md.namespace === 'string' ? md.namespace : undefined), sample: true as const };
     const invalid = invalidInstance(s.object);
     if (invalid !== undefined) {
-      rows.push({ ...row, original: side(sourceName, 'skipped', 'not run'), migrated: side(migratedName, 'skipped', 'not run'), notRun: `not a valid ${String(s.object.kind)} as kube-apiserver decodes it: ${invalid}` });
+      rows.push({ ...row, original: side(sourceName, 'skipped', 'not run'), migrated: side(migratedName, 'skipped', 'not run'), notRun: `not a ${String(s.object.kind)} kube-apiserver decodes: ${invalid}` });
       continue;
     }
     const before = admit(source, request);

@@ -8,6 +8,7 @@ import { listFiles } from '../../src/migrate/discover.js';
 import { MARKER } from '../../src/migrate/output.js';
 import type { MigrateReport } from '../../src/migrate/report.js';
 import { run } from '../cli/support.js';
+import { ZONE_LABEL_POLICY } from '../support/migrate-fixtures.js';
 
 const LIBRARY = join(import.meta.dirname, '..', 'fixtures', 'migrate', 'library');
 
@@ -184,25 +185,7 @@ describe('transmute migrate on a library', () => {
     const root = tempRoot();
     const dir = join(root, 'lib');
     mkdirSync(join(dir, '.kyverno-test'), { recursive: true });
-    writeFileSync(
-      join(dir, 'policy.yaml'),
-      `apiVersion: kyverno.io/v1
-kind: ClusterPolicy
-metadata: {name: zone-label, annotations: {pod-policies.kyverno.io/autogen-controllers: none}}
-spec:
-  rules:
-  - name: zone
-    match: {any: [{resources: {kinds: [Pod]}}]}
-    context:
-    - name: settings
-      configMap: {name: settings, namespace: kube-system}
-    mutate:
-      patchStrategicMerge:
-        metadata:
-          labels:
-            zone: "{{ settings.data.zone }}"
-`,
-    );
+    writeFileSync(join(dir, 'policy.yaml'), ZONE_LABEL_POLICY);
     writeFileSync(join(dir, '.kyverno-test/resource.yaml'), 'apiVersion: v1\nkind: Pod\nmetadata: {name: web, namespace: default}\nspec:\n  containers: [{name: app, image: nginx}]\n');
     writeFileSync(join(dir, '.kyverno-test/patched.yaml'), 'apiVersion: v1\nkind: Pod\nmetadata: {name: web, namespace: default, labels: {zone: z1}}\nspec:\n  containers: [{name: app, image: nginx}]\n');
     writeFileSync(join(dir, '.kyverno-test/values.yaml'), 'apiVersion: cli.kyverno.io/v1alpha1\nkind: Values\npolicies:\n- name: zone-label\n  rules:\n  - name: zone\n    values:\n      settings.data.zone: z1\n');

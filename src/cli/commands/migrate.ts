@@ -44,7 +44,7 @@ the migration; a test the replay does not run, or that fails on the source, prov
 A migrated policy none of these rows test is compared on the library's example objects instead: every
 Kubernetes object in the folder of its file and below (Gatekeeper's samples/<case>/example.yaml, a chainsaw
 test's manifests; at most ${MAX_SAMPLES_PER_POLICY}) is admitted as a CREATE through the source and through the
-migration, and the two results must be the same object. An object that is not a valid instance of its kind, or
+migration, and the two results must be the same object. An object kube-apiserver would not decode as its kind, or
 that the source cannot admit offline, is not run; objects the source leaves all unchanged prove nothing.
 The report, per source policy:
   migrated and proven        every row of both suites passes (or every example object comes out the same)

@@ -8,7 +8,7 @@ import type { Diagnostic } from '../../diagnostics/diagnostic.js';
 import { apply } from '../../interpreter/index.js';
 import type { ApplyResult, TraceEvent } from '../../interpreter/api.js';
 import { isJsonObject, jsonEqual, type JsonValue } from '../../ir/json.js';
-import { builtinDecodeError, strictDecodeErrors } from '../../engines/ssa.js';
+import { builtinDecodeError, undecodedReason } from '../../engines/ssa.js';
 import type { Policy } from '../../ir/nodes.js';
 import type { SourceDoc } from '../../io/source.js';
 import type { AdmissionRequest } from '../../k8s/request.js';
@@ -74,13 +74,8 @@ export function invalidForCelTarget(c: AdmissionCase, ctx: RunContext): CaseResu
   if (!isJsonObject(object) || typeof object.apiVersion !== 'string' || typeof object.kind !== 'string') return undefined;
   const slash = object.apiVersion.indexOf('/');
   const gvk = { group: slash < 0 ? '' : object.apiVersion.slice(0, slash), version: slash < 0 ? object.apiVersion : object.apiVersion.slice(slash + 1), kind: object.kind };
-  // encoding/json's type error comes first (decode.go), then the strict decode's unknown fields.
-  const typeError = builtinDecodeError(object, gvk, ctx.runtime?.schemas);
-  if (typeError !== undefined) return { status: 'unsupported', class: 'cannot', reason: `the case's ${object.kind} is not one the API server decodes (${typeError}): a ${ctx.via} policy only ever sees decoded objects` };
-  const unknown = strictDecodeErrors(object, gvk, ctx.runtime?.schemas);
-  if (unknown.length > 0) {
-    return { status: 'unsupported', class: 'cannot', reason: `the case's ${object.kind} is not one the API server decodes (unknown field${unknown.length > 1 ? 's' : ''} ${unknown.map((u) => `"${u}"`).join(', ')}): a ${ctx.via} policy only ever sees decoded objects` };
-  }
+  const problem = undecodedReason(object, gvk, ctx.runtime?.schemas);
+  if (problem !== undefined) return { status: 'unsupported', class: 'cannot', reason: `the case's ${object.kind} is not one the API server decodes (${problem}): a ${ctx.via} policy only ever sees decoded objects` };
   const expected = c.expect.kind === 'object' ? c.expect.object : undefined;
   const expectedError = expected === undefined ? undefined : builtinDecodeError(expected, gvk, ctx.runtime?.schemas);
   if (expectedError === undefined) return undefined;

@@ -27,7 +27,7 @@ import { and, concat, cond, fieldPlace, has, indexPlace, NONE, paren, patch, ROO
 import { listStrategies, objectKindTest } from './list-strategy.js';
 import { refused, smpEnv, type RuleCompiler } from './rule.js';
 import type { RuleScope } from './scope.js';
-import { elementLive, liveOnceMerged, smpElementPatches, smpPatches } from './smp.js';
+import { elementLive, isPlainValue, liveOnceMerged, smpElementPatches, smpPatches } from './smp.js';
 import { anchorConditionCel } from './pattern.js';
 
 type R<T> = T | Refusal;
@@ -57,23 +57,17 @@ function containsList(v: JsonValue): boolean {
   return Array.isArray(v) || (isJsonObject(v) && Object.values(v).some(containsList));
 }
 
-/** A value without lists, `{{ }}`, anchors or directives: merged at every turn, it gives what one merge gives. */
-function isConstant(v: JsonValue): boolean {
-  if (Array.isArray(v)) return false;
-  if (!isJsonObject(v)) return typeof v !== 'string' || !v.includes('{{');
-  return Object.entries(v).every(([k, x]) => !k.startsWith('$') && !k.includes('{{') && parseAnchor(k) === undefined && isConstant(x));
-}
-
 /**
  * The lists the pattern writes (each of one element, below map keys) and what it writes beside them, which
- * must be constant (`rest`, the pattern without its lists; undefined when nothing is left).
+ * must be plain (smp.ts isPlainValue: merged at every turn, it gives what one merge gives; `rest`, the pattern
+ * without its lists; undefined when nothing is left).
  */
 function splitPattern(pattern: JsonObject, path: readonly string[] = []): R<{ lists: WrittenList[]; rest: JsonObject | undefined }> {
   const lists: WrittenList[] = [];
   let rest: JsonObject | undefined;
   for (const [key, v] of Object.entries(pattern)) {
     if (!containsList(v)) {
-      if (!isConstant(v)) return notYet('a foreach strategic merge over joined lists that writes, beside a list, a value with variables, anchors or directives');
+      if (!isPlainValue(v)) return notYet('a foreach strategic merge over joined lists that writes, beside a list, a value with variables, anchors or directives');
       (rest ??= {})[key] = v;
       continue;
     }

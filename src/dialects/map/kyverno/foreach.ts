@@ -29,7 +29,7 @@ import { containersThenLoop } from './foreach-containers.js';
 import { outsideElementAdds } from './foreach-outside-patch.js';
 import type { RuleScope } from './scope.js';
 import { bindLets, bodyPatches, guardToCel, leadingLets, letValue, opPatches, refused, smpEnv, type RuleCompiler } from './rule.js';
-import { elementLive, smpElementPatches, smpPatches } from './smp.js';
+import { elementLive, isPlainValue, smpElementPatches, smpPatches } from './smp.js';
 import { leavesLoop } from './foreach-leaves.js';
 import { joinedListMergeLoop } from './foreach-joined-merge.js';
 import { listStrategies, objectKindTest } from './list-strategy.js';
@@ -221,12 +221,6 @@ function isConstantMerge(merge: Op & { kind: 'merge' }): boolean {
   return isPlainValue(merge.value.json);
 }
 
-/** A patch value without `{{ }}`, anchors or directives: merging it into its own result changes nothing. */
-function isPlainValue(v: JsonValue): boolean {
-  if (Array.isArray(v)) return v.every(isPlainValue);
-  if (!isJsonObject(v)) return typeof v !== 'string' || !v.includes('{{');
-  return Object.entries(v).every(([k, x]) => !k.startsWith('$') && !k.includes('{{') && parseAnchor(k) === undefined && isPlainValue(x));
-}
 
 /**
  * A foreach whose body is another foreach over a list inside the element: each outer element's patches

@@ -188,6 +188,13 @@ function materialize(v: JsonValue, w: Walk, rel: readonly string[]): R<Made | un
   return { cel: `{${entries.join(', ')}}`, live: hadNull ? 'true' : or(lives) };
 }
 
+/** A patch value without `{{ }}`, anchors or directives: merging it into its own result changes nothing. */
+export function isPlainValue(v: JsonValue): boolean {
+  if (Array.isArray(v)) return v.every(isPlainValue);
+  if (!isJsonObject(v)) return typeof v !== 'string' || !v.includes('{{');
+  return Object.entries(v).every(([k, x]) => !k.startsWith('$') && !k.includes('{{') && parseAnchor(k) === undefined && isPlainValue(x));
+}
+
 /** processListOfMaps hasAnchors: conditions, globals and add-if-not-present anywhere in the element. */
 function hasAnchors(v: JsonValue): boolean {
   if (Array.isArray(v)) return v.some(hasAnchors);
