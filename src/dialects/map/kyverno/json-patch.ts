@@ -12,7 +12,8 @@
  * The patch text may hold `{{ }}` variables: it is read with each hole as a placeholder, and every string
  * holding one is the Kyverno template it came from (a path `/spec/containers/{{elementIndex}}/image` is
  * built from the index). Steps are applied in order against the object as each finds it; the tests read the
- * object before the patch, so steps whose places overlap (one below or at another's) are refused; a map an
+ * object before the patch, so steps whose places overlap (one below or at another's) are refused, but for a
+ * `remove` or `add` of a map member the next step adds again, which is dropped (withoutOverwritten); a map an
  * earlier `add` made sure of is not tested again, and what is tested below it is tested only where it was in
  * the object (else the earlier step created it, with only its own path in it). A step through an element of
  * a list reads the list from the object: refused where an earlier step added or removed one of its
@@ -480,9 +481,42 @@ function overlaps(a: readonly FixedSeg[], b: readonly FixedSeg[]): boolean {
   return true;
 }
 
-export function stepsPatches(steps: readonly Step[], notes?: Set<string>, indexMayMiss = false): R<Cel> {
+/** Whether two steps name one place: the same tokens, and the same CEL for each computed index. */
+function samePlace(a: readonly FixedSeg[], b: readonly FixedSeg[]): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) {
+    const x = a[i]!;
+    const y = b[i]!;
+    if ('index' in x ? !('index' in y) || x.index !== y.index : 'index' in y || x.text !== y.text) return false;
+  }
+  return true;
+}
+
+/**
+ * The steps with each `remove` or `add` of a map member dropped where the next step adds that member again
+ * (`remove` then `add` of `.../capabilities/add`, a common way to overwrite a value). Under Kyverno's options
+ * the pair does what the `add` alone does, failing where it fails: AllowMissingPathOnRemove makes the remove
+ * of a missing member or one below a missing or scalar parent do nothing, and where the parent is a list the
+ * member's name is not an index and both steps fail (partialArray's Atoi); EnsurePathExistsOnAdd then adds the
+ * member, an add replacing one that is there. Only the members' order may differ, which nothing decoding the
+ * object keeps.
+ */
+function withoutOverwritten(steps: readonly Step[]): Step[] {
+  const kept: Step[] = [];
+  for (const step of steps) {
+    const last = step.segs[step.segs.length - 1];
+    const member = last !== undefined && !('index' in last) && !isIndexText(last.text) && last.text !== '-' && !/^-\d+$/.test(last.text);
+    const before = kept[kept.length - 1];
+    if (member && step.op === 'add' && before !== undefined && before.op !== 'replace' && samePlace(before.segs, step.segs)) kept.pop();
+    kept.push(step);
+  }
+  return kept;
+}
+
+export function stepsPatches(given: readonly Step[], notes?: Set<string>, indexMayMiss = false): R<Cel> {
   const earlier: EarlierSteps = { known: new Set<string>(), resized: new Set<string>(), kept: new Map<string, Cel[]>(), notes, indexMayMiss };
   const parts: Cel[] = [];
+  const steps = withoutOverwritten(given);
   for (const [i, step] of steps.entries()) {
     // The tests read the object before the patch: a step at or below another's place would test stale
     // content. Shared parents are fine, an earlier add is known to have created them.
