@@ -296,7 +296,7 @@ function namespaceSelectorCriterion(sel: MatchClause['namespaceSelector'], ctx: 
         if (!f.isNamespace && f.namespaceObject === null && f.namespace === '') return null;
         if (f.isNamespace) return s.matches(labelsOf(f.object)) ? null : miss;
         if (f.namespaceObject === null) {
-          return { error: 'namespace selector for namespace-scoped object but missing Namespace' };
+          return { error: GATEKEEPER_MISSING_NAMESPACE };
         }
         return s.matches(labelsOf(f.namespaceObject)) ? null : miss;
       };
@@ -306,10 +306,20 @@ function namespaceSelectorCriterion(sel: MatchClause['namespaceSelector'], ctx: 
         // "If the request is about a cluster scoped resource, and it is not a namespace, it is never exempted."
         if (!f.isNamespace && f.namespace === '') return null;
         if (f.isNamespace) return s.matches(labelsOf(f.object)) ? null : miss;
-        if (f.namespaceObject === null) return { error: `namespace "${f.namespace}" not found for namespaceSelector` };
+        if (f.namespaceObject === null) return { error: `namespace "${f.namespace}" ${KUBERNETES_MISSING_NAMESPACE}` };
         return s.matches(labelsOf(f.namespaceObject)) ? null : miss;
       };
   }
+}
+
+/** Gatekeeper's error for a namespaced object whose Namespace it could not read (a selector needs its labels). */
+export const GATEKEEPER_MISSING_NAMESPACE = 'namespace selector for namespace-scoped object but missing Namespace';
+/** The end of the error for a request whose Namespace a kube-apiserver selector needed and nothing gave (the cluster holds it). */
+export const KUBERNETES_MISSING_NAMESPACE = 'not found for namespaceSelector';
+
+/** Whether a message holds one of the errors above: a selector that needed the request's Namespace. */
+export function isMissingNamespaceError(message: string): boolean {
+  return message.includes(GATEKEEPER_MISSING_NAMESPACE) || message.includes(KUBERNETES_MISSING_NAMESPACE);
 }
 
 // ---- annotations (kyverno `CheckAnnotations`: every pattern pair meets some actual pair)

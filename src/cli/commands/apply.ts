@@ -29,6 +29,7 @@ import { EXIT, type CliIO } from '../io.js';
 import { paintDiff, paletteFor } from '../color.js';
 import { patchOutput, resourceRef } from '../patch-output.js';
 import { progressLine } from '../progress.js';
+import { withNamespaceHints } from '../namespace-hint.js';
 import { reportDiagnostics } from '../report.js';
 import { VALIDATE_HELP, validateMode } from '../validate-flag.js';
 
@@ -326,7 +327,8 @@ export async function runApply(argv: string[], io: CliIO): Promise<number> {
       trace: f.explain === true,
       ...(f['mutation-annotations'] ? { onFixpointConverged: mutationAnnotations() } : {}),
     });
-    diags.push(...result.diagnostics);
+    // Without a Namespace, a denial by a namespace selector says where one is given.
+    diags.push(...(request.namespaceObject === null ? withNamespaceHints(result.diagnostics) : result.diagnostics));
     if (!result.allowed) denied = true;
     if (f.explain) io.stderr(escapeControls(`# ${describeObject(doc.value)}\n${formatTrace(result.trace)}\n`));
     const after = apiServer && result.object != null ? storedObject(result.object) : (result.object ?? null);
