@@ -51,6 +51,25 @@ describe('kyverno-test.yaml suites', () => {
     expect(rows[4]!.reason).toMatch(/^Excluded: /);
   });
 
+  it('names a resource with only a generateName as `namespace/` (its name is empty, as GetName gives it)', () => {
+    const generated = `apiVersion: v1\nkind: Pod\nmetadata:\n  generateName: web-\n  namespace: apps\nspec:\n  containers:\n  - name: app\n    image: nginx\n`;
+    const patched = generated.replace('  namespace: apps\n', '  namespace: apps\n  labels:\n    color: orange\n');
+    const dir = suiteDir({
+      ...base,
+      'resources.yaml': generated,
+      'patched.yaml': patched,
+      'kyverno-test.yaml': testFile(`- {policy: add-label, rule: add-label, kind: Pod, resources: [apps/], result: pass, patchedResources: patched.yaml}
+- {policy: add-label, rule: add-label, kind: Pod, resources: [apps/web-], result: pass}
+`),
+    });
+    const rows = rowsOf(dir);
+    expect(rows.map((r) => [r.resource, r.status])).toEqual([
+      ['Pod/apps', 'passed'],
+      ['Pod/apps/web-', 'failed'],
+    ]);
+    expect(rows[1]!.reason).toMatch(/resource not found/);
+  });
+
   it('as kyverno test, passes a rule the policy lacks as Excluded, for resources of the test only', () => {
     const dir = suiteDir({
       ...base,

@@ -21,7 +21,7 @@ export function findPatched(docs: readonly SourceDoc[], actual: JsonObject): Jso
     if (!isJsonObject(d.value)) continue;
     const candidate = withDefaultNamespace(d.value);
     const cmd = metadataOf(candidate);
-    if (kindOf(candidate) !== kindOf(actual) || cmd.name !== md.name || (cmd.namespace ?? '') !== (md.namespace ?? '')) continue;
+    if (kindOf(candidate) !== kindOf(actual) || (cmd.name ?? '') !== (md.name ?? '') || (cmd.namespace ?? '') !== (md.namespace ?? '')) continue;
     if (typeof candidate.apiVersion === 'string' && typeof actual.apiVersion === 'string' && candidate.apiVersion !== actual.apiVersion) continue;
     return candidate;
   }

@@ -41,7 +41,8 @@ export function findResource(candidates: readonly JsonObject[], kind: string, re
   const ns = split.namespace ?? namespace;
   return candidates.find((o) => {
     const md = metadataOf(o);
-    if (md.name !== split.name) return false;
+    // A resource with only a generateName is named "" (GetName), as `namespace/` names it in a suite.
+    if ((md.name ?? '') !== split.name) return false;
     if (kind !== '' && kindOf(o) !== kind) return false;
     return ns === undefined || (md.namespace ?? '') === ns;
   });
