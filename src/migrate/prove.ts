@@ -27,6 +27,14 @@ function entryRows(loaded: Loaded, entry: number): SuiteRow[] | string {
   return runTestSuite({ ...loaded.suite, results: [result] }, 'strict', { asKyvernoTest: true });
 }
 
+/** The rows of the migrated entry, with those of the entry its resources that now pass were moved to. */
+function migratedRows(loaded: Loaded, entry: number, splitInto: number | undefined): SuiteRow[] | string {
+  const rows = entryRows(loaded, entry);
+  if (splitInto === undefined || typeof rows === 'string') return rows;
+  const moved = entryRows(loaded, splitInto);
+  return typeof moved === 'string' ? moved : [...rows, ...moved];
+}
+
 function resultOf(row: SuiteRow | undefined, fallback: { policy: string; rule: string; reason: string }): RowResult {
   if (!row) return { ...fallback, status: 'failed' };
   return { policy: row.policy, rule: row.rule, status: row.status, reason: row.reason, ...(row.diff ? { diff: row.diff } : {}) };
@@ -45,7 +53,7 @@ export function prove(suites: readonly RewrittenSuite[], staged: (rel: string) =
     const migrated = load(staged(s.file.rel), `${outDisplay.replace(/\/+$/, '')}/${s.file.rel}`);
     for (const link of proofs) {
       const before = entryRows(original, link.entry);
-      const after = entryRows(migrated, link.migratedEntry ?? link.entry);
+      const after = migratedRows(migrated, link.migratedEntry ?? link.entry, link.splitInto);
       const rows: ProofRow[] = [];
       const beforeRows = typeof before === 'string' ? [] : before;
       const afterRows = typeof after === 'string' ? [] : after;

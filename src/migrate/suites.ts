@@ -30,6 +30,8 @@ export interface EntryLink {
   before?: string[];
   /** The entry's index in the migrated suite, when entries were merged before it. */
   migratedEntry?: number;
+  /** The migrated entry's resources that now expect `pass`, moved to this entry of their own (unchanged.ts). */
+  splitInto?: number;
 }
 
 export interface RewrittenSuite {

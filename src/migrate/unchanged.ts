@@ -6,35 +6,53 @@
  * where the migrated policy runs on the resource and leaves it as it was, and `skip` still where its
  * matchConditions are false.
  *
- * Which of the two it is, the migrated entry tells when the runner judges it expecting `skip` twice: as a
- * mutate rule is judged (an unchanged CEL policy is `skip`) it passes when the policy changed nothing, and as
- * `kyverno test` judges it, it then fails only because the policy ran and reported `pass`. Such an entry is
- * rewritten to expect `pass` when every resource it names is in that case; a policy that changed the
- * resource keeps `skip`, and its difference is reported by the proof.
+ * Which of the two it is, the migrated entry tells for each resource it names, judged expecting `skip` twice:
+ * as a mutate rule is judged (an unchanged CEL policy is `skip`) it passes when the policy changed nothing,
+ * and as `kyverno test` judges it, it then fails only because the policy ran and reported `pass`. An entry
+ * whose every resource is in that case is rewritten to expect `pass`; one naming others too (a rule skipped
+ * on some resources by its match, on others because its patch changed nothing) keeps them and `skip`, and
+ * the resources that now pass move to an entry of their own, expecting `pass`, appended to the results (the
+ * entries' indices, by which the proof pairs them, stay). A policy that changed the resource keeps `skip`,
+ * and its difference is reported by the proof.
  */
-import { loadTestSuite, runTestSuite, type TestSuite } from '../dialects/kyverno/test-suite/index.js';
+import { loadTestSuite, runTestSuite, type SuiteResult, type TestSuite } from '../dialects/kyverno/test-suite/index.js';
 import { isJsonObject, type JsonObject } from '../ir/json.js';
 import { suiteText, type RewrittenSuite } from './suites.js';
 
-/** The entries of a staged migrated suite that now expect `pass`, by their index in it. */
-function unchangedEntries(suite: TestSuite, candidates: readonly number[]): number[] {
-  const out: number[] = [];
+/** Whether the migrated `entry`, expecting `skip`, runs on its resources and leaves them as they were. */
+function runsUnchanged(suite: TestSuite, entry: SuiteResult): boolean {
+  const alone = { ...suite, results: [entry] };
+  const asRule = runTestSuite(alone, 'strict', { asKyvernoTest: false });
+  const asKyverno = runTestSuite(alone, 'strict', { asKyvernoTest: true });
+  const leftAsItWas = asRule.length > 0 && asRule.every((r) => r.status === 'passed');
+  const reportedPass = asKyverno.length === asRule.length && asKyverno.every((r) => r.status === 'failed');
+  return leftAsItWas && reportedPass;
+}
+
+/**
+ * Per entry of a staged migrated suite expecting `skip` (by its index in it), the resources it names that now
+ * expect `pass`: all of them, or each checked alone when not all are.
+ */
+function unchangedResources(suite: TestSuite, candidates: readonly number[]): Map<number, { all: boolean; names: string[] }> {
+  const out = new Map<number, { all: boolean; names: string[] }>();
   for (const index of candidates) {
     const entry = suite.results[index];
     if (!entry || entry.result !== 'skip') continue;
-    const alone = { ...suite, results: [entry] };
-    const asRule = runTestSuite(alone, 'strict', { asKyvernoTest: false });
-    const asKyverno = runTestSuite(alone, 'strict', { asKyvernoTest: true });
-    const leftAsItWas = asRule.length > 0 && asRule.every((r) => r.status === 'passed');
-    const reportedPass = asKyverno.length === asRule.length && asKyverno.every((r) => r.status === 'failed');
-    if (leftAsItWas && reportedPass) out.push(index);
+    if (runsUnchanged(suite, entry)) {
+      out.set(index, { all: true, names: entry.resources });
+      continue;
+    }
+    if (entry.resources.length < 2) continue;
+    const names = entry.resources.filter((name) => runsUnchanged(suite, { ...entry, resources: [name] }));
+    if (names.length > 0) out.set(index, { all: false, names });
   }
   return out;
 }
 
 /**
  * Rewrites the staged migrated suites whose entries expect `skip` from a policy that runs and changes
- * nothing; returns the new texts by the suite's path relative to DIR (the caller stages them again).
+ * nothing; returns the new texts by the suite's path relative to DIR (the caller stages them again). An entry
+ * split in two is recorded on the proof links that read it (EntryLink.splitInto).
  */
 export function settleUnchanged(suites: readonly RewrittenSuite[], staged: (rel: string) => string): Map<string, string> {
   const texts = new Map<string, string>();
@@ -43,15 +61,35 @@ export function settleUnchanged(suites: readonly RewrittenSuite[], staged: (rel:
     if (!s.documents || candidates.length === 0) continue;
     const loaded = loadTestSuite(staged(s.file.rel), s.file.rel);
     if (!loaded.ok) continue; // the proof reports it
-    const flips = unchangedEntries(loaded.value, candidates);
-    if (flips.length === 0) continue;
+    const flips = unchangedResources(loaded.value, candidates);
+    if (flips.size === 0) continue;
     const results = s.documents.test.results;
     if (!Array.isArray(results)) continue;
-    for (const i of flips) {
+    let changed = false;
+    // Two entries (of two rules merged into one policy) may move the same resources: one entry holds them.
+    const appended = new Map<string, number>();
+    for (const [i, { all, names }] of flips) {
       const entry = results[i];
-      if (isJsonObject(entry)) setExpected(entry, 'pass');
+      if (!isJsonObject(entry)) continue;
+      const listed = entry.resources;
+      if (all || (Array.isArray(listed) && names.length === listed.length)) {
+        setExpected(entry, 'pass');
+        changed = true;
+        continue;
+      }
+      // Split only an entry that lists its resources by those names (not the legacy single `resource`).
+      if (!Array.isArray(listed) || !names.every((n) => listed.includes(n))) continue;
+      const passing = structuredClone(entry);
+      passing.resources = names;
+      setExpected(passing, 'pass');
+      entry.resources = listed.filter((n) => typeof n !== 'string' || !names.includes(n));
+      const text = JSON.stringify(passing);
+      const at = appended.get(text) ?? results.push(passing) - 1;
+      appended.set(text, at);
+      for (const link of s.links) if ((link.migratedEntry ?? link.entry) === i) link.splitInto = at;
+      changed = true;
     }
-    texts.set(s.file.rel, suiteText(s.documents));
+    if (changed) texts.set(s.file.rel, suiteText(s.documents));
   }
   return texts;
 }

@@ -192,3 +192,32 @@ describe('migrate: a skip entry whose migrated policy changes the resource', () 
     expect(results[2]).toMatchObject({ policy: 'team-label', resources: ['labelled'], result: 'skip' });
   });
 });
+
+describe('migrate: a skip entry naming resources of both kinds', () => {
+  it('keeps skip for those the policy does not run on; those it runs on unchanged move to an entry expecting pass', async () => {
+    // An entry names a ConfigMap the precondition skips (the MutatingPolicy's mutation writes nothing: pass)
+    // and one of a namespace the rule does not match (Excluded: skip in both); a second entry names the first
+    // ConfigMap again with another excluded one, and the two moved entries are one.
+    const mixed = SUITE.replace(
+      '- policy: team-label\n  rule: label\n  kind: ConfigMap\n  resources: [plain]\n  result: skip',
+      '- policy: team-label\n  rule: label\n  kind: ConfigMap\n  resources: [plain, elsewhere/excluded]\n  result: skip\n- policy: team-label\n  rule: label\n  kind: ConfigMap\n  resources: [elsewhere/excluded-too, plain]\n  result: skip',
+    );
+    const resources = `${RESOURCES}---\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: excluded\n  namespace: elsewhere\n---\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: excluded-too\n  namespace: elsewhere\n`;
+    const { dir, out } = library({ 'policy.yaml': POLICY.replace('kinds: [ConfigMap]', 'kinds: [ConfigMap]\n          namespaces: [default]'), 'resources.yaml': resources, 'patched.yaml': PATCHED, 'kyverno-test.yaml': mixed });
+    const r = await run(['migrate', dir, '--out-dir', out, '--json']);
+    const report = JSON.parse(r.stdout) as MigrateReport;
+    expect(report.policies.map((p) => [p.source.name, p.status])).toEqual([
+      ['safe-to-evict', 'proven'],
+      ['team-label', 'proven'],
+    ]);
+    const results = parse(readFileSync(join(out, 'kyverno-test.yaml'), 'utf8')).results as Record<string, unknown>[];
+    expect(results.filter((e) => e.policy === 'team-label').map((e) => [e.kind, e.resources, e.result])).toEqual([
+      ['ConfigMap', ['elsewhere/excluded'], 'skip'],
+      ['ConfigMap', ['elsewhere/excluded-too'], 'skip'],
+      ['Secret', ['other'], 'pass'],
+      ['ConfigMap', ['plain'], 'pass'],
+    ]);
+    const test = await run(['test', out, '-o', 'json']);
+    expect(test.code, test.stdout).toBe(0);
+  });
+});
