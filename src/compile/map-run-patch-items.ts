@@ -115,11 +115,11 @@ export function writeThroughItems(doc: JsonObject, path: readonly string[], valu
   let above: JsonObject | JsonValue[] | undefined;
   let chain = true;
   for (let j = 1; ; j++) {
-    if (w.created.includes(m)) chain = false;
+    if (w.created !== undefined && w.created.includes(m)) chain = false;
     else if (chain && w.owned.has(m)) w.inPlace = true;
     else {
       const copy: JsonObject | JsonValue[] = Array.isArray(m) ? m.slice() : copyForNewKeys(m);
-      w.created.push(copy);
+      (w.created ??= []).push(copy);
       if (above === undefined) out = copy as JsonObject;
       else setIn(above, path[j - 1]!, copy);
       m = copy;

@@ -83,7 +83,7 @@ export function patchMembers(facts: ApplyRunFacts, hold: PatchHolding, doc: Json
       break;
     }
   }
-  const w: MemberWrite = { owned: hold.owned, created: [], inPlace: false };
+  const w: MemberWrite = { owned: hold.owned, created: undefined, inPlace: false };
   let out = doc;
   // Whether a member was added, or set to a value unequal to the one it held: the paths are unrelated (checked
   // above), so the document is equal to `doc` exactly when neither happened.
@@ -125,7 +125,8 @@ export function patchMembers(facts: ApplyRunFacts, hold: PatchHolding, doc: Json
     hold.owned = newEpoch();
     return doc;
   }
-  for (let i = 0; i < w.created.length; i++) hold.owned.add(w.created[i]!);
+  const created = w.created;
+  if (created !== undefined) for (let i = 0; i < created.length; i++) hold.owned.add(created[i]!);
   checked.noteValidDocument(typeRef, out);
   return out;
 }

@@ -11,7 +11,8 @@ import { Constants, instantiate, literal } from './source.js';
 /** What the write of a member needs: the owned maps, the copies the patch made so far, and where to say an owned map changed. */
 export interface MemberWrite {
   owned: { has(v: object): boolean };
-  readonly created: (JsonObject | JsonValue[])[];
+  /** Made at the first copy: a write through maps the run owns, the usual one, copies nothing. */
+  created: (JsonObject | JsonValue[])[] | undefined;
   inPlace: boolean;
 }
 
@@ -59,8 +60,8 @@ export function memberPlaceCode(path: readonly string[]): MemberPlaceCode | unde
 function level(m: string, above: string | undefined, key: string | undefined): string {
   const link = above === undefined ? '' : `${above}[${literal(key!)}] = ${m};`;
   return [
-    `if (w.created.includes(${m})) chain = false;`,
+    `if (w.created !== undefined && w.created.includes(${m})) chain = false;`,
     `else if (chain && w.owned.has(${m})) w.inPlace = true;`,
-    `else { ${m} = copy(${m}); w.created.push(${m}); ${link} chain = false; }`,
+    `else { ${m} = copy(${m}); (w.created ??= []).push(${m}); ${link} chain = false; }`,
   ].join('\n');
 }
