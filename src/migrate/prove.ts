@@ -27,12 +27,21 @@ function entryRows(loaded: Loaded, entry: number): SuiteRow[] | string {
   return runTestSuite({ ...loaded.suite, results: [result] }, 'strict', { asKyvernoTest: true });
 }
 
-/** The rows of the migrated entry, with those of the entry its resources that now pass were moved to. */
-function migratedRows(loaded: Loaded, entry: number, splitInto: number | undefined): SuiteRow[] | string {
+/**
+ * The rows of the migrated entry, with the rows of the entries holding some of its resources (EntryLink.alsoIn);
+ * then, of all those, the rows of the resources the original entry names (a holder names others too).
+ */
+function migratedRows(loaded: Loaded, entry: number, alsoIn: readonly number[] | undefined, original: SuiteRow[] | string): SuiteRow[] | string {
   const rows = entryRows(loaded, entry);
-  if (splitInto === undefined || typeof rows === 'string') return rows;
-  const moved = entryRows(loaded, splitInto);
-  return typeof moved === 'string' ? moved : [...rows, ...moved];
+  if (alsoIn === undefined || typeof rows === 'string' || typeof original === 'string') return rows;
+  const named = new Set(original.map((r) => r.resource));
+  const out = rows.filter((r) => named.has(r.resource));
+  for (const other of alsoIn) {
+    const more = entryRows(loaded, other);
+    if (typeof more === 'string') return more;
+    for (const r of more) if (named.has(r.resource) && !out.some((x) => x.resource === r.resource)) out.push(r);
+  }
+  return out;
 }
 
 function resultOf(row: SuiteRow | undefined, fallback: { policy: string; rule: string; reason: string }): RowResult {
@@ -53,7 +62,7 @@ export function prove(suites: readonly RewrittenSuite[], staged: (rel: string) =
     const migrated = load(staged(s.file.rel), `${outDisplay.replace(/\/+$/, '')}/${s.file.rel}`);
     for (const link of proofs) {
       const before = entryRows(original, link.entry);
-      const after = migratedRows(migrated, link.migratedEntry ?? link.entry, link.splitInto);
+      const after = migratedRows(migrated, link.migratedEntry ?? link.entry, link.alsoIn, before);
       const rows: ProofRow[] = [];
       const beforeRows = typeof before === 'string' ? [] : before;
       const afterRows = typeof after === 'string' ? [] : after;

@@ -30,8 +30,11 @@ export interface EntryLink {
   before?: string[];
   /** The entry's index in the migrated suite, when entries were merged before it. */
   migratedEntry?: number;
-  /** The migrated entry's resources that now expect `pass`, moved to this entry of their own (unchanged.ts). */
-  splitInto?: number;
+  /**
+   * Migrated entries that hold some of this entry's resources: another entry of the policy expecting more of
+   * the same resource (below), or the entry its resources that now expect `pass` moved to (unchanged.ts).
+   */
+  alsoIn?: number[];
 }
 
 export interface RewrittenSuite {
@@ -92,6 +95,41 @@ function setResult(e: JsonObject, result: string): void {
   if (result === '') return;
   if (e.result === undefined && e.status !== undefined) e.status = result;
   else e.result = result;
+}
+
+/**
+ * Entries about several rules of one policy naming one resource with different lists beside it: the CEL
+ * policy answers once per resource, so where one expects `pass` and another `skip` (the second rule skipped,
+ * the first patched), the resource leaves the `skip` entry, and an entry left with none is merged into the
+ * entry holding its resources (`into`). Only entries listing `resources` are changed. Returns, per entry that
+ * lost resources, the entries now holding them (by index in `results`).
+ */
+function settleOverlaps(results: readonly JsonValue[], marked: ReadonlyMap<number, Extract<Outcome, { status: 'translated' }>>, into: Map<number, number>): Map<number, Set<number>> {
+  const byResource = new Map<string, number[]>();
+  for (const [i, outcome] of marked) {
+    const e = results[i] as JsonObject;
+    if (into.has(i) || !Array.isArray(e.resources) || e.resource !== undefined) continue;
+    for (const r of resourcesOf(e)) {
+      const key = JSON.stringify([outcome.target.ref, e.kind ?? '', e.namespace ?? '', r]);
+      byResource.set(key, [...(byResource.get(key) ?? []), i]);
+    }
+  }
+  const moved = new Map<number, Set<number>>();
+  for (const [key, entries] of byResource) {
+    const holder = entries.find((i) => resultOf(results[i] as JsonObject) === 'pass');
+    if (holder === undefined) continue;
+    const resource = (JSON.parse(key) as string[])[3]!;
+    for (const i of entries) {
+      const e = results[i] as JsonObject;
+      if (resultOf(e) !== 'skip') continue;
+      e.resources = (e.resources as JsonValue[]).filter((x) => x !== resource);
+      (moved.get(i) ?? moved.set(i, new Set()).get(i)!).add(holder);
+    }
+  }
+  for (const [i, holders] of moved) {
+    if ((results[i] as JsonObject & { resources: JsonValue[] }).resources.length === 0) into.set(i, [...holders][0]!);
+  }
+  return moved;
 }
 
 /** A policy's result from its rules' results, as Kyverno reduces them: error, fail, pass, skip. */
@@ -204,6 +242,7 @@ export function rewriteSuite(library: Library, file: LibraryFile, outcomes: Read
     if (patched[0] !== undefined && patchedOf(head) === undefined) head[head.patchedResource !== undefined || head.status !== undefined ? 'patchedResource' : 'patchedResources'] = patched[0];
     for (const i of members.slice(1)) into.set(i, members[0]!);
   }
+  const moved = settleOverlaps(results, marked, into);
   for (const [i, outcome] of marked) {
     const entry = results[i] as JsonObject;
     delete entry.rule;
@@ -222,6 +261,8 @@ export function rewriteSuite(library: Library, file: LibraryFile, outcomes: Read
   for (const link of links) {
     const to = at.get(into.get(link.entry) ?? link.entry)!;
     if (to !== link.entry) link.migratedEntry = to;
+    const holders = moved.get(link.entry);
+    if (holders) link.alsoIn = [...holders].map((h) => at.get(h)!);
   }
   value.results = kept;
   const outcome: SuiteOutcome = { rel: file.rel, rewritten: marked.size, merged: into.size, problems };

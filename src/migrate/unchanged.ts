@@ -52,7 +52,7 @@ function unchangedResources(suite: TestSuite, candidates: readonly number[]): Ma
 /**
  * Rewrites the staged migrated suites whose entries expect `skip` from a policy that runs and changes
  * nothing; returns the new texts by the suite's path relative to DIR (the caller stages them again). An entry
- * split in two is recorded on the proof links that read it (EntryLink.splitInto).
+ * split in two is recorded on the proof links that read it (EntryLink.alsoIn).
  */
 export function settleUnchanged(suites: readonly RewrittenSuite[], staged: (rel: string) => string): Map<string, string> {
   const texts = new Map<string, string>();
@@ -86,7 +86,7 @@ export function settleUnchanged(suites: readonly RewrittenSuite[], staged: (rel:
       const text = JSON.stringify(passing);
       const at = appended.get(text) ?? results.push(passing) - 1;
       appended.set(text, at);
-      for (const link of s.links) if ((link.migratedEntry ?? link.entry) === i) link.splitInto = at;
+      for (const link of s.links) if ((link.migratedEntry ?? link.entry) === i) link.alsoIn = [...(link.alsoIn ?? []), at];
       changed = true;
     }
     if (changed) texts.set(s.file.rel, suiteText(s.documents));

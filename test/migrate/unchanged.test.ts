@@ -221,3 +221,80 @@ describe('migrate: a skip entry naming resources of both kinds', () => {
     expect(test.code, test.stdout).toBe(0);
   });
 });
+
+describe('migrate: rules of one policy expecting pass and skip for one resource', () => {
+  // Rule a labels every ConfigMap of `default` but only-b, rule b every one but only-a: a suite states, per
+  // rule, pass where it patches and skip where its precondition skips. The MutatingPolicy answers once per
+  // resource: pass wherever either rule patched, so only-b leaves a's skip entry (b's pass entry holds it).
+  const TWO_RULES = `apiVersion: kyverno.io/v1
+kind: ClusterPolicy
+metadata:
+  name: two-labels
+spec:
+  rules:
+${['a', 'b']
+  .map(
+    (rule) => `  - name: ${rule}
+    match:
+      any:
+      - resources:
+          kinds: [ConfigMap]
+          namespaces: [default]
+    preconditions:
+      all:
+      - key: "{{ request.object.metadata.name }}"
+        operator: NotEquals
+        value: only-${rule === 'a' ? 'b' : 'a'}
+    mutate:
+      patchStrategicMerge:
+        metadata:
+          labels:
+            ${rule}: "1"`,
+  )
+  .join('\n')}
+`;
+  const configMap = (name: string, namespace = 'default', labels?: Record<string, string>): string =>
+    `apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: ${name}\n  namespace: ${namespace}${labels ? `\n  labels:\n${Object.entries(labels).map(([k, v]) => `    ${k}: "${v}"`).join('\n')}` : ''}\n`;
+  const MAPS = [configMap('both'), configMap('only-a'), configMap('only-b'), configMap('ignored', 'elsewhere')].join('---\n');
+  const PATCHED_MAPS = [configMap('both', 'default', { a: '1', b: '1' }), configMap('only-a', 'default', { a: '1' }), configMap('only-b', 'default', { b: '1' })].join('---\n');
+  const TWO_SUITE = `apiVersion: cli.kyverno.io/v1alpha1
+kind: Test
+metadata:
+  name: two-rules
+policies: [policy.yaml]
+resources: [resources.yaml]
+results:
+- {policy: two-labels, rule: a, kind: ConfigMap, resources: [default/both, default/only-a], patchedResources: patched.yaml, result: pass}
+- {policy: two-labels, rule: a, kind: ConfigMap, resources: [default/only-b, elsewhere/ignored], result: skip}
+- {policy: two-labels, rule: b, kind: ConfigMap, resources: [default/both, default/only-b], patchedResources: patched.yaml, result: pass}
+- {policy: two-labels, rule: b, kind: ConfigMap, resources: [default/only-a], result: skip}
+`;
+
+  it('keeps each resource in the entry expecting what the policy does, and proves every row', async () => {
+    const { dir, out } = library({ 'policy.yaml': TWO_RULES, 'resources.yaml': MAPS, 'patched.yaml': PATCHED_MAPS, 'kyverno-test.yaml': TWO_SUITE });
+    const original = await run(['test', dir, '-o', 'json']);
+    expect(original.code, original.stdout).toBe(0);
+    const r = await run(['migrate', dir, '--out-dir', out, '--json']);
+    const report = JSON.parse(r.stdout) as MigrateReport;
+    const policy = report.policies.find((p) => p.source.name === 'two-labels')!;
+    expect(policy.status).toBe('proven');
+    expect(policy.rows.map((row) => [row.resource, row.original.status, row.migrated.status])).toEqual([
+      ['ConfigMap/default/both', 'passed', 'passed'],
+      ['ConfigMap/default/only-a', 'passed', 'passed'],
+      ['ConfigMap/default/only-b', 'passed', 'passed'],
+      ['ConfigMap/elsewhere/ignored', 'passed', 'passed'],
+      ['ConfigMap/default/both', 'passed', 'passed'],
+      ['ConfigMap/default/only-b', 'passed', 'passed'],
+      ['ConfigMap/default/only-a', 'passed', 'passed'],
+    ]);
+    const results = parse(readFileSync(join(out, 'kyverno-test.yaml'), 'utf8')).results as Record<string, unknown>[];
+    // b's skip entry, left with no resource, is merged into a's pass entry, which names only-a.
+    expect(results.map((e) => [e.resources, e.result])).toEqual([
+      [['default/both', 'default/only-a'], 'pass'],
+      [['elsewhere/ignored'], 'skip'],
+      [['default/both', 'default/only-b'], 'pass'],
+    ]);
+    const test = await run(['test', out, '-o', 'json']);
+    expect(test.code, test.stdout).toBe(0);
+  });
+});
