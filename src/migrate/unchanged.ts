@@ -16,7 +16,7 @@
  * and its difference is reported by the proof.
  */
 import { loadTestSuite, runTestSuite, type SuiteResult, type TestSuite } from '../dialects/kyverno/test-suite/index.js';
-import { isJsonObject, type JsonObject } from '../ir/json.js';
+import { isJsonObject, type JsonObject, type JsonValue } from '../ir/json.js';
 import { suiteText, type RewrittenSuite } from './suites.js';
 
 /** Whether the migrated `entry`, expecting `skip`, runs on its resources and leaves them as they were. */
@@ -72,17 +72,19 @@ export function settleUnchanged(suites: readonly RewrittenSuite[], staged: (rel:
       const entry = results[i];
       if (!isJsonObject(entry)) continue;
       const listed = entry.resources;
-      if (all || (Array.isArray(listed) && names.length === listed.length)) {
+      // What the entry keeps when the resources that now pass leave it (only from a list of those names, not
+      // the legacy single `resource`): an entry naming no resource would check every resource of the test.
+      const rest = Array.isArray(listed) ? listed.filter((n) => typeof n !== 'string' || !names.includes(n)) : undefined;
+      if (all || rest?.length === 0) {
         setExpected(entry, 'pass');
         changed = true;
         continue;
       }
-      // Split only an entry that lists its resources by those names (not the legacy single `resource`).
-      if (!Array.isArray(listed) || !names.every((n) => listed.includes(n))) continue;
+      if (rest === undefined || !names.every((n) => (listed as JsonValue[]).includes(n))) continue;
       const passing = structuredClone(entry);
       passing.resources = names;
       setExpected(passing, 'pass');
-      entry.resources = listed.filter((n) => typeof n !== 'string' || !names.includes(n));
+      entry.resources = rest;
       const text = JSON.stringify(passing);
       const at = appended.get(text) ?? results.push(passing) - 1;
       appended.set(text, at);
