@@ -107,6 +107,31 @@ describe('migrate compares a policy no test checks on the example objects of its
     expect(p).toMatchObject({ status: 'untested', rows: [] });
   });
 
+  it('an example of a custom kind whose CRD the library lacks is not run for MAP: kube-apiserver would type it with the CRD', async () => {
+    const policy = `apiVersion: kyverno.io/v1
+kind: ClusterPolicy
+metadata: {name: widget-size}
+spec:
+  rules:
+  - name: size
+    match:
+      any:
+      - resources:
+          kinds: [Widget]
+    mutate:
+      patchStrategicMerge:
+        spec:
+          +(size): small
+`;
+    const widget = 'apiVersion: example.com/v1\nkind: Widget\nmetadata: {name: w, namespace: default}\nspec: {colour: blue}\n';
+    const { report } = await migrate({ 'lib/policy.yaml': policy, 'lib/widget.yaml': widget }, 'map');
+    const p = report.policies.find((x) => x.source.name === 'widget-size')!;
+    expect(p.status).toBe('untested');
+    expect(p.rows).toEqual([
+      expect.objectContaining({ sample: true, resource: 'Widget/default/w', notRun: "no schema for example.com/v1 Widget: kube-apiserver types it with its CustomResourceDefinition's schema, which the library does not hold" }),
+    ]);
+  });
+
   it('a migration that leaves another object is a difference, with the first place they differ', () => {
     const root = tempDir('migrate-samples-diff', { 'lib/mutation.yaml': RUN_AS_NON_ROOT, 'lib/example.yaml': pod('web') });
     const found = discover(join(root, 'lib'));
