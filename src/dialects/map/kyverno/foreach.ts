@@ -87,6 +87,16 @@ interface JoinedList {
   type: Ty;
 }
 
+/**
+ * A list that is no place of the object (a context entry, a filtered or computed list): no patch path can
+ * name its elements, so only a JSON patch writing outside them (appends beside the loop) is translated.
+ */
+interface ValueList {
+  kind: 'value';
+  cel: Cel;
+  type: Ty;
+}
+
 const JOINED_LIST = /^request\.object(?:\.[A-Za-z_][A-Za-z0-9_]*)*\.\[\s*[A-Za-z_][A-Za-z0-9_]*(?:\s*,\s*[A-Za-z_][A-Za-z0-9_]*)+\s*\]\[\]$/;
 
 /** The loop around a nested foreach: its list and the CEL of its element and index. */
@@ -101,7 +111,7 @@ interface Enclosing {
 const TARGET_LIST = /^target((?:\.[A-Za-z_][A-Za-z0-9_]*|\[\d+\])+)(?:\[\])?(?:\s*\|\|\s*`\[\]`)?$/;
 const NESTED_LIST = /^(element\d*)((?:\.[A-Za-z_][A-Za-z0-9_]*|\[\d+\])+)(?:\[\])?(?:\s*\|\|\s*`\[\]`)?$/;
 
-function listOf(rc: RuleCompiler, op: ForEachOp, scope: RuleScope, enclosing?: Enclosing): R<LoopList | JoinedList> {
+function listOf(rc: RuleCompiler, op: ForEachOp, scope: RuleScope, enclosing?: Enclosing): R<LoopList | JoinedList | ValueList> {
   if (!('kind' in op.list) || op.list.kind !== 'jmes') return notYet('a foreach over something other than a JMESPath list');
   const text = op.list.expr.text.trim();
   if (!enclosing && rc.env.mutateExisting !== true && JOINED_LIST.test(text)) {
@@ -114,6 +124,11 @@ function listOf(rc: RuleCompiler, op: ForEachOp, scope: RuleScope, enclosing?: E
   if (existing && !enclosing && LIST.test(text)) return notYet(`the foreach list ${text} of a mutate-existing rule (the trigger's list, while the patches land on the target)`);
   const m = enclosing ? NESTED_LIST.exec(text) : existing ? TARGET_LIST.exec(text) : LIST.exec(text);
   const outer = enclosing ? `element${enclosing.depth - 1}` : undefined;
+  if (!m && !enclosing && !existing && !/^request\.object\b/.test(text)) {
+    // Kyverno queries the list from the rule's context (engineutils.EvaluateList), as the CEL does.
+    const q = rc.queryTyped(text, scope);
+    return refused(q) ? q : { kind: 'value', cel: evaluatedList(q.cel, q.type), type: q.type };
+  }
   if (!m || (enclosing && m[1] !== 'element' && m[1] !== outer)) {
     const lists = enclosing ? `the object or of the enclosing loop's element (element.<field>, ${outer}.<field>)` : existing ? 'the target (target.<field>)' : 'the object';
     return notYet(`the foreach list ${text} (only lists of ${lists} are translated)`);
@@ -202,6 +217,14 @@ export function forEachPatches(rc: RuleCompiler, op: ForEachOp, scope: RuleScope
     }
     const written = joinedListMergeLoop(rc, op.order, list.cel, e, i, inner, guards, merge.value.json);
     return written ?? leavesLoop(rc, 'joined', op.order, list.cel, e, i, inner, guards, merge.value.json);
+  }
+  if (list.kind === 'value') {
+    const text = (op.list as { expr: { text: string } }).expr.text.trim();
+    if (patchOps === undefined) return notYet(`a foreach over ${text}, a list that is no place of the object, whose body is not a JSON patch`);
+    const paths = bodyPaths(patchOps.text, patchOps.json);
+    if (refused(paths)) return paths;
+    if (paths.some((p) => /\{\{-?\s*elementIndex/.test(p))) return notYet(`a foreach JSON patch over ${text}, a list that is no place of the object, whose path names an element by its index`);
+    return outsideElementLoop(rc, op, list.cel, e, i, inner, guards, patchOps.text, patchOps.json, paths);
   }
   if (patchOps !== undefined) return jsonPatchLoop(rc, op, list, e, i, inner, guards, patchOps.text, patchOps.json, depth);
   if (enclosing) return notYet('a nested foreach whose body is not a JSON patch or a foreach');
@@ -317,6 +340,17 @@ function joinedJsonPatchLoop(rc: RuleCompiler, op: ForEachOp, list: JoinedList, 
   return op.order === 'desc' ? `${comprehension}.reverse().flatten()` : `${comprehension}.flatten()`;
 }
 
+/** A foreach JSON patch whose steps write outside the elements of the list `listCel` (foreach-outside-patch.ts). */
+function outsideElementLoop(rc: RuleCompiler, op: ForEachOp, listCel: Cel, e: string, i: string, scope: RuleScope, guards: readonly Cel[], text: (Op & { kind: 'let' }) | undefined, json: Op & { kind: 'jsonPatch' }, paths: readonly string[]): R<Cel> {
+  const computed = paths.find((p) => !p.startsWith('/'));
+  if (computed !== undefined) return notYet(`a foreach JSON patch with a path outside the iterated element that a variable computes (${JSON.stringify(computed)})`);
+  const steps = readLoopSteps(rc, json, scope, text);
+  if (refused(steps)) return steps;
+  const adds = outsideElementAdds(steps);
+  if (refused(adds)) return adds;
+  return containersThenLoop(listCel, e, i, and(guards)!, adds.containers, adds.each, op.order);
+}
+
 function jsonPatchLoop(rc: RuleCompiler, op: ForEachOp, list: LoopList, e: string, i: string, scope: RuleScope, guards: readonly Cel[], text: (Op & { kind: 'let' }) | undefined, json: Op & { kind: 'jsonPatch' }, depth: number): R<Cel> {
   const paths = bodyPaths(text, json);
   if (refused(paths)) return paths;
@@ -325,13 +359,7 @@ function jsonPatchLoop(rc: RuleCompiler, op: ForEachOp, list: LoopList, e: strin
     // Each outer element runs the inner loop after the outer ones before it: the containers made once before
     // the loop would be made again per outer element, over what the earlier ones added.
     if (depth > 0) return notYet('a nested foreach JSON patch with a path outside the iterated element (`/<list>/{{elementIndex}}/...`)');
-    const computed = paths.find((p) => !p.startsWith('/'));
-    if (computed !== undefined) return notYet(`a foreach JSON patch with a path outside the iterated element that a variable computes (${JSON.stringify(computed)})`);
-    const steps = readLoopSteps(rc, json, scope, text);
-    if (refused(steps)) return steps;
-    const adds = outsideElementAdds(steps);
-    if (refused(adds)) return adds;
-    return containersThenLoop(list.cel, e, i, and(guards)!, adds.containers, adds.each, op.order);
+    return outsideElementLoop(rc, op, list.cel, e, i, scope, guards, text, json, paths);
   }
   let filter = and(guards)!;
   if (local === 'removes-element' && elementLocal(paths, list.path, true, depth)) {
