@@ -279,7 +279,9 @@ export function hasField(x: unknown, field: string): boolean {
       return Object.prototype.hasOwnProperty.call(x.fields, field);
     }
   }
-  throw new CelError(`invalid type for field selection: ${kindOf(x)}`);
+  // cel-go's presence test of a value that is neither a map, a list nor a message (null, a scalar): false,
+  // not an error (interpreter/attributes.go refQualify, its default case with presenceTest).
+  return false;
 }
 
 /** x.?f */
@@ -290,6 +292,9 @@ export function optSelect(x: unknown, field: string): CelOptional {
   if (x instanceof CelOptional) {
     if (!x.has) return x;
     x = x.value;
+    // A selection through a present optional selects from its value, which must hold fields (cel-spec
+    // optionals map_null_entry_no_such_key); a presence test alone is false on any other value.
+    if (x === null || typeof x !== 'object' || Array.isArray(x)) return select(x, field) as never;
   }
   if (!hasField(x, field)) return CelOptional.NONE;
   return CelOptional.of(select(x, field));

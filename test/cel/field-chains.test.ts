@@ -30,6 +30,16 @@ describe('CEL field chains', () => {
     expect(run('has(object.a.b)', { a: { b: null } })).toBe(true);
   });
 
+  it('a presence test of a field of null or a scalar is false, as cel-go answers it (attributes.go refQualify)', () => {
+    expect(run('has(object.a.b)', { a: null })).toBe(false);
+    expect(run('has(object.a.b)', { a: 'text' })).toBe(false);
+    expect(run('has(object.a.b)', { a: 3 })).toBe(false);
+    expect(run('object.a.?b.orValue("none")', { a: null })).toBe('none');
+    expect(run('object.a.b', { a: null })).toMatch(/^error: type 'null' does not support field selection$/);
+    // Through a present optional, a selection must find fields (cel-spec optionals map_null_entry_no_such_key).
+    expect(run('object.?a.b.hasValue()', { a: null })).toMatch(/^error: /);
+  });
+
   it('walks optional chains through absent fields, optionals and Object values', () => {
     expect(run('object.?a.?b.?c.orValue("none")', { a: { b: {} } })).toBe('none');
     expect(run('object.?a.?b.?c.orValue("none")', { a: { b: { c: 'x' } } })).toBe('x');
