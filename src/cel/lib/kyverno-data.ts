@@ -21,8 +21,9 @@ function getResource(provider: KyvernoDataProvider | undefined, fn: string, ...a
   const [apiVersion, resource, namespace, name] = strings(fn, args) as [string, string, string, string];
   if (!provider?.getResource) return unavailable(`resource (${fn})`, CLUSTER_OBJECTS);
   const found = provider.getResource(apiVersion, resource, namespace, name);
-  // client-go's error for a missing object, as resource.Get returns it.
-  return found ?? err(`${resource} "${name}" not found`);
+  // A missing object (the client's NotFound) is null: kyverno/sdk extensions/cel/libs/resource impl.go, since
+  // sdk #68 (Kyverno 1.18); Kyverno 1.17's in-tree library returned the client's error.
+  return found ?? null;
 }
 
 /**

@@ -90,7 +90,7 @@ spec:
     expect(typeof parseImageReference('Bad/Upper')).toBe('string');
   });
 
-  it('resource.Get reads the data the run supplies; http fails with a message naming the library', () => {
+  it('resource.Get reads the data the run supplies, null for a missing object; http fails with a message naming the library', () => {
     const text = podPolicy('p', `variables:
 - name: cm
   expression: resource.Get("v1", "configmaps", object.metadata.namespace, "settings")
@@ -98,9 +98,11 @@ ${LABEL_FROM_VAR.replace('variables.env', 'variables.cm.data.env')}`);
     const cm = { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'settings', namespace: 'default' }, data: { env: 'qa' } };
     const r = run(text, pod(), {}, { getResource: (av, res, ns, name) => (av === 'v1' && res === 'configmaps' && ns === 'default' && name === 'settings' ? cm : undefined) });
     expect(r.object).toMatchObject({ metadata: { labels: { env: 'qa' } } });
+    // A missing object is null (kyverno/sdk resource library, since Kyverno 1.18): reading a field of it fails.
     const missing = run(text, pod(), {}, { getResource: () => undefined });
     expect(missing.allowed).toBe(false);
-    expect(missing.diagnostics.find((d) => d.severity === 'error')?.message).toContain('configmaps "settings" not found');
+    const absent = run(podPolicy('absent', `variables:\n- name: env\n  expression: 'resource.Get("v1", "configmaps", "default", "settings") == null ? "none" : "some"'\n${LABEL_FROM_VAR}`), pod(), {}, { getResource: () => undefined });
+    expect(absent.object).toMatchObject({ metadata: { labels: { env: 'none' } } });
 
     const http = run(podPolicy('h', `variables:\n- name: env\n  expression: http.Get("http://svc").env\n${LABEL_FROM_VAR}`), pod());
     expect(http.allowed).toBe(false);

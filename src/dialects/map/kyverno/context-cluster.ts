@@ -5,8 +5,9 @@
  * context-cluster.ts gives the same values from a replayed cluster):
  * - `apiCall` GET of `urlPath` (pkg/engine/apicall/apiCall.go): the path's holes substituted, the response
  *   stored whole or narrowed by `jmesPath` (substituted, then Kyverno's JMESPath on the response alone; a null result is
- *   stored too); a call that fails fails the entry, as `resource.Get` fails the CEL. A path naming one object
- *   is `resource.Get`, a collection `resource.List`;
+ *   stored too); a call that fails fails the entry, as `resource.Get` fails the CEL, and so does a missing
+ *   object, which the library answers with null (foundOrFail). A path naming one object is `resource.Get`, a
+ *   collection `resource.List`;
  * - `configMap` (loaders/configmap.go): name and namespace substituted (no namespace: `default`), the
  *   ConfigMap's `data` and `metadata`; a missing ConfigMap fails the entry.
  * - `imageRegistry` (loaders/imagedata.go): the registry client's data, from `image.GetMetadata`.
@@ -42,7 +43,7 @@ function apiCallCel(rc: RuleCompiler, name: string, call: JsonObject): Typed | R
   const response =
     path.name === undefined
       ? `resource.List(${path.apiVersion}, ${path.resource}, ${path.namespace})`
-      : `resource.Get(${path.apiVersion}, ${path.resource}, ${path.namespace}, ${path.name})`;
+      : foundOrFail(`resource.Get(${path.apiVersion}, ${path.resource}, ${path.namespace}, ${path.name})`, `context entry ${name}: the apiCall's object is not found (the API server answers 404)`);
   if (path.name === undefined) {
     rc.notes.add(
       `the context entry ${name} reads a collection through resource.List, whose items carry apiVersion and kind and whose list is the dynamic client's: the API server's raw list, which Kyverno's apiCall reads, leaves them out of built-in kinds' items`,
@@ -99,9 +100,17 @@ function configMapCel(rc: RuleCompiler, name: string, configMap: JsonObject): Ty
   if (refused(namespace)) return namespace;
   // loaders/configmap.go: an empty namespace (after substitution) reads the `default` namespace.
   const ns = namespace === '""' ? '"default"' : /^"[^"\\]+"$/.test(namespace) ? namespace : `[${namespace}].map(n, n == "" ? "default" : n)[0]`;
-  const get = `resource.Get("v1", "configmaps", ${ns}, ${cmName})`;
+  const get = foundOrFail(`resource.Get("v1", "configmaps", ${ns}, ${cmName})`, `context entry ${name}: the ConfigMap is not found`);
   // The typed ConfigMap's `data` (null when it has none) and `metadata`.
   return { cel: `[${get}].map(cm, {"data": has(cm.data) ? cm.data : null, "metadata": cm.metadata})[0]`, type: T.dyn };
+}
+
+/**
+ * `get`, a `resource.Get`, failing with `message` where the object is missing: Kyverno fails the entry there,
+ * where the resource library answers null (kyverno/sdk #68).
+ */
+function foundOrFail(get: Cel, message: string): Cel {
+  return `[${get}].map(found, found == null ? ${failWith(message)} : found)[0]`;
 }
 
 /** An API server path's parts as CEL strings (`name` undefined for a collection). */
