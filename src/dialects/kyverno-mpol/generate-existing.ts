@@ -342,7 +342,7 @@ function emitRule(er: ExistingRule, apiVersion: string, diagnostics: Diagnostic[
   // The webhook that sees triggers: the rule's kinds and operations (the trigger condition decides the rest).
   const kinds = triggerKinds(irRule.match);
   const emitted = emitMatch({ globs: 'wildcard', ...(kinds.length > 0 ? { any: [{ kinds }] } : {}) });
-  if (typeof emitted === 'string') return refuse(notYet(emitted), [...at, 'match']);
+  if (typeof emitted === 'string' || isRefusal(emitted)) return refuse(typeof emitted === 'string' ? notYet(emitted) : emitted, [...at, 'match']);
   const matchConstraints = obj(JSON.parse(JSON.stringify(emitted.matchConstraints)) as JsonValue)!;
   for (const r of (matchConstraints.resourceRules as JsonObject[]) ?? []) r.operations = [...ops];
   const matchConditions: Named[] = [];

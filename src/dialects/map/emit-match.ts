@@ -1,10 +1,11 @@
 /**
  * An IR match block as MAP `matchConstraints` (resourceRules from kinds through the built-in resource table,
- * object and namespace selectors) plus the CEL `matchConditions` for what resource rules cannot say (names
- * and namespaces). Anything else is unsupported.
+ * object and namespace selectors) plus the CEL `matchConditions` for what resource rules cannot say (names,
+ * namespaces, annotations, the request's user by Kyverno's subjects). Anything else is unsupported.
  */
 import type { JsonObject } from '../../ir/json.js';
-import type { GlobStyle, LabelSelector, MatchClause, MatchSpec, ResourcePattern } from '../../ir/match.js';
+import type { GlobStyle, LabelSelector, MatchClause, MatchSpec, ResourcePattern, UserMatch } from '../../ir/match.js';
+import { cannot, type Refusal } from '../generate-report.js';
 import { resourceOf } from '../../k8s/resources.js';
 import { celString, REQUEST_NAMESPACE } from './emit-cel.js';
 
@@ -74,8 +75,43 @@ function annotationsTest(annotations: Record<string, string>, globs: GlobStyle):
 }
 
 /** Every criterion of an exclusion clause on names, namespaces and annotations, as one CEL test. */
-function clauseTest(c: MatchClause, globs: GlobStyle): string | undefined {
+/**
+ * Kyverno's subjects (pkg/utils/match/subjects.go CheckSubjects): the request's username matches a User or
+ * ServiceAccount pattern (`system:serviceaccount:<namespace>:<name>`), or one of its groups a Group pattern.
+ * Roles are computed from the cluster's RoleBindings, which no CEL request carries.
+ */
+function subjectsTest(u: UserMatch, globs: GlobStyle): string | Refusal | undefined {
+  if (u.roles?.length || u.clusterRoles?.length) return cannot('a match or exclusion on roles or cluster roles (the CEL request carries no roles; Kyverno computes them from the cluster\'s RoleBindings)');
   const parts: string[] = [];
+  if (u.usernames?.length) {
+    const t = anyOf('request.userInfo.?username.orValue("")', u.usernames, globs);
+    if (!t) return undefined;
+    parts.push(`(${t})`);
+  }
+  if (u.groups?.length) {
+    const t = anyOf('g', u.groups, globs);
+    if (!t) return undefined;
+    parts.push(`request.userInfo.?groups.orValue([]).exists(g, ${t})`);
+  }
+  return parts.length === 0 ? 'true' : parts.join(' || ');
+}
+
+/**
+ * The subjects of a match clause: a request that carries no user at all ignores them (Kyverno's
+ * matchesResourceDescriptionMatchHelper); an exclusion tests them against the empty user, where they fail.
+ */
+function matchedSubjects(test: string): string {
+  const anyUser = 'request.userInfo.?username.orValue("") != "" || request.userInfo.?uid.orValue("") != "" || size(request.userInfo.?groups.orValue([])) > 0';
+  return `!(${anyUser}) || ${test}`;
+}
+
+function clauseTest(c: MatchClause, globs: GlobStyle): string | Refusal | undefined {
+  const parts: string[] = [];
+  if (c.userInfo) {
+    const t = subjectsTest(c.userInfo, globs);
+    if (typeof t !== 'string') return t;
+    parts.push(`(${t})`);
+  }
   if (c.names) {
     const t = anyOf('object.metadata.?name.orValue("")', c.names, globs);
     if (!t) return undefined;
@@ -100,7 +136,7 @@ function anyOf(subject: string, patterns: readonly string[], globs: GlobStyle): 
   return tests.length === 1 ? tests[0] : tests.map((t) => `(${t})`).join(' || ');
 }
 
-export function emitMatch(spec: MatchSpec): EmittedMatch | string {
+export function emitMatch(spec: MatchSpec): EmittedMatch | string | Refusal {
   if (spec.exclude && ((spec.exclude.all?.length ?? 0) > 0)) return 'an exclusion that needs all of several clauses';
   const clauses: MatchClause[] = [...(spec.all ?? [])];
   const any = spec.any ?? [];
@@ -166,6 +202,13 @@ export function emitMatch(spec: MatchSpec): EmittedMatch | string {
           conditions.push({ name: 'annotations', expression: t });
           break;
         }
+        case 'userInfo': {
+          const t = subjectsTest(c.userInfo!, spec.globs);
+          if (t === undefined) return `the subject patterns ${JSON.stringify(c.userInfo)}`;
+          if (typeof t !== 'string') return t;
+          conditions.push({ name: 'subjects', expression: matchedSubjects(t) });
+          break;
+        }
         default:
           return `a match on ${key}`;
       }
@@ -184,9 +227,11 @@ export function emitMatch(spec: MatchSpec): EmittedMatch | string {
   for (const c of spec.exclude?.any ?? []) {
     const keys = Object.keys(c).filter((k) => k !== 'kinds' && k !== 'resources' && k !== 'operations');
     const rs = rulesOfClause(c);
-    if (keys.length > 0 && !rs && keys.every((k) => k === 'annotations' || k === 'names' || k === 'namespaces') && !c.operations) {
-      // An exclusion on the object's names, namespaces or annotations only: the policy applies where it does not hold.
+    if (keys.length > 0 && !rs && keys.every((k) => k === 'annotations' || k === 'names' || k === 'namespaces' || k === 'userInfo') && !c.operations) {
+      // An exclusion on the object's names, namespaces, annotations or the request's user only: the policy
+      // applies where it does not hold.
       const t = clauseTest(c, spec.globs);
+      if (t !== undefined && typeof t !== 'string') return t;
       if (!t) return `an exclusion on ${keys.join(', ')}`;
       conditions.push({ name: 'exclude', expression: `!(${t})` });
       continue;

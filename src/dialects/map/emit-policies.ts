@@ -331,8 +331,8 @@ function emitGroup(original: readonly Policy[], target: CelTarget, report: Gener
   }
   const head = group[0]!;
   const m = shared ?? emitMatch(head.match);
-  if (typeof m === 'string') {
-    report.refuse(notYet(m), head.match.origin ?? head.origin, `policy ${head.id}`);
+  if (typeof m === 'string' || isRefusal(m)) {
+    report.refuse(typeof m === 'string' ? notYet(m) : m, head.match.origin ?? head.origin, `policy ${head.id}`);
     return undefined;
   }
   for (const note of m.notes) report.lossy('TM4003', `match: ${note}`, head.match.origin ?? head.origin);

@@ -9,6 +9,7 @@
 import { jsonEqual, type JsonObject, type JsonValue } from '../../ir/json.js';
 import type { Policy } from '../../ir/nodes.js';
 import { celString, REQUEST_NAME, REQUEST_SUBRESOURCE } from './emit-cel.js';
+import { isRefusal } from '../generate-report.js';
 import { emitMatch, type EmittedMatch } from './emit-match.js';
 
 export interface GroupMatch {
@@ -102,6 +103,7 @@ export function groupMatch(policies: readonly Policy[]): GroupMatch | string {
   for (const p of policies) {
     const m = emitMatch(p.match);
     if (typeof m === 'string') return m;
+    if (isRefusal(m)) return m.why;
     emitted.push(m);
   }
   const first = emitted[0]!;
