@@ -8,8 +8,8 @@
  *   numbers only in Kyverno's exponent text (1 is "1E+00").
  * - a list pattern checks every element against its first pattern; an element whose condition anchor fails
  *   is passed over, and the list fails when every element was (validate.go validateArray, combineSkips).
- * Only plain string pieces are compiled, alone or combined by `|` and `&`: no operators (`> < ! …`), ranges
- * or durations; quantities only below the anchor, for exact equality. Pieces match by Kyverno's wildcards
+ * Only plain string pieces and `!` before one are compiled, alone or combined by `|` and `&`: no other
+ * operators (`> < >= <=`), ranges or durations; quantities only below the anchor, for exact equality. Pieces match by Kyverno's wildcards
  * (`*` any run, `?` exactly one character, go-wildcard as kyverno.md §1.4). Everything else is refused.
  */
 import { isJsonObject, type JsonValue } from '../../../ir/json.js';
@@ -76,7 +76,9 @@ function matchesNumberText(pattern: string): boolean | undefined {
  * A plain pattern against a value compared as itself (below the anchor): strings by wildcard, booleans as
  * their text, numbers as their exponent text.
  */
-function typedScalarMatch(v: Cel, pattern: string): Cel | Refusal {
+function typedScalarMatch(v: Cel, piece: Piece): Cel | Refusal {
+  if (piece.negated) return negatedTypedScalarMatch(v, piece.pattern);
+  const pattern = piece.pattern;
   const numbers = matchesNumberText(pattern);
   if (numbers === undefined) return notYet(`the condition pattern ${JSON.stringify(pattern)} on numbers (Kyverno compares them in exponent form)`);
   const parts = [`(type(${v}) == string && ${wildcardCel(v, pattern)})`];
@@ -90,15 +92,52 @@ function typedScalarMatch(v: Cel, pattern: string): Cel | Refusal {
 }
 
 /**
- * The pieces of a string pattern Kyverno splits on `|` then `&` (validateStringPatterns, checkAndConditions),
- * each trimmed of spaces: alternatives of conjunctions. Only plain pieces are compiled.
+ * `!P` below the anchor (compareString with the NotEqual operator): a string, a boolean's text or a number's
+ * exponent text that P does not match; null, maps and lists never pass (compareString is false for them).
  */
-function alternativesOf(text: string): string[][] | Refusal {
-  if (isPlainPattern(text)) return [[text]];
+function negatedTypedScalarMatch(v: Cel, pattern: string): Cel | Refusal {
+  const numbers = matchesNumberText(pattern);
+  if (numbers === undefined) return notYet(`the condition pattern ${JSON.stringify(`!${pattern}`)} on numbers (Kyverno compares them in exponent form)`);
+  const parts = [`(type(${v}) == string && !(${wildcardCel(v, pattern)}))`];
+  const t = !wildcardMatch(pattern, 'true');
+  const f = !wildcardMatch(pattern, 'false');
+  if (t && f) parts.push(`type(${v}) == bool`);
+  else if (t || f) parts.push(`(type(${v}) == bool && ${v} == ${t})`);
+  if (!numbers) parts.push(`type(${v}) in [int, uint, double]`);
+  return or(parts);
+}
+
+/** A piece of a string pattern: a plain wildcard pattern, or one under the NotEqual operator (`!P`). */
+interface Piece {
+  pattern: string;
+  negated: boolean;
+}
+
+/**
+ * A piece as Kyverno reads it (validateValueWithStringPattern): plain, or `!` then a plain pattern (the
+ * operator cut off and the rest trimmed, operator.GetOperatorFromStringPattern); anything else is refused.
+ */
+function pieceOf(p: string): Piece | undefined {
+  if (isPlainPattern(p)) return { pattern: p, negated: false };
+  if (p.length < 2 || !p.startsWith('!')) return undefined;
+  const rest = p.slice(1).replace(/^[\t\n\v\f\r \u0085\u00a0]+|[\t\n\v\f\r \u0085\u00a0]+$/g, '');
+  return rest !== '' && isPlainPattern(rest) ? { pattern: rest, negated: true } : undefined;
+}
+
+/** Whether the piece matches the text `text` (a string value), as compareString decides it. */
+function pieceMatchesText(piece: Piece, text: string): boolean {
+  return wildcardMatch(piece.pattern, text) !== piece.negated;
+}
+
+/**
+ * The pieces of a string pattern Kyverno splits on `|` then `&` (validateStringPatterns, checkAndConditions),
+ * each trimmed of spaces: alternatives of conjunctions. Plain pieces and `!` before a plain one are compiled.
+ */
+function alternativesOf(text: string): Piece[][] | Refusal {
   const refusal = notYet(`the condition pattern ${JSON.stringify(text)} (operators, durations and quantities are compared by Kyverno's own rules)`);
-  if (!/[|&]/.test(text)) return refusal;
-  const alternatives = text.split('|').map((c) => trimSpaces(c).split('&').map(trimSpaces));
-  return alternatives.every((pieces) => pieces.every(isPlainPattern)) ? alternatives : refusal;
+  const alternatives = /[|&]/.test(text) ? text.split('|').map((c) => trimSpaces(c).split('&').map(trimSpaces)) : [[text]];
+  const pieces = alternatives.map((ps) => ps.map(pieceOf));
+  return pieces.every((ps) => ps.every((x) => x !== undefined)) ? (pieces as Piece[][]) : refusal;
 }
 
 /** strings.Trim(s, " "). */
@@ -107,7 +146,7 @@ function trimSpaces(s: string): string {
 }
 
 /** The pieces combined, plus the whole text, which a string equal to it matches first (validateStringPatterns). */
-function combinePieces(v: Cel, text: string, alternatives: string[][], piece: (p: string) => Cel | Refusal): Cel | Refusal {
+function combinePieces(v: Cel, text: string, alternatives: Piece[][], piece: (p: Piece) => Cel | Refusal): Cel | Refusal {
   const ors: Cel[] = [];
   for (const pieces of alternatives) {
     const ands: Cel[] = [];
@@ -119,13 +158,22 @@ function combinePieces(v: Cel, text: string, alternatives: string[][], piece: (p
     ors.push(and(ands) ?? 'true');
   }
   // Unless the pieces match the whole text themselves.
-  const wholeMatched = alternatives.some((pieces) => pieces.every((p) => wildcardMatch(p, text)));
+  const wholeMatched = alternatives.some((pieces) => pieces.every((p) => pieceMatchesText(p, text)));
   if (!wholeMatched) ors.unshift(`(type(${v}) == string && ${v} == ${celString(text)})`);
   return or(ors);
 }
 
-/** A plain piece against the text of a scalar resource value (checkCondition converts it to its YAML text). */
-function scalarTextPiece(v: Cel, text: string): Cel | Refusal {
+/** A piece against the text of a scalar resource value (checkCondition converts it to its YAML text). */
+function scalarTextPiece(v: Cel, piece: Piece): Cel | Refusal {
+  if (!piece.negated) return plainScalarTextPiece(v, piece.pattern);
+  // `!P`: a scalar whose text P does not match. A map or a list is no text: compareString is false for it.
+  const matched = plainScalarTextPiece(v, piece.pattern);
+  if (typeof matched !== 'string') return matched;
+  return `(type(${v}) != map && type(${v}) != list && !(${matched}))`;
+}
+
+/** A plain piece against the text of a scalar resource value. */
+function plainScalarTextPiece(v: Cel, text: string): Cel | Refusal {
   // `*` matches the text of every scalar, null's ("null") included.
   if (text === '*') return `(type(${v}) != map && type(${v}) != list)`;
   // The text of a scalar resource value: strings as they are, integers and booleans as CEL prints them (their
