@@ -74,7 +74,6 @@ function annotationsTest(annotations: Record<string, string>, globs: GlobStyle):
   return parts.join(' && ');
 }
 
-/** Every criterion of an exclusion clause on names, namespaces and annotations, as one CEL test. */
 /**
  * Kyverno's subjects (pkg/utils/match/subjects.go CheckSubjects): the request's username matches a User or
  * ServiceAccount pattern (`system:serviceaccount:<namespace>:<name>`), or one of its groups a Group pattern.
@@ -105,6 +104,7 @@ function matchedSubjects(test: string): string {
   return `!(${anyUser}) || ${test}`;
 }
 
+/** Every criterion of an exclusion clause on the user, names, namespaces and annotations, as one CEL test. */
 function clauseTest(c: MatchClause, globs: GlobStyle): string | Refusal | undefined {
   const parts: string[] = [];
   if (c.userInfo) {
