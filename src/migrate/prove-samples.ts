@@ -10,6 +10,8 @@
  * - an object kube-apiserver would not decode as its kind (a chainsaw assertion, a manifest with a field its
  *   kind does not declare) is not admitted as it is, so its row is not run;
  * - nor one the source cannot admit offline (it reads the cluster, a registry);
+ * - custom kinds are typed with the CustomResourceDefinitions the library holds; one of a kind none defines
+ *   is not run where the migrated MAP needs its schema;
  * - a policy none of whose objects the source changes gets no rows: agreeing to change nothing proves nothing.
  * Policies with mutate-existing rules are left out: their effect is on other objects than the one admitted.
  */
@@ -17,6 +19,9 @@ import { dirname } from 'node:path';
 import { renderDiagnosticLine } from '../diagnostics/render.js';
 import { dialectFor } from '../dialects/registry.js';
 import { undecodedReason, unknownKindMessage } from '../engines/ssa.js';
+import { kindSchemasFromCrds } from '../merge/ssa/openapi/load.js';
+import { createRuntime } from '../runtime/create.js';
+import type { Runtime } from '../runtime/runtime.js';
 import { apply } from '../interpreter/index.js';
 import { isJsonObject, jsonEqual, type JsonObject, type JsonValue } from '../ir/json.js';
 import type { Policy } from '../ir/nodes.js';
@@ -36,10 +41,12 @@ export const MAX_SAMPLES_PER_POLICY = 50;
 
 /**
  * API groups of documents that are not objects a cluster admits through mutation: policies and their
- * bindings and exceptions, test tooling, build configuration, policy reports.
+ * bindings and exceptions, test tooling, build configuration, policy reports, and the CustomResourceDefinitions
+ * that type the examples (libraryRuntime).
  */
 const NOT_SAMPLE_GROUPS = [
   'admissionregistration.k8s.io',
+  'apiextensions.k8s.io',
   'kyverno.io',
   'policies.kyverno.io',
   'cli.kyverno.io',
@@ -60,8 +67,26 @@ function isSampleObject(doc: SourceDoc): boolean {
 }
 
 /** Why kube-apiserver would not decode `object` as its kind (engines/ssa.ts; custom kinds without a schema: never). */
-function invalidInstance(object: JsonObject): string | undefined {
-  return undecodedReason(object, gvkOf(object));
+function invalidInstance(object: JsonObject, runtime: Runtime): string | undefined {
+  return undecodedReason(object, gvkOf(object), runtime.schemas);
+}
+
+/**
+ * The runtime the examples are admitted with: the built-in kinds, and the custom kinds of the
+ * CustomResourceDefinitions the library holds (a cluster serving the library has them installed), typed as
+ * kube-apiserver types them for MAP (`transmute apply --crd`). CRDs that do not convert are left out.
+ */
+function libraryRuntime(library: Library): Runtime {
+  const crds: SourceDoc[] = [];
+  for (const file of library.files) {
+    for (const doc of file.docs ?? []) {
+      const v = doc.value;
+      if (isJsonObject(v) && v.apiVersion === 'apiextensions.k8s.io/v1' && v.kind === 'CustomResourceDefinition') crds.push(doc);
+    }
+  }
+  if (crds.length === 0) return createRuntime();
+  const kinds = kindSchemasFromCrds(crds);
+  return kinds.ok ? createRuntime({ schemas: { kinds: kinds.value } }) : createRuntime();
 }
 
 /** Whether `file` lies in `folder` or below it (both relative to DIR, `/`-separated; `.` is DIR itself). */
@@ -109,8 +134,8 @@ interface Admitted {
   error: string | undefined;
 }
 
-function admit(policies: readonly Policy[], request: AdmissionRequest): Admitted {
-  const r = apply(policies, request, { trace: false, patch: false });
+function admit(policies: readonly Policy[], request: AdmissionRequest, runtime: Runtime): Admitted {
+  const r = apply(policies, request, { trace: false, patch: false, runtime });
   const error = r.diagnostics.find((d) => d.severity === 'error');
   return { object: r.object, allowed: r.allowed, error: error === undefined ? undefined : error.message };
 }
@@ -126,12 +151,13 @@ function side(policy: string, status: RowResult['status'], reason: string): RowR
  */
 export function proveBySamples(library: Library, outcomes: ReadonlyMap<string, Outcome>, proven: ReadonlyMap<string, readonly ProofRow[]>, outDisplay: string): Map<string, ProofRow[]> {
   const out = new Map<string, ProofRow[]>();
+  let runtime: Runtime | undefined;
   for (const unit of units(library)) {
     const first = unit[0]!;
     const outcome = outcomes.get(first.key);
     if (outcome?.status !== 'translated' || outcome.documents.length === 0) continue;
     if (unit.some((p) => (proven.get(p.key)?.length ?? 0) > 0 || mutatesExisting(p))) continue;
-    const rows = unitRows(library, unit, outcome, outDisplay);
+    const rows = unitRows(library, unit, outcome, outDisplay, (runtime ??= libraryRuntime(library)));
     if (rows.length > 0) out.set(first.key, rows);
   }
   return out;
@@ -141,7 +167,7 @@ function mutatesExisting(p: SourcePolicy): boolean {
   return p.rules.some((r) => r.kind === 'mutate-existing');
 }
 
-function unitRows(library: Library, unit: readonly SourcePolicy[], outcome: Extract<Outcome, { status: 'translated' }>, outDisplay: string): ProofRow[] {
+function unitRows(library: Library, unit: readonly SourcePolicy[], outcome: Extract<Outcome, { status: 'translated' }>, outDisplay: string, runtime: Runtime): ProofRow[] {
   const first = unit[0]!;
   const folder = dirname(first.file.rel);
   const samples = samplesIn(library, folder);
@@ -167,21 +193,21 @@ function unitRows(library: Library, unit: readonly SourcePolicy[], outcome: Extr
       ...(typeof md.namespace === 'string' && md.namespace !== '' ? { namespace: md.namespace } : {}),
     };
     const row = { suite: s.file.path, entry: s.doc.index, resource: resourceLabel(String(s.object.kind), String(md.name), typeof md.namespace === 'string' ? md.namespace : undefined), sample: true as const };
-    const invalid = invalidInstance(s.object);
+    const invalid = invalidInstance(s.object, runtime);
     if (invalid !== undefined) {
       rows.push({ ...row, original: side(sourceName, 'skipped', 'not run'), migrated: side(migratedName, 'skipped', 'not run'), notRun: `not a ${String(s.object.kind)} kube-apiserver decodes: ${invalid}` });
       continue;
     }
-    const before = admit(source, request);
+    const before = admit(source, request, runtime);
     if (!before.allowed || before.error !== undefined) {
       rows.push({ ...row, original: side(sourceName, 'skipped', 'not run'), migrated: side(migratedName, 'skipped', 'not run'), notRun: `the source could not admit it offline: ${before.error ?? 'denied'}` });
       continue;
     }
     const mutated = !jsonEqual(before.object, s.object);
     if (mutated) changed = true;
-    const after = admit(migrated, request);
-    // A custom resource's kind without its CustomResourceDefinition: kube-apiserver types the object with the
-    // CRD's schema, which the library does not give; what the cluster would do is not known here.
+    const after = admit(migrated, request, runtime);
+    // A custom resource's kind without its CustomResourceDefinition in the library: kube-apiserver types the
+    // object with the CRD's schema; what the cluster would do is not known here.
     if (after.error !== undefined && after.error.includes(unknownKindMessage(gvkOf(s.object)))) {
       rows.push({ ...row, original: side(sourceName, 'skipped', 'not run'), migrated: side(migratedName, 'skipped', 'not run'), notRun: `no schema for ${String(s.object.apiVersion)} ${String(s.object.kind)}: kube-apiserver types it with its CustomResourceDefinition's schema, which the library does not hold` });
       continue;

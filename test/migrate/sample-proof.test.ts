@@ -132,6 +132,52 @@ spec:
     ]);
   });
 
+  it('a custom kind is typed with the CustomResourceDefinition the library holds, and proven', async () => {
+    const policy = `apiVersion: kyverno.io/v1
+kind: ClusterPolicy
+metadata: {name: widget-size}
+spec:
+  rules:
+  - name: size
+    match:
+      any:
+      - resources:
+          kinds: [Widget]
+    mutate:
+      patchStrategicMerge:
+        spec:
+          +(size): small
+`;
+    const crd = `apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata: {name: widgets.example.com}
+spec:
+  group: example.com
+  names: {kind: Widget, plural: widgets, singular: widget}
+  scope: Namespaced
+  versions:
+  - name: v1
+    served: true
+    storage: true
+    schema:
+      openAPIV3Schema:
+        type: object
+        properties:
+          spec:
+            type: object
+            properties:
+              colour: {type: string}
+              size: {type: string}
+`;
+    const widget = 'apiVersion: example.com/v1\nkind: Widget\nmetadata: {name: w, namespace: default}\nspec: {colour: blue}\n';
+    for (const to of ['map', 'kyverno-mpol']) {
+      const { report } = await migrate({ 'lib/policy.yaml': policy, 'lib/widget.yaml': widget, 'lib/crds/widget.yaml': crd }, to);
+      const p = report.policies.find((x) => x.source.name === 'widget-size')!;
+      expect(p.status, to).toBe('proven');
+      expect(p.rows, to).toEqual([expect.objectContaining({ sample: true, resource: 'Widget/default/w', original: expect.objectContaining({ reason: 'changed the object' }), migrated: expect.objectContaining({ status: 'passed' }) })]);
+    }
+  });
+
   it('a migration that leaves another object is a difference, with the first place they differ', () => {
     const root = tempDir('migrate-samples-diff', { 'lib/mutation.yaml': RUN_AS_NON_ROOT, 'lib/example.yaml': pod('web') });
     const found = discover(join(root, 'lib'));
