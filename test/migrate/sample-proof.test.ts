@@ -53,6 +53,24 @@ const SET_ALREADY = `
     securityContext:
       runAsNonRoot: false`;
 
+/** A ClusterPolicy giving a custom kind's objects a default size, and an example object of that kind. */
+const WIDGET_SIZE = `apiVersion: kyverno.io/v1
+kind: ClusterPolicy
+metadata: {name: widget-size}
+spec:
+  rules:
+  - name: size
+    match:
+      any:
+      - resources:
+          kinds: [Widget]
+    mutate:
+      patchStrategicMerge:
+        spec:
+          +(size): small
+`;
+const WIDGET = 'apiVersion: example.com/v1\nkind: Widget\nmetadata: {name: w, namespace: default}\nspec: {colour: blue}\n';
+
 async function migrate(files: Record<string, string>, to = 'map', text = false): Promise<{ report: MigrateReport; stdout: string; root: string }> {
   const root = tempDir('migrate-samples', files);
   const args = ['migrate', join(root, 'lib'), '--out-dir', join(root, 'out'), '--to', to];
@@ -108,23 +126,7 @@ describe('migrate compares a policy no test checks on the example objects of its
   });
 
   it('an example of a custom kind whose CRD the library lacks is not run for MAP: kube-apiserver would type it with the CRD', async () => {
-    const policy = `apiVersion: kyverno.io/v1
-kind: ClusterPolicy
-metadata: {name: widget-size}
-spec:
-  rules:
-  - name: size
-    match:
-      any:
-      - resources:
-          kinds: [Widget]
-    mutate:
-      patchStrategicMerge:
-        spec:
-          +(size): small
-`;
-    const widget = 'apiVersion: example.com/v1\nkind: Widget\nmetadata: {name: w, namespace: default}\nspec: {colour: blue}\n';
-    const { report } = await migrate({ 'lib/policy.yaml': policy, 'lib/widget.yaml': widget }, 'map');
+    const { report } = await migrate({ 'lib/policy.yaml': WIDGET_SIZE, 'lib/widget.yaml': WIDGET }, 'map');
     const p = report.policies.find((x) => x.source.name === 'widget-size')!;
     expect(p.status).toBe('untested');
     expect(p.rows).toEqual([
@@ -133,21 +135,6 @@ spec:
   });
 
   it('a custom kind is typed with the CustomResourceDefinition the library holds, and proven', async () => {
-    const policy = `apiVersion: kyverno.io/v1
-kind: ClusterPolicy
-metadata: {name: widget-size}
-spec:
-  rules:
-  - name: size
-    match:
-      any:
-      - resources:
-          kinds: [Widget]
-    mutate:
-      patchStrategicMerge:
-        spec:
-          +(size): small
-`;
     const crd = `apiVersion: apiextensions.k8s.io/v1
 kind: CustomResourceDefinition
 metadata: {name: widgets.example.com}
@@ -169,9 +156,8 @@ spec:
               colour: {type: string}
               size: {type: string}
 `;
-    const widget = 'apiVersion: example.com/v1\nkind: Widget\nmetadata: {name: w, namespace: default}\nspec: {colour: blue}\n';
     for (const to of ['map', 'kyverno-mpol']) {
-      const { report } = await migrate({ 'lib/policy.yaml': policy, 'lib/widget.yaml': widget, 'lib/crds/widget.yaml': crd }, to);
+      const { report } = await migrate({ 'lib/policy.yaml': WIDGET_SIZE, 'lib/widget.yaml': WIDGET, 'lib/crds/widget.yaml': crd }, to);
       const p = report.policies.find((x) => x.source.name === 'widget-size')!;
       expect(p.status, to).toBe('proven');
       expect(p.rows, to).toEqual([expect.objectContaining({ sample: true, resource: 'Widget/default/w', original: expect.objectContaining({ reason: 'changed the object' }), migrated: expect.objectContaining({ status: 'passed' }) })]);

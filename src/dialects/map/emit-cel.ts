@@ -19,6 +19,12 @@ export function isSelectable(name: string): boolean {
  * they fail with "no such key"; these read them as Kubernetes' empty value.
  */
 export const REQUEST_NAMESPACE = 'request.?namespace.orValue("")';
+
+/**
+ * Whether the request carries a user at all (a username, a uid or a group): without one, Kyverno's match
+ * ignores its user criteria (matchesResourceDescriptionMatchHelper).
+ */
+export const REQUEST_HAS_USER = 'request.userInfo.?username.orValue("") != "" || request.userInfo.?uid.orValue("") != "" || size(request.userInfo.?groups.orValue([])) > 0';
 export const REQUEST_NAME = 'request.?name.orValue("")';
 export const REQUEST_SUBRESOURCE = 'request.?subResource.orValue("")';
 

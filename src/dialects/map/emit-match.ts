@@ -7,7 +7,7 @@ import type { JsonObject } from '../../ir/json.js';
 import type { GlobStyle, LabelSelector, MatchClause, MatchSpec, ResourcePattern, UserMatch } from '../../ir/match.js';
 import { cannot, type Refusal } from '../generate-report.js';
 import { resourceOf } from '../../k8s/resources.js';
-import { celString, REQUEST_NAMESPACE } from './emit-cel.js';
+import { celString, REQUEST_HAS_USER, REQUEST_NAMESPACE } from './emit-cel.js';
 
 const MAP_OPS = ['CREATE', 'UPDATE', 'CONNECT'];
 
@@ -100,8 +100,7 @@ function subjectsTest(u: UserMatch, globs: GlobStyle): string | Refusal | undefi
  * matchesResourceDescriptionMatchHelper); an exclusion tests them against the empty user, where they fail.
  */
 function matchedSubjects(test: string): string {
-  const anyUser = 'request.userInfo.?username.orValue("") != "" || request.userInfo.?uid.orValue("") != "" || size(request.userInfo.?groups.orValue([])) > 0';
-  return `!(${anyUser}) || ${test}`;
+  return `!(${REQUEST_HAS_USER}) || ${test}`;
 }
 
 /** Every criterion of an exclusion clause on the user, names, namespaces and annotations, as one CEL test. */

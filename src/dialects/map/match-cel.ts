@@ -15,7 +15,7 @@
  */
 import type { GvkPattern, LabelSelector, MatchClause, MatchSpec, UserMatch } from '../../ir/match.js';
 import { cannot, notYet, type Refusal } from '../generate-report.js';
-import { celString, REQUEST_NAME, REQUEST_NAMESPACE, REQUEST_SUBRESOURCE } from './emit-cel.js';
+import { celString, REQUEST_HAS_USER, REQUEST_NAME, REQUEST_NAMESPACE, REQUEST_SUBRESOURCE } from './emit-cel.js';
 import { and, not, or, paren, type Cel } from './kyverno/cel-patch.js';
 import { wildcardCel } from './kyverno/pattern.js';
 
@@ -75,8 +75,7 @@ function userTest(u: UserMatch, exclude: boolean, target: 'map' | 'kyverno-mpol'
   const test = and(parts.map(paren)) ?? 'true';
   if (exclude) return test;
   // A request without any user information ignores the user criteria of a match.
-  const anyUser = or(['request.userInfo.?username.orValue("") != ""', 'request.userInfo.?uid.orValue("") != ""', 'size(request.userInfo.?groups.orValue([])) > 0']);
-  return or([not(anyUser), test]);
+  return or([not(REQUEST_HAS_USER), test]);
 }
 
 function clauseTest(c: MatchClause, exclude: boolean, target: 'map' | 'kyverno-mpol'): R<Cel> {
