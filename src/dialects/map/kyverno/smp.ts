@@ -11,7 +11,8 @@
  * the CEL fails on the shapes it does not merge (mergedSubstitution, createdSubstitution).
  *
  * Lists follow kyaml's schema for the object's apiVersion/kind (list-strategy.ts): a list without a merge
- * strategy is replaced; a list merged by one key takes the patch's elements first, in patch order (merged
+ * strategy is replaced; a list merged by one key (or by several, as multi-key-list.ts reduces them to one)
+ * takes the patch's elements first, in patch order (merged
  * into their existing counterparts), then the other elements in their order (Prepend). That order is
  * produced with JSONPatch `move`s, so an existing element keeps its content and moves to the front as it
  * does in Kyverno. A list element with condition anchors selects the resource elements it matches (each
@@ -35,6 +36,7 @@ import { listStrategies, objectKindTest, type SchemaStep } from './list-strategy
 import { writeProblem } from './rule.js';
 import { anchorConditionCel, isPlainPattern } from './pattern.js';
 import { writeThroughElement, writeThroughPatches, writeThroughReplaced } from './write-through.js';
+import { elementPredicate, multiKeyElements, multiKeyGuard, multiKeyLimit } from './multi-key-list.js';
 
 export interface SmpEnv {
   /** The rule's match: the kinds whose schemas decide how lists merge. */
@@ -438,8 +440,8 @@ function mergeList(at: Place, key: string, list: readonly JsonValue[], steps: re
   };
   const known = s.known;
   if (!known || known.kind === 'replace') return replaced();
-  if (known.kind !== 'keyed') return notYet(`the list at ${where}, which kyaml merges ${known.kind === 'set' ? 'as a set of values' : `by the keys ${known.keys.join(', ')}`}`);
-  const keyed = keyedList(at, key, list, known.key, steps, w);
+  if (known.kind === 'set') return notYet(`the list at ${where}, which kyaml merges as a set of values`);
+  const keyed = keyedList(at, key, list, known.kind === 'keyed' ? [known.key] : known.keys, steps, w);
   if (refused(keyed)) return keyed;
   if (!s.others) return keyed;
   // Kinds kyaml does not know (a CRD with the same kind name) get the patch's list instead.
@@ -456,8 +458,11 @@ function finder(list: Cel, item: string, index: string, predicate: Cel): { exist
 
 const MAX_UPSERTS = 4;
 
-/** A list merged by `mergeKey`: plain elements upserted to the front, or one anchored element's selection. */
-function keyedList(at: Place, key: string, list: readonly JsonValue[], mergeKey: string, steps: readonly SchemaStep[], w: Walk): R<Cel> {
+/**
+ * A list merged by `mergeKeys` (one key, or several: multi-key-list.ts): plain elements upserted to the front,
+ * or one anchored element's selection.
+ */
+function keyedList(at: Place, key: string, list: readonly JsonValue[], mergeKeys: readonly string[], steps: readonly SchemaStep[], w: Walk): R<Cel> {
   const where = steps.filter((x) => x !== '[]').join('.');
   const place = fieldPlace(at, key);
   const elements = list.filter(isJsonObject);
@@ -465,25 +470,20 @@ function keyedList(at: Place, key: string, list: readonly JsonValue[], mergeKey:
   const anchored = elements.filter(hasAnchors);
   if (anchored.length > 0) {
     if (anchored.length > 1 || elements.length > 1) return notYet(`the list at ${where} with several elements beside an anchored one (Kyverno's cleanup deletes by shifting indices)`);
-    return anchoredElement(at, key, anchored[0]!, mergeKey, steps, w);
+    if (mergeKeys.length > 1) return notYet(`condition anchors in the list at ${where}, which kyaml merges by the keys ${mergeKeys.join(', ')}`);
+    return anchoredElement(at, key, anchored[0]!, mergeKeys[0]!, steps, w);
   }
   const missing = materialize(list as JsonValue[], w, []);
   if (refused(missing)) return missing;
   const created = missing === undefined ? NONE : one(patch('add', place.ptr, missing.cel));
   if (elements.length === 0) return cond(has(at, key), NONE, created);
   if (elements.length > MAX_UPSERTS) return notYet(`more than ${MAX_UPSERTS} elements in the keyed list at ${where}`);
-  const keys: Cel[] = [];
-  for (const e of elements) {
-    if (!(mergeKey in e) || e[mergeKey] === null || isJsonObject(e[mergeKey]) || Array.isArray(e[mergeKey])) return notYet(`an element of the list at ${where} without its merge key ${mergeKey} (kyaml appends it)`);
-    const k = leafCel(e[mergeKey]!, w.env);
-    if (refused(k)) return k;
-    keys.push(k);
-  }
-  if (new Set(keys).size !== keys.length) return notYet(`two elements with the same ${mergeKey} in the list at ${where}`);
+  const chosen = elementChoices(elements, mergeKeys, where, w);
+  if (refused(chosen)) return chosen;
   const L = place.cel;
   const c = w.env.fresh('c');
   const i = w.env.fresh('i');
-  const found = keys.map((k) => finder(L, c, i, and([has({ cel: c, ptr: [] }, mergeKey), `${select(c, mergeKey)} == ${paren(k)}`])!));
+  const found = chosen.predicates(c).map((p) => finder(L, c, i, p));
   const steps2 = [...steps, '[]'];
   // Elements are placed from the last to the first, each moved (or added) to the front: the patch's order
   // ends up first. Where element j is found when its turn comes: its index, plus one for every later element
@@ -500,12 +500,51 @@ function keyedList(at: Place, key: string, list: readonly JsonValue[], mergeKey:
   const merging: Cel[] = [];
   for (const [j, e] of elements.entries()) {
     const rest: JsonObject = {};
-    for (const [k, x] of Object.entries(e)) if (k !== mergeKey) rest[k] = x;
+    // Another merge key is written: the counterpart may lack it (multi-key-list.ts elementPredicate).
+    for (const [k, x] of Object.entries(e)) if (k !== mergeKeys[0]) rest[k] = x;
     const inner = mergeMap({ cel: found[j]!.value, ptr: [...place.ptr, `/${j}`] }, rest, steps2, w);
     if (refused(inner)) return inner;
     merging.push(cond(found[j]!.exists, inner));
   }
-  return cond(has(at, key), concat([...placing, ...merging]), created);
+  const merged = concat([...placing, ...merging]);
+  const guarded = chosen.guard === undefined ? merged : cond(chosen.guard(L), merged, translationLimit(multiKeyLimit(where, mergeKeys)));
+  return cond(has(at, key), guarded, created);
+}
+
+/** How the patch elements of a keyed list find their resource counterparts (elementChoices). */
+interface ElementChoices {
+  /** Per element, the test that the resource element `c` is its counterpart. */
+  predicates(c: Cel): Cel[];
+  /** The condition on the resource list under which these choices are kyaml's, when not always. */
+  guard: ((list: Cel) => Cel) | undefined;
+}
+
+/**
+ * By the merge key's value, or by the keys each element gives of several (multi-key-list.ts, with the guard
+ * on the resource list that makes that kyaml's merge).
+ */
+function elementChoices(elements: readonly JsonObject[], mergeKeys: readonly string[], where: string, w: Walk): R<ElementChoices> {
+  if (mergeKeys.length > 1) {
+    const keyed = multiKeyElements(elements, mergeKeys, where);
+    if (refused(keyed)) return keyed;
+    return {
+      predicates: (c) => keyed.elements.map((e) => elementPredicate(c, e)),
+      guard: (list) => multiKeyGuard(list, mergeKeys, keyed, w.env.fresh),
+    };
+  }
+  const mergeKey = mergeKeys[0]!;
+  const keys: Cel[] = [];
+  for (const e of elements) {
+    if (!(mergeKey in e) || e[mergeKey] === null || isJsonObject(e[mergeKey]) || Array.isArray(e[mergeKey])) return notYet(`an element of the list at ${where} without its merge key ${mergeKey} (kyaml appends it)`);
+    const k = leafCel(e[mergeKey]!, w.env);
+    if (refused(k)) return k;
+    keys.push(k);
+  }
+  if (new Set(keys).size !== keys.length) return notYet(`two elements with the same ${mergeKey} in the list at ${where}`);
+  return {
+    predicates: (c) => keys.map((k) => and([has({ cel: c, ptr: [] }, mergeKey), `${select(c, mergeKey)} == ${paren(k)}`])!),
+    guard: undefined,
+  };
 }
 
 /**
