@@ -12,8 +12,8 @@
  *
  * Lists follow kyaml's schema for the object's apiVersion/kind (list-strategy.ts): a list without a merge
  * strategy is replaced; a list merged by one key (or by several, as multi-key-list.ts reduces them to one)
- * takes the patch's elements first, in patch order (merged
- * into their existing counterparts), then the other elements in their order (Prepend). That order is
+ * takes the patch's elements first, in patch order (merged into their existing counterparts), then the
+ * other elements in their order (Prepend). That order is
  * produced with JSONPatch `move`s, so an existing element keeps its content and moves to the front as it
  * does in Kyverno. A list element with condition anchors selects the resource elements it matches (each
  * re-emitted with the element's `name`), which therefore come first in resource order; its `+(k)` keys are
