@@ -8,6 +8,7 @@ import type { GlobStyle, LabelSelector, MatchClause, MatchSpec, ResourcePattern,
 import { cannot, type Refusal } from '../generate-report.js';
 import { resourceOf } from '../../k8s/resources.js';
 import { celString, REQUEST_HAS_USER, REQUEST_NAMESPACE } from './emit-cel.js';
+import { kyvernoNamesCel, kyvernoNamespacesCel, kyvernoNotExcludedCel, mayMatchNamespaces } from './match-cel.js';
 
 const MAP_OPS = ['CREATE', 'UPDATE', 'CONNECT'];
 
@@ -103,40 +104,20 @@ function matchedSubjects(test: string): string {
   return `!(${REQUEST_HAS_USER}) || ${test}`;
 }
 
-/** Every criterion of an exclusion clause on the user, names, namespaces and annotations, as one CEL test. */
-function clauseTest(c: MatchClause, globs: GlobStyle): string | Refusal | undefined {
-  const parts: string[] = [];
-  if (c.userInfo) {
-    const t = subjectsTest(c.userInfo, globs);
-    if (typeof t !== 'string') return t;
-    parts.push(`(${t})`);
-  }
-  if (c.names) {
-    const t = anyOf('object.metadata.?name.orValue("")', c.names, globs);
-    if (!t) return undefined;
-    parts.push(`(${t})`);
-  }
-  if (c.namespaces) {
-    const t = anyOf(REQUEST_NAMESPACE, c.namespaces, globs);
-    if (!t) return undefined;
-    parts.push(`(${t})`);
-  }
-  if (c.annotations) {
-    const t = annotationsTest(c.annotations, globs);
-    if (!t) return undefined;
-    parts.push(t);
-  }
-  return parts.join(' && ');
-}
-
 function anyOf(subject: string, patterns: readonly string[], globs: GlobStyle): string | undefined {
   const tests = patterns.map((p) => globTest(subject, p, globs));
   if (tests.some((t) => t === undefined)) return undefined;
   return tests.length === 1 ? tests[0] : tests.map((t) => `(${t})`).join(' || ');
 }
 
-export function emitMatch(spec: MatchSpec): EmittedMatch | string | Refusal {
-  if (spec.exclude && ((spec.exclude.all?.length ?? 0) > 0)) return 'an exclusion that needs all of several clauses';
+/**
+ * `target` words what only one target refuses. A Kyverno match (wildcard globs) reads names, namespaces and
+ * exclusions as Kyverno does (match-cel.ts); Gatekeeper's and the API server's are read as theirs.
+ */
+export function emitMatch(spec: MatchSpec, target: 'map' | 'kyverno-mpol' = 'map'): EmittedMatch | string | Refusal {
+  const kyverno = spec.globs === 'wildcard';
+  const namespaceKind = kyverno && mayMatchNamespaces(spec);
+  if (!kyverno && spec.exclude && ((spec.exclude.all?.length ?? 0) > 0)) return 'an exclusion that needs all of several clauses';
   const clauses: MatchClause[] = [...(spec.all ?? [])];
   const any = spec.any ?? [];
   let rules: ResourcePattern[] | undefined;
@@ -178,14 +159,15 @@ export function emitMatch(spec: MatchSpec): EmittedMatch | string | Refusal {
           namespaceSelector = c.namespaceSelector;
           break;
         case 'names': {
-          const t = anyOf('object.metadata.?name.orValue("")', c.names!, spec.globs);
+          // Kyverno matches an object that has only a generateName (a CREATE by a controller) by it.
+          const t = kyverno ? kyvernoNamesCel(c.names!) : anyOf('object.metadata.?name.orValue("")', c.names!, spec.globs);
           if (!t) return `the name patterns ${c.names!.join(', ')}`;
           conditions.push({ name: 'names', expression: t });
           break;
         }
         case 'namespaces':
         case 'excludedNamespaces': {
-          const t = anyOf(REQUEST_NAMESPACE, c[key]!, spec.globs);
+          const t = kyverno && key === 'namespaces' ? kyvernoNamespacesCel(c[key]!, namespaceKind) : anyOf(REQUEST_NAMESPACE, c[key]!, spec.globs);
           if (!t) return `the namespace patterns ${c[key]!.join(', ')}`;
           // Cluster-scoped objects have no namespace: Gatekeeper's namespace matcher never matches them.
           conditions.push({ name: key === 'namespaces' ? 'namespaces' : 'excluded-namespaces', expression: key === 'namespaces' ? t : `!(${t})` });
@@ -223,20 +205,22 @@ export function emitMatch(spec: MatchSpec): EmittedMatch | string | Refusal {
   const resourceRules = (rules ?? [{ groups: ['*'], versions: ['*'], resources: ['*'] }]).map((r) => ruleJson(scope && !r.scope ? { ...r, scope } : r, operations));
   const matchConstraints: JsonObject = { resourceRules };
   const excludes: ResourcePattern[] = [];
+  // Kyverno exclusions beyond resource rules: one matchCondition, Kyverno's reading of them.
+  const kyvernoExcludes: MatchClause[] = [];
   for (const c of spec.exclude?.any ?? []) {
     const keys = Object.keys(c).filter((k) => k !== 'kinds' && k !== 'resources' && k !== 'operations');
     const rs = rulesOfClause(c);
-    if (keys.length > 0 && !rs && keys.every((k) => k === 'annotations' || k === 'names' || k === 'namespaces' || k === 'userInfo') && !c.operations) {
-      // An exclusion on the object's names, namespaces, annotations or the request's user only: the policy
-      // applies where it does not hold.
-      const t = clauseTest(c, spec.globs);
-      if (t !== undefined && typeof t !== 'string') return t;
-      if (!t) return `an exclusion on ${keys.join(', ')}`;
-      conditions.push({ name: 'exclude', expression: `!(${t})` });
+    if (kyverno && (keys.length > 0 || !rs)) {
+      kyvernoExcludes.push(c);
       continue;
     }
     if (keys.length > 0 || !rs) return `an exclusion on ${keys.join(', ') || 'nothing'}`;
     excludes.push(...rs.map((r) => ({ ...r, operations: r.operations ?? c.operations ?? ['*'] })));
+  }
+  if (kyvernoExcludes.length > 0 || (kyverno && (spec.exclude?.all?.length ?? 0) > 0)) {
+    const t = kyvernoNotExcludedCel({ any: kyvernoExcludes, all: spec.exclude?.all ?? [] }, target, namespaceKind);
+    if (typeof t !== 'string') return t;
+    conditions.push({ name: 'exclude', expression: t });
   }
   if (excludes.length > 0) matchConstraints.excludeResourceRules = excludes.map((r) => ruleJson(r, ['*']));
   if (namespaceSelector) matchConstraints.namespaceSelector = selectorJson(namespaceSelector);

@@ -330,7 +330,7 @@ function emitGroup(original: readonly Policy[], target: CelTarget, report: Gener
     group.push(h);
   }
   const head = group[0]!;
-  const m = shared ?? emitMatch(head.match);
+  const m = shared ?? emitMatch(head.match, target.dialect);
   if (typeof m === 'string' || isRefusal(m)) {
     report.refuse(typeof m === 'string' ? notYet(m) : m, head.match.origin ?? head.origin, `policy ${head.id}`);
     return undefined;

@@ -18,6 +18,7 @@ import { cannot, notYet, type Refusal } from '../generate-report.js';
 import { celString, REQUEST_HAS_USER, REQUEST_NAME, REQUEST_NAMESPACE, REQUEST_SUBRESOURCE } from './emit-cel.js';
 import { and, not, or, paren, type Cel } from './kyverno/cel-patch.js';
 import { wildcardCel } from './kyverno/pattern.js';
+import { wildcardMatch } from '../../k8s/glob.js';
 
 type R<T> = T | Refusal;
 
@@ -25,8 +26,18 @@ function refused(x: unknown): x is Refusal {
   return typeof x === 'object' && x !== null && 'why' in x;
 }
 
+/** A selection chain (`request.?namespace.orValue("")`), which binds tighter than `in`. */
+const MEMBER_CHAIN = /^[A-Za-z_]\w*(\.\??[A-Za-z_]\w*|\.orValue\("[^"\\]*"\))*$/;
+
+/** Some pattern matches `subject`: the plain ones (two or more) as one `in` test of their list. */
 function anyGlob(subject: Cel, patterns: readonly string[]): Cel {
-  return or(patterns.map((p) => wildcardCel(subject, p)));
+  if (patterns.includes('*')) return 'true';
+  const plain = patterns.filter((p) => !/[*?]/.test(p));
+  const tests = patterns.filter((p) => /[*?]/.test(p)).map((p) => wildcardCel(subject, p));
+  const operand = MEMBER_CHAIN.test(subject) ? subject : paren(subject);
+  if (plain.length > 1) tests.unshift(`${operand} in [${plain.map(celString).join(', ')}]`);
+  else if (plain.length === 1) tests.unshift(`${operand} == ${celString(plain[0]!)}`);
+  return or(tests);
 }
 
 function field(subject: Cel, pattern: string | undefined): Cel | undefined {
@@ -67,7 +78,7 @@ function selectorTest(sel: LabelSelector, labels: Cel, what: string): R<Cel> {
 function userTest(u: UserMatch, exclude: boolean, target: 'map' | 'kyverno-mpol'): R<Cel> {
   const parts: Cel[] = [];
   // Kyverno computes a user's roles from RoleBindings; neither CEL environment's request carries them.
-  if (u.roles?.length || u.clusterRoles?.length) return cannot(`a match on roles or cluster roles (the ${target === 'map' ? 'MutatingAdmissionPolicy' : 'MutatingPolicy'} request carries no roles; Kyverno computes them from the cluster's RoleBindings)`);
+  if (u.roles?.length || u.clusterRoles?.length) return cannot(`a match or exclusion on roles or cluster roles (the ${target === 'map' ? 'MutatingAdmissionPolicy' : 'MutatingPolicy'} request carries no roles; Kyverno computes them from the cluster's RoleBindings)`);
   const subjects: Cel[] = [];
   if (u.usernames?.length) subjects.push(anyGlob('request.userInfo.?username.orValue("")', u.usernames));
   if (u.groups?.length) subjects.push(`request.userInfo.?groups.orValue([]).exists(g, ${anyGlob('g', u.groups)})`);
@@ -78,7 +89,63 @@ function userTest(u: UserMatch, exclude: boolean, target: 'map' | 'kyverno-mpol'
   return or([not(REQUEST_HAS_USER), test]);
 }
 
-function clauseTest(c: MatchClause, exclude: boolean, target: 'map' | 'kyverno-mpol'): R<Cel> {
+/** The name Kyverno matches `names` against: the object's name, or its generateName when the name is empty. */
+export const KYVERNO_MATCHED_NAME = '(object.metadata.?name.orValue("") != "" ? object.metadata.name : object.metadata.?generateName.orValue(""))';
+
+/**
+ * The namespace Kyverno matches `namespaces` against: a Namespace's own name, else the request's namespace
+ * (only the latter where the match admits no Namespace: `namespaceKind` false).
+ */
+function kyvernoMatchedNamespace(namespaceKind: boolean): Cel {
+  return namespaceKind ? `(request.kind.group == "" && request.kind.kind == "Namespace" ? ${REQUEST_NAME} : ${REQUEST_NAMESPACE})` : REQUEST_NAMESPACE;
+}
+
+/** Whether a match may admit a Namespace: some clause names no kinds, or a kind pattern that Namespace fits. */
+export function mayMatchNamespaces(spec: Pick<MatchSpec, 'any' | 'all'>): boolean {
+  const clauses = [...(spec.any ?? []), ...(spec.all ?? [])];
+  // Every clause of `all` must hold: one that admits no Namespace settles it.
+  if ((spec.all ?? []).some((c) => c.scope === 'Namespaced' || (c.kinds !== undefined && !c.kinds.some(admitsNamespace)))) return false;
+  return clauses.length === 0 || clauses.some((c) => c.scope !== 'Namespaced' && (c.kinds === undefined || c.kinds.some(admitsNamespace)));
+}
+
+function admitsNamespace(k: GvkPattern): boolean {
+  const fits = (pattern: string | undefined, value: string): boolean => pattern === undefined || wildcardMatch(pattern, value);
+  return fits(k.group, '') && fits(k.version, 'v1') && fits(k.kind, 'Namespace') && (k.subresource === undefined || k.subresource === '' || k.subresource === '*');
+}
+
+/** Kyverno's `names` criterion: a wildcard pattern matching KYVERNO_MATCHED_NAME. */
+export function kyvernoNamesCel(patterns: readonly string[]): Cel {
+  return anyGlob(KYVERNO_MATCHED_NAME, patterns);
+}
+
+/** Kyverno's `namespaces` criterion (`namespaceKind`: whether the match may admit a Namespace). */
+export function kyvernoNamespacesCel(patterns: readonly string[], namespaceKind: boolean): Cel {
+  return anyGlob(kyvernoMatchedNamespace(namespaceKind), patterns);
+}
+
+/**
+ * An exclude block, Kyverno's reading, as the CEL test that the request is *not* excluded: no clause of
+ * `any` holds, and not every clause of `all`. `namespaceKind`: whether the match may admit a Namespace.
+ */
+export function kyvernoNotExcludedCel(exclude: Pick<MatchSpec, 'any' | 'all'>, target: 'map' | 'kyverno-mpol', namespaceKind: boolean): R<Cel> {
+  const parts: Cel[] = [];
+  for (const [list, every] of [
+    [exclude.any, false],
+    [exclude.all, true],
+  ] as const) {
+    if (!list || list.length === 0) continue;
+    const tests: Cel[] = [];
+    for (const c of list) {
+      const t = clauseTest(c, true, target, namespaceKind);
+      if (refused(t)) return t;
+      tests.push(t);
+    }
+    parts.push(not(every ? and(tests)! : or(tests)));
+  }
+  return and(parts) ?? 'true';
+}
+
+function clauseTest(c: MatchClause, exclude: boolean, target: 'map' | 'kyverno-mpol', namespaceKind: boolean): R<Cel> {
   const parts: Cel[] = [];
   for (const key of Object.keys(c) as (keyof MatchClause)[]) {
     switch (key) {
@@ -89,10 +156,10 @@ function clauseTest(c: MatchClause, exclude: boolean, target: 'map' | 'kyverno-m
         parts.push(or(c.kinds!.map(kindTest)));
         break;
       case 'names':
-        parts.push(anyGlob('(object.metadata.?name.orValue("") != "" ? object.metadata.name : object.metadata.?generateName.orValue(""))', c.names!));
+        parts.push(kyvernoNamesCel(c.names!));
         break;
       case 'namespaces':
-        parts.push(anyGlob(`(request.kind.group == "" && request.kind.kind == "Namespace" ? ${REQUEST_NAME} : ${REQUEST_NAMESPACE})`, c.namespaces!));
+        parts.push(kyvernoNamespacesCel(c.namespaces!, namespaceKind));
         break;
       case 'annotations':
         for (const [k, v] of Object.entries(c.annotations!)) {
@@ -108,7 +175,7 @@ function clauseTest(c: MatchClause, exclude: boolean, target: 'map' | 'kyverno-m
       case 'namespaceSelector': {
         const t = selectorTest(c.namespaceSelector!, NAMESPACE_LABELS, 'namespaceSelector');
         if (refused(t)) return t;
-        parts.push(and(['!(request.kind.group == "" && request.kind.kind == "Namespace")', t])!);
+        parts.push(namespaceKind ? and(['!(request.kind.group == "" && request.kind.kind == "Namespace")', t])! : t);
         break;
       }
       case 'userInfo': {
@@ -127,10 +194,11 @@ function clauseTest(c: MatchClause, exclude: boolean, target: 'map' | 'kyverno-m
 /** The whole match block (any, all, exclude) as one CEL test, Kyverno's reading. */
 export function kyvernoMatchCel(spec: MatchSpec, target: 'map' | 'kyverno-mpol'): R<Cel> {
   if (spec.globs !== 'wildcard') return notYet('a rule match in a dialect other than Kyverno');
+  const namespaceKind = mayMatchNamespaces(spec);
   const clauses = (list: readonly MatchClause[] | undefined, exclude: boolean): R<Cel[]> => {
     const out: Cel[] = [];
     for (const c of list ?? []) {
-      const t = clauseTest(c, exclude, target);
+      const t = clauseTest(c, exclude, target, namespaceKind);
       if (refused(t)) return t;
       out.push(t);
     }
