@@ -247,8 +247,22 @@ const YAML11_WORDS: ReadonlyArray<[string, string[]]> = [
   ['null', ['null', 'Null', 'NULL']],
 ];
 
-const PLAIN_NOTE =
+export const PLAIN_NOTE =
   'a text substituted into a plain YAML scalar of a JSON patch is read again by YAML: the CEL keeps it where it begins with a letter and holds only letters, digits and ._/@+=- (a YAML 1.1 boolean or null word becomes that value), and fails on other texts';
+
+/** The failure of a text YAML may read back as another value (readBackAsPlainScalar). */
+const NOT_PLAIN = 'a text substituted into a plain YAML scalar that YAML may read back as another value';
+
+/**
+ * What YAML reads back from the string `s` (a variable) substituted alone into a plain scalar: the YAML 1.1
+ * boolean or null it spells, the string itself where PLAIN_TEXT holds, else the CEL fails (as in
+ * readBackAsPlainScalar).
+ */
+export function plainScalarReadBack(s: string): string {
+  let out = `${s}.matches(${celString(PLAIN_TEXT)}) ? ${s} : ${fail(NOT_PLAIN).cel}`;
+  for (const [value, spellings] of [...YAML11_WORDS].reverse()) out = `${s} in [${spellings.map((w) => celString(w)).join(', ')}] ? ${value} : (${out})`;
+  return out;
+}
 
 /** The spliced text as YAML reads it back; the CEL fails where that reading is not modelled. */
 function readBackAsPlainScalar(text: Frag, pieces: readonly ({ text: string } | { value: Value })[], cx: Cx): Frag {
@@ -261,7 +275,7 @@ function readBackAsPlainScalar(text: Frag, pieces: readonly ({ text: string } | 
   // A static piece holding a character other than a letter rules the words out.
   const words = statics.some((t) => /[^A-Za-z]/.test(t)) ? [] : YAML11_WORDS;
   return bind(text, cx.names, (t) => {
-    let out = cond(`${op(t)}.matches(${celString(PLAIN_TEXT)})`, tfrag(t.cel, T.plainString, { err: t.err, atom: t.atom }), fail('a text substituted into a plain YAML scalar that YAML may read back as another value'), true);
+    let out = cond(`${op(t)}.matches(${celString(PLAIN_TEXT)})`, tfrag(t.cel, T.plainString, { err: t.err, atom: t.atom }), fail(NOT_PLAIN), true);
     for (const [value, spellings] of [...words].reverse()) {
       out = cond(`${t.cel} in [${spellings.map((w) => celString(w)).join(', ')}]`, tfrag(value, value === 'null' ? T.null : T.bool, { atom: true }), out, true);
     }

@@ -28,6 +28,7 @@ import { celLiteral } from '../emit-cel.js';
 import { and, celCollection, concat, cond, failWith, has, NONE, one, patch, ROOT, translationLimit, type Cel, type Place } from './cel-patch.js';
 import type { RuleScope } from './scope.js';
 import type { TemplateOptions } from '../../../lowering/jmes-cel/index.js';
+import { PLAIN_NOTE, plainScalarReadBack } from '../../../lowering/jmes-cel/template.js';
 import { refused, writeProblem, type RuleCompiler } from './rule.js';
 
 type R<T> = T | Refusal;
@@ -225,8 +226,12 @@ function valueCel(rc: RuleCompiler, v: JsonValue, holes: readonly string[], scop
       const t = rc.templateTyped(restore(v, holes), scope);
       if (refused(t)) return t;
       if (t.type.k === 'string' && !json) return rc.templateText(restore(v, holes), scope, { text: true, plainYaml: true });
-      if (!['map', 'list', 'int', 'double', 'number', 'bool'].includes(t.type.k)) return notYet('a variable standing alone as a JSON patch value that may be a string (YAML re-reads the text it substitutes to)');
-      return t.cel;
+      if (['map', 'list', 'int', 'double', 'number', 'bool'].includes(t.type.k)) return t.cel;
+      if (json) return notYet('a variable standing alone as a JSON patch value that may be a string (YAML re-reads the text it substitutes to)');
+      // A value of a type known only at runtime: a string is read back as above, anything else as it is.
+      rc.notes.add(PLAIN_NOTE);
+      const x = rc.fresh.next('x');
+      return `[dyn(${t.cel})].map(${x}, type(${x}) == string ? (${plainScalarReadBack(x)}) : ${x})[0]`;
     }
     // Text around a variable in a plain scalar: YAML reads the substituted text again (`{{ x }}s` is `true`
     // when x is "ye"), JSON refuses it unquoted.
