@@ -104,6 +104,20 @@ function matchedSubjects(test: string): string {
   return `!(${REQUEST_HAS_USER}) || ${test}`;
 }
 
+/**
+ * Gatekeeper's `name` criterion (pkg/mutation/match namesMatch, src/k8s/clause.ts): the name matches, or the
+ * object has a generateName that a pattern ending in `*` covers (its prefix, or its middle for `*x*`).
+ */
+function gatekeeperNamesTest(patterns: readonly string[]): string | undefined {
+  const byName = anyOf('object.metadata.?name.orValue("")', patterns, 'prefixSuffix');
+  if (byName === undefined) return undefined;
+  const generated = patterns.filter((p) => p.endsWith('*') && p.length > 1).map((p) => globTest('object.metadata.generateName', p, 'prefixSuffix'));
+  if (generated.some((t) => t === undefined)) return undefined;
+  if (generated.length === 0) return byName;
+  const generateName = `object.metadata.?generateName.orValue("") != "" && (${generated.map((t) => `(${t})`).join(' || ')})`;
+  return `(${byName}) || (${generateName})`;
+}
+
 function anyOf(subject: string, patterns: readonly string[], globs: GlobStyle): string | undefined {
   const tests = patterns.map((p) => globTest(subject, p, globs));
   if (tests.some((t) => t === undefined)) return undefined;
@@ -159,8 +173,9 @@ export function emitMatch(spec: MatchSpec, target: 'map' | 'kyverno-mpol' = 'map
           namespaceSelector = c.namespaceSelector;
           break;
         case 'names': {
-          // Kyverno matches an object that has only a generateName (a CREATE by a controller) by it.
-          const t = kyverno ? kyvernoNamesCel(c.names!) : anyOf('object.metadata.?name.orValue("")', c.names!, spec.globs);
+          // Kyverno and Gatekeeper match an object that has only a generateName (a CREATE by a controller) by it.
+          if (spec.globs === 'prefixSuffix' && c.names!.includes('')) break;
+          const t = kyverno ? kyvernoNamesCel(c.names!) : spec.globs === 'prefixSuffix' ? gatekeeperNamesTest(c.names!) : anyOf('object.metadata.?name.orValue("")', c.names!, spec.globs);
           if (!t) return `the name patterns ${c.names!.join(', ')}`;
           conditions.push({ name: 'names', expression: t });
           break;

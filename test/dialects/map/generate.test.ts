@@ -96,6 +96,27 @@ spec:
     expect(mutate(policies, labelled)).toEqual(mutate(gk, labelled));
   });
 
+  it("matches an object that has only a generateName as Gatekeeper's name match does", () => {
+    for (const name of ['web-*', '*eb*', 'web-1', '*-1']) {
+      const gk = parseWith(
+        'gatekeeper',
+        `apiVersion: mutations.gatekeeper.sh/v1
+kind: AssignMetadata
+metadata: {name: team}
+spec:
+  match: {name: "${name}", kinds: [{apiGroups: [""], kinds: [Pod]}]}
+  location: metadata.labels.team
+  parameters: {assign: {value: platform}}
+`,
+      );
+      const { policies } = roundTrip(gk);
+      const objects: JsonObject[] = [POD, { ...POD, metadata: { generateName: 'web-', namespace: 'prod' } }, { ...POD, metadata: { generateName: 'db-', namespace: 'prod' } }, { ...POD, metadata: { name: 'web-1', generateName: 'x-' } }];
+      const labelled = objects.filter((o) => JSON.stringify(mutate(gk, o)).includes('platform'));
+      expect(labelled.length, name).toBeGreaterThan(0);
+      for (const o of objects) expect(mutate(policies, o), `${name} ${JSON.stringify(o)}`).toEqual(mutate(gk, o));
+    }
+  });
+
   it('escapes keys with jsonpatch.escapeKey where a removal needs JSONPatch', () => {
     const ky = parseWith(
       'kyverno',
