@@ -8,7 +8,7 @@ import type { GlobStyle, LabelSelector, MatchClause, MatchSpec, ResourcePattern,
 import { cannot, type Refusal } from '../generate-report.js';
 import { resourceOf } from '../../k8s/resources.js';
 import { celString, REQUEST_HAS_USER, REQUEST_NAMESPACE } from './emit-cel.js';
-import { kyvernoNamesCel, kyvernoNamespacesCel, kyvernoNotExcludedCel, mayMatchNamespaces } from './match-cel.js';
+import { kyvernoNamesCel, kyvernoNamespacesCel, kyvernoNotExcludedCel, kyvernoSelectorCel, mayMatchClusterScoped, mayMatchNamespaces } from './match-cel.js';
 
 const MAP_OPS = ['CREATE', 'UPDATE', 'CONNECT'];
 
@@ -43,6 +43,10 @@ function selectorJson(s: LabelSelector): JsonObject {
   if (s.matchLabels) out.matchLabels = { ...s.matchLabels };
   if (s.matchExpressions) out.matchExpressions = s.matchExpressions.map((e) => ({ key: e.key, operator: e.operator, ...(e.values ? { values: e.values } : {}) }));
   return out;
+}
+
+function wildcardLabels(sel: LabelSelector | undefined): boolean {
+  return Object.entries(sel?.matchLabels ?? {}).some(([k, v]) => /[*?]/.test(k + v));
 }
 
 /** A name pattern as a CEL test of `subject`. */
@@ -165,13 +169,13 @@ export function emitMatch(spec: MatchSpec, target: 'map' | 'kyverno-mpol' = 'map
           if (!c.operations!.includes('*')) operations = operations.filter((o) => c.operations!.includes(o));
           break;
         case 'labelSelector':
-          if (objectSelector) return 'two object label selectors';
-          objectSelector = c.labelSelector;
+        case 'namespaceSelector': {
+          const object = key === 'labelSelector';
+          if (object ? objectSelector : namespaceSelector) return `two ${object ? 'object label' : 'namespace'} selectors`;
+          if (object) objectSelector = c.labelSelector;
+          else namespaceSelector = c.namespaceSelector;
           break;
-        case 'namespaceSelector':
-          if (namespaceSelector) return 'two namespace selectors';
-          namespaceSelector = c.namespaceSelector;
-          break;
+        }
         case 'names': {
           // Kyverno and Gatekeeper match an object that has only a generateName (a CREATE by a controller) by it.
           if (spec.globs === 'prefixSuffix' && c.names!.includes('')) break;
@@ -217,6 +221,24 @@ export function emitMatch(spec: MatchSpec, target: 'map' | 'kyverno-mpol' = 'map
     }
   }
   if (operations.length === 0) return 'a match on no MAP operation (MAP never sees DELETE)';
+  if (kyverno || spec.globs === 'prefixSuffix') {
+    // The API server's selectors differ from Kyverno's and Gatekeeper's: an objectSelector also matches the
+    // old object of an UPDATE (both read the new object's labels), and, for Kyverno, a namespaceSelector
+    // matches a Namespace by its own labels and every cluster-scoped object (Kyverno: never a Namespace, no
+    // labels for a cluster-scoped object). A matchCondition keeps the source's reading where the policy may
+    // meet such requests.
+    const selectors: [LabelSelector | undefined, 'object' | 'namespace', boolean][] = [
+      // Wildcards in matchLabels, which Kyverno expands against the labels, are refused there.
+      [objectSelector, 'object', operations.includes('UPDATE') || operations.includes('*') || wildcardLabels(objectSelector)],
+      [namespaceSelector, 'namespace', kyverno && (mayMatchClusterScoped(spec) || wildcardLabels(namespaceSelector))],
+    ];
+    for (const [sel, on, differs] of selectors) {
+      if (sel === undefined || !differs) continue;
+      const t = kyvernoSelectorCel(sel, on, namespaceKind);
+      if (typeof t !== 'string') return t;
+      conditions.push({ name: on === 'object' ? 'selector' : 'namespace-selector', expression: t });
+    }
+  }
   const resourceRules = (rules ?? [{ groups: ['*'], versions: ['*'], resources: ['*'] }]).map((r) => ruleJson(scope && !r.scope ? { ...r, scope } : r, operations));
   const matchConstraints: JsonObject = { resourceRules };
   const excludes: ResourcePattern[] = [];

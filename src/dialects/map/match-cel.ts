@@ -19,6 +19,7 @@ import { celString, REQUEST_HAS_USER, REQUEST_NAME, REQUEST_NAMESPACE, REQUEST_S
 import { and, not, or, paren, type Cel } from './kyverno/cel-patch.js';
 import { wildcardCel } from './kyverno/pattern.js';
 import { wildcardMatch } from '../../k8s/glob.js';
+import { isNamespacedKind } from '../../k8s/resources.js';
 
 type R<T> = T | Refusal;
 
@@ -113,6 +114,29 @@ function admitsNamespace(k: GvkPattern): boolean {
   return fits(k.group, '') && fits(k.version, 'v1') && fits(k.kind, 'Namespace') && (k.subresource === undefined || k.subresource === '' || k.subresource === '*');
 }
 
+/**
+ * Whether a match may admit an object that is not namespaced: a Namespace, a cluster-scoped built-in kind, a
+ * kind the table does not know (a custom resource may be either), or any kind.
+ */
+export function mayMatchClusterScoped(spec: Pick<MatchSpec, 'any' | 'all'>): boolean {
+  const admits = (c: MatchClause): boolean =>
+    c.scope !== 'Namespaced' && (c.kinds === undefined || c.kinds.some((k) => /[*?]/.test(k.kind) || isNamespacedKind({ group: k.group !== undefined && !/[*?]/.test(k.group) ? k.group : '', kind: k.kind }) !== true));
+  if ((spec.all ?? []).some((c) => !admits(c))) return false;
+  const clauses = [...(spec.any ?? []), ...(spec.all ?? [])];
+  return clauses.length === 0 || clauses.some(admits);
+}
+
+/**
+ * Kyverno's `selector` (on the object's labels) or `namespaceSelector` (on its Namespace's labels: none for a
+ * cluster-scoped object, never a match for a Namespace where `namespaceKind`), as CEL.
+ */
+export function kyvernoSelectorCel(sel: LabelSelector, on: 'object' | 'namespace', namespaceKind: boolean): R<Cel> {
+  if (on === 'object') return selectorTest(sel, LABELS, 'selector');
+  const t = selectorTest(sel, NAMESPACE_LABELS, 'namespaceSelector');
+  if (refused(t)) return t;
+  return namespaceKind ? and(['!(request.kind.group == "" && request.kind.kind == "Namespace")', t])! : t;
+}
+
 /** Kyverno's `names` criterion: a wildcard pattern matching KYVERNO_MATCHED_NAME. */
 export function kyvernoNamesCel(patterns: readonly string[]): Cel {
   return anyGlob(KYVERNO_MATCHED_NAME, patterns);
@@ -166,16 +190,11 @@ function clauseTest(c: MatchClause, exclude: boolean, target: 'map' | 'kyverno-m
           parts.push(`object.?metadata.?annotations.orValue({}).exists(a, ${wildcardCel('a', k)} && ${wildcardCel('object.metadata.annotations[a]', v)})`);
         }
         break;
-      case 'labelSelector': {
-        const t = selectorTest(c.labelSelector!, LABELS, 'selector');
+      case 'labelSelector':
+      case 'namespaceSelector': {
+        const t = kyvernoSelectorCel(c[key]!, key === 'labelSelector' ? 'object' : 'namespace', namespaceKind);
         if (refused(t)) return t;
         parts.push(t);
-        break;
-      }
-      case 'namespaceSelector': {
-        const t = selectorTest(c.namespaceSelector!, NAMESPACE_LABELS, 'namespaceSelector');
-        if (refused(t)) return t;
-        parts.push(namespaceKind ? and(['!(request.kind.group == "" && request.kind.kind == "Namespace")', t])! : t);
         break;
       }
       case 'userInfo': {

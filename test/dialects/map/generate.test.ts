@@ -117,6 +117,27 @@ spec:
     }
   });
 
+  it("reads a labelSelector on the new object of an UPDATE, as Gatekeeper does (an objectSelector also takes the old one)", () => {
+    const gk = parseWith(
+      'gatekeeper',
+      `apiVersion: mutations.gatekeeper.sh/v1
+kind: AssignMetadata
+metadata: {name: team}
+spec:
+  match: {labelSelector: {matchLabels: {app: web}}}
+  location: metadata.labels.team
+  parameters: {assign: {value: platform}}
+`,
+    );
+    const { policies } = roundTrip(gk);
+    const labelled = (app: string): JsonObject => ({ ...POD, metadata: { name: 'web', namespace: 'prod', labels: { app } } });
+    const update = (ps: Policy[], object: JsonObject, oldObject: JsonObject): JsonValue => apply(ps, { object, oldObject, operation: 'UPDATE' }).object as JsonValue;
+    for (const [now, before] of [['db', 'web'], ['web', 'db'], ['web', 'web'], ['db', 'db']] as const) {
+      expect(update(policies, labelled(now), labelled(before)), `${before} -> ${now}`).toEqual(update(gk, labelled(now), labelled(before)));
+    }
+    expect(JSON.stringify(update(gk, labelled('web'), labelled('db')))).toContain('platform');
+  });
+
   it('escapes keys with jsonpatch.escapeKey where a removal needs JSONPatch', () => {
     const ky = parseWith(
       'kyverno',

@@ -14,9 +14,12 @@ import { gvkOf } from '../../../src/k8s/resources.js';
 import type { Policy } from '../../../src/ir/nodes.js';
 import { kyvernoPolicies, translatedTo } from './kyverno-support.js';
 
-/** outcome() of kyverno-support.ts, with the object's Namespace (for namespace selectors) in the request. */
-function outcomeIn(policies: Policy[], object: JsonObject, namespaceObject: JsonObject | null): unknown {
-  const r = apply(policies, { object, operation: 'CREATE', namespaceObject });
+/**
+ * outcome() of kyverno-support.ts, with the object's Namespace (for namespace selectors) in the request, and
+ * an UPDATE from `oldObject` where one is given.
+ */
+function outcomeIn(policies: Policy[], object: JsonObject, namespaceObject: JsonObject | null, oldObject?: JsonObject): unknown {
+  const r = apply(policies, oldObject ? { object, oldObject, operation: 'UPDATE', namespaceObject } : { object, operation: 'CREATE', namespaceObject });
   if (r.allowed === false || r.object === undefined) return { denied: true };
   const gvk = isJsonObject(r.object) ? gvkOf(r.object) : undefined;
   return gvk !== undefined && builtinDecodeError(r.object, gvk) !== undefined ? { denied: true } : r.object;
@@ -40,6 +43,7 @@ ${match.replace(/^/gm, '    ')}
 interface Case {
   object: JsonObject;
   namespace: JsonObject | null;
+  old?: JsonObject;
 }
 
 const namespace = (name: string, labels: Record<string, string> = {}): JsonObject => ({ apiVersion: 'v1', kind: 'Namespace', metadata: { name, labels } });
@@ -53,13 +57,13 @@ const pod = (meta: JsonObject, labels: Record<string, string> = {}): JsonObject 
 /** Kyverno's result on every case, from both translations; at least one case changed and one left alone. */
 function expectKyvernosResults(match: string, cases: readonly Case[]): void {
   const source = clusterPolicy(match);
-  const results = cases.map((c) => outcomeIn(source, c.object, c.namespace));
+  const results = cases.map((c) => outcomeIn(source, c.object, c.namespace, c.old));
   const changed = results.filter((r, i) => JSON.stringify(r) !== JSON.stringify(cases[i]!.object));
   expect(changed.length, 'a case Kyverno mutates').toBeGreaterThan(0);
   expect(changed.length, 'a case Kyverno leaves').toBeLessThan(cases.length);
   for (const to of ['map', 'kyverno-mpol'] as const) {
     const target = translatedTo(source, to);
-    for (const [i, c] of cases.entries()) expect(outcomeIn(target, c.object, c.namespace), `${to} ${JSON.stringify(c)}`).toEqual(results[i]);
+    for (const [i, c] of cases.entries()) expect(outcomeIn(target, c.object, c.namespace, c.old), `${to} ${JSON.stringify(c)}`).toEqual(results[i]);
   }
 }
 
@@ -99,6 +103,28 @@ describe("a ClusterPolicy's match, translated as Kyverno reads it", () => {
       'match:\n  any:\n  - resources:\n      kinds: [Pod]\nexclude:\n  any:\n  - resources:\n      namespaceSelector:\n        matchExpressions:\n        - {key: team, operator: NotIn, values: [x, y]}',
       cases,
     );
+  });
+
+  it("selector: the new object's labels, also on an UPDATE whose old object matched", () => {
+    const cases: Case[] = [
+      { object: pod({ name: 'a' }, { app: 'web' }), namespace: null },
+      { object: pod({ name: 'b' }, { app: 'db' }), namespace: null },
+      { object: pod({ name: 'c' }, { app: 'db' }), namespace: null, old: pod({ name: 'c' }, { app: 'web' }) },
+      { object: pod({ name: 'd' }, { app: 'web' }), namespace: null, old: pod({ name: 'd' }, { app: 'db' }) },
+    ];
+    expectKyvernosResults('match:\n  any:\n  - resources:\n      kinds: [Pod]\n      selector:\n        matchLabels:\n          app: web', cases);
+  });
+
+  it('namespaceSelector: never a Namespace, and no labels for a cluster-scoped object', () => {
+    const role: JsonObject = { apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRole', metadata: { name: 'r' }, rules: [] };
+    const cases: Case[] = [
+      { object: namespace('apps', { team: 'x' }), namespace: null },
+      { object: namespace('web', { team: 'z' }), namespace: null },
+      { object: role, namespace: null },
+      { object: pod({ name: 'a' }), namespace: namespace('apps', { team: 'z' }) },
+      { object: pod({ name: 'b' }), namespace: namespace('apps', { team: 'x' }) },
+    ];
+    expectKyvernosResults('match:\n  any:\n  - resources:\n      kinds: [Namespace, ClusterRole, Pod]\n      namespaceSelector:\n        matchExpressions:\n        - {key: team, operator: NotIn, values: [x]}', cases);
   });
 
   it('an exclusion on selector beside kinds, and exclude.all', () => {
