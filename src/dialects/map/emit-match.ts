@@ -7,7 +7,7 @@ import type { JsonObject } from '../../ir/json.js';
 import type { GlobStyle, LabelSelector, MatchClause, MatchSpec, ResourcePattern, UserMatch } from '../../ir/match.js';
 import { cannot, type Refusal } from '../generate-report.js';
 import { resourceOf } from '../../k8s/resources.js';
-import { celString, REQUEST_HAS_USER, REQUEST_NAMESPACE } from './emit-cel.js';
+import { celString, REQUEST_HAS_USER, REQUEST_NAME, REQUEST_NAMESPACE } from './emit-cel.js';
 import { kyvernoNamesCel, kyvernoNamespacesCel, kyvernoNotExcludedCel, kyvernoSelectorCel, mayMatchClusterScoped, mayMatchNamespaces } from './match-cel.js';
 
 const MAP_OPS = ['CREATE', 'UPDATE', 'CONNECT'];
@@ -186,10 +186,14 @@ export function emitMatch(spec: MatchSpec, target: 'map' | 'kyverno-mpol' = 'map
         }
         case 'namespaces':
         case 'excludedNamespaces': {
-          const t = kyverno && key === 'namespaces' ? kyvernoNamespacesCel(c[key]!, namespaceKind) : anyOf(REQUEST_NAMESPACE, c[key]!, spec.globs);
+          // Gatekeeper (namespacesMatch, excludedNamespacesMatch) reads a Namespace's own name, and neither
+          // criterion disqualifies another cluster-scoped object.
+          const gatekeeperScoped = spec.globs === 'prefixSuffix' && mayMatchClusterScoped(spec);
+          const subject = gatekeeperScoped ? `(request.kind.group == "" && request.kind.kind == "Namespace" ? ${REQUEST_NAME} : ${REQUEST_NAMESPACE})` : REQUEST_NAMESPACE;
+          const t = kyverno && key === 'namespaces' ? kyvernoNamespacesCel(c[key]!, namespaceKind) : anyOf(subject, c[key]!, spec.globs);
           if (!t) return `the namespace patterns ${c[key]!.join(', ')}`;
-          // Cluster-scoped objects have no namespace: Gatekeeper's namespace matcher never matches them.
-          conditions.push({ name: key === 'namespaces' ? 'namespaces' : 'excluded-namespaces', expression: key === 'namespaces' ? t : `!(${t})` });
+          const test = key === 'namespaces' ? t : `!(${t})`;
+          conditions.push({ name: key === 'namespaces' ? 'namespaces' : 'excluded-namespaces', expression: gatekeeperScoped ? `${subject} == "" || ${test}` : test });
           notes.push(`${key} tested on request.namespace`);
           break;
         }

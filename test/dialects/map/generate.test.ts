@@ -138,6 +138,33 @@ spec:
     expect(JSON.stringify(update(gk, labelled('web'), labelled('db')))).toContain('platform');
   });
 
+  it("reads namespaces and excludedNamespaces as Gatekeeper does: a Namespace's own name, no verdict on another cluster-scoped object", () => {
+    const objects: JsonObject[] = [
+      { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'prod' } },
+      { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'dev' } },
+      { apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRole', metadata: { name: 'r' }, rules: [] },
+      { ...POD, metadata: { name: 'web', namespace: 'prod' } },
+      { ...POD, metadata: { name: 'web', namespace: 'dev' } },
+    ];
+    for (const criterion of ['namespaces: [prod]', 'excludedNamespaces: [prod]', 'namespaces: ["pro*"]']) {
+      const gk = parseWith(
+        'gatekeeper',
+        `apiVersion: mutations.gatekeeper.sh/v1
+kind: AssignMetadata
+metadata: {name: team}
+spec:
+  match: {${criterion}, kinds: [{apiGroups: ["*"], kinds: [Namespace, ClusterRole, Pod]}]}
+  location: metadata.labels.team
+  parameters: {assign: {value: platform}}
+`,
+      );
+      const { policies } = roundTrip(gk);
+      const labelled = objects.filter((o) => JSON.stringify(mutate(gk, o)).includes('platform'));
+      expect(labelled.length, criterion).toBeGreaterThan(1);
+      for (const o of objects) expect(mutate(policies, o), `${criterion} ${JSON.stringify(o)}`).toEqual(mutate(gk, o));
+    }
+  });
+
   it('escapes keys with jsonpatch.escapeKey where a removal needs JSONPatch', () => {
     const ky = parseWith(
       'kyverno',
