@@ -20,11 +20,20 @@ export interface EmittedMatch {
   notes: string[];
 }
 
-function rulesOfClause(c: MatchClause): ResourcePattern[] | undefined {
+/**
+ * The resource rules of a clause's kinds. `kyverno`: a Pod (or any kind) of the core group also takes
+ * pods/ephemeralcontainers, which Kyverno both registers its webhook for (pkg/controllers/webhook
+ * utils_webhook.go: "if we have pods, we add pods/ephemeralcontainers by default") and matches a Pod rule
+ * against (CheckKind): a `kubectl debug` request is mutated. A CEL policy is only called for what it names.
+ */
+function rulesOfClause(c: MatchClause, kyverno = false): ResourcePattern[] | undefined {
   const out: ResourcePattern[] = [];
   for (const k of c.kinds ?? []) {
     const resource = k.kind === '*' ? '*' : resourceOf({ group: k.group ?? '', version: k.version ?? '', kind: k.kind }).resource;
-    out.push({ groups: [k.group ?? '*'], versions: [k.version ?? '*'], resources: [k.subresource ? `${resource}/${k.subresource}` : resource] });
+    const resources = [k.subresource ? `${resource}/${k.subresource}` : resource];
+    const core = (k.group === undefined || k.group === '' || k.group === '*') && (k.version === undefined || k.version === 'v1' || k.version === '*');
+    if (kyverno && !k.subresource && core && (k.kind === 'Pod' || k.kind === '*')) resources.push('pods/ephemeralcontainers');
+    out.push({ groups: [k.group ?? '*'], versions: [k.version ?? '*'], resources });
   }
   out.push(...(c.resources ?? []));
   return out.length > 0 ? out : undefined;
@@ -149,7 +158,7 @@ export function emitMatch(spec: MatchSpec, target: 'map' | 'kyverno-mpol' = 'map
     for (const c of any) {
       const keys = Object.keys(c).filter((k) => k !== 'kinds' && k !== 'resources' && k !== 'operations');
       if (keys.length > 0) return `one of several alternative match clauses with ${keys.join(', ')}`;
-      const rs = rulesOfClause(c);
+      const rs = rulesOfClause(c, kyverno);
       if (!rs) return 'an alternative match clause without kinds';
       const ops = c.operations ?? ['*'];
       rules.push(...rs.map((r) => ({ ...r, operations: r.operations ?? ops })));
@@ -217,7 +226,7 @@ export function emitMatch(spec: MatchSpec, target: 'map' | 'kyverno-mpol' = 'map
           return `a match on ${key}`;
       }
     }
-    const rs = rulesOfClause(c);
+    const rs = rulesOfClause(c, kyverno);
     if (rs) {
       if (!rules) rules = rs;
       else if (!bindingRules) bindingRules = rs;
@@ -250,7 +259,7 @@ export function emitMatch(spec: MatchSpec, target: 'map' | 'kyverno-mpol' = 'map
   const kyvernoExcludes: MatchClause[] = [];
   for (const c of spec.exclude?.any ?? []) {
     const keys = Object.keys(c).filter((k) => k !== 'kinds' && k !== 'resources' && k !== 'operations');
-    const rs = rulesOfClause(c);
+    const rs = rulesOfClause(c, kyverno);
     if (kyverno && (keys.length > 0 || !rs)) {
       kyvernoExcludes.push(c);
       continue;

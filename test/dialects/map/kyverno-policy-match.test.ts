@@ -127,6 +127,23 @@ describe("a ClusterPolicy's match, translated as Kyverno reads it", () => {
     expectKyvernosResults('match:\n  any:\n  - resources:\n      kinds: [Namespace, ClusterRole, Pod]\n      namespaceSelector:\n        matchExpressions:\n        - {key: team, operator: NotIn, values: [x]}', cases);
   });
 
+  it('kinds: Pod also covers the pods/ephemeralcontainers subresource (kubectl debug), as Kyverno registers and matches it', () => {
+    const source = clusterPolicy('match:\n  any:\n  - resources:\n      kinds: [Pod]');
+    const before = pod({ name: 'p' });
+    const debug = { ...before, spec: { ...(before.spec as JsonObject), ephemeralContainers: [{ name: 'dbg', image: 'busybox' }] } };
+    const request = {
+      object: debug,
+      oldObject: before,
+      operation: 'UPDATE',
+      subResource: 'ephemeralcontainers',
+      kind: { group: '', version: 'v1', kind: 'Pod' },
+      resource: { group: '', version: 'v1', resource: 'pods' },
+    } as const;
+    const kyverno = apply(source, request).object;
+    expect(JSON.stringify(kyverno)).toContain('"seen":"yes"');
+    for (const to of ['map', 'kyverno-mpol'] as const) expect(apply(translatedTo(source, to), request).object, to).toEqual(kyverno);
+  });
+
   it('an exclusion on selector beside kinds, and exclude.all', () => {
     const cases: Case[] = [
       { object: pod({ name: 'a' }, { tier: 'system' }), namespace: null },
