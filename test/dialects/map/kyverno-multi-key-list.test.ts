@@ -171,3 +171,61 @@ ${ports.replace(/^/gm, '    ')}`,
     expect(refused(`- containerPort: "{{ request.object.metadata.name }}"`)).toMatch(/merge key containerPort/);
   });
 });
+
+describe('multi-key lists: random resource and patch lists', () => {
+  /** A seeded generator (mulberry32): the same lists on every run. */
+  function random(seed: number): () => number {
+    let a = seed;
+    return () => {
+      a = (a + 0x6d2b79f5) | 0;
+      let t = Math.imul(a ^ (a >>> 15), 1 | a);
+      t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+      return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+    };
+  }
+  const pick = <T>(r: () => number, xs: readonly T[]): T => xs[Math.floor(r() * xs.length)]!;
+
+  it('wherever the CEL does not fail, it gives what Kyverno gives', () => {
+    const r = random(17);
+    const PORTS = [53, 80, 8080];
+    const PROTOCOLS = [undefined, 'TCP', 'UDP', ''];
+    const port = (withPort: boolean): JsonObject => {
+      const p: JsonObject = {};
+      if (withPort) p.containerPort = pick(r, PORTS);
+      const protocol = pick(r, PROTOCOLS);
+      if (protocol !== undefined) p.protocol = protocol;
+      if (r() < 0.5) p.name = pick(r, ['a', 'b']);
+      return p;
+    };
+    let compared = 0;
+    let failed = 0;
+    for (let round = 0; round < 12; round++) {
+      const elements = Array.from({ length: 1 + Math.floor(r() * 2) }, () => {
+        const e = port(true);
+        if (e.protocol === '') delete e.protocol;
+        return e;
+      });
+      const patch = `spec:\n  containers:\n  - name: app\n    ports:\n${elements.map((e) => `    - ${JSON.stringify(e)}`).join('\n')}`;
+      const source = smpPolicy('random-multi-key', patch);
+      if (refusal(source) !== '') continue;
+      const targets = (['map', 'kyverno-mpol'] as const).map((to) => translatedTo(source, to));
+      for (let k = 0; k < 12; k++) {
+        // Mostly lists as the API server admits them (distinct containerPorts), sometimes not.
+        const ports = Array.from({ length: Math.floor(r() * 4) }, () => port(r() < 0.9));
+        const seen = new Set<JsonValue>();
+        const object = pod(r() < 0.8 ? ports.filter((x) => !seen.has(x.containerPort ?? null) && seen.add(x.containerPort ?? null)) : ports);
+        const expected = outcome(source, object);
+        for (const target of targets) {
+          const got = outcome(target, object);
+          if (JSON.stringify(got) === JSON.stringify({ denied: true }) && JSON.stringify(expected) !== JSON.stringify({ denied: true })) failed++;
+          else {
+            expect(got, `${patch}\n${JSON.stringify(object)}`).toEqual(expected);
+            compared++;
+          }
+        }
+      }
+    }
+    // Most resource lists are ones the CEL follows; the rest fail with the reason.
+    expect(compared).toBeGreaterThan(3 * failed);
+  });
+});
