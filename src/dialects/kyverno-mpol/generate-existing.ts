@@ -285,9 +285,15 @@ function emitRule(er: ExistingRule, apiVersion: string, diagnostics: Diagnostic[
   // The trigger as Kyverno matches it (on DELETE, the deleted object).
   const trigger = kyvernoMatchCel(irRule.match, 'kyverno-mpol');
   if (isRefusal(trigger)) return refuse(trigger, [...at, 'match']);
-  if (/\bnamespaceObject\b/.test(trigger)) return refuse(notYet("a trigger namespaceSelector (a target's evaluation has no namespace object to test it on)"), [...at, 'match']);
   const subject = !deletes ? 'request.object' : ops.length === 1 ? 'request.oldObject' : '(request.operation == "DELETE" ? request.oldObject : request.object)';
-  const triggerTest = and([policyNamespace !== undefined ? `${REQUEST_NAMESPACE} == ${celString(policyNamespace)}` : undefined, trigger === 'true' ? undefined : renameFree(trigger, new Map([['object', subject]]))]);
+  // A trigger namespaceSelector reads the trigger's Namespace, which the target's evaluation does not carry
+  // (its namespaceObject is the target's): read from the cluster, none for a cluster-scoped trigger.
+  const triggerNamespace = `(${REQUEST_NAMESPACE} == "" ? null : resource.Get("v1", "namespaces", "", ${REQUEST_NAMESPACE}))`;
+  const renames = new Map([
+    ['object', subject],
+    ['namespaceObject', triggerNamespace],
+  ]);
+  const triggerTest = and([policyNamespace !== undefined ? `${REQUEST_NAMESPACE} == ${celString(policyNamespace)}` : undefined, trigger === 'true' ? undefined : renameFree(trigger, renames)]);
   if (triggerTest) conditions.push({ name: 'trigger', expression: triggerTest });
 
   // The target's namespace and name, as dclient GetResources lists them; a namespaced Policy lists its own.

@@ -308,6 +308,47 @@ mutate:
     sameTargets(text, create({ ...obj('ConfigMap', 'cmone', 'bar'), data: { keyone: 'x' } }), [had, obj('ConfigMap', 'cmtwo', 'bar')]);
   });
 
+  it("a trigger namespaceSelector: the labels of the trigger's Namespace, read from the cluster", () => {
+    const text = clusterPolicy(`match:
+  any:
+  - resources:
+      kinds: [ConfigMap]
+      names: [dictionary-*]
+      namespaceSelector:
+        matchExpressions:
+        - {key: org, operator: Exists}
+mutate:
+  targets:
+  - apiVersion: v1
+    kind: Secret
+    name: secret-1
+    namespace: "{{ request.object.metadata.namespace }}"
+  patchStrategicMerge:
+    metadata:
+      labels:
+        from: "{{ request.object.metadata.name }}"`);
+    const labelled = (name: string, labels: JsonObject): JsonObject => ({ apiVersion: 'v1', kind: 'Namespace', metadata: { name, labels } });
+    const staging = labelled('staging', { org: 'a' });
+    const prod = labelled('prod', { team: 'b' });
+    const targets = [obj('Secret', 'secret-1', 'staging'), obj('Secret', 'secret-1', 'prod')];
+    const { docs: translated } = translate(text);
+    for (const [ns, trigger] of [
+      [staging, obj('ConfigMap', 'dictionary-1', 'staging')],
+      [prod, obj('ConfigMap', 'dictionary-1', 'prod')],
+    ] as const) {
+      const request = create(trigger, { namespaceObject: ns });
+      const expected = kyvernoTargets(text, request, targets);
+      // The translation reads the Namespace through resource.Get: it is one of the cluster's objects.
+      const out = new Map(targets.map((t) => [key(t), t]));
+      const r = cliMutateExisting(translated, request, targets, objectsProvider([...targets, staging, prod]));
+      expect(r.error).toBeUndefined();
+      for (const x of r.results) out.set(key(x.target), x.evaluation.object);
+      expect(out).toEqual(expected);
+    }
+    expect(md(kyvernoTargets(text, create(obj('ConfigMap', 'dictionary-1', 'staging'), { namespaceObject: staging }), targets).get('Secret/staging/secret-1')!).labels).toEqual({ from: 'dictionary-1' });
+    expect([...kyvernoTargets(text, create(obj('ConfigMap', 'dictionary-1', 'prod'), { namespaceObject: prod }), targets).values()]).toEqual(targets);
+  });
+
   it('refuses what a MutatingPolicy cannot say, or transmute does not say yet, with the class', () => {
     const refusal = (text: string) => {
       const g = generateMutateExistingMpol(docs(text, 'kyverno.yaml'), { unsupported: 'error' });
