@@ -1,7 +1,9 @@
 /**
  * An IR match block as MAP `matchConstraints` (resourceRules from kinds through the built-in resource table,
  * object and namespace selectors) plus the CEL `matchConditions` for what resource rules cannot say (names,
- * namespaces, annotations, the request's user by Kyverno's subjects). Anything else is unsupported.
+ * namespaces, annotations, the request's user by Kyverno's subjects, Kyverno's exclusions) or say otherwise
+ * than the source engine (selectors on an UPDATE, a namespaceSelector on a Namespace or a cluster-scoped
+ * object). Anything else is unsupported.
  */
 import type { JsonObject } from '../../ir/json.js';
 import type { GlobStyle, LabelSelector, MatchClause, MatchSpec, ResourcePattern, UserMatch } from '../../ir/match.js';

@@ -127,8 +127,9 @@ export function mayMatchClusterScoped(spec: Pick<MatchSpec, 'any' | 'all'>): boo
 }
 
 /**
- * Kyverno's `selector` (on the object's labels) or `namespaceSelector` (on its Namespace's labels: none for a
- * cluster-scoped object, never a match for a Namespace where `namespaceKind`), as CEL.
+ * Kyverno's `selector` (on the object's labels; Gatekeeper's labelSelector reads them alike) or
+ * `namespaceSelector` (on its Namespace's labels: none for a cluster-scoped object, never a match for a
+ * Namespace where `namespaceKind`), as CEL.
  */
 export function kyvernoSelectorCel(sel: LabelSelector, on: 'object' | 'namespace', namespaceKind: boolean): R<Cel> {
   if (on === 'object') return selectorTest(sel, LABELS, 'selector');
