@@ -18,10 +18,10 @@
  *   collections count as absent), and a resource element sharing a patch element's first key has each other
  *   key the patch element gives with the same text, or lacks it (the patch element is then merged into it,
  *   as kyaml ends up doing).
- * Objects as the API server stores them (protocol and whenUnsatisfiable defaulted) pass the guard unless two
- * of their elements share the first key (53/TCP beside 53/UDP) while a patch element gives the first key
- * alone, or shares it with a different other key; an object that fails the guard makes the CEL fail with the
- * reason.
+ * Objects as the API server stores them (protocol and whenUnsatisfiable defaulted) pass the guard unless a
+ * patch element lacks some key and the object lists two elements sharing a first key (53/TCP beside 53/UDP),
+ * or one sharing a patch element's first key with another value for a key that patch element gives; an
+ * object that fails the guard makes the CEL fail with the reason.
  * Key texts are compared as kyaml compares them: as text (`8080` and `"8080"` are one key).
  */
 import type { JsonObject, JsonValue } from '../../../ir/json.js';
