@@ -26,6 +26,10 @@ export const REQUEST_NAMESPACE = 'request.?namespace.orValue("")';
  */
 export const REQUEST_HAS_USER = 'request.userInfo.?username.orValue("") != "" || request.userInfo.?uid.orValue("") != "" || size(request.userInfo.?groups.orValue([])) > 0';
 export const REQUEST_NAME = 'request.?name.orValue("")';
+/** The request is about a Namespace (a core v1 kind). */
+export const REQUEST_IS_NAMESPACE = 'request.kind.group == "" && request.kind.kind == "Namespace"';
+/** The namespace Kyverno and Gatekeeper match `namespaces` against: a Namespace's own name, else the request's. */
+export const NAMESPACE_OR_OWN_NAME = `(${REQUEST_IS_NAMESPACE} ? ${REQUEST_NAME} : ${REQUEST_NAMESPACE})`;
 export const REQUEST_SUBRESOURCE = 'request.?subResource.orValue("")';
 
 export function celString(s: string): string {

@@ -9,7 +9,7 @@ import type { JsonObject } from '../../ir/json.js';
 import type { GlobStyle, LabelSelector, MatchClause, MatchSpec, ResourcePattern, UserMatch } from '../../ir/match.js';
 import { cannot, type Refusal } from '../generate-report.js';
 import { resourceOf } from '../../k8s/resources.js';
-import { celString, REQUEST_HAS_USER, REQUEST_NAME, REQUEST_NAMESPACE } from './emit-cel.js';
+import { celString, NAMESPACE_OR_OWN_NAME, REQUEST_HAS_USER, REQUEST_NAMESPACE } from './emit-cel.js';
 import { kyvernoNamesCel, kyvernoNamespacesCel, kyvernoNotExcludedCel, kyvernoSelectorCel, mayMatchClusterScoped, mayMatchNamespaces } from './match-cel.js';
 
 const MAP_OPS = ['CREATE', 'UPDATE', 'CONNECT'];
@@ -200,7 +200,7 @@ export function emitMatch(spec: MatchSpec, target: 'map' | 'kyverno-mpol' = 'map
           // Gatekeeper (namespacesMatch, excludedNamespacesMatch) reads a Namespace's own name, and neither
           // criterion disqualifies another cluster-scoped object.
           const gatekeeperScoped = spec.globs === 'prefixSuffix' && mayMatchClusterScoped(spec);
-          const subject = gatekeeperScoped ? `(request.kind.group == "" && request.kind.kind == "Namespace" ? ${REQUEST_NAME} : ${REQUEST_NAMESPACE})` : REQUEST_NAMESPACE;
+          const subject = gatekeeperScoped ? NAMESPACE_OR_OWN_NAME : REQUEST_NAMESPACE;
           const t = kyverno && key === 'namespaces' ? kyvernoNamespacesCel(c[key]!, namespaceKind) : anyOf(subject, c[key]!, spec.globs);
           if (!t) return `the namespace patterns ${c[key]!.join(', ')}`;
           const test = key === 'namespaces' ? t : `!(${t})`;

@@ -15,7 +15,7 @@
  */
 import type { GvkPattern, LabelSelector, MatchClause, MatchSpec, UserMatch } from '../../ir/match.js';
 import { cannot, notYet, type Refusal } from '../generate-report.js';
-import { celString, REQUEST_HAS_USER, REQUEST_NAME, REQUEST_NAMESPACE, REQUEST_SUBRESOURCE } from './emit-cel.js';
+import { celString, NAMESPACE_OR_OWN_NAME, REQUEST_HAS_USER, REQUEST_IS_NAMESPACE, REQUEST_NAMESPACE, REQUEST_SUBRESOURCE } from './emit-cel.js';
 import { and, not, or, paren, type Cel } from './kyverno/cel-patch.js';
 import { wildcardCel } from './kyverno/pattern.js';
 import { wildcardMatch } from '../../k8s/glob.js';
@@ -98,15 +98,22 @@ export const KYVERNO_MATCHED_NAME = '(object.metadata.?name.orValue("") != "" ? 
  * (only the latter where the match admits no Namespace: `namespaceKind` false).
  */
 function kyvernoMatchedNamespace(namespaceKind: boolean): Cel {
-  return namespaceKind ? `(request.kind.group == "" && request.kind.kind == "Namespace" ? ${REQUEST_NAME} : ${REQUEST_NAMESPACE})` : REQUEST_NAMESPACE;
+  return namespaceKind ? NAMESPACE_OR_OWN_NAME : REQUEST_NAMESPACE;
+}
+
+/**
+ * Whether a match may admit a request some clause `admits`: every clause of `all` must hold, so one that does
+ * not admit it settles it; otherwise some clause admits it, or there is none.
+ */
+function mayAdmit(spec: Pick<MatchSpec, 'any' | 'all'>, admits: (c: MatchClause) => boolean): boolean {
+  if ((spec.all ?? []).some((c) => !admits(c))) return false;
+  const clauses = [...(spec.any ?? []), ...(spec.all ?? [])];
+  return clauses.length === 0 || clauses.some(admits);
 }
 
 /** Whether a match may admit a Namespace: some clause names no kinds, or a kind pattern that Namespace fits. */
 export function mayMatchNamespaces(spec: Pick<MatchSpec, 'any' | 'all'>): boolean {
-  const clauses = [...(spec.any ?? []), ...(spec.all ?? [])];
-  // Every clause of `all` must hold: one that admits no Namespace settles it.
-  if ((spec.all ?? []).some((c) => c.scope === 'Namespaced' || (c.kinds !== undefined && !c.kinds.some(admitsNamespace)))) return false;
-  return clauses.length === 0 || clauses.some((c) => c.scope !== 'Namespaced' && (c.kinds === undefined || c.kinds.some(admitsNamespace)));
+  return mayAdmit(spec, (c) => c.scope !== 'Namespaced' && (c.kinds === undefined || c.kinds.some(admitsNamespace)));
 }
 
 function admitsNamespace(k: GvkPattern): boolean {
@@ -119,11 +126,8 @@ function admitsNamespace(k: GvkPattern): boolean {
  * kind the table does not know (a custom resource may be either), or any kind.
  */
 export function mayMatchClusterScoped(spec: Pick<MatchSpec, 'any' | 'all'>): boolean {
-  const admits = (c: MatchClause): boolean =>
-    c.scope !== 'Namespaced' && (c.kinds === undefined || c.kinds.some((k) => /[*?]/.test(k.kind) || isNamespacedKind({ group: k.group !== undefined && !/[*?]/.test(k.group) ? k.group : '', kind: k.kind }) !== true));
-  if ((spec.all ?? []).some((c) => !admits(c))) return false;
-  const clauses = [...(spec.any ?? []), ...(spec.all ?? [])];
-  return clauses.length === 0 || clauses.some(admits);
+  const notNamespaced = (k: GvkPattern): boolean => /[*?]/.test(k.kind) || isNamespacedKind({ group: k.group !== undefined && !/[*?]/.test(k.group) ? k.group : '', kind: k.kind }) !== true;
+  return mayAdmit(spec, (c) => c.scope !== 'Namespaced' && (c.kinds === undefined || c.kinds.some(notNamespaced)));
 }
 
 /**
@@ -135,7 +139,7 @@ export function kyvernoSelectorCel(sel: LabelSelector, on: 'object' | 'namespace
   if (on === 'object') return selectorTest(sel, LABELS, 'selector');
   const t = selectorTest(sel, NAMESPACE_LABELS, 'namespaceSelector');
   if (refused(t)) return t;
-  return namespaceKind ? and(['!(request.kind.group == "" && request.kind.kind == "Namespace")', t])! : t;
+  return namespaceKind ? and([`!(${REQUEST_IS_NAMESPACE})`, t])! : t;
 }
 
 /** Kyverno's `names` criterion: a wildcard pattern matching KYVERNO_MATCHED_NAME. */

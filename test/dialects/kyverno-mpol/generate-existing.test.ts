@@ -46,10 +46,10 @@ function kyvernoTargets(text: string, trigger: AdmissionRequest, targets: JsonOb
   return out;
 }
 
-/** The targets after the translation ran as `kyverno test` runs it. */
-function cliTargets(translated: SourceDoc[], trigger: AdmissionRequest, targets: JsonObject[]): Map<string, JsonObject> {
+/** The targets after the translation ran as `kyverno test` runs it (`others`: more objects the cluster holds). */
+function cliTargets(translated: SourceDoc[], trigger: AdmissionRequest, targets: JsonObject[], others: JsonObject[] = []): Map<string, JsonObject> {
   const out = new Map(targets.map((t) => [key(t), t]));
-  const r = cliMutateExisting(translated, trigger, targets, objectsProvider(targets));
+  const r = cliMutateExisting(translated, trigger, targets, objectsProvider([...targets, ...others]));
   expect(r.error).toBeUndefined();
   for (const x of r.results) out.set(key(x.target), x.evaluation.object);
   return out;
@@ -87,7 +87,7 @@ ${rule.replace(/^/gm, '    ')}
 `;
 }
 
-const BASIC = clusterPolicy(`match:
+const BASIC_RULE = `match:
   any:
   - resources:
       kinds: [ConfigMap]
@@ -101,7 +101,8 @@ mutate:
   patchStrategicMerge:
     metadata:
       labels:
-        from: "{{ request.object.metadata.name }}"`);
+        from: "{{ request.object.metadata.name }}"`;
+const BASIC = clusterPolicy(BASIC_RULE);
 
 const create = (object: JsonObject, extra: Partial<AdmissionRequest> = {}): AdmissionRequest => ({ object, oldObject: null, operation: 'CREATE', userInfo: { username: 'u' }, ...extra });
 
@@ -309,24 +310,7 @@ mutate:
   });
 
   it("a trigger namespaceSelector: the labels of the trigger's Namespace, read from the cluster", () => {
-    const text = clusterPolicy(`match:
-  any:
-  - resources:
-      kinds: [ConfigMap]
-      names: [dictionary-*]
-      namespaceSelector:
-        matchExpressions:
-        - {key: org, operator: Exists}
-mutate:
-  targets:
-  - apiVersion: v1
-    kind: Secret
-    name: secret-1
-    namespace: "{{ request.object.metadata.namespace }}"
-  patchStrategicMerge:
-    metadata:
-      labels:
-        from: "{{ request.object.metadata.name }}"`);
+    const text = clusterPolicy(BASIC_RULE.replace('      names: [dictionary-*]', '      names: [dictionary-*]\n      namespaceSelector:\n        matchExpressions:\n        - {key: org, operator: Exists}'));
     const labelled = (name: string, labels: JsonObject): JsonObject => ({ apiVersion: 'v1', kind: 'Namespace', metadata: { name, labels } });
     const staging = labelled('staging', { org: 'a' });
     const prod = labelled('prod', { team: 'b' });
@@ -337,13 +321,8 @@ mutate:
       [prod, obj('ConfigMap', 'dictionary-1', 'prod')],
     ] as const) {
       const request = create(trigger, { namespaceObject: ns });
-      const expected = kyvernoTargets(text, request, targets);
       // The translation reads the Namespace through resource.Get: it is one of the cluster's objects.
-      const out = new Map(targets.map((t) => [key(t), t]));
-      const r = cliMutateExisting(translated, request, targets, objectsProvider([...targets, staging, prod]));
-      expect(r.error).toBeUndefined();
-      for (const x of r.results) out.set(key(x.target), x.evaluation.object);
-      expect(out).toEqual(expected);
+      expect(cliTargets(translated, request, targets, [staging, prod])).toEqual(kyvernoTargets(text, request, targets));
     }
     expect(md(kyvernoTargets(text, create(obj('ConfigMap', 'dictionary-1', 'staging'), { namespaceObject: staging }), targets).get('Secret/staging/secret-1')!).labels).toEqual({ from: 'dictionary-1' });
     expect([...kyvernoTargets(text, create(obj('ConfigMap', 'dictionary-1', 'prod'), { namespaceObject: prod }), targets).values()]).toEqual(targets);

@@ -52,6 +52,21 @@ function expressions(out: JsonObject[]): string[] {
   return out.flatMap((d) => (((d.spec as JsonObject).mutations as JsonObject[] | undefined) ?? []).map((m) => oneLine(String(((m.jsonPatch ?? m.applyConfiguration) as JsonObject).expression))));
 }
 
+/** A Gatekeeper AssignMetadata setting the label `team: platform` on what `match` (a flow map's members) selects. */
+function teamLabel(match: string): Policy[] {
+  return parseWith(
+    'gatekeeper',
+    `apiVersion: mutations.gatekeeper.sh/v1
+kind: AssignMetadata
+metadata: {name: team}
+spec:
+  match: {${match}}
+  location: metadata.labels.team
+  parameters: {assign: {value: platform}}
+`,
+  );
+}
+
 const POD: JsonObject = { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'web', namespace: 'prod' }, spec: { containers: [{ name: 'app', image: 'nginx:1.25' }] } };
 
 describe('MAP generation', () => {
@@ -98,17 +113,7 @@ spec:
 
   it("matches an object that has only a generateName as Gatekeeper's name match does", () => {
     for (const name of ['web-*', '*eb*', 'web-1', '*-1']) {
-      const gk = parseWith(
-        'gatekeeper',
-        `apiVersion: mutations.gatekeeper.sh/v1
-kind: AssignMetadata
-metadata: {name: team}
-spec:
-  match: {name: "${name}", kinds: [{apiGroups: [""], kinds: [Pod]}]}
-  location: metadata.labels.team
-  parameters: {assign: {value: platform}}
-`,
-      );
+      const gk = teamLabel(`name: "${name}", kinds: [{apiGroups: [""], kinds: [Pod]}]`);
       const { policies } = roundTrip(gk);
       const objects: JsonObject[] = [POD, { ...POD, metadata: { generateName: 'web-', namespace: 'prod' } }, { ...POD, metadata: { generateName: 'db-', namespace: 'prod' } }, { ...POD, metadata: { name: 'web-1', generateName: 'x-' } }];
       const labelled = objects.filter((o) => JSON.stringify(mutate(gk, o)).includes('platform'));
@@ -118,17 +123,7 @@ spec:
   });
 
   it("reads a labelSelector on the new object of an UPDATE, as Gatekeeper does (an objectSelector also takes the old one)", () => {
-    const gk = parseWith(
-      'gatekeeper',
-      `apiVersion: mutations.gatekeeper.sh/v1
-kind: AssignMetadata
-metadata: {name: team}
-spec:
-  match: {labelSelector: {matchLabels: {app: web}}}
-  location: metadata.labels.team
-  parameters: {assign: {value: platform}}
-`,
-    );
+    const gk = teamLabel('labelSelector: {matchLabels: {app: web}}');
     const { policies } = roundTrip(gk);
     const labelled = (app: string): JsonObject => ({ ...POD, metadata: { name: 'web', namespace: 'prod', labels: { app } } });
     const update = (ps: Policy[], object: JsonObject, oldObject: JsonObject): JsonValue => apply(ps, { object, oldObject, operation: 'UPDATE' }).object as JsonValue;
@@ -147,17 +142,7 @@ spec:
       { ...POD, metadata: { name: 'web', namespace: 'dev' } },
     ];
     for (const criterion of ['namespaces: [prod]', 'excludedNamespaces: [prod]', 'namespaces: ["pro*"]']) {
-      const gk = parseWith(
-        'gatekeeper',
-        `apiVersion: mutations.gatekeeper.sh/v1
-kind: AssignMetadata
-metadata: {name: team}
-spec:
-  match: {${criterion}, kinds: [{apiGroups: ["*"], kinds: [Namespace, ClusterRole, Pod]}]}
-  location: metadata.labels.team
-  parameters: {assign: {value: platform}}
-`,
-      );
+      const gk = teamLabel(`${criterion}, kinds: [{apiGroups: ["*"], kinds: [Namespace, ClusterRole, Pod]}]`);
       const { policies } = roundTrip(gk);
       const labelled = objects.filter((o) => JSON.stringify(mutate(gk, o)).includes('platform'));
       expect(labelled.length, criterion).toBeGreaterThan(1);

@@ -7,6 +7,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { JsonObject, JsonValue } from '../../../src/ir/json.js';
+import { mulberry32, pick } from '../../support/random.js';
 import { outcome, refusal, smpPolicy, translatedTo } from './kyverno-support.js';
 
 const pod = (ports: JsonValue | undefined, more: JsonObject[] = []): JsonObject => ({
@@ -173,20 +174,8 @@ ${ports.replace(/^/gm, '    ')}`,
 });
 
 describe('multi-key lists: random resource and patch lists', () => {
-  /** A seeded generator (mulberry32): the same lists on every run. */
-  function random(seed: number): () => number {
-    let a = seed;
-    return () => {
-      a = (a + 0x6d2b79f5) | 0;
-      let t = Math.imul(a ^ (a >>> 15), 1 | a);
-      t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-      return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-    };
-  }
-  const pick = <T>(r: () => number, xs: readonly T[]): T => xs[Math.floor(r() * xs.length)]!;
-
   it('wherever the CEL does not fail, it gives what Kyverno gives', () => {
-    const r = random(17);
+    const r = mulberry32(17);
     const PORTS = [53, 80, 8080];
     const PROTOCOLS = [undefined, 'TCP', 'UDP', ''];
     const port = (withPort: boolean): JsonObject => {
