@@ -78,6 +78,14 @@ export interface Refusal {
   span?: Span;
 }
 
+/** A policy migrate wrote, as suite rows name it (`name`, or `namespace/name`), with its kind. */
+export interface MigratedTarget {
+  kind: string;
+  name: string;
+  namespace?: string;
+  ref: string;
+}
+
 /** What translation made of one source policy. */
 export type Outcome =
   | {
@@ -86,8 +94,14 @@ export type Outcome =
       documents: JsonObject[];
       /** The source with only its non-mutating rules, written after `documents`; absent when nothing is left. */
       residue?: JsonObject;
-      /** The migrated policy as suite rows name it (`name`, or `namespace/name`), its kind and the row flag. */
-      target: { kind: string; name: string; namespace?: string; ref: string };
+      /** The migrated policy (the one of the admission rules, when the source also mutates existing resources) and the row flag. */
+      target: MigratedTarget;
+      /**
+       * A source whose translation is several policies (admission rules beside mutate-existing rules, or several
+       * mutate-existing rules: Kyverno's MutatingPolicy mutates existing resources as a policy of its own): the
+       * policy written for each mutate-existing rule, by rule name. See targetOf.
+       */
+      ruleTargets?: Record<string, MigratedTarget>;
       flag: 'isMutatingPolicy' | 'isMutatingAdmissionPolicy';
       /** Gatekeeper mutators translated together (one file's mutators form one fix-point): names and keys. */
       group?: string[];
@@ -96,6 +110,16 @@ export type Outcome =
     }
   | { status: 'refused'; refusals: Refusal[]; notes: Refusal[] }
   | { status: 'left'; reason: string };
+
+/** The policy a suite row about `rule` of a translated source names now (an autogen rule stands for its Pod rule, as in the CLI). */
+export function targetOf(outcome: Extract<Outcome, { status: 'translated' }>, rule: string | undefined): MigratedTarget {
+  const byRule = outcome.ruleTargets;
+  if (byRule === undefined || rule === undefined) return outcome.target;
+  for (const name of [rule, rule.replace(/^autogen-cronjob-/, ''), rule.replace(/^autogen-/, '')]) {
+    if (Object.prototype.hasOwnProperty.call(byRule, name)) return byRule[name]!;
+  }
+  return outcome.target;
+}
 
 /** One checked row: an original result entry against one resource, and the same entry in the migrated suite. */
 export interface ProofRow {

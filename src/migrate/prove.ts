@@ -66,10 +66,13 @@ export function prove(suites: readonly RewrittenSuite[], staged: (rel: string) =
       const rows: ProofRow[] = [];
       const beforeRows = typeof before === 'string' ? [] : before;
       const afterRows = typeof after === 'string' ? [] : after;
-      const labels = [...new Set([...beforeRows.map((r) => r.resource), ...afterRows.map((r) => r.resource)])];
+      // A retargeted entry's rows name the targets its original's rows reached from their triggers: each is
+      // paired with the original entry's verdict (its first failed row, else its first).
+      const verdict = beforeRows.find((r) => r.status === 'failed') ?? beforeRows[0];
+      const labels = link.retargeted ? afterRows.map((r) => r.resource) : [...new Set([...beforeRows.map((r) => r.resource), ...afterRows.map((r) => r.resource)])];
       if (labels.length === 0) labels.push('');
       labels.forEach((resource, i) => {
-        const b = beforeRows.find((r) => r.resource === resource) ?? (beforeRows.length === afterRows.length ? beforeRows[i] : undefined);
+        const b = link.retargeted ? verdict : (beforeRows.find((r) => r.resource === resource) ?? (beforeRows.length === afterRows.length ? beforeRows[i] : undefined));
         const a = afterRows.find((r) => r.resource === resource) ?? (beforeRows.length === afterRows.length ? afterRows[i] : undefined);
         // A row either side could not run (data no offline run has: a registry's image metadata) proves nothing,
         // nor one whose migrated policy found no cluster to read what the suite gives the source as values.

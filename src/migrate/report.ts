@@ -13,8 +13,8 @@ import { passes } from './prove.js';
 export interface PolicyReport {
   source: { file: string; line: number; col: number; kind: string; name: string; namespace?: string };
   status: PolicyStatus;
-  /** The migrated policy (kind, name) and the file it is in. */
-  migrated?: { file: string; kind: string; name: string; namespace?: string; group?: string[] };
+  /** The migrated policy (kind, name) and the file it is in; `byRule`: the policy each mutate-existing rule became, where the source became several. */
+  migrated?: { file: string; kind: string; name: string; namespace?: string; group?: string[]; byRule?: Record<string, { kind: string; name: string; namespace?: string }> };
   /** Why a policy is left as is. */
   reason?: string;
   refusals: Refusal[];
@@ -91,7 +91,8 @@ export function buildReport(input: ReportInput): MigrateReport {
     const proving = rows.filter((r) => r.notRun === undefined);
     const status: PolicyStatus = proving.length === 0 ? 'untested' : proving.every(rowOk) ? 'proven' : 'differences';
     const { kind, name, namespace } = outcome.target;
-    const migrated = { file: `${out}/${p.file.rel}`, kind, name, ...(namespace !== undefined ? { namespace } : {}), ...(outcome.group ? { group: outcome.group } : {}) };
+    const byRule = outcome.ruleTargets && Object.fromEntries(Object.entries(outcome.ruleTargets).map(([rule, t]) => [rule, { kind: t.kind, name: t.name, ...(t.namespace !== undefined ? { namespace: t.namespace } : {}) }]));
+    const migrated = { file: `${out}/${p.file.rel}`, kind, name, ...(namespace !== undefined ? { namespace } : {}), ...(outcome.group ? { group: outcome.group } : {}), ...(byRule ? { byRule } : {}) };
     policies.push(entry({ source, status, migrated, notes: outcome.notes, leftRules, rows }));
   }
   for (const o of library.others) {
@@ -175,6 +176,7 @@ export function renderText(r: MigrateReport): string {
       const checked = proving.length === 0 ? `no suite row tests it${couldNot}` : `${proving.length} ${unit}${proving.length === 1 ? '' : 's'}${couldNot}`;
       lines.push(`${head} -> ${m.kind} ${nameOf(m)} in ${m.file} (${checked})`);
       if (m.group) lines.push(`  translated with the mutators of its file, as one fix-point: ${m.group.join(', ')}`);
+      for (const [rule, t] of Object.entries(m.byRule ?? {})) lines.push(`  rule ${rule}, which mutates existing resources -> ${t.kind} ${nameOf(t)}`);
       for (const row of p.rows.filter((x) => x.notRun !== undefined)) lines.push(`  ${rowPlace(row)} ${row.resource}: not run: ${row.notRun}`);
       for (const row of proving.filter((x) => !rowOk(x))) {
         const both = !passes(row.original) && !passes(row.migrated);

@@ -19,7 +19,8 @@ import type { SourceDoc } from '../io/source.js';
 import { toYamlDocuments } from '../io/yaml-dump.js';
 import { loadYamlText } from '../io/yaml-load.js';
 import { policyChain } from '../dialects/kyverno/test-suite/index.js';
-import type { Library, LibraryFile, Outcome, RuleKind, SourcePolicy, SuiteOutcome } from './model.js';
+import { existingTargetsEntry } from './existing-rows.js';
+import { targetOf, type Library, type LibraryFile, type MigratedTarget, type Outcome, type RuleKind, type SourcePolicy, type SuiteOutcome } from './model.js';
 
 /** How a result entry relates to a source policy. `proof`: it tests the migrated mutate rules. */
 export interface EntryLink {
@@ -35,6 +36,8 @@ export interface EntryLink {
    * the same resource (below), or the entry its resources that now expect `pass` moved to (unchanged.ts).
    */
   alsoIn?: number[];
+  /** The migrated entry names the targets of a mutate-existing rule where this one names triggers (existing-rows.ts). */
+  retargeted?: true;
 }
 
 export interface RewrittenSuite {
@@ -104,13 +107,13 @@ function setResult(e: JsonObject, result: string): void {
  * entry holding its resources (`into`). Only entries listing `resources` are changed. Returns, per entry that
  * lost resources, the entries now holding them (by index in `results`).
  */
-function settleOverlaps(results: readonly JsonValue[], marked: ReadonlyMap<number, Extract<Outcome, { status: 'translated' }>>, into: Map<number, number>): Map<number, Set<number>> {
+function settleOverlaps(results: readonly JsonValue[], marked: ReadonlyMap<number, Marked>, into: Map<number, number>): Map<number, Set<number>> {
   const byResource = new Map<string, number[]>();
-  for (const [i, outcome] of marked) {
+  for (const [i, { target }] of marked) {
     const e = results[i] as JsonObject;
     if (into.has(i) || !Array.isArray(e.resources) || e.resource !== undefined) continue;
     for (const r of resourcesOf(e)) {
-      const key = JSON.stringify([outcome.target.ref, e.kind ?? '', e.namespace ?? '', r]);
+      const key = JSON.stringify([target.ref, e.kind ?? '', e.namespace ?? '', r]);
       byResource.set(key, [...(byResource.get(key) ?? []), i]);
     }
   }
@@ -130,6 +133,14 @@ function settleOverlaps(results: readonly JsonValue[], marked: ReadonlyMap<numbe
     if ((results[i] as JsonObject & { resources: JsonValue[] }).resources.length === 0) into.set(i, [...holders][0]!);
   }
   return moved;
+}
+
+/** An entry to rewrite: the outcome of the source it names, and the migrated policy it names now. */
+interface Marked {
+  outcome: Extract<Outcome, { status: 'translated' }>;
+  target: MigratedTarget;
+  /** The entry is about a mutate-existing rule. */
+  existing: boolean;
 }
 
 /** A policy's result from its rules' results, as Kyverno reduces them: error, fail, pass, skip. */
@@ -192,7 +203,7 @@ export function rewriteSuite(library: Library, file: LibraryFile, outcomes: Read
   const links: EntryLink[] = [];
   const results = value.results as JsonValue[];
   /** Entries to rewrite, by index: the migrated policy they name. */
-  const marked = new Map<number, Extract<Outcome, { status: 'translated' }>>();
+  const marked = new Map<number, Marked>();
   results.forEach((entry, i) => {
     if (!isJsonObject(entry)) return;
     for (const key of RESULT_FILE_FIELDS) if (typeof entry[key] === 'string') entry[key] = repoint(entry[key], `results[${i}].${key}`)!;
@@ -221,15 +232,15 @@ export function rewriteSuite(library: Library, file: LibraryFile, outcomes: Read
         return `${String(v.kind)} ${typeof md.namespace === 'string' ? `${md.namespace}/` : ''}${String(md.name ?? '')}`;
       });
     links.push({ entry: i, key: source.key, role: 'proof', ...(before.length > 0 ? { before } : {}) });
-    if (kind !== 'absent') marked.set(i, outcome); // a rule the policy does not have: kept, it fails in both suites
+    if (kind !== 'absent') marked.set(i, { outcome, target: targetOf(outcome, rule), existing: kind === 'mutate-existing' }); // a rule the policy does not have: kept, it fails in both suites
   });
 
   // A CEL policy answers once per resource: entries about several rules of one policy and the same resources
   // become one entry, expecting what the policy as a whole does (error, else fail, else pass, else skip).
   const groups = new Map<string, number[]>();
-  for (const [i, outcome] of marked) {
+  for (const [i, { target }] of marked) {
     const e = results[i] as JsonObject;
-    const key = JSON.stringify([outcome.target.ref, e.kind ?? '', e.namespace ?? '', resourcesOf(e)]);
+    const key = JSON.stringify([target.ref, e.kind ?? '', e.namespace ?? '', resourcesOf(e)]);
     groups.set(key, [...(groups.get(key) ?? []), i]);
   }
   const into = new Map<number, number>(); // merged entry -> the entry it was merged into
@@ -243,10 +254,19 @@ export function rewriteSuite(library: Library, file: LibraryFile, outcomes: Read
     for (const i of members.slice(1)) into.set(i, members[0]!);
   }
   const moved = settleOverlaps(results, marked, into);
-  for (const [i, outcome] of marked) {
+  for (const [i, { outcome, target, existing }] of marked) {
     const entry = results[i] as JsonObject;
+    // Read from DIR: the entry and the suite as written there.
+    const targets = existing && !into.has(i) ? existingTargetsEntry((test.results as JsonValue[])[i] as JsonObject, test, suiteDir) : undefined;
+    if (targets !== undefined) {
+      for (const link of links) if (link.entry === i) link.retargeted = true;
+      entry.kind = targets.kind;
+      entry.resources = targets.resources;
+      delete entry.resource;
+      delete entry.namespace;
+    }
     delete entry.rule;
-    entry.policy = outcome.target.ref;
+    entry.policy = target.ref;
     entry[outcome.flag] = true;
     changed = true;
   }

@@ -10,10 +10,10 @@
 import type { Diagnostic } from '../diagnostics/diagnostic.js';
 import type { Span } from '../diagnostics/span.js';
 import { isJsonObject, type JsonObject } from '../ir/json.js';
-import { admitted, parsePolicyDocs, translate, translateDocuments } from '../pipeline.js';
+import { admitted, parsePolicyDocs, translate, translateDocumentParts } from '../pipeline.js';
 import type { ValidateMode } from '../validate/admit.js';
 import { mutates } from './discover.js';
-import type { Library, MigrateTarget, Outcome, Refusal, SourcePolicy } from './model.js';
+import type { Library, MigratedTarget, MigrateTarget, Outcome, Refusal, SourcePolicy } from './model.js';
 
 function refusalOf(d: Diagnostic, fallback: Refusal['class']): Refusal {
   const span = d.span ? { file: d.span.file, line: d.span.line, col: d.span.col, endLine: d.span.endLine, endCol: d.span.endCol } : undefined;
@@ -94,10 +94,12 @@ function translateUnit(unit: readonly SourcePolicy[], to: MigrateTarget, apiVers
   const parsed = parsePolicyDocs(unit.map((p) => p.doc), { mode: validate });
   for (const d of parsed.diagnostics) record(d, 'invalid');
   let documents: JsonObject[] = [];
+  let ruleOf: ReadonlyMap<JsonObject, string> = new Map();
   if (!parsed.diagnostics.some((d) => d.severity === 'error')) {
     // kyverno-mpol writes mutate-existing rules too; for MAP they are refused above (mutateExistingRefusals).
-    const result =
-      to === 'kyverno-mpol' ? translateDocuments(unit.map((p) => p.doc), parsed.policies, to, 'error', apiVersion) : admitted(translate(parsed.policies, to, 'error', apiVersion), to);
+    const parts = to === 'kyverno-mpol' ? translateDocumentParts(unit.map((p) => p.doc), parsed.policies, to, 'error', apiVersion) : undefined;
+    const result = parts !== undefined ? parts.result : admitted(translate(parsed.policies, to, 'error', apiVersion), to);
+    if (parts !== undefined) ruleOf = parts.existing.ruleOf;
     const refusedSomething = result.diagnostics.some((d) => d.code === 'TM4001');
     const mutatesExisting = unit.some((p) => p.rules.some((r) => r.kind === 'mutate-existing'));
     for (const d of result.diagnostics) {
@@ -112,11 +114,13 @@ function translateUnit(unit: readonly SourcePolicy[], to: MigrateTarget, apiVers
   const out = new Map<string, Outcome>();
   const all = unit.flatMap((p) => refusals.get(p.key)!);
   const policyDocs = documents.filter((d) => typeof d.kind === 'string' && !d.kind.endsWith('Binding'));
-  if (all.length === 0 && policyDocs.length !== 1) {
+  // The admission rules make one policy; each mutate-existing rule one of its own (generate-existing.ts).
+  const admissionDocs = policyDocs.filter((d) => !ruleOf.has(d));
+  if (all.length === 0 && (policyDocs.length === 0 || admissionDocs.length > 1)) {
     const why =
       policyDocs.length === 0
         ? 'the translation writes no policy (the mutate rules change nothing)'
-        : `the translation writes ${policyDocs.length} policies for one source; migrate maps a source to one policy`;
+        : `the translation writes ${admissionDocs.length} policies for the admission rules of one source; migrate maps them to one policy`;
     for (const p of unit) refusals.get(p.key)!.push({ code: 'TM4001', class: 'yet', message: why, span: p.span });
   }
   const refused = unit.some((p) => refusals.get(p.key)!.length > 0);
@@ -131,22 +135,27 @@ function translateUnit(unit: readonly SourcePolicy[], to: MigrateTarget, apiVers
       out.set(p.key, { status: 'refused', refusals: own, notes: notes.get(p.key)! });
       return;
     }
-    const doc = policyDocs[0]!;
-    const md = isJsonObject(doc.metadata) ? doc.metadata : {};
-    const name = typeof md.name === 'string' ? md.name : '';
-    const namespace = typeof md.namespace === 'string' ? md.namespace : undefined;
     const residue = residueOf(p);
+    const byRule = policyDocs.length > 1 ? Object.fromEntries(policyDocs.filter((d) => ruleOf.has(d)).map((d) => [ruleOf.get(d)!, targetOfDocument(d)])) : undefined;
     out.set(p.key, {
       status: 'translated',
       documents: i === 0 ? documents : [],
       ...(residue ? { residue } : {}),
-      target: { kind: String(doc.kind), name, ...(namespace !== undefined ? { namespace } : {}), ref: namespace !== undefined ? `${namespace}/${name}` : name },
+      target: targetOfDocument(admissionDocs[0] ?? policyDocs[0]!),
+      ...(byRule !== undefined ? { ruleTargets: byRule } : {}),
       flag: to === 'map' ? 'isMutatingAdmissionPolicy' : 'isMutatingPolicy',
       ...(unit.length > 1 ? { group: unit.map((q) => `${q.kind}/${q.name}`), groupKeys: unit.map((q) => q.key) } : {}),
       notes: notes.get(p.key)!,
     });
   });
   return out;
+}
+
+function targetOfDocument(doc: JsonObject): MigratedTarget {
+  const md = isJsonObject(doc.metadata) ? doc.metadata : {};
+  const name = typeof md.name === 'string' ? md.name : '';
+  const namespace = typeof md.namespace === 'string' ? md.namespace : undefined;
+  return { kind: String(doc.kind), name, ...(namespace !== undefined ? { namespace } : {}), ref: namespace !== undefined ? `${namespace}/${name}` : name };
 }
 
 /** The outcome of every source policy of the library, by key. */

@@ -11,6 +11,8 @@ import { run } from '../cli/support.js';
 import { ZONE_LABEL_POLICY } from '../support/migrate-fixtures.js';
 
 const LIBRARY = join(import.meta.dirname, '..', 'fixtures', 'migrate', 'library');
+/** One ClusterPolicy of an admission rule and a mutate-existing rule, with a suite testing both. */
+const EXISTING_LIBRARY = join(import.meta.dirname, '..', 'fixtures', 'migrate', 'existing-library');
 
 const roots: string[] = [];
 afterEach(() => {
@@ -109,6 +111,36 @@ describe('transmute migrate on a library', () => {
     expect(JSON.parse(readFileSync(join(out, MARKER), 'utf8')).summary.mutatePolicies).toBe(7);
     // Nothing is left beside OUT.
     expect(readdirSync(join(out, '..'))).toEqual(['out']);
+  });
+
+  it('a source whose admission rule sits beside a mutate-existing rule becomes two MutatingPolicies, each suite entry naming its own', async () => {
+    const out = join(tempRoot(), 'out');
+    const { code, report } = await migrateJson([EXISTING_LIBRARY, '--out-dir', out]);
+    expect(code).toBe(0);
+    const p = policy(report, 'stamp-and-refresh');
+    expect(p).toMatchObject({
+      status: 'proven',
+      migrated: { kind: 'MutatingPolicy', name: 'stamp-and-refresh', byRule: { 'refresh-secret': { kind: 'MutatingPolicy', name: 'stamp-and-refresh-refresh-secret' } } },
+    });
+    // One row per migrated entry: the admission rule's on its resource, the mutate-existing rule's on the target
+    // its original entry expected patched, paired with that entry's verdict.
+    expect(p.rows.map((r) => [r.entry, r.resource, r.original.status, r.migrated.status])).toEqual([
+      [0, 'ConfigMap/settings', 'passed', 'passed'],
+      [1, 'Secret/apps/credentials', 'passed', 'passed'],
+    ]);
+    const docs = readFileSync(join(out, 'refresh/policy.yaml'), 'utf8').split(/^---$/m).map((d) => parse(d));
+    expect(docs.map((d) => [d.kind, d.metadata.name, d.spec.evaluation?.mutateExisting?.enabled ?? false])).toEqual([
+      ['MutatingPolicy', 'stamp-and-refresh', false],
+      ['MutatingPolicy', 'stamp-and-refresh-refresh-secret', true],
+    ]);
+    // A MutatingPolicy's entry checks a target only where it names it (the CLI checks a trigger's own admission).
+    const suite = parse(readFileSync(join(out, 'refresh/kyverno-test.yaml'), 'utf8'));
+    expect(suite.results).toEqual([
+      { isMutatingPolicy: true, kind: 'ConfigMap', patchedResources: 'stamped-configmap.yaml', policy: 'stamp-and-refresh', resources: ['settings'], result: 'pass' },
+      { isMutatingPolicy: true, kind: 'Secret', patchedResources: 'refreshed-secret.yaml', policy: 'stamp-and-refresh-refresh-secret', resources: ['apps/credentials'], result: 'pass' },
+    ]);
+    const text = await run(['migrate', EXISTING_LIBRARY, '--out-dir', join(tempRoot(), 'again')]);
+    expect(text.stdout).toContain('  rule refresh-secret, which mutates existing resources -> MutatingPolicy stamp-and-refresh-refresh-secret\n');
   });
 
   it('prints one line per source policy and a summary; the same output on every run (deterministic)', async () => {

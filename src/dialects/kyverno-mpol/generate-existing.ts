@@ -420,6 +420,8 @@ export interface ExistingGeneration {
   diagnostics: Diagnostic[];
   /** The mutate-existing rules found (translated or refused). */
   rules: number;
+  /** The rule each document of `documents` was written for, by the document (a MutatingPolicy passed through has none). */
+  ruleOf: ReadonlyMap<JsonObject, string>;
 }
 
 /**
@@ -432,6 +434,7 @@ export function generateMutateExistingMpol(docs: readonly SourceDoc[], opts: Gen
   const rules = mutateExistingRules(docs);
   const documents: JsonObject[] = [];
   const diagnostics: Diagnostic[] = [];
+  const ruleOf = new Map<JsonObject, string>();
   for (const er of rules) {
     const e = emitRule(er, apiVersion, diagnostics);
     const context = `rule ${str(er.rule.name) || '(unnamed)'} of policy ${str(obj(obj(er.doc.value)?.metadata)?.name) ?? ''}`;
@@ -441,8 +444,9 @@ export function generateMutateExistingMpol(docs: readonly SourceDoc[], opts: Gen
     }
     for (const n of e.notes) report.lossy('TM4003', n.message, n.origin);
     documents.push(e.document);
+    ruleOf.set(e.document, str(er.rule.name) ?? '');
   }
-  return { documents, text: documents.length > 0 ? toYamlDocuments(documents) : '', diagnostics: [...diagnostics, ...report.diagnostics], rules: rules.length };
+  return { documents, text: documents.length > 0 ? toYamlDocuments(documents) : '', diagnostics: [...diagnostics, ...report.diagnostics], rules: rules.length, ruleOf };
 }
 
 const TARGET_LABELS: Record<string, string> = { map: 'MutatingAdmissionPolicy', gatekeeper: 'Gatekeeper', kyverno: 'Kyverno', ir: 'the IR' };
@@ -459,7 +463,7 @@ export function translateMutateExistingRules(docs: readonly SourceDoc[], to: str
   const rules = translateKyvernoExistingRules(docs, to, opts);
   if (own.policies === 0) return rules;
   const documents = [...rules.documents, ...own.documents];
-  return { documents, text: documents.length > 0 ? toYamlDocuments(documents) : '', diagnostics: [...rules.diagnostics, ...own.diagnostics], rules: rules.rules + own.policies };
+  return { documents, text: documents.length > 0 ? toYamlDocuments(documents) : '', diagnostics: [...rules.diagnostics, ...own.diagnostics], rules: rules.rules + own.policies, ruleOf: rules.ruleOf };
 }
 
 function translateKyvernoExistingRules(docs: readonly SourceDoc[], to: string, opts: GenerateOptions): ExistingGeneration {
@@ -474,5 +478,5 @@ function translateKyvernoExistingRules(docs: readonly SourceDoc[], to: string, o
     else if (to === 'gatekeeper') report.refuse(cannot('a rule that mutates existing resources (mutate.targets): Gatekeeper mutates only the object of an admission request'), origin, `rule ${name} of policy ${policy}`);
     else report.refuse(notYet('a rule that mutates existing resources (mutate.targets)'), origin, `rule ${name} of policy ${policy}`);
   }
-  return { documents: [], text: '', diagnostics: report.diagnostics, rules: rules.length };
+  return { documents: [], text: '', diagnostics: report.diagnostics, rules: rules.length, ruleOf: new Map() };
 }
