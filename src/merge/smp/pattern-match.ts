@@ -97,7 +97,7 @@ function validateMap(resource: JsonObject, pattern: JsonObject, path: string): O
 }
 
 /** validate getSortedNestedAnchorResource: keys whose map value holds anchors go first (order of reporting only). */
-function sortNestedAnchorsFirst(entries: Array<[string, JsonValue]>): Array<[string, JsonValue]> {
+export function sortNestedAnchorsFirst(entries: Array<[string, JsonValue]>): Array<[string, JsonValue]> {
   const sorted = [...entries].sort(([a], [b]) => compareGoStrings(a, b));
   const front: Array<[string, JsonValue]> = [];
   const back: Array<[string, JsonValue]> = [];

@@ -17,6 +17,7 @@ import { parseAnchor } from '../../../../grammars/kyverno-anchor.js';
 import { parseDuration } from '../../../jmespath/functions/duration.js';
 import { parseQuantity } from '../../../jmespath/functions/quantity.js';
 import { scalarText } from '../../../merge/smp/go-text.js';
+import { sortNestedAnchorsFirst } from '../../../merge/smp/pattern-match.js';
 import { wildcardMatch } from '../../../k8s/glob.js';
 import { notYet, type Refusal } from '../../generate-report.js';
 import { and, celString, has, not, or, paren, translationLimit, type Cel, type Place } from './cel-patch.js';
@@ -331,28 +332,32 @@ function listMatch(v: Cel, p: JsonValue[], depth: number): Match | Refusal {
 
 /**
  * validateMap: the value is a map, its condition anchors hold (checked first: a failure is conditional),
- * then every plain key matches (handleDefault: `*` asks for a non-null value).
+ * then every plain key matches (handleDefault: `*` asks for a non-null value) and every global anchor's key is
+ * absent or matches. Plain keys and global anchors are checked in one order (sortNestedAnchorsFirst), and the
+ * first that fails decides the kind of failure: a global anchor's is a skip to a list above, a plain key's is not.
  */
 function mapMatch(v: Cel, pattern: Record<string, JsonValue>, depth: number): Match | Refusal {
   const at: Place = { cel: v, ptr: [] };
   const isMap = `type(${v}) == map`;
   const anchors: Cel[] = [];
-  const plain: Cel[] = [];
+  const checks: { key: string; test: Cel; global: boolean }[] = [];
   for (const [k, p] of Object.entries(pattern)) {
     // wildcards.ExpandInMetadata renames wildcard keys of labels and annotations after the resource's keys.
     if (/[*?]/.test(k)) return notYet(`the wildcard key ${JSON.stringify(k)} in a condition pattern`);
     const a = parseAnchor(k);
-    if (a && a.modifier !== 'condition') return notYet(`the anchor ${k} inside a condition`);
+    if (a && a.modifier !== 'condition' && a.modifier !== 'global') return notYet(`the anchor ${k} inside a condition`);
     const key = a ? a.key : k;
     const child = select(v, key);
     if (a) {
       const inner = treeMatch(child, p, depth + 1);
       if ('why' in inner) return inner;
-      anchors.push(and([has(at, key), inner.ok])!);
+      // Any failure below a global anchor is the anchor's; an absent key satisfies it.
+      if (a.modifier === 'global') checks.push({ key: k, test: or([not(has(at, key)), inner.ok]), global: true });
+      else anchors.push(and([has(at, key), inner.ok])!);
       continue;
     }
     if (p === '*') {
-      plain.push(and([has(at, key), `${child} != null`])!);
+      checks.push({ key: k, test: and([has(at, key), `${child} != null`])!, global: false });
       continue;
     }
     const inner = treeMatch(child, p, depth + 1);
@@ -360,10 +365,22 @@ function mapMatch(v: Cel, pattern: Record<string, JsonValue>, depth: number): Ma
     if (inner.skip !== NEVER) return notYet(`the condition anchor below the key ${k} of a condition pattern`);
     // A missing key is nil to the leaf check, which a quantity pattern of zero accepts (convertNumberToString).
     const missingMatches = typeof p === 'string' && isQuantityPattern(p) && parseQuantity(p)!.unscaled === 0n;
-    plain.push(missingMatches ? or([not(has(at, key)), inner.ok]) : and([has(at, key), inner.ok])!);
+    checks.push({ key: k, test: missingMatches ? or([not(has(at, key)), inner.ok]) : and([has(at, key), inner.ok])!, global: false });
   }
   const anchorsHold = and(anchors);
-  const ok = and([isMap, anchorsHold, ...plain])!;
-  if (anchorsHold === undefined) return never(ok);
-  return { ok, skip: and([isMap, not(anchorsHold)])!, okOrSkip: and([isMap, or([not(anchorsHold), and(plain) ?? 'true'])])! };
+  if (!checks.some((c) => c.global)) {
+    const plain = checks.map((c) => c.test);
+    const ok = and([isMap, anchorsHold, ...plain])!;
+    if (anchorsHold === undefined) return never(ok);
+    return { ok, skip: and([isMap, not(anchorsHold)])!, okOrSkip: and([isMap, or([not(anchorsHold), and(plain) ?? 'true'])])! };
+  }
+  const order = new Map(sortNestedAnchorsFirst(checks.map((c) => [c.key, pattern[c.key]!])).map(([key], i) => [key, i]));
+  const ordered = [...checks].sort((a, b) => order.get(a.key)! - order.get(b.key)!);
+  const all = and(ordered.map((c) => c.test))!;
+  // The first failing check is a global anchor's: those before it hold, it does not.
+  const globalFirst = or(ordered.flatMap((c, i) => (c.global ? [and([...ordered.slice(0, i).map((x) => x.test), not(c.test)])!] : [])))!;
+  const ok = and([isMap, anchorsHold, all])!;
+  const skip = and([isMap, anchorsHold === undefined ? globalFirst : or([not(anchorsHold), globalFirst])])!;
+  const okOrSkip = and([isMap, anchorsHold === undefined ? or([all, globalFirst]) : or([not(anchorsHold), all, globalFirst])])!;
+  return { ok, skip, okOrSkip };
 }
