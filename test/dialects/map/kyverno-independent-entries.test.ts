@@ -2,7 +2,8 @@
  * Several foreach entries of one rule whose preconditions or context read the object: Kyverno tests them
  * once, then runs the entries in turn. Where no entry reads what an earlier one writes, they become one
  * mutation computed from the object as the rule finds it (kyverno/policies remove-hostpath-volumes); where one
- * does, they are refused. Translated to MAP and re-executed against our Kyverno engine.
+ * does, each is its own mutation where the conditions and variables, tested again before each, read nothing
+ * an entry writes, and they are refused otherwise. Translated to MAP and re-executed against our Kyverno engine.
  */
 import { describe, expect, it } from 'vitest';
 import type { JsonObject } from '../../../src/ir/json.js';
@@ -108,12 +109,13 @@ describe('several Kyverno foreach entries under conditions that read the object,
     expect((spec.containers as JsonObject[]).map((c) => c.volumeMounts)).toEqual([[{ name: 'data', mountPath: '/d' }], []]);
   });
 
-  it('an entry that reads what an earlier one writes is refused, not translated', () => {
-    const source = rule(`preconditions:
+  // Each entry sees what the one before wrote (Kyverno re-reads the list from the patched resource): as
+  // separate mutations, where the precondition, tested again before each, reads nothing they write.
+  const READS_EARLIER = (precondition: string) => `preconditions:
   all:
-  - key: "{{ request.object.metadata.labels.inject || '' }}"
-    operator: Equals
-    value: "yes"
+  - key: "${precondition}"
+    operator: NotEquals
+    value: "stop"
 mutate:
   foreach:
   - list: request.object.spec.containers
@@ -130,7 +132,33 @@ mutate:
     patchesJson6902: |-
       - path: /spec/containers/{{elementIndex}}/workingDir
         op: add
-        value: /w`);
+        value: /w`;
+
+  it('an entry that reads what an earlier one writes, under a precondition that reads nothing they write: a mutation each, and MAP gives what Kyverno gives', () => {
+    const source = rule(READS_EARLIER("{{ request.object.metadata.labels.inject || '' }}"));
+    const policy = generateMap(source).documents.find((d) => (d as JsonObject).kind === 'MutatingAdmissionPolicy') as JsonObject;
+    expect(((policy.spec as JsonObject).mutations as JsonObject[]).length).toBe(2);
+    const map = toMap(source);
+    const pods = [...PODS, pod({ containers: [{ name: 'a', image: 'x', imagePullPolicy: 'Never' }] }, { inject: 'stop' })];
+    for (const p of pods) expect(outcome(map, p)).toEqual(outcome(source, p));
+    // The second entry saw the first one's writes.
+    expect(((outcome(map, PODS[0]!) as JsonObject).spec as JsonObject).containers).toEqual([{ name: 'app', image: 'nginx', imagePullPolicy: 'Always', workingDir: '/w' }]);
+  });
+
+  it('the same with a context entry the precondition reads (the precondition then guards the entries inside the rule)', () => {
+    const source = rule(`context:
+- name: inject
+  variable:
+    jmesPath: request.object.metadata.labels.inject || ''
+${READS_EARLIER('{{ inject }}')}`);
+    const policy = generateMap(source).documents.find((d) => (d as JsonObject).kind === 'MutatingAdmissionPolicy') as JsonObject;
+    expect(((policy.spec as JsonObject).mutations as JsonObject[]).length).toBe(2);
+    const map = toMap(source);
+    for (const p of [...PODS, pod({ containers: [{ name: 'a', image: 'x' }] }, { inject: 'stop' })]) expect(outcome(map, p)).toEqual(outcome(source, p));
+  });
+
+  it('an entry that reads what an earlier one writes, under a precondition that reads what they write, is refused', () => {
+    const source = rule(READS_EARLIER("{{ request.object.spec.containers[0].imagePullPolicy || '' }}"));
     expect(refusal(source)).toContain('where an entry reads what an earlier one writes');
   });
 

@@ -42,6 +42,30 @@ export function independentEntries(parts: readonly Cel[], variables: readonly Po
   return true;
 }
 
+/**
+ * True when the rule's conditions `before`, and the policy variables they or the entries `parts` name, read
+ * nothing an entry writes: each entry can then be its own mutation, as it sees what the ones before it wrote
+ * (as in Kyverno), and the conditions and variables evaluated again before it give what they gave before the
+ * first, which is when Kyverno evaluated them.
+ */
+export function stableConditions(parts: readonly Cel[], variables: readonly PolicyVariable[], before: readonly Cel[]): boolean {
+  const written: Path[] = [];
+  for (const part of parts) {
+    const writes = writePaths(part);
+    if (writes === undefined) return false;
+    written.push(...writes);
+  }
+  const names = new Set<string>();
+  for (const c of [...before, ...parts]) namedVariables(c, variables, names);
+  const reads: Read[] = before.flatMap(readPaths);
+  for (const name of names) {
+    const v = variables.find((x) => x.name === name);
+    // A variable the rule does not define (the policy's own) is read whole: it may read anything.
+    reads.push(...(v === undefined ? [{ path: [], presence: false }] : readPaths(v.expression)));
+  }
+  return !reads.some((r) => written.some((w) => (r.presence ? startsWith(r.path, w) : overlaps(r.path, w))));
+}
+
 /** A read of the value at `path`, or of whether it is there only (`has(...)`). */
 interface Read {
   readonly path: Path;

@@ -22,7 +22,7 @@ import { schemaProblem } from '../emit-schema.js';
 import { concreteKinds } from './list-strategy.js';
 import type { Segment } from '../../../ir/path.js';
 import { celCollection, concat, cond, failWith, paren, type Cel } from './cel-patch.js';
-import { independentEntries } from './independent-entries.js';
+import { independentEntries, stableConditions } from './independent-entries.js';
 import { RuleScope } from './scope.js';
 import { smpPatches, type SmpEnv } from './smp.js';
 import { forEachPatches } from './foreach.js';
@@ -347,9 +347,12 @@ function bodyParts(rc: RuleCompiler, ops: readonly Op[], scope: RuleScope): R<Ce
       // Several foreach entries under one condition: each is its own mutation, tested again before each,
       // which holds where the condition reads no object; else they are one mutation where that is exact.
       if (inner.length > 1 && !(readsOnlyRequest(g) && !rc.variables.some((v) => !readsOnlyRequest(v.expression)))) {
-        if (!independentEntries(inner, rc.variables, [g])) return notYet('several foreach entries under a condition that reads the object, where an entry reads what an earlier one writes');
-        parts.push(cond(g, concat(inner)));
-        continue;
+        if (independentEntries(inner, rc.variables, [g])) {
+          parts.push(cond(g, concat(inner)));
+          continue;
+        }
+        // Each entry its own mutation, the condition tested again before each: the same answer where it reads nothing they write.
+        if (!stableConditions(inner, rc.variables, [g])) return notYet('several foreach entries under a condition that reads the object, where an entry reads what an earlier one writes and the condition or a variable reads what an entry writes');
       }
       parts.push(...inner.map((x) => cond(g, x)));
       continue;
@@ -397,8 +400,10 @@ export function kyvernoRulePatches(rule: Rule, env: RuleEnv, extraGuards: readon
   if (parts.length > 1 && (objectVariables || !guards.every(readsOnlyRequest))) {
     // Kyverno evaluates them once, before the entries: one mutation, where each entry's patches are the same
     // computed from the object before any entry (independent-entries.ts).
-    if (!independentEntries(parts, rc.variables, guards)) return notYet('several foreach entries under conditions or context that read the object, where an entry reads what an earlier one writes (each entry sees what the one before wrote)');
-    entries = [concat(parts)];
+    if (independentEntries(parts, rc.variables, guards)) entries = [concat(parts)];
+    // Else each entry stays its own mutation, which sees what the ones before wrote, as in Kyverno: exact where
+    // the conditions and variables, evaluated again before each, read nothing an entry writes.
+    else if (!stableConditions(parts, rc.variables, guards)) return notYet('several foreach entries under conditions or context that read the object, where an entry reads what an earlier one writes (each entry sees what the one before wrote) and a condition or variable reads what an entry writes');
   }
   // Guards decide in order, each only when the ones before held (a later guard may read what an earlier one tested).
   const patches = entries.map((p) => [...guards].reverse().reduce((acc, g) => cond(g, acc), p));
