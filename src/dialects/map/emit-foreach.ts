@@ -68,7 +68,12 @@ export function forEachOps(op: ForEachOp): Op[] | string {
   const out: Op[] = [];
   const segs: Segment[] = [...fields.map((name): Segment => ({ kind: 'field', name })), { kind: 'keyedGlob', key }];
   const why = bodyOps(body, segs, op.origin, out);
-  return why ?? out;
+  if (why) return why;
+  // An item whose `+()` keys it all has already is dropped by the anchor cleanup: that element is not merged,
+  // so not moved to the front, and the list comes out reordered (kyverno/foreach.ts writes those moves). A
+  // leaf written unconditionally keeps every item (lowering/raise-kyverno-foreach.ts asks the same).
+  if (!out.some((o) => o.kind === 'set' && o.path.segments.every((x) => !('test' in x) || x.test === undefined))) return 'a foreach strategic merge whose every leaf is below a +() anchor';
+  return out;
 }
 
 /**
