@@ -71,6 +71,25 @@ export function withRequestNamespace(request: AdmissionRequest): AdmissionReques
   return out;
 }
 
+/**
+ * The request as kube-apiserver sends it to an admission webhook: the attributes the caller left out (kind,
+ * resource, subResource, name, dryRun) filled in as the API server fills them (facts.ts; the same values the CEL
+ * `request` of a MutatingAdmissionPolicy reads). A webhook engine reads them from the request itself: Kyverno's
+ * context holds the whole AdmissionRequest at admission (policycontext NewPolicyContextFromAdmissionRequest),
+ * where its CLI, which the test-suite runner follows, holds only what it sets. `name` stays out where the object
+ * has none (a generated name): the field is omitempty.
+ */
+export function asAdmitted(request: AdmissionRequest): AdmissionRequest {
+  const f = requestFacts(request);
+  const out: AdmissionRequest = { ...request };
+  out.kind ??= { group: f.gvk.group, version: f.gvk.version, kind: f.gvk.kind };
+  out.resource ??= { group: f.resource.group, version: f.resource.version, resource: f.resource.resource };
+  if (out.subResource === undefined && f.subResource !== '') out.subResource = f.subResource;
+  if (out.name === undefined && f.name !== '') out.name = f.name;
+  out.dryRun ??= false;
+  return out;
+}
+
 /** The object with `metadata.namespace` set when it has none (an empty string counts as none, as in Go). */
 function placedIn<T extends JsonValue | null | undefined>(object: T, namespace: string): T {
   if (!isJsonObject(object) || Object.keys(object).length === 0) return object;

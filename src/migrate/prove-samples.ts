@@ -28,7 +28,7 @@ import type { Policy } from '../ir/nodes.js';
 import type { SourceDoc } from '../io/source.js';
 import { loadYamlText } from '../io/yaml-load.js';
 import { gvkOf } from '../k8s/resources.js';
-import type { AdmissionRequest } from '../k8s/request.js';
+import { asAdmitted, type AdmissionRequest } from '../k8s/request.js';
 import { describeDifference, firstDifference } from '../k8s/object-diff.js';
 import { parsePolicyDocs } from '../pipeline.js';
 import { namespaceFor } from '../dialects/kyverno/apply-inputs.js';
@@ -183,7 +183,7 @@ function unitRows(library: Library, unit: readonly SourcePolicy[], outcome: Extr
   let changed = false;
   for (const s of samples) {
     const md = s.object.metadata as JsonObject;
-    const request: AdmissionRequest = {
+    const request: AdmissionRequest = asAdmitted({
       object: s.object,
       oldObject: null,
       operation: 'CREATE',
@@ -191,7 +191,7 @@ function unitRows(library: Library, unit: readonly SourcePolicy[], outcome: Extr
       namespaceObject: namespaceFor(s.object, namespaces, undefined) ?? null,
       params: null,
       ...(typeof md.namespace === 'string' && md.namespace !== '' ? { namespace: md.namespace } : {}),
-    };
+    });
     const row = { suite: s.file.path, entry: s.doc.index, resource: resourceLabel(String(s.object.kind), String(md.name), typeof md.namespace === 'string' ? md.namespace : undefined), sample: true as const };
     const invalid = invalidInstance(s.object, runtime);
     if (invalid !== undefined) {

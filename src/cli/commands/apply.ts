@@ -12,7 +12,7 @@ import type { Patch6902 } from '../../interpreter/api.js';
 import type { ExternalData } from '../../interpreter/state.js';
 import { unifiedDiff } from '../../io/diff.js';
 import { toJson, toYaml } from '../../io/yaml-dump.js';
-import type { AdmissionRequest, Operation, UserInfo } from '../../k8s/request.js';
+import { asAdmitted, type AdmissionRequest, type Operation, type UserInfo } from '../../k8s/request.js';
 import { mutateExisting, notATarget } from '../../dialects/kyverno/mutate-existing.js';
 import { applyExistingMutatingPolicies } from '../../dialects/kyverno-mpol/mutate-existing-apply.js';
 import type { SourceDoc } from '../../io/source.js';
@@ -312,14 +312,14 @@ export async function runApply(argv: string[], io: CliIO): Promise<number> {
     // plugins; a stored old object carries its defaults too.
     const given = apiServer ? admittedObject(doc.value, operation) : doc.value;
     const stored = apiServer && oldObject !== undefined ? storedObject(oldObject) : oldObject;
-    const request: AdmissionRequest = {
+    const request: AdmissionRequest = asAdmitted({
       object: operation === 'DELETE' ? null : given,
       oldObject: operation === 'DELETE' ? doc.value : (stored ?? null),
       operation,
       userInfo: (user as UserInfo | undefined) ?? {},
       namespaceObject: (namespaceObject as JsonObject | undefined) ?? namespaceFor(doc.value, namespaces, values as JsonObject) ?? null,
       params: params ?? null,
-    };
+    });
     const exempted = withExemptions(loaded.policies, applyingExceptions(kyvernoExceptions.exceptions, request), (p) => (p.origin.dialect === 'kyverno' ? p.id : undefined));
     const result = apply(exempted, request, {
       runtime,

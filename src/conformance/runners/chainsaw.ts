@@ -16,7 +16,7 @@ import { apply } from '../../interpreter/index.js';
 import { copyObject, defineOwn, hasOwn, isJsonObject, jsonEqual, type JsonObject, type JsonValue } from '../../ir/json.js';
 import type { Policy } from '../../ir/nodes.js';
 import type { SourceDoc } from '../../io/source.js';
-import type { AdmissionRequest } from '../../k8s/request.js';
+import { asAdmitted, type AdmissionRequest } from '../../k8s/request.js';
 import { describeDifference, subsetDifference } from '../compare.js';
 import { isNamespacedKind, kindOf, namespaceStub } from '../kinds.js';
 import { BUILT_IN_DIALECTS } from '../../dialects/registry.js';
@@ -258,13 +258,14 @@ class Replay {
     // The request body decoded with its kind's defaults, then (CREATE) the built-in admission plugins.
     const admitted = existing ? applyApiServerDefaults(written) : admittedObject(written, 'CREATE', (this.generated++).toString(36).padStart(5, '0'));
     const candidate = isJsonObject(admitted) ? admitted : written;
-    const request: AdmissionRequest = {
+    // As kube-apiserver sends it to the webhooks (Kyverno's context holds the whole AdmissionRequest).
+    const request: AdmissionRequest = asAdmitted({
       object: candidate,
       oldObject: existing ?? null,
       operation: existing ? 'UPDATE' : 'CREATE',
       userInfo,
       namespaceObject: this.namespaceObject(String(metadata(candidate).namespace ?? '')),
-    };
+    });
     const result = apply(this.policies, request, { runtime: this.runtime });
     if (!result.allowed || !isJsonObject(result.object)) {
       this.notes.push(`${file}: ${describe(object)} denied: ${firstError(result.diagnostics)}`);
@@ -384,7 +385,7 @@ class Replay {
       this.objects.delete(key);
       // A delete triggers mutate-existing rules too (match.operations may name DELETE); Kyverno then reads
       // request.oldObject wherever request.object is written (mutate-existing.ts).
-      const deletion: AdmissionRequest = { ...this.store.requestFor(existing), object: null, oldObject: existing, operation: 'DELETE' };
+      const deletion: AdmissionRequest = asAdmitted({ ...this.store.requestFor(existing), object: null, oldObject: existing, operation: 'DELETE' });
       this.runBackground(deletion);
       if (this.mpol) for (const e of this.mpol.admitted(deletion)) this.notes.push(`background: ${e}`);
       return;
