@@ -8,6 +8,7 @@ import { isJsonObject, type JsonObject, type JsonValue } from '../../ir/json.js'
 import type { ForEachOp, Guard, Op } from '../../ir/nodes.js';
 import type { Segment } from '../../ir/path.js';
 import { parse as parseYaml } from 'yaml';
+import { NAMED_LISTS } from '../../lowering/raise-kyverno-smp.js';
 
 // `|| `[]`` only turns a missing list into an empty one: no iteration either way.
 const LIST = /^request\.object((?:\.[A-Za-z_][A-Za-z0-9_]*)+)(?:\[\])?(?:\s*\|\|\s*`\[\]`)?$/;
@@ -61,6 +62,9 @@ export function forEachOps(op: ForEachOp): Op[] | string {
   const anchors = Object.keys(item).filter((k) => /^\(.+\)$/.test(k));
   if (anchors.length !== 1) return 'a foreach item without exactly one selecting key';
   const key = anchors[0]!.slice(1, -1);
+  // `[key: *]` reaches every element; Kyverno fails the rule on one without the key ({{element.key}}): only
+  // lists whose elements always carry it (the API server requires their names) read the same.
+  if (key !== 'name' || !NAMED_LISTS.has(fields[fields.length - 1]!)) return `a foreach item selected by ${anchors[0]} in a list whose elements may lack it`;
   const want = new RegExp(`^\\{\\{\\s*${op.bind.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}\\.${key.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}\\s*\\}\\}$`);
   if (typeof item[anchors[0]!] !== 'string' || !want.test(item[anchors[0]!] as string)) return 'a foreach item selected by something other than its own key';
   const body: JsonObject = {};

@@ -89,12 +89,15 @@ function setBelow(at: Place, segs: readonly Segment[], value: ValueAt): Step {
     const i = VAR_NAMES[at.depth] ?? `i${at.depth}`;
     const e = `${i === 'i' ? 'c' : `c${at.depth}`}`;
     const item: Place = { cel: e, ptr: [...at.ptr, '/', { cel: `string(${i})` }], depth: at.depth + 1 };
+    // A glob visits every element, whether or not it has the key (Gatekeeper's mutateInternal: `[name: *]` on
+    // ports reaches a port without a name too); an element that is not a map fails the walk below it, as
+    // Gatekeeper's does.
     let filter = 'true';
-    if (s.kind !== 'each') {
+    if (s.kind === 'keyed') {
       const keySel = isSelectable(s.key) ? `${e}.${s.key}` : `${e}[${celString(s.key)}]`;
-      const lit = s.kind === 'keyed' ? celLiteral(s.value) : undefined;
-      if (s.kind === 'keyed' && lit === undefined) return { why: 'a null list key' };
-      filter = s.kind === 'keyed' ? `${hasField(e, s.key)} && ${keySel} == ${lit}` : hasField(e, s.key);
+      const lit = celLiteral(s.value);
+      if (lit === undefined) return { why: 'a null list key' };
+      filter = `${hasField(e, s.key)} && ${keySel} == ${lit}`;
     }
     const inner = rest.length === 0 ? (s.kind === 'keyed' ? `[${patch('replace', item.ptr, value(item.cel))}]` : { why: 'a write of every list element' }) : setBelow(item, rest, value);
     if (typeof inner !== 'string') return inner;

@@ -86,7 +86,33 @@ spec:
     expect(out.map((d) => d.kind)).toEqual(['MutatingAdmissionPolicy', 'MutatingAdmissionPolicyBinding']);
     expect(((out[1]!.spec as JsonObject).policyName)).toBe((out[0]!.metadata as JsonObject).name);
     expect(mutate(policies, POD)).toEqual(mutate(gk, POD));
-    expect(expressions(out)[0]).toContain('transformList(i, c, has(c.name)');
+    // A glob visits every container (Gatekeeper does not ask for the key): no filter on the elements.
+    expect(expressions(out)[0]).toContain('transformList(i, c, true,');
+  });
+
+  it('a glob reaches the elements that lack its key, as Gatekeeper does (ports without a name)', () => {
+    const gk = parseWith(
+      'gatekeeper',
+      `apiVersion: mutations.gatekeeper.sh/v1
+kind: Assign
+metadata: {name: protocol}
+spec:
+  applyTo: [{groups: [""], versions: ["v1"], kinds: ["Pod"]}]
+  location: 'spec.containers["name": *].ports["name": *].protocol'
+  parameters: {assign: {value: SCTP}}
+`,
+    );
+    const pod: JsonObject = {
+      ...POD,
+      spec: { containers: [{ name: 'app', image: 'nginx', ports: [{ containerPort: 80 }, { name: 'metrics', containerPort: 9090 }] }] },
+    };
+    const { policies } = roundTrip(gk);
+    const want = mutate(gk, pod) as JsonObject;
+    expect(((want.spec as JsonObject).containers as JsonObject[])[0]!.ports).toEqual([
+      { containerPort: 80, protocol: 'SCTP' },
+      { name: 'metrics', containerPort: 9090, protocol: 'SCTP' },
+    ]);
+    expect(mutate(policies, pod)).toEqual(want);
   });
 
   it('writes AssignMetadata as a conditional ApplyConfiguration that creates the missing map', () => {

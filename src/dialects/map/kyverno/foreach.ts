@@ -23,7 +23,8 @@ import type { ForEachOp, Op } from '../../../ir/nodes.js';
 import { parseAnchor } from '../../../../grammars/kyverno-anchor.js';
 import { notYet, type Refusal } from '../../generate-report.js';
 import { itemType, T, type Ty } from '../../../lowering/jmes-cel/index.js';
-import { and, concat, cond, fieldPlace, indexPlace, NONE, paren, patch, ROOT, staticIndexPlace, type Cel, type Place } from './cel-patch.js';
+import { and, concat, cond, fieldPlace, has, indexPlace, NONE, paren, patch, ROOT, staticIndexPlace, translationLimit, type Cel, type Place } from './cel-patch.js';
+import { NAMED_LISTS } from '../../../lowering/raise-kyverno-smp.js';
 import { elementStackPatch, kyvernoJsonPatches, patchPaths, readLoopSteps } from './json-patch.js';
 import { containersThenLoop } from './foreach-containers.js';
 import { outsideElementAdds } from './foreach-outside-patch.js';
@@ -460,6 +461,10 @@ function mergeLoopOfList(rc: RuleCompiler, op: ForEachOp, list: LoopList, e: str
     rest[k] = v;
   }
   if (!selector) return notYet('a foreach list element not selected by the iterated element\'s own key ({{ element.<key> }})');
+  // kyaml merges the copy into the element of the same merge key: the selecting key must be the list's.
+  const strategies = listStrategies(rc.env.match, list.path);
+  const where = list.path.join('.');
+  if (strategies.mixed || strategies.known?.kind !== 'keyed' || strategies.known.key !== selector) return notYet(`a foreach strategic merge into the list at ${where}, which kyaml does not merge by ${selector} for every kind the rule matches`);
   const anchored = parseAnchor(Object.keys(element).find((k) => parseAnchor(k)?.key === selector || k === selector)!)?.modifier === 'condition';
   if (!anchored && JSON.stringify(rest).includes('+(')) return notYet('a +() anchor in a foreach list element selected by a plain key (Kyverno then patches every element)');
   const L = paren(list.cel);
@@ -485,8 +490,24 @@ function mergeLoopOfList(rc: RuleCompiler, op: ForEachOp, list: LoopList, e: str
   let edit = patches.patches;
   if (names(edit, e) || names(edit, i)) edit = `[${L}[${j}]].map(${e}, [${j}].map(${i}, ${edit})[0])[0]`;
   const edits = edit === NONE ? NONE : `${order}.transformList(${k}, ${j}, true, ${edit}).flatten()`;
-  return cond(patches.condition, concat([moves, edits]));
+  let merged = cond(patches.condition, concat([moves, edits]));
+  // An element the loop takes without the selecting key fails Kyverno's rule ({{ element.<key> }} is an
+  // unknown key), and the CEL with it.
+  if (!(selector === 'name' && NAMED_LISTS.has(list.path[list.path.length - 1]!))) {
+    rc.notes.add(MISSING_SELECTOR_NOTE);
+    merged = cond(`${L}.transformList(${i}, ${e}, ${and([`${e} != null`, ...guards, `!${has({ cel: e, ptr: [] }, selector)}`])}, ${i}).size() == 0`, merged, translationLimit(MISSING_SELECTOR_NOTE));
+  }
+  if (!strategies.others) return merged;
+  rc.notes.add(MERGE_UNKNOWN_KIND_NOTE);
+  return cond(objectKindTest(strategies.knownKinds), merged, translationLimit(MERGE_UNKNOWN_KIND_NOTE));
 }
+
+/** Why the CEL fails where an element of a foreach merge lacks the key that selects it. */
+const MISSING_SELECTOR_NOTE = 'a foreach strategic merge that selects each element by its own key fails in Kyverno on an element without that key ({{ element.<key> }}); the CEL fails there too';
+
+/** Why the CEL fails on an object of a kind kyaml has no schema for. */
+const MERGE_UNKNOWN_KIND_NOTE =
+  'a foreach strategic merge into a list by the element\'s key is translated for the built-in kinds, whose list kyaml merges by that key; on an object of another kind the rule matches (kyaml replaces its list), the CEL fails';
 
 /**
  * A foreach whose element is a write-through condition (write-through.ts): every iteration merges the same

@@ -121,12 +121,34 @@ function readsWithVariables(cel: Cel, variables: readonly PolicyVariable[], load
  * Every `object` select chain of `cel` (`object.spec.?containers` reads spec.containers); one that is the
  * whole argument of `has()` reads only whether the place is there.
  */
-function readPaths(cel: Cel): Read[] {
+function readPaths(text: Cel): Read[] {
   const out: Read[] = [];
+  // A string literal reads nothing (a failure's message may say "object").
+  const cel = blankStrings(text);
   for (const m of cel.matchAll(/(?<![\w.])object((?:\.\??[A-Za-z_][A-Za-z0-9_]*)*)/g)) {
     const path = m[1]!.split('.').slice(1).map((s) => s.replace(/^\?/, ''));
     const presence = cel.slice(Math.max(0, m.index - 4), m.index) === 'has(' && cel[m.index + m[0].length] === ')';
     out.push({ path, presence });
+  }
+  return out;
+}
+
+/** `cel` with the contents of its quoted string literals blanked out (same length, so indices still hold). */
+function blankStrings(cel: Cel): Cel {
+  let out = '';
+  let quote: string | undefined;
+  for (let i = 0; i < cel.length; i++) {
+    const ch = cel[i]!;
+    if (quote === undefined) {
+      if (ch === '"' || ch === "'") quote = ch;
+      out += ch;
+    } else if (ch === '\\' && i + 1 < cel.length) {
+      out += '  ';
+      i++;
+    } else if (ch === quote) {
+      quote = undefined;
+      out += ch;
+    } else out += ' ';
   }
   return out;
 }
