@@ -7,11 +7,11 @@
  * a number's text or not by its form (`?`, `??*`, `1*`) stay refused.
  */
 import { describe, expect, it } from 'vitest';
-import { compile, MAP_VARIABLES } from '../../../src/cel/index.js';
 import { anchorConditionCel } from '../../../src/dialects/map/kyverno/pattern.js';
 import { isJsonObject, type JsonValue } from '../../../src/ir/json.js';
 import { scalarText } from '../../../src/merge/smp/go-text.js';
 import { matchPattern } from '../../../src/merge/smp/pattern-match.js';
+import { celMatches } from './kyverno-support.js';
 
 /** checkCondition for a scalar pattern: the resource's scalar compared as its text. */
 function kyvernoMatches(value: JsonValue, pattern: string): boolean {
@@ -19,13 +19,6 @@ function kyvernoMatches(value: JsonValue, pattern: string): boolean {
   return matchPattern(r, pattern) === undefined;
 }
 
-function celMatches(cel: string, value: JsonValue): boolean {
-  const program = compile(cel, { variables: MAP_VARIABLES });
-  if (!program.ok) throw new Error(`${cel}: ${program.diagnostics[0]!.message}`);
-  const out = program.value.eval({ object: { x: value } });
-  if (!out.ok) throw new Error(`${cel}: ${out.error}`);
-  return out.value === true;
-}
 
 const SCALARS: JsonValue[] = ['', 'a', 'ab', 'abc', '1', '1.5', 'null', 0, 1, -7, 42, 0.5, -1.25, 1e21, 1.5e-7, 123456789.125, true, false, null];
 const VALUES: JsonValue[] = [...SCALARS, [], ['a'], [''], [1.5], ['a', 2], [true, null]];

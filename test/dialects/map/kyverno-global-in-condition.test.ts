@@ -6,19 +6,12 @@
  * keys and global anchors are checked in one order, a failing plain key fails the list).
  */
 import { describe, expect, it } from 'vitest';
-import { compile, MAP_VARIABLES } from '../../../src/cel/index.js';
 import { anchorConditionCel } from '../../../src/dialects/map/kyverno/pattern.js';
 import type { JsonObject, JsonValue } from '../../../src/ir/json.js';
 import { matchPattern } from '../../../src/merge/smp/pattern-match.js';
+import { celMatches } from './kyverno-support.js';
 import { mulberry32, pick } from '../../support/random.js';
 
-function celMatches(cel: string, value: JsonValue): boolean {
-  const program = compile(cel, { variables: MAP_VARIABLES });
-  if (!program.ok) throw new Error(`${cel}: ${program.diagnostics[0]!.message}`);
-  const out = program.value.eval({ object: { x: value } });
-  if (!out.ok) throw new Error(`${cel}: ${out.error}`);
-  return out.value === true;
-}
 
 const PATTERNS: JsonValue[] = [
   [{ '<(image)': 'proxy.example.com/*' }],

@@ -1,6 +1,6 @@
 /** What the Kyverno → MAP compiler tests share: translate and read back, the refusal text, the outcome. */
 import { expect } from 'vitest';
-import { compile } from '../../../src/cel/index.js';
+import { compile, MAP_VARIABLES } from '../../../src/cel/index.js';
 import { kyvernoDialect } from '../../../src/dialects/kyverno/index.js';
 import { generateMap } from '../../../src/dialects/map/generate.js';
 import { mapDialect } from '../../../src/dialects/map/index.js';
@@ -105,4 +105,13 @@ export function translatedTo(source: Policy[], to: 'map' | 'kyverno-mpol'): Poli
   const back = parsePolicyDocs(loaded.value);
   expect(back.diagnostics.filter((d) => d.severity === 'error')).toEqual([]);
   return back.policies;
+}
+
+/** Whether the condition `cel` (written over `object.x`) holds with `value` as `object.x`. */
+export function celMatches(cel: string, value: JsonValue): boolean {
+  const program = compile(cel, { variables: MAP_VARIABLES });
+  if (!program.ok) throw new Error(`${cel}: ${program.diagnostics[0]!.message}`);
+  const out = program.value.eval({ object: { x: value } });
+  if (!out.ok) throw new Error(`${cel}: ${out.error}`);
+  return out.value === true;
 }
