@@ -8,7 +8,8 @@
  * - a JSON patch whose every path is below `/<list>/{{elementIndex}}` (the element's own place; removing
  *   the element itself only in Descending order, where the removals leave the lower indices in place);
  * - a strategic merge of the iterated list holding one element selected by the iterated element's key
- *   (`(name): "{{ element.name }}"` or `name: "{{ element.name }}"`): each patched element is merged into
+ *   (`(name): "{{ element.name }}"` or `name: "{{ element.name }}"`), on a list kyaml merges by that key
+ *   (an element without it fails the CEL as it fails Kyverno's rule): each patched element is merged into
  *   and, by kyaml's Prepend, moved to the front, so the patched elements end up first (in original order
  *   for a Descending loop, reversed for an Ascending one) and the others follow in their order; constants
  *   beside the list are merged once, where an element passes;
