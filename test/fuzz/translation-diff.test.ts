@@ -48,7 +48,7 @@ describe('translation differential', () => {
 });
 
 describeShared('translation differential over the upstream corpora', () => {
-  // Each corpus's policies against their translations, on the corpus's objects and three variations of each: a
+  // Each corpus's policies against their translations, on the corpus's objects and two variations of each: a
   // foreach that reordered containers in Kyverno but not in the CEL was found this way (kyverno-cli
   // add-default-resources), and would be again.
   for (const [source, corpus, targets] of [
@@ -57,8 +57,8 @@ describeShared('translation differential over the upstream corpora', () => {
     ['map', 'map', ['kyverno-mpol', 'kyverno', 'gatekeeper']],
   ] as const) {
     it(`${corpus}: no difference the translation does not state`, { timeout: 120_000 }, () => {
-      const report = translationDiff({ dirs: [sharedPath('conformance', corpus)], source, targets, perObject: 3, seed: 0, operation: 'CREATE' });
-      expect(report.compared).toBeGreaterThan(500);
+      const report = translationDiff({ dirs: [sharedPath('conformance', corpus)], source, targets, perObject: 2, seed: 0, operation: 'CREATE' });
+      expect(report.compared).toBeGreaterThan(300);
       expect(report.differences.filter((d) => !d.stated).map((d) => `${d.target} ${d.unit}: ${d.what}`)).toEqual([]);
     });
   }
