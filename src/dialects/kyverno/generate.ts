@@ -54,6 +54,10 @@ import { jmesLiteral } from './emit-text.js';
 import { clip, MAX_NAME, mutatorGroupName, slug, withSuffix } from '../naming.js';
 
 
+
+/** Why a pruned list may not come out as the source's: Kyverno substitutes the written-back values again. */
+const PRUNED_VALUES_NOTE =
+  'a set prune writes the remaining values back through a {{ }} hole in the JSON patch text, which Kyverno scans for holes again: a value holding "{{" fails the rule where it names no variable, and is replaced where it names one';
 /** Kyverno's report: `unsupported` is a construct not translated yet, unless its site says the target cannot. */
 class Reporter extends GenerationReport {
   constructor(mode: NonNullable<GenerateOptions['unsupported']>) {
@@ -623,6 +627,10 @@ function emitRule(p: Policy, rule: Rule, base: string, policyMatch: boolean, rep
       if (scope) return [];
       continue;
     }
+    // The pruned list is written back through a `{{ }}` hole in the patch text, which Kyverno scans again after
+    // substituting: a remaining value that holds `{{ ... }}` is substituted in turn (mutate/patch: the text is
+    // substituted, then parsed).
+    if (op.kind === 'setMembers' && op.mode === 'prune') report.push('TM4003', PRUNED_VALUES_NOTE, op.origin, 'warning');
     const own = writeOf(op);
     if (own && scope) {
       mutationWrites.push(writeFields(own.path));

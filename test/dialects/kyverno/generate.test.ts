@@ -75,6 +75,18 @@ describe('Gatekeeper → Kyverno', () => {
     });
   }
 
+  it('says that Kyverno substitutes again what a pruned list writes back: a value holding "{{" fails the rule', () => {
+    const gk = policiesOf('m.yaml', mutator('ModifySet', 'a', '  location: "spec.containers[name: *].args"\n  parameters:\n    operation: prune\n    values:\n      fromList: ["--x"]\n'));
+    const out = translate(gk, 'kyverno');
+    expect(out.diagnostics.filter((d) => d.code === 'TM4003').map((d) => d.message)).toContainEqual(expect.stringContaining('which Kyverno scans for holes again'));
+    const pod = { ...(POD as object), spec: { containers: [{ name: 'app', image: 'nginx', args: ['--x', '{{x}}'] }] } } as JsonValue;
+    expect(run(gk, pod)).toMatchObject({ spec: { containers: [{ args: ['{{x}}'] }] } });
+    const request: AdmissionRequest = { object: pod, oldObject: null, operation: 'CREATE', userInfo: {}, namespaceObject: null, params: null };
+    const translated = apply(policiesOf('out.yaml', out.text), request, { trace: false });
+    expect(translated.allowed).toBe(false);
+    expect(translated.diagnostics.map((d) => d.message).join('\n')).toContain('Unknown key "x"');
+  });
+
   it('never uses a strategic merge for Gatekeeper paths (kyaml rewrites unrelated associative lists)', () => {
     const gk = policiesOf('m.yaml', mutator('Assign', 'a', '  location: spec.priorityClassName\n  parameters:\n    assign:\n      value: high\n'));
     expect(translate(gk, 'kyverno').text).not.toContain('patchStrategicMerge');
