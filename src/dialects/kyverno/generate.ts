@@ -55,6 +55,10 @@ import { clip, MAX_NAME, mutatorGroupName, slug, withSuffix } from '../naming.js
 
 
 
+/** Why a rewritten image may not come out as the source's: it is written into the patch text inside double quotes. */
+const REWRITTEN_IMAGE_NOTE =
+  'an image is rewritten through a quoted {{ }} hole in the JSON patch text: an image holding "{{" is substituted again by Kyverno, and one holding a double quote or a backslash breaks the text; either fails the rule, where Gatekeeper rewrites it';
+
 /** Why a pruned list may not come out as the source's: Kyverno substitutes the written-back values again. */
 const PRUNED_VALUES_NOTE =
   'a set prune writes the remaining values back through a {{ }} hole in the JSON patch text, which Kyverno scans for holes again: a value holding "{{" fails the rule where it names no variable, and is replaced where it names one';
@@ -631,6 +635,7 @@ function emitRule(p: Policy, rule: Rule, base: string, policyMatch: boolean, rep
     // substituting: a remaining value that holds `{{ ... }}` is substituted in turn (mutate/patch: the text is
     // substituted, then parsed).
     if (op.kind === 'setMembers' && op.mode === 'prune') report.push('TM4003', PRUNED_VALUES_NOTE, op.origin, 'warning');
+    if (op.kind === 'image') report.push('TM4003', REWRITTEN_IMAGE_NOTE, op.origin, 'warning');
     const own = writeOf(op);
     if (own && scope) {
       mutationWrites.push(writeFields(own.path));

@@ -87,6 +87,18 @@ describe('Gatekeeper → Kyverno', () => {
     expect(translated.diagnostics.map((d) => d.message).join('\n')).toContain('Unknown key "x"');
   });
 
+  it('says that an image is written back into the patch text: one holding "{{" or a quote fails the rule', () => {
+    const gk = policiesOf('m.yaml', mutator('AssignImage', 'a', '  location: "spec.containers[name: *].image"\n  parameters:\n    assignDomain: reg.io\n'));
+    const out = translate(gk, 'kyverno');
+    expect(out.diagnostics.filter((d) => d.code === 'TM4003').map((d) => d.message)).toContainEqual(expect.stringContaining('an image is rewritten through a quoted {{ }} hole'));
+    for (const image of ['nginx{{x}}', 'busy"box']) {
+      const pod = { ...(POD as object), spec: { containers: [{ name: 'app', image }] } } as JsonValue;
+      expect(run(gk, pod)).toMatchObject({ spec: { containers: [{ image: `reg.io/${image}` }] } });
+      const request: AdmissionRequest = { object: pod, oldObject: null, operation: 'CREATE', userInfo: {}, namespaceObject: null, params: null };
+      expect(apply(policiesOf('out.yaml', out.text), request, { trace: false }).allowed, image).toBe(false);
+    }
+  });
+
   it('never uses a strategic merge for Gatekeeper paths (kyaml rewrites unrelated associative lists)', () => {
     const gk = policiesOf('m.yaml', mutator('Assign', 'a', '  location: spec.priorityClassName\n  parameters:\n    assign:\n      value: high\n'));
     expect(translate(gk, 'kyverno').text).not.toContain('patchStrategicMerge');
