@@ -54,7 +54,6 @@ import { jmesLiteral } from './emit-text.js';
 import { clip, MAX_NAME, mutatorGroupName, slug, withSuffix } from '../naming.js';
 
 
-
 /** Why a rewritten image may not come out as the source's: it is written into the patch text inside double quotes. */
 const REWRITTEN_IMAGE_NOTE =
   'an image is rewritten through a quoted {{ }} hole in the JSON patch text: an image holding "{{" is substituted again by Kyverno, and one holding a double quote or a backslash breaks the text; either fails the rule, where Gatekeeper rewrites it';
@@ -62,6 +61,7 @@ const REWRITTEN_IMAGE_NOTE =
 /** Why a pruned list may not come out as the source's: Kyverno substitutes the written-back values again. */
 const PRUNED_VALUES_NOTE =
   'a set prune writes the remaining values back through a {{ }} hole in the JSON patch text, which Kyverno scans for holes again: a value holding "{{" fails the rule where it names no variable, and is replaced where it names one';
+
 /** Kyverno's report: `unsupported` is a construct not translated yet, unless its site says the target cannot. */
 class Reporter extends GenerationReport {
   constructor(mode: NonNullable<GenerateOptions['unsupported']>) {
