@@ -6,27 +6,19 @@
  * src/dialects/kyverno/test-suite/mutate-existing.ts). So the migrated entry names the targets the source entry
  * expected patched: the test's `targetResources` that its patched file holds.
  */
-import { readFileSync } from 'node:fs';
-import { resolve } from 'node:path';
+import { readSuiteDocs } from '../dialects/kyverno/test-suite/files.js';
 import { withDefaultNamespace } from '../dialects/kyverno/test-suite/request.js';
 import { kindOf, metadataOf } from '../dialects/kyverno/test-suite/select.js';
 import { isJsonObject, type JsonObject, type JsonValue } from '../ir/json.js';
-import { loadYamlText } from '../io/yaml-load.js';
 
-/** The objects of the YAML files `paths` (relative to `dir`), or undefined when one cannot be read. */
+/** The objects of the files `paths` of the suite in `dir`, as the test runner reads them; undefined when one cannot be read. */
 function objectsOf(dir: string, paths: readonly JsonValue[]): JsonObject[] | undefined {
   const out: JsonObject[] = [];
   for (const p of paths) {
     if (typeof p !== 'string') return undefined;
-    let text: string;
-    try {
-      text = readFileSync(resolve(dir, p), 'utf8');
-    } catch {
-      return undefined;
-    }
-    const loaded = loadYamlText(p, text);
-    if (!loaded.ok) return undefined;
-    for (const d of loaded.value) if (isJsonObject(d.value)) out.push(d.value);
+    const read = readSuiteDocs({ dir, display: dir }, p);
+    if (!read.ok) return undefined;
+    for (const d of read.value) if (isJsonObject(d.value)) out.push(d.value);
   }
   return out;
 }

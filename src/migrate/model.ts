@@ -115,10 +115,15 @@ export type Outcome =
 export function targetOf(outcome: Extract<Outcome, { status: 'translated' }>, rule: string | undefined): MigratedTarget {
   const byRule = outcome.ruleTargets;
   if (byRule === undefined || rule === undefined) return outcome.target;
-  for (const name of [rule, rule.replace(/^autogen-cronjob-/, ''), rule.replace(/^autogen-/, '')]) {
+  for (const name of ruleNames(rule)) {
     if (Object.prototype.hasOwnProperty.call(byRule, name)) return byRule[name]!;
   }
   return outcome.target;
+}
+
+/** The rule names a suite entry's `rule` may stand for: itself, or the Pod rule an autogen rule was made from (as in the CLI). */
+export function ruleNames(rule: string): string[] {
+  return [rule, rule.replace(/^autogen-cronjob-/, ''), rule.replace(/^autogen-/, '')];
 }
 
 /** One checked row: an original result entry against one resource, and the same entry in the migrated suite. */

@@ -20,7 +20,7 @@ import { toYamlDocuments } from '../io/yaml-dump.js';
 import { loadYamlText } from '../io/yaml-load.js';
 import { policyChain } from '../dialects/kyverno/test-suite/index.js';
 import { existingTargetsEntry } from './existing-rows.js';
-import { targetOf, type Library, type LibraryFile, type MigratedTarget, type Outcome, type RuleKind, type SourcePolicy, type SuiteOutcome } from './model.js';
+import { ruleNames, targetOf, type Library, type LibraryFile, type MigratedTarget, type Outcome, type RuleKind, type SourcePolicy, type SuiteOutcome } from './model.js';
 
 /** How a result entry relates to a source policy. `proof`: it tests the migrated mutate rules. */
 export interface EntryLink {
@@ -70,7 +70,7 @@ function isInside(child: string, parent: string): boolean {
 /** The kind of the rule a result entry names (autogen names stand for their Pod rule, as in the CLI). */
 function ruleKindOf(p: SourcePolicy, rule: string | undefined): RuleKind | 'absent' {
   if (p.dialect === 'gatekeeper' || rule === undefined || rule === '') return 'mutate';
-  for (const name of [rule, rule.replace(/^autogen-cronjob-/, ''), rule.replace(/^autogen-/, '')]) {
+  for (const name of ruleNames(rule)) {
     const r = p.rules.find((x) => x.name === name);
     if (r) return r.kind;
   }

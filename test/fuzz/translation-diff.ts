@@ -22,6 +22,7 @@ import { asAdmitted, type AdmissionRequest, type Operation } from '../../src/k8s
 import { gvkOf } from '../../src/k8s/resources.js';
 import type { Policy } from '../../src/ir/nodes.js';
 import type { SourceDoc } from '../../src/io/source.js';
+import { NAMED_LISTS } from '../../src/lowering/raise-kyverno-smp.js';
 import { mulberry32, pick } from '../support/random.js';
 
 export type SourceDialect = 'kyverno' | 'gatekeeper' | 'map';
@@ -221,14 +222,12 @@ function admit(policies: readonly Policy[], object: JsonObject, old: JsonObject 
 
 /** An element of a list the API server requires names in (containers, volumes, env) with an empty name: validation refuses the object whatever admission does. */
 function unnamedElement(v: JsonValue, key?: string): boolean {
-  if (Array.isArray(v)) return v.some((x) => (key !== undefined && NAMED.has(key) && isJsonObject(x) && x.name === '') || unnamedElement(x));
+  if (Array.isArray(v)) return v.some((x) => (key !== undefined && NAMED_LISTS.has(key) && isJsonObject(x) && x.name === '') || unnamedElement(x));
   if (!isJsonObject(v)) return false;
   return Object.keys(v).some((k) => (Array.isArray(v[k]) ? unnamedElement(v[k]!, k) : unnamedElement(v[k]!)));
 }
 
 const NEEDS_CLUSTER = /needs a cluster or external data|supply its value offline/;
-
-const NAMED = new Set(['containers', 'initContainers', 'ephemeralContainers', 'volumes', 'env']);
 
 function seedOf(text: string, seed: number): number {
   let h = 7;

@@ -34,7 +34,7 @@ export function independentEntries(parts: readonly Cel[], variables: readonly Po
   const written: Path[] = [];
   for (const part of parts) {
     const reads = readsWithVariables(part, variables, loaded);
-    if (reads.some((r) => written.some((w) => (r.presence ? startsWith(r.path, w) : overlaps(r.path, w))))) return false;
+    if (readsAnyOf(reads, written)) return false;
     const writes = writePaths(part);
     if (writes === undefined) return false;
     written.push(...writes);
@@ -63,7 +63,12 @@ export function stableConditions(parts: readonly Cel[], variables: readonly Poli
     // A variable the rule does not define (the policy's own) is read whole: it may read anything.
     reads.push(...(v === undefined ? [{ path: [], presence: false }] : readPaths(v.expression)));
   }
-  return !reads.some((r) => written.some((w) => (r.presence ? startsWith(r.path, w) : overlaps(r.path, w))));
+  return !readsAnyOf(reads, written);
+}
+
+/** Some read sees a written place: a value read where a write lies on its path, a presence where one lies above it. */
+function readsAnyOf(reads: readonly Read[], written: readonly Path[]): boolean {
+  return reads.some((r) => written.some((w) => (r.presence ? startsWith(r.path, w) : overlaps(r.path, w))));
 }
 
 /** A read of the value at `path`, or of whether it is there only (`has(...)`). */
