@@ -7,6 +7,7 @@
 import { diagnostic, type Diagnostic } from '../diagnostics/diagnostic.js';
 import { loadContextEntry } from '../dialects/kyverno/context.js';
 import { kyvernoDocument, kyvernoDocumentFields } from '../dialects/kyverno/document.js';
+import { ImagesFailure } from '../dialects/kyverno/context-images.js';
 import { readOpaque } from '../dialects/kyverno/opaque.js';
 import { fieldConditions, type ObjectFieldOf } from '../dialects/kyverno/field-conditions.js';
 import { compileConditions, type SlotCompiler } from '../dialects/kyverno/preconditions.js';
@@ -82,12 +83,14 @@ class ScopeSubstitutionEnv implements SubstitutionEnv {
   query(expression: string): QueryOutcome {
     const program = compileJmesCached(expression.trim());
     if (!program.ok) return { ok: false, message: program.diagnostics[0]?.message ?? `invalid JMESPath ${expression}`, notFound: false };
-    return outcome(program.value.search(documentFor(program.value, readsRequestObjectOnly(program.value), this.scope, this)));
+    const doc = documentFor(program.value, readsRequestObjectOnly(program.value), this.scope, this);
+    return doc instanceof ImagesFailure ? imagesFailed(doc) : outcome(program.value.search(doc));
   }
 
   run(prepared: PreparedQuery): QueryOutcome {
     if (!(prepared instanceof PreparedJmes)) return this.query(prepared.expression);
-    return outcome(prepared.program.search(documentFor(prepared.program, prepared.requestObjectOnly, this.scope, this)));
+    const doc = documentFor(prepared.program, prepared.requestObjectOnly, this.scope, this);
+    return doc instanceof ImagesFailure ? imagesFailed(doc) : outcome(prepared.program.search(doc));
   }
 
   wholeDocument(): Record<string, unknown> {
@@ -95,11 +98,16 @@ class ScopeSubstitutionEnv implements SubstitutionEnv {
   }
 }
 
+/** A query whose document could not be made: Kyverno's loader error, as the query's. */
+function imagesFailed(f: ImagesFailure): QueryOutcome {
+  return { ok: false, message: f.message, notFound: false };
+}
+
 /**
  * The context document for one program (`requestObjectOnly`: readsRequestObjectOnly(program)); the whole
  * document is the environment's, built once per evaluation, when there is one.
  */
-function documentFor(program: JmesProgram, requestObjectOnly: boolean, scope: ExprScope, env: ScopeSubstitutionEnv | undefined): unknown {
+function documentFor(program: JmesProgram, requestObjectOnly: boolean, scope: ExprScope, env: ScopeSubstitutionEnv | undefined): unknown | ImagesFailure {
   if (requestObjectOnly && scope.lookup !== undefined && scope.lookup('request') === undefined) {
     return { request: { object: scope.object ?? null } };
   }
@@ -156,7 +164,9 @@ function compileExpression(expr: ExprSource): { ok: true; fn: CompiledExpr } | {
   return {
     ok: true,
     fn: (scope) => {
-      const r = p.search(documentFor(p, requestObjectOnly, scope, undefined));
+      const doc = documentFor(p, requestObjectOnly, scope, undefined);
+      if (doc instanceof ImagesFailure) return failed('TM6002', doc.message, expr.origin);
+      const r = p.search(doc);
       if (r.ok) return { ok: true, value: r.value as JsonValue };
       return failed('TM6002', r.error.message, expr.origin);
     },

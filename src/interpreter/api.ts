@@ -50,4 +50,20 @@ export interface ApplyOptions {
    * (src/compile). Both give the same results (test/compile/); this exists for that comparison. Default false.
    */
   interpret?: boolean;
+  /**
+   * How Kyverno's policy context is made, which decides the object its `images` are parsed from: the loader is
+   * registered once, on the context's resource (pkg/engine/context AddImageInfos), so a rule after one that
+   * rewrote an image still reads the image the object had.
+   * - `webhook` (default): once per admission request, shared by the policies (webhooks/resource/mutation
+   *   applyMutations): every policy reads the request object's images; a DELETE, whose request has no object,
+   *   has none.
+   * - `cli`: once per policy, as `kyverno apply` and `kyverno test` do (processor ApplyPoliciesOnResource): a
+   *   policy reads the images of the object it starts from (the old object on DELETE).
+   */
+  kyvernoContext?: 'webhook' | 'cli';
+  /**
+   * The object Kyverno's context was made from, where it is not the request's (a mutate-existing target, whose
+   * context is its trigger's: background/common NewBackgroundContext); overrides `kyvernoContext`.
+   */
+  kyvernoContextObject?: JsonValue | null;
 }

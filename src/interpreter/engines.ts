@@ -26,6 +26,11 @@ export interface ExprScope {
   lookup?(name: string): { readonly value: JsonValue } | undefined;
   /** The runtime of the evaluation (request extras, data providers); a scope built by hand may leave it out. */
   readonly runtime?: Runtime;
+  /**
+   * The object Kyverno's policy context was made from, which its `images` are parsed from
+   * (dialects/kyverno/context-images.ts); undefined: the scope's object (its old object on DELETE).
+   */
+  readonly imagesSource?: JsonValue | null;
   /** The evaluation's scratch space (see EvalMemo); absent outside an evaluation. */
   readonly memo?: EvalMemo;
 }

@@ -87,6 +87,10 @@ class StateExprScope implements ExprScope {
     return evalMemo(this.st);
   }
 
+  get imagesSource(): JsonValue | null {
+    return this.st.imagesSource;
+  }
+
   get vars(): Record<string, JsonValue> {
     return (this.allVars ??= this.scope.values());
   }

@@ -103,6 +103,8 @@ export function apply(policies: readonly Policy[], given: AdmissionRequest, opts
     owned: newEpoch(),
     policyId: '',
     ruleName: undefined,
+    kyvernoContextPerPolicy: opts.kyvernoContextObject === undefined && opts.kyvernoContext === 'cli',
+    imagesSource: opts.kyvernoContextObject !== undefined ? opts.kyvernoContextObject : (request.object ?? null),
     // Set later, declared here: a state that grows members goes through several hidden classes, and every
     // site reading it then sees them all (one evaluation's state is read at hundreds of sites).
     matchRequest: undefined,

@@ -125,6 +125,7 @@ export function runPolicy(cp: CompiledPolicy, st: EvalState, pass?: number, keep
   st.policyId = policy.id;
   st.ruleName = undefined;
   const start = st.object;
+  if (st.kyvernoContextPerPolicy && policy.origin.dialect === 'kyverno') st.imagesSource = start ?? st.request.oldObject ?? null;
   const snapshots = !keepOwned || st.trace !== undefined || policy.semantics.failurePolicy === 'ignore';
   if (snapshots) st.owned = newEpoch();
   // A rule's start is a snapshot only where `before` is used: traced outcomes, the rollback of failurePolicy

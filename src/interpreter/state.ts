@@ -49,6 +49,10 @@ export interface EvalState {
   merges: { epoch: Owned; owned: Owned } | undefined;
   policyId: string;
   ruleName: string | undefined;
+  /** Kyverno's context is made once per policy (ApplyOptions.kyvernoContext `cli`): a Kyverno policy's start sets imagesSource. */
+  readonly kyvernoContextPerPolicy: boolean;
+  /** The object Kyverno's context was made from, its `images`' (ExprScope.imagesSource). */
+  imagesSource: JsonValue | null;
   /** Engines' facts about this evaluation's documents, created on first use (see EvalMemo). */
   memo: EvalMemo | undefined;
 }

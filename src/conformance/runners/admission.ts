@@ -5,7 +5,7 @@
  */
 import { UNSUPPORTED_OFFLINE } from '../../cel/lib/kyverno-context.js';
 import type { Diagnostic } from '../../diagnostics/diagnostic.js';
-import { apply } from '../../interpreter/index.js';
+import { apply, type ApplyEnv } from '../../interpreter/index.js';
 import type { ApplyResult, TraceEvent } from '../../interpreter/api.js';
 import { isJsonObject, jsonEqual, type JsonValue } from '../../ir/json.js';
 import { builtinDecodeError, undecodedReason } from '../../engines/ssa.js';
@@ -87,6 +87,15 @@ function prepare(c: AdmissionCase, policyDocs: readonly SourceDoc[], ctx: RunCon
   return preparePolicies({ id: c.id, dialect: c.dialect, policyDocs, siblingDocs: c.siblingDocs, hints: c.hints, ...(admission ? { admission } : {}) }, ctx.via, ctx.admitted, ctx.dialects);
 }
 
+/**
+ * The case's evaluation as its upstream harness ran it: Kyverno's CLI and engine unit tests make the policy
+ * context per policy (ApplyOptions.kyvernoContext), where a cluster's webhook makes it per request.
+ */
+function applyEnv(c: AdmissionCase, ctx: RunContext): ApplyEnv {
+  const perPolicy = c.format === 'kyverno-cli' || c.format === 'kyverno-suite' || c.format === 'kyverno-unit';
+  return { ...(ctx.runtime ? { runtime: ctx.runtime } : {}), ...(perPolicy ? { kyvernoContext: 'cli' as const } : {}) };
+}
+
 function runSubject(
   policies: Policy[],
   request: AdmissionRequest,
@@ -95,7 +104,7 @@ function runSubject(
   c: AdmissionCase,
   ctx: RunContext,
 ): CaseResult {
-  const result = apply(policies, request, ctx.runtime ? { runtime: ctx.runtime } : {});
+  const result = apply(policies, request, applyEnv(c, ctx));
   const errors = result.diagnostics.filter((d) => d.severity === 'error');
   if (expect.kind === 'error') {
     if (result.allowed && errors.length === 0) {
@@ -137,7 +146,7 @@ function checkResult(result: ApplyResult, request: AdmissionRequest, expect: Exp
         const prepared = prepare(c, expect.reference, {});
         if (prepared.kind === 'stop') return prepared.result;
         if (prepared.kind === 'rejected') return { status: 'failed', reason: `reference patch rejected: ${firstError(prepared.diagnostics)}` };
-        const ref = apply(prepared.policies, request, ctx.runtime ? { runtime: ctx.runtime } : {});
+        const ref = apply(prepared.policies, request, applyEnv(c, ctx));
         if (!ref.allowed) return { status: 'failed', reason: `reference patch denied: ${firstError(ref.diagnostics)}` };
         reference = ref.object ?? undefined;
       }

@@ -7,31 +7,8 @@
  */
 import type { ExprScope } from '../../interpreter/engines.js';
 import { defineOwn, hasOwn, isJsonObject, type JsonObject, type JsonValue } from '../../ir/json.js';
-import { getImageInfo, type ImageInfo } from '../../jmespath/functions/images.js';
-
-const IMAGE_ENV = { ctx: {} };
-
-/** pkg/utils/image ImageInfo as it is stored in the context (omitempty fields dropped). */
-function imageEntry(image: string): JsonObject | undefined {
-  const info = getImageInfo(image, IMAGE_ENV);
-  if (typeof info === 'string') return undefined;
-  return imageInfoJson(info);
-}
-
-function imageInfoJson(i: ImageInfo): JsonObject {
-  const referenceWithTag = i.registry !== '' ? `${i.registry}/${i.path}:${i.tag}` : `${i.path}:${i.tag}`;
-  const image = i.registry !== '' ? `${i.registry}/${i.path}` : i.path;
-  const reference = i.digest !== '' ? `${image}@${i.digest}` : `${image}:${i.tag}`;
-  const out: JsonObject = {};
-  if (i.registry !== '') out.registry = i.registry;
-  out.name = i.name;
-  out.path = i.path;
-  if (i.tag !== '') out.tag = i.tag;
-  if (i.digest !== '') out.digest = i.digest;
-  out.reference = reference;
-  out.referenceWithTag = referenceWithTag;
-  return out;
-}
+import { evalFailure } from '../../interpreter/failure.js';
+import { contextImages, ImagesFailure, podSpecFieldsOf } from './context-images.js';
 
 function field(v: JsonValue | undefined, ...keys: string[]): JsonValue | undefined {
   let cur = v;
@@ -43,41 +20,12 @@ function field(v: JsonValue | undefined, ...keys: string[]): JsonValue | undefin
 }
 
 /**
- * pkg/engine/context AddImageInfos: the images of a Pod, or of the pod template of a workload
- * (`spec.template.spec`, CronJob `spec.jobTemplate.spec.template.spec`), keyed by container name.
+ * The object Kyverno parses `images` from: the one its policy context was made from when the scope says
+ * (ExprScope.imagesSource), else the object, or the old object on DELETE (pkg/engine NewPolicyContext).
  */
-function podSpecOf(object: JsonValue | null | undefined): JsonObject | undefined {
-  if (!isJsonObject(object)) return undefined;
-  const kind = field(object, 'kind');
-  let podSpec: JsonValue | undefined;
-  if (kind === 'Pod') podSpec = field(object, 'spec');
-  else if (kind === 'CronJob') podSpec = field(object, 'spec', 'jobTemplate', 'spec', 'template', 'spec');
-  else podSpec = field(object, 'spec', 'template', 'spec');
-  return isJsonObject(podSpec) ? podSpec : undefined;
-}
-
-export function imagesOf(object: JsonValue | null | undefined): JsonObject | undefined {
-  const podSpec = podSpecOf(object);
-  if (!podSpec) return undefined;
-  const out: JsonObject = {};
-  for (const list of ['initContainers', 'containers', 'ephemeralContainers']) {
-    const containers = podSpec[list];
-    if (!Array.isArray(containers)) continue;
-    const entries: JsonObject = {};
-    let any = false;
-    for (const c of containers) {
-      const name = field(c, 'name');
-      const image = field(c, 'image');
-      if (typeof name !== 'string' || typeof image !== 'string') continue;
-      const info = imageEntry(image);
-      if (info) {
-        entries[name] = info;
-        any = true;
-      }
-    }
-    if (any) out[list] = entries;
-  }
-  return Object.keys(out).length > 0 ? out : undefined;
+function imagesSourceOf(scope: ExprScope): JsonValue | null {
+  const source = scope.imagesSource;
+  return source !== undefined ? source : (scope.object ?? scope.request.oldObject ?? null);
 }
 
 function defineLazy(target: Record<string, unknown>, key: string, get: () => unknown): void {
@@ -137,10 +85,11 @@ function serviceAccount(username: string | undefined): { name: string; namespace
 
 /**
  * The part of the context document an expression reads (JmesProgram.rootFields): the same fields as
- * `kyvernoDocument`, built for those names only (variables still read on access). Undefined when the scope
+ * `kyvernoDocument`, built for those names only (variables still read on access), or the failure of Kyverno's
+ * image extraction when `images` is one of them (its loader's error fails the query). Undefined when the scope
  * cannot look variables up by name.
  */
-export function kyvernoDocumentFields(scope: ExprScope, names: readonly string[]): Record<string, unknown> | undefined {
+export function kyvernoDocumentFields(scope: ExprScope, names: readonly string[]): Record<string, unknown> | ImagesFailure | undefined {
   if (scope.lookup === undefined) return undefined;
   // A plain object, not a null-prototype one (a slow dictionary in V8): JMESPath reads own fields only
   // (jmespath/compile.ts), and defineOwn keeps a `__proto__` variable an own field.
@@ -157,8 +106,9 @@ export function kyvernoDocumentFields(scope: ExprScope, names: readonly string[]
     }
     if (name === 'request') doc.request = requestDocument(scope);
     else if (name === 'images') {
-      const source = scope.object ?? scope.request.oldObject ?? null;
-      if (podSpecOf(source)) doc.images = imagesOf(source) ?? {};
+      const images = contextImages(imagesSourceOf(scope));
+      if (images instanceof ImagesFailure) return images;
+      if (images !== undefined) doc.images = images;
     } else if (name === 'serviceAccountName' || name === 'serviceAccountNamespace') {
       if (sa === null) sa = serviceAccount(scope.request.userInfo?.username);
       if (sa) doc[name] = name === 'serviceAccountName' ? sa.name : sa.namespace;
@@ -176,8 +126,15 @@ export function kyvernoDocument(scope: ExprScope): Record<string, unknown> {
   }
   if (!hasOwn(doc, 'request')) defineLazy(doc, 'request', () => requestDocument(scope));
   if (!hasOwn(doc, 'images')) {
-    const source = scope.object ?? scope.request.oldObject ?? null;
-    if (podSpecOf(source)) defineLazy(doc, 'images', () => imagesOf(source) ?? {});
+    const source = imagesSourceOf(scope);
+    if (podSpecFieldsOf(source) !== undefined) {
+      defineLazy(doc, 'images', () => {
+        const images = contextImages(source);
+        // A read of the whole document has no query of its own to fail: the read fails the expression.
+        if (images instanceof ImagesFailure) throw evalFailure('TM6002', images.message);
+        return images;
+      });
+    }
   }
   const sa = serviceAccount(scope.request.userInfo?.username);
   if (sa) {

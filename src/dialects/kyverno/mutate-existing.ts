@@ -222,7 +222,8 @@ function mutateTarget(
     return { object: target, patch: [], trace: [], diagnostics: parsed.diagnostics, allowed: false };
   }
   const operation = trigger.operation === 'DELETE' ? 'UPDATE' : trigger.operation;
-  return apply(parsed.policies, { object: target, operation }, runtime ? { runtime } : {});
+  // The target's context is the trigger's (background/common NewBackgroundContext): so are its `images`.
+  return apply(parsed.policies, { object: target, operation }, { ...(runtime ? { runtime } : {}), kyvernoContextObject: trigger.object ?? null });
 }
 
 /**

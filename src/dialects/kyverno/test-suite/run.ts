@@ -341,7 +341,8 @@ class SuiteRun {
       const runtime = prepared.dialect === 'map' ? this.mapRuntime() : this.options.runtime;
       const exceptions = applyingExceptions(this.exceptions.exceptions, request, runtime);
       const policies = withExemptions(prepared.policies, exceptions, kyvernoPolicyKey);
-      applied = { result: apply(policies, request, runtime ? { runtime } : {}), exceptions };
+      // `kyverno test` makes each policy its own context (ApplyOptions.kyvernoContext).
+      applied = { result: apply(policies, request, { ...(runtime ? { runtime } : {}), kyvernoContext: 'cli' }), exceptions };
       this.applied.set(key, applied);
     }
     return applied;
