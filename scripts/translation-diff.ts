@@ -5,7 +5,7 @@
  * difference, those the translation states (its CEL fails with a `transmute:` reason) apart; exits 1 on any
  * other difference, and on a run that compared nothing.
  */
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync, statSync } from 'node:fs';
 import { loadYamlText } from '../src/io/yaml-load.js';
 import { isJsonObject, type JsonObject } from '../src/ir/json.js';
 import type { Operation } from '../src/k8s/request.js';
@@ -24,6 +24,11 @@ const poolFile = flag('pool');
 const pool = poolFile ? (loadYamlText(poolFile, readFileSync(poolFile, 'utf8')) as { ok: boolean; value: { value: unknown }[] }) : undefined;
 if (dirs.length === 0 || !['kyverno', 'gatekeeper', 'map'].includes(source)) {
   console.error('usage: npm run translation-diff -- DIR... [--source kyverno|gatekeeper|map] [--to T1,T2] [--per N] [--seed S] [--operation CREATE|UPDATE] [--pool FILE]');
+  process.exit(2);
+}
+const notDirs = dirs.filter((d) => !existsSync(d) || !statSync(d).isDirectory());
+if (notDirs.length > 0) {
+  console.error(`translation-diff: not a directory: ${notDirs.join(', ')}`);
   process.exit(2);
 }
 const report = translationDiff({

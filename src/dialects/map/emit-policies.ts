@@ -22,6 +22,7 @@ import type { Guard, MatchSpec, Op, Policy, Rule } from '../../ir/nodes.js';
 import { cannot, isRefusal, notYet, type GenerationReport, type Refusal } from '../generate-report.js';
 import { qualifiedNameErrors } from '../../validate/object-meta.js';
 import { kyvernoRulePatches } from './kyverno/rule.js';
+import { imagesMayChange, type EarlierRule } from './kyverno/images-order.js';
 import { checkFixpoint } from '../kyverno/lower-fixpoint.js';
 import { sourceOfGuard } from '../gatekeeper/emit-match.js';
 import type { CelTarget } from './cel-target.js';
@@ -129,10 +130,26 @@ function undeclaredInitializer(expression: string, match: MatchSpec): string | u
   return parsed.ok ? initializerProblem(parsed.value, match) : undefined;
 }
 
+/**
+ * Kyverno's webhook parses `images` once per admission request, from the request's object, for all its
+ * policies (one policy context: webhooks/resource/mutation applyMutations); a CEL policy reads its own object.
+ */
+const IMAGES_ACROSS_POLICIES =
+  "`images` are parsed by Kyverno's webhook from the request's object before any of its policies mutated it; the translation reads the object as the policies before it left it: the two differ where an earlier policy changed a container or its image";
+
 /** A Kyverno rule as one JSONPatch mutation (kyverno/rule.ts). */
-function kyvernoRuleBody(rule: Rule, kinds: MatchSpec, target: CelTarget, body: Body, notes: string[]): Refused | undefined {
+function kyvernoRuleBody(rule: Rule, kinds: MatchSpec, target: CelTarget, body: Body, earlier: readonly EarlierRule[], notes: string[]): Refused | undefined {
   const out = kyvernoRulePatches(rule, { target, match: kinds, variables: body.variables });
   if (isRefusal(out)) return refused(out, rule.origin);
+  if (out.readsImages && imagesMayChange(earlier, kinds)) {
+    return refused(
+      notYet(
+        "`images` read after an earlier rule of the policy may have changed a container list: Kyverno parses `images` once, from the object the policy began with, where the CEL policy's variable reads the object as the mutations before it left it",
+      ),
+      rule.origin,
+    );
+  }
+  if (out.readsImages) notes.push(IMAGES_ACROSS_POLICIES);
   body.variables.push(...out.variables);
   notes.push(...out.notes);
   for (const patches of out.patches) if (patches !== '[]') body.mutations.push({ patchType: 'JSONPatch', expression: patches });
@@ -338,6 +355,7 @@ function emitGroup(original: readonly Policy[], target: CelTarget, report: Gener
   for (const note of m.notes) report.lossy('TM4003', `match: ${note}`, head.match.origin ?? head.origin);
   const conditions = m.conditions.map((c) => ({ ...c }));
   const body: Body = { variables: [], mutations: [] };
+  const earlierRules: EarlierRule[] = [];
   const renames = new Map<string, string>();
   for (const p of group) {
     const lets = policyVariables(p, target);
@@ -369,7 +387,7 @@ function emitGroup(original: readonly Policy[], target: CelTarget, report: Gener
         // everything else from Kyverno goes through kyverno/rule.ts, which keeps the whole rule in one expression.
         scratch.variables = [...body.variables];
         scratch.mutations = [];
-        why = kyvernoRuleBody(rule, ruleKinds.get(rule) ?? p.match, target, scratch, notes);
+        why = kyvernoRuleBody(rule, ruleKinds.get(rule) ?? p.match, target, scratch, earlierRules, notes);
       }
       for (const n of new Set(notes)) report.lossy('TM4003', n, rule.origin);
       if (why) {
@@ -378,6 +396,7 @@ function emitGroup(original: readonly Policy[], target: CelTarget, report: Gener
       }
       body.variables = scratch.variables;
       body.mutations.push(...scratch.mutations);
+      earlierRules.push({ mutations: scratch.mutations, match: ruleKinds.get(rule) ?? p.match });
     }
   }
   if (opts.mutationAnnotations && group.some((p) => p.semantics.order === 'fixpoint')) {

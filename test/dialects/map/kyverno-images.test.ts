@@ -9,7 +9,8 @@ import { apply } from '../../../src/interpreter/index.js';
 import type { JsonObject, JsonValue } from '../../../src/ir/json.js';
 import type { Policy } from '../../../src/ir/nodes.js';
 import { docs } from './support.js';
-import { translatedTo } from './kyverno-support.js';
+import { refusal, translatedTo } from './kyverno-support.js';
+import { generateMap } from '../../../src/dialects/map/generate.js';
 
 function kyverno(kinds: string, mutate: string): Policy[] {
   const text = `apiVersion: kyverno.io/v1
@@ -81,7 +82,8 @@ const ANNOTATIONS = `      patchStrategicMerge:
             registry: '{{ images.containers.web.registry || ''none'' }}'
             reference: '{{ images.containers."{{ request.object.metadata.labels.app }}".reference }}'
             init: '{{ images.initContainers.web.name || ''-'' }}'
-            digest: '{{ images.containers.web.digest || ''-'' }}'`;
+            digest: '{{ images.containers.web.digest || ''-'' }}'
+            pointer: '{{ images.containers."side-car".jsonPointer || ''-'' }}'`;
 
 // A list of `images` as a whole: a map of container name to entry (the last container's of a name).
 const WHOLE = `      patchStrategicMerge:
@@ -126,11 +128,57 @@ describe('Kyverno images and nested holes, to MAP and MutatingPolicy', () => {
     }
   });
 
+  it('a second rule reads the images the object came with: refused after a rule that may change them, kept after one that cannot', () => {
+    const policyOf = (first: string): Policy[] => {
+      const r = kyvernoDialect.parse(
+        docs(`apiVersion: kyverno.io/v1
+kind: ClusterPolicy
+metadata:
+  name: images
+  annotations: {pod-policies.kyverno.io/autogen-controllers: none}
+spec:
+  rules:
+  - name: first
+    match:
+      any:
+      - resources:
+          kinds: [Pod]
+    mutate:
+${first}
+  - name: second
+    match:
+      any:
+      - resources:
+          kinds: [Pod]
+    mutate:
+      patchStrategicMerge:
+        metadata:
+          annotations:
+            registry: '{{ images.containers.web.registry || ''none'' }}'`),
+      );
+      expect(r.diagnostics.filter((d) => d.severity === 'error')).toEqual([]);
+      return r.policies;
+    };
+    // Kyverno's second rule still reads the images the Pod came with, after the first rewrote them.
+    const rewriting = policyOf(FOREACH);
+    expect(refusal(rewriting)).toContain('`images` read after an earlier rule of the policy may have changed a container list');
+    const labelling = policyOf(`      patchStrategicMerge:
+        metadata:
+          labels:
+            seen: 'yes'`);
+    expect(refusal(labelling)).toBe('');
+    const notes = generateMap(labelling).diagnostics.map((d) => d.message);
+    expect(notes.some((m) => m.includes("`images` are parsed by Kyverno's webhook from the request's object"))).toBe(true);
+    const target = translated(labelling, 'kyverno-mpol');
+    for (const object of PODS) expect(outcome(target, object)).toEqual(outcome(labelling, object));
+  });
+
   it('reads the pod template of a Deployment', () => {
     const source = kyverno('apps/v1/Deployment', `      patchStrategicMerge:
         metadata:
           annotations:
-            tag: '{{ images.containers.web.tag }}'`);
+            tag: '{{ images.containers.web.tag }}'
+            pointer: '{{ images.containers.web.jsonPointer }}'`);
     const target = translated(source, 'map');
     for (const image of IMAGES) {
       const object = { apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'd', namespace: 'prod' }, spec: { selector: {}, template: { spec: { containers: [{ name: 'web', image }] } } } };

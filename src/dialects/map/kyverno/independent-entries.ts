@@ -14,7 +14,7 @@
  */
 import type { Cel } from './cel-patch.js';
 
-type Path = readonly string[];
+export type Path = readonly string[];
 
 export interface PolicyVariable {
   readonly name: string;
@@ -78,7 +78,7 @@ interface Read {
 }
 
 /** One place lies on the other's path. */
-function overlaps(a: Path, b: Path): boolean {
+export function overlaps(a: Path, b: Path): boolean {
   const n = Math.min(a.length, b.length);
   for (let i = 0; i < n; i++) if (a[i] !== b[i]) return false;
   return true;
@@ -139,7 +139,7 @@ function readPaths(text: Cel): Read[] {
 }
 
 /** `cel` with the contents of its quoted string literals blanked out (same length, so indices still hold). */
-function blankStrings(cel: Cel): Cel {
+export function blankStrings(cel: Cel): Cel {
   let out = '';
   let quote: string | undefined;
   for (let i = 0; i < cel.length; i++) {
@@ -162,7 +162,7 @@ function blankStrings(cel: Cel): Cel {
  * The places `cel`'s JSONPatch steps write (`path`, and `from`, which a move removes), each cut at its first
  * computed part; undefined when a pointer does not start with a literal.
  */
-function writePaths(cel: Cel): Path[] | undefined {
+export function writePaths(cel: Cel): Path[] | undefined {
   const out: Path[] = [];
   for (const m of cel.matchAll(/\b(?:path|from): /g)) {
     const at = m.index + m[0].length;

@@ -44,6 +44,8 @@ export interface RuleOutput {
   variables: Named[];
   /** Assumptions the translation rests on (warnings). */
   notes: string[];
+  /** The rule reads Kyverno's `images` (images-order.ts says where that still holds). */
+  readsImages: boolean;
 }
 
 export interface RuleEnv {
@@ -95,12 +97,16 @@ export class RuleCompiler {
 
   private imagesName: string | undefined;
 
+  /** Whether a query of the rule read Kyverno's `images`. */
+  get readsImages(): boolean {
+    return this.imagesName !== undefined;
+  }
+
   /** The policy variable holding Kyverno's `images` entries, declared where it is first read. */
   private imagesVariable(): string {
     if (this.imagesName === undefined) {
       this.imagesName = this.variableName('images');
-      // MAP's object is null on DELETE, where Kyverno reads the old object.
-      this.variables.push({ name: this.imagesName, expression: imagesVariable('(object != null ? object : oldObject)', this.scope.objectKind) });
+      this.variables.push({ name: this.imagesName, expression: imagesVariable('object', this.scope.objectKind) });
     }
     return `variables.${this.imagesName}`;
   }
@@ -407,7 +413,7 @@ export function kyvernoRulePatches(rule: Rule, env: RuleEnv, extraGuards: readon
   }
   // Guards decide in order, each only when the ones before held (a later guard may read what an earlier one tested).
   const patches = entries.map((p) => [...guards].reverse().reduce((acc, g) => cond(g, acc), p));
-  return { patches, variables: rc.variables, notes: [...rc.notes] };
+  return { patches, variables: rc.variables, notes: [...rc.notes], readsImages: rc.readsImages };
 }
 
 export type { Value };
