@@ -150,6 +150,8 @@ function changeable(l: Leaf): boolean {
   return last !== 'image' && last !== 'spec' && last !== 'template' && last !== 'jobTemplate';
 }
 
+const IMAGES = ['nginx', 'Nginx', 'ghcr.io/org/app:1.2', `busybox@sha256:${'ab'.repeat(32)}`, 'localhost:5000/a/b', ' ', 'docker.io/library/nginx:latest'];
+
 const TEXTS = ['', ' ', 'true', 'null', '1e3', '08', 'a"b', "it's", '{{x}}', 'ü', 'a/b', 'A:B', 'yes', '~', '-1', '1.50', 'latest', '*'];
 
 /** A seeded variation of `base`: one or two changes among added labels and annotations, a generated name, removed, changed, copied or emptied members. */
@@ -165,7 +167,15 @@ export function variation(base: JsonObject, r: () => number, counter: { n: numbe
         delete md.name;
       }
     } else if (c < 0.24) md.annotations = { ...(isJsonObject(md.annotations) ? md.annotations : {}), [pick(r, ['a', 'example.com/x', 'kubernetes.io/y'])]: pick(r, ['1', '', 'true']) };
-    else {
+    else if (c < 0.3) {
+      // An image of another shape: Kyverno's `images` parse it, or fail on it (an upper-case repository).
+      const images = leaves(o).filter((l) => l.path[l.path.length - 1] === 'image' && l.path.includes('containers'));
+      if (images.length === 0) continue;
+      const l = pick(r, images);
+      let parent: JsonValue = o;
+      for (const step of l.path.slice(0, -1)) parent = (parent as Record<string | number, JsonValue>)[step]!;
+      (parent as JsonObject).image = pick(r, IMAGES);
+    } else {
       const places = leaves(o).filter(changeable);
       if (places.length === 0) continue;
       const l = pick(r, places);

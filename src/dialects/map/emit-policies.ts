@@ -22,7 +22,7 @@ import type { Guard, MatchSpec, Op, Policy, Rule } from '../../ir/nodes.js';
 import { cannot, isRefusal, notYet, type GenerationReport, type Refusal } from '../generate-report.js';
 import { qualifiedNameErrors } from '../../validate/object-meta.js';
 import { kyvernoRulePatches } from './kyverno/rule.js';
-import { imagesMayChange, type EarlierRule } from './kyverno/images-order.js';
+import { imagesChanged, type EarlierRule } from './kyverno/images-order.js';
 import { checkFixpoint } from '../kyverno/lower-fixpoint.js';
 import { sourceOfGuard } from '../gatekeeper/emit-match.js';
 import type { CelTarget } from './cel-target.js';
@@ -137,19 +137,27 @@ function undeclaredInitializer(expression: string, match: MatchSpec): string | u
 const IMAGES_ACROSS_POLICIES =
   "`images` are parsed by Kyverno's webhook from the request's object before any of its policies mutated it; the translation reads the object as the policies before it left it: the two differ where an earlier policy changed a container or its image";
 
+/** A rule reading lists of `images` another earlier rule may have changed (images-order.ts `other`). */
+const IMAGES_OTHER_LISTS =
+  "`images` are read after an earlier rule of the policy may have changed another container list: Kyverno reads the images the object came with, where the translation fails if a container the earlier rule changed has no name or an image Kyverno cannot parse";
+
 /** A Kyverno rule as one JSONPatch mutation (kyverno/rule.ts). */
 function kyvernoRuleBody(rule: Rule, kinds: MatchSpec, target: CelTarget, body: Body, earlier: readonly EarlierRule[], notes: string[]): Refused | undefined {
   const out = kyvernoRulePatches(rule, { target, match: kinds, variables: body.variables });
   if (isRefusal(out)) return refused(out, rule.origin);
-  if (out.readsImages && imagesMayChange(earlier, kinds)) {
-    return refused(
-      notYet(
-        "`images` read after an earlier rule of the policy may have changed a container list: Kyverno parses `images` once, from the object the policy began with, where the CEL policy's variable reads the object as the mutations before it left it",
-      ),
-      rule.origin,
-    );
+  if (out.imagesRead.length > 0) {
+    const changed = imagesChanged(earlier, kinds, out.imagesRead);
+    if (changed === 'read') {
+      return refused(
+        notYet(
+          "`images` read after an earlier rule of the policy may have changed that container list: Kyverno parses `images` once, from the object the policy began with, where the CEL policy's variable reads the object as the mutations before it left it",
+        ),
+        rule.origin,
+      );
+    }
+    if (changed === 'other') notes.push(IMAGES_OTHER_LISTS);
+    notes.push(IMAGES_ACROSS_POLICIES);
   }
-  if (out.readsImages) notes.push(IMAGES_ACROSS_POLICIES);
   body.variables.push(...out.variables);
   notes.push(...out.notes);
   for (const patches of out.patches) if (patches !== '[]') body.mutations.push({ patchType: 'JSONPatch', expression: patches });

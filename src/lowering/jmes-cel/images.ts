@@ -158,13 +158,13 @@ function wholeList(variable: string, list: string, mode: Mode, cx: Cx): Frag {
 }
 
 /**
- * The `images` root, reading the policy variable `variable()` names (imagesVariable; declared by the caller
- * on its first use).
+ * The `images` root, reading the policy variable `variable(list)` names for a read of `images.<list>`
+ * (imagesVariable; declared by the caller on its first use).
  */
-export function imagesBinding(variable: () => string): Binding {
+export function imagesBinding(variable: (list: string) => string): Binding {
   const fields: Record<string, Binding> = {};
   for (const list of LISTS) {
-    fields[list] = { keyed: (key, mode, cx) => lookup(variable(), list, key, mode, cx), whole: (mode, cx) => wholeList(variable(), list, mode, cx), what: `images.${list}` };
+    fields[list] = { keyed: (key, mode, cx) => lookup(variable(list), list, key, mode, cx), whole: (mode, cx) => wholeList(variable(list), list, mode, cx), what: `images.${list}` };
   }
   return { fields };
 }

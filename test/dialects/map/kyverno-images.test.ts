@@ -161,7 +161,7 @@ ${first}
     };
     // Kyverno's second rule still reads the images the Pod came with, after the first rewrote them.
     const rewriting = policyOf(FOREACH);
-    expect(refusal(rewriting)).toContain('`images` read after an earlier rule of the policy may have changed a container list');
+    expect(refusal(rewriting)).toContain('`images` read after an earlier rule of the policy may have changed that container list');
     const labelling = policyOf(`      patchStrategicMerge:
         metadata:
           labels:
@@ -171,6 +171,13 @@ ${first}
     expect(notes.some((m) => m.includes("`images` are parsed by Kyverno's webhook from the request's object"))).toBe(true);
     const target = translated(labelling, 'kyverno-mpol');
     for (const object of PODS) expect(outcome(target, object)).toEqual(outcome(labelling, object));
+    // An earlier rule rewriting another list: the same entries, with the failure of a broken container noted.
+    const otherList = policyOf(FOREACH.replaceAll('containers', 'initContainers'));
+    expect(refusal(otherList)).toBe('');
+    const otherNotes = generateMap(otherList).diagnostics.map((d) => d.message);
+    expect(otherNotes.some((m) => m.includes('may have changed another container list'))).toBe(true);
+    const otherTarget = translated(otherList, 'kyverno-mpol');
+    for (const object of PODS) expect(outcome(otherTarget, object)).toEqual(outcome(otherList, object));
   });
 
   it('reads the pod template of a Deployment', () => {

@@ -4,7 +4,8 @@
  * pointer to that resource, and nothing registers it again after a rule's patch), so every rule of a policy
  * sees the images the object came with. The translation's `images` variable (lowering/jmes-cel/images.ts)
  * reads the object its mutation is given, which holds what the mutations before it wrote. Both read the same
- * where no earlier mutation of the policy writes a place on the path of a container list of a pod spec.
+ * where no earlier mutation of the policy writes a place on the path of a container list of a pod spec that
+ * the rule reads (and nearly so where it writes another list: see imagesChanged).
  *
  * Writes are read from the generated CEL: a JSONPatch's `path`s and `from`s up to their first computed part
  * (independent-entries.ts writePaths), an ApplyConfiguration's fields down through its typed literals
@@ -30,10 +31,10 @@ function kindsOf(match: MatchSpec): string[] | undefined {
   return kinds.length === 0 || kinds.some((k) => /[*?]/.test(k.kind)) ? undefined : kinds.map((k) => k.kind);
 }
 
-/** The places Kyverno's `images` are parsed from on `kinds`: a kind's pod-spec lists, none for a kind without images. */
-function imagePlaces(kinds: readonly string[] | undefined): Path[] {
+/** The places of the `lists` of `images` on `kinds`: a kind's pod-spec lists, none for a kind without images. */
+function imagePlaces(kinds: readonly string[] | undefined, lists: readonly string[]): Path[] {
   const specs = kinds === undefined ? [...new Set(POD_SPEC_FIELDS.values())] : kinds.map((k) => POD_SPEC_FIELDS.get(k)).filter((f): f is readonly string[] => f !== undefined);
-  return specs.flatMap((fields) => LISTS.map((list) => [...fields, list]));
+  return specs.flatMap((fields) => lists.map((list) => [...fields, list]));
 }
 
 /** The mutations one earlier rule of the policy became, and the kinds it matches (its mutations act on those only). */
@@ -43,23 +44,30 @@ export interface EarlierRule {
 }
 
 /**
- * True when some mutation of `earlier` may write where Kyverno's `images` come from, on an object the rule
- * matching `match` takes: rules of other kinds aside.
+ * What the mutations of `earlier` may have changed of Kyverno's `images` for a rule matching `match` that reads
+ * the lists `read`, rules of other kinds aside:
+ * - `read`: a list it reads (or a place the analysis cannot tell): the rule would read other images;
+ * - `other`: only lists it does not read: it reads the same entries, but its CEL fails where a changed
+ *   container of another list lost its name or got an image Kyverno cannot parse, where Kyverno's rule, reading
+ *   the images the object came with, does not;
+ * - `none`.
  */
-export function imagesMayChange(earlier: readonly EarlierRule[], match: MatchSpec): boolean {
+export function imagesChanged(earlier: readonly EarlierRule[], match: MatchSpec, read: readonly string[]): 'read' | 'other' | 'none' {
   const kinds = kindsOf(match);
-  const places = imagePlaces(kinds);
-  if (places.length === 0) return false;
+  const readPlaces = imagePlaces(kinds, read);
+  const otherPlaces = imagePlaces(kinds, LISTS.filter((l) => !read.includes(l)));
+  let other = false;
   for (const rule of earlier) {
     const theirs = kindsOf(rule.match);
     if (kinds !== undefined && theirs !== undefined && !theirs.some((k) => kinds.includes(k))) continue;
     for (const m of rule.mutations) {
       const writes = m.patchType === 'JSONPatch' ? writePaths(m.expression) : applyConfigurationWrites(m.expression);
-      if (writes === undefined) return true;
-      if (writes.some((w) => places.some((p) => overlaps(w, p)))) return true;
+      if (writes === undefined) return 'read';
+      if (writes.some((w) => readPlaces.some((p) => overlaps(w, p)))) return 'read';
+      if (writes.some((w) => otherPlaces.some((p) => overlaps(w, p)))) other = true;
     }
   }
-  return false;
+  return other ? 'other' : 'none';
 }
 
 /**

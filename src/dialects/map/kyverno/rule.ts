@@ -44,8 +44,8 @@ export interface RuleOutput {
   variables: Named[];
   /** Assumptions the translation rests on (warnings). */
   notes: string[];
-  /** The rule reads Kyverno's `images` (images-order.ts says where that still holds). */
-  readsImages: boolean;
+  /** The lists of Kyverno's `images` the rule reads (images-order.ts says where that still holds). */
+  imagesRead: string[];
 }
 
 export interface RuleEnv {
@@ -92,18 +92,20 @@ export class RuleCompiler {
     const objectType = kinds.length > 0 && !kinds.some((k) => k.subresource) ? objectTypeOf(kinds) : T.dyn;
     this.scope = new RuleScope(env.target.dialect, new Map(), env.mutateExisting === true, objectType);
     // Kyverno's `images` (the parsed images of the request's object): a policy variable, declared on first use.
-    if (env.mutateExisting !== true) this.scope = this.scope.withBinding('images', imagesBinding(() => this.imagesVariable()));
+    if (env.mutateExisting !== true) this.scope = this.scope.withBinding('images', imagesBinding((list) => this.imagesVariable(list)));
   }
 
   private imagesName: string | undefined;
+  private readonly imageLists = new Set<string>();
 
-  /** Whether a query of the rule read Kyverno's `images`. */
-  get readsImages(): boolean {
-    return this.imagesName !== undefined;
+  /** The lists of Kyverno's `images` a query of the rule read (`containers`, `initContainers`, ...). */
+  get imagesRead(): string[] {
+    return [...this.imageLists];
   }
 
   /** The policy variable holding Kyverno's `images` entries, declared where it is first read. */
-  private imagesVariable(): string {
+  private imagesVariable(list: string): string {
+    this.imageLists.add(list);
     if (this.imagesName === undefined) {
       this.imagesName = this.variableName('images');
       this.variables.push({ name: this.imagesName, expression: imagesVariable('object', this.scope.objectKind) });
@@ -413,7 +415,7 @@ export function kyvernoRulePatches(rule: Rule, env: RuleEnv, extraGuards: readon
   }
   // Guards decide in order, each only when the ones before held (a later guard may read what an earlier one tested).
   const patches = entries.map((p) => [...guards].reverse().reduce((acc, g) => cond(g, acc), p));
-  return { patches, variables: rc.variables, notes: [...rc.notes], readsImages: rc.readsImages };
+  return { patches, variables: rc.variables, notes: [...rc.notes], imagesRead: rc.imagesRead };
 }
 
 export type { Value };
