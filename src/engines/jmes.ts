@@ -104,10 +104,11 @@ function imagesFailed(f: ImagesFailure): QueryOutcome {
 }
 
 /**
- * The context document for one program (`requestObjectOnly`: readsRequestObjectOnly(program)); the whole
- * document is the environment's, built once per evaluation, when there is one.
+ * The context document for one program (`requestObjectOnly`: readsRequestObjectOnly(program)), or the
+ * ImagesFailure of a program reading Kyverno's `images` where they fail to load; the whole document is the
+ * environment's, built once per evaluation, when there is one.
  */
-function documentFor(program: JmesProgram, requestObjectOnly: boolean, scope: ExprScope, env: ScopeSubstitutionEnv | undefined): unknown | ImagesFailure {
+function documentFor(program: JmesProgram, requestObjectOnly: boolean, scope: ExprScope, env: ScopeSubstitutionEnv | undefined): unknown {
   if (requestObjectOnly && scope.lookup !== undefined && scope.lookup('request') === undefined) {
     return { request: { object: scope.object ?? null } };
   }
