@@ -34,7 +34,8 @@ export const POD_SPEC_FIELDS: ReadonlyMap<string, readonly string[]> = new Map<s
   ['CronJob', ['spec', 'jobTemplate', 'spec', 'template', 'spec']],
 ]);
 
-const LISTS = ['initContainers', 'containers', 'ephemeralContainers'] as const;
+/** The container lists of a pod spec `images` has, in the order Kyverno extracts them. */
+export const IMAGE_LISTS = ['initContainers', 'containers', 'ephemeralContainers'] as const;
 
 /** Why the extraction failed: the message Kyverno's loader returns. */
 export class ImagesFailure {
@@ -57,7 +58,7 @@ export function contextImages(object: JsonValue | null | undefined): JsonObject 
   if (fields === undefined) return undefined;
   const out: JsonObject = {};
   let any = false;
-  for (const list of LISTS) {
+  for (const list of IMAGE_LISTS) {
     const entries: JsonObject = {};
     const failure = extract(object!, [...fields, list, '*'], 0, [], entries);
     if (failure !== undefined) return failure;

@@ -23,7 +23,7 @@ import type { Mode } from './access.js';
 import type { Binding, Cx } from './context.js';
 import { celString, cond, fail, frag, NULL, op, tfrag, type Frag } from './frag.js';
 import { T, type Ty } from './types.js';
-import { POD_SPEC_FIELDS } from '../../dialects/kyverno/context-images.js';
+import { IMAGE_LISTS, POD_SPEC_FIELDS } from '../../dialects/kyverno/context-images.js';
 
 // The distribution/reference grammar, as src/jmespath/functions/images.ts writes it (RE2-compatible).
 const DOMAIN_COMPONENT = '(?:[a-zA-Z0-9]|[a-zA-Z0-9][a-zA-Z0-9-]*[a-zA-Z0-9])';
@@ -33,7 +33,6 @@ const TAG = '[\\w][\\w.-]{0,127}';
 const DIGEST = '[A-Za-z][A-Za-z0-9]*(?:[-_+.][A-Za-z][A-Za-z0-9]*)*:[0-9a-fA-F]{32,}';
 const REFERENCE = `^(?:${DOMAIN}/)?${PATH_COMPONENT}(?:/${PATH_COMPONENT})*(?::${TAG})?(?:@${DIGEST})?$`;
 
-const LISTS = ['containers', 'initContainers', 'ephemeralContainers'] as const;
 
 /** The type of one entry: the fields Kyverno always writes, and those it leaves out when empty. */
 const ENTRY_TYPE: Ty = {
@@ -108,7 +107,7 @@ export function imagesVariable(object: string, kind: string | undefined): string
   const [i, c, x, a] = [n('i'), n('c'), n('x'), n('all')];
   const lists = podSpecs(object, kind).map(({ test, fields }) => {
     const spec = `${object}${fields.map((f) => `.?${f}`).join('')}`;
-    const tagged = ['initContainers', 'containers', 'ephemeralContainers'].map(
+    const tagged = IMAGE_LISTS.map(
       (list) =>
         `${spec}.?${list}.orValue([]).transformList(${i}, ${c}, {"list": ${celString(list)}, "pointer": ${celString(`/${[...fields, list].join('/')}/`)} + string(${i}) + "/image", "container": dyn(${c})})`,
     ).join(' + ');
@@ -163,7 +162,7 @@ function wholeList(variable: string, list: string, mode: Mode, cx: Cx): Frag {
  */
 export function imagesBinding(variable: (list: string) => string): Binding {
   const fields: Record<string, Binding> = {};
-  for (const list of LISTS) {
+  for (const list of IMAGE_LISTS) {
     fields[list] = { keyed: (key, mode, cx) => lookup(variable(list), list, key, mode, cx), whole: (mode, cx) => wholeList(variable(list), list, mode, cx), what: `images.${list}` };
   }
   return { fields };

@@ -27,6 +27,11 @@ spec:
           kinds: [${kinds}]
     mutate:
 ${mutate}`;
+  return parsedKyverno(text);
+}
+
+/** The policies of a Kyverno policy text that parses without errors. */
+function parsedKyverno(text: string): Policy[] {
   const r = kyvernoDialect.parse(docs(text));
   expect(r.diagnostics.filter((d) => d.severity === 'error')).toEqual([]);
   return r.policies;
@@ -129,9 +134,8 @@ describe('Kyverno images and nested holes, to MAP and MutatingPolicy', () => {
   });
 
   it('a second rule reads the images the object came with: refused after a rule that may change them, kept after one that cannot', () => {
-    const policyOf = (first: string): Policy[] => {
-      const r = kyvernoDialect.parse(
-        docs(`apiVersion: kyverno.io/v1
+    const policyOf = (first: string): Policy[] =>
+      parsedKyverno(`apiVersion: kyverno.io/v1
 kind: ClusterPolicy
 metadata:
   name: images
@@ -154,11 +158,7 @@ ${first}
       patchStrategicMerge:
         metadata:
           annotations:
-            registry: '{{ images.containers.web.registry || ''none'' }}'`),
-      );
-      expect(r.diagnostics.filter((d) => d.severity === 'error')).toEqual([]);
-      return r.policies;
-    };
+            registry: '{{ images.containers.web.registry || ''none'' }}'`);
     // Kyverno's second rule still reads the images the Pod came with, after the first rewrote them.
     const rewriting = policyOf(FOREACH);
     expect(refusal(rewriting)).toContain('`images` read after an earlier rule of the policy may have changed that container list');

@@ -14,7 +14,7 @@
  * rule for Pods does not change a Deployment's images.
  */
 import type { MatchSpec } from '../../../ir/match.js';
-import { POD_SPEC_FIELDS } from '../../kyverno/context-images.js';
+import { IMAGE_LISTS, POD_SPEC_FIELDS } from '../../kyverno/context-images.js';
 import { blankStrings, overlaps, writePaths, type Path } from './independent-entries.js';
 
 /** A mutation as the policy holds it. */
@@ -22,8 +22,6 @@ interface Mutation {
   readonly patchType: 'ApplyConfiguration' | 'JSONPatch';
   readonly expression: string;
 }
-
-const LISTS = ['initContainers', 'containers', 'ephemeralContainers'];
 
 /** The kinds `match` names, or undefined for any kind (a wildcard, a rule without kinds). */
 function kindsOf(match: MatchSpec): string[] | undefined {
@@ -55,7 +53,7 @@ export interface EarlierRule {
 export function imagesChanged(earlier: readonly EarlierRule[], match: MatchSpec, read: readonly string[]): 'read' | 'other' | 'none' {
   const kinds = kindsOf(match);
   const readPlaces = imagePlaces(kinds, read);
-  const otherPlaces = imagePlaces(kinds, LISTS.filter((l) => !read.includes(l)));
+  const otherPlaces = imagePlaces(kinds, IMAGE_LISTS.filter((l) => !read.includes(l)));
   let other = false;
   for (const rule of earlier) {
     const theirs = kindsOf(rule.match);
