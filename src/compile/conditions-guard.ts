@@ -4,7 +4,8 @@
  * (engines/jmes.ts directConditions), without the expression scope, the substitution environment and the
  * engine look-up the general guard goes through for every evaluation. The general guard decides whenever that
  * would not be the same evaluation: another engine in the runtime, a DELETE (its queries read
- * `request.oldObject`), a variable named `request` in scope.
+ * `request.oldObject`), a variable named `request` in scope, a context entry not loaded yet (a query that
+ * mentions it loads it), a block mentioning `images`.
  */
 import { directConditions, JMES_ENGINE } from '../engines/jmes.js';
 import { readOpaque } from '../dialects/kyverno/opaque.js';
@@ -22,7 +23,8 @@ export function conditionsGuard(g: Guard, general: GuardFn): GuardFn | undefined
   if (direct === undefined) return undefined;
   const environment = expressionEnvironment('jmes', g.expr);
   return (st, scope) => {
-    if (st.runtime.expressions[environment] !== JMES_ENGINE || st.request.operation === 'DELETE' || scope.lookup('request') !== undefined) return general(st, scope);
+    // A context entry not loaded yet may be loaded by a query mentioning it (dialects/kyverno/deferred-loading.ts).
+    if (st.runtime.expressions[environment] !== JMES_ENGINE || st.request.operation === 'DELETE' || scope.lookup('request') !== undefined || scope.hasPendingLazy()) return general(st, scope);
     const r = direct(st.object, st.request.operation);
     if (!r.ok) throw new EvalFailure(r.diagnostic);
     return r.value as boolean;

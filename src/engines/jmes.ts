@@ -8,6 +8,7 @@ import { diagnostic, type Diagnostic } from '../diagnostics/diagnostic.js';
 import { loadContextEntry } from '../dialects/kyverno/context.js';
 import { kyvernoDocument, kyvernoDocumentFields } from '../dialects/kyverno/document.js';
 import { ImagesFailure } from '../dialects/kyverno/context-images.js';
+import { loadMentioned, mentions } from '../dialects/kyverno/deferred-loading.js';
 import { readOpaque } from '../dialects/kyverno/opaque.js';
 import { fieldConditions, type ObjectFieldOf } from '../dialects/kyverno/field-conditions.js';
 import { compileConditions, type SlotCompiler } from '../dialects/kyverno/preconditions.js';
@@ -81,6 +82,9 @@ class ScopeSubstitutionEnv implements SubstitutionEnv {
   }
 
   query(expression: string): QueryOutcome {
+    // Kyverno loads what the text mentions before it compiles the query (evaluate.go Query).
+    const loaded = loadMentioned(this.scope, expression);
+    if (loaded !== undefined) return imagesFailed(loaded);
     const program = compileJmesCached(expression.trim());
     if (!program.ok) return { ok: false, message: program.diagnostics[0]?.message ?? `invalid JMESPath ${expression}`, notFound: false };
     const doc = documentFor(program.value, readsRequestObjectOnly(program.value), this.scope, this);
@@ -89,6 +93,8 @@ class ScopeSubstitutionEnv implements SubstitutionEnv {
 
   run(prepared: PreparedQuery): QueryOutcome {
     if (!(prepared instanceof PreparedJmes)) return this.query(prepared.expression);
+    const loaded = loadMentioned(this.scope, prepared.expression);
+    if (loaded !== undefined) return imagesFailed(loaded);
     const doc = documentFor(prepared.program, prepared.requestObjectOnly, this.scope, this);
     return doc instanceof ImagesFailure ? imagesFailed(doc) : outcome(prepared.program.search(doc));
   }
@@ -165,6 +171,8 @@ function compileExpression(expr: ExprSource): { ok: true; fn: CompiledExpr } | {
   return {
     ok: true,
     fn: (scope) => {
+      const loaded = loadMentioned(scope, expr.text);
+      if (loaded !== undefined) return failed('TM6002', loaded.message, expr.origin);
       const doc = documentFor(p, requestObjectOnly, scope, undefined);
       if (doc instanceof ImagesFailure) return failed('TM6002', doc.message, expr.origin);
       const r = p.search(doc);
@@ -243,7 +251,8 @@ function readsDirectHolesOnly(v: JsonValue): boolean {
  * again while its text holds a hole).
  */
 export function directConditions(block: JsonValue, origin: Origin): ((object: JsonValue | null, operation: string | undefined) => ExprOutcome) | undefined {
-  if (!readsDirectHolesOnly(block)) return undefined;
+  // A query mentioning `images` loads them (deferred-loading.ts), which may fail: the general evaluation decides.
+  if (!readsDirectHolesOnly(block) || mentions(JSON.stringify(block), 'images')) return undefined;
   const evaluate = compileConditions(block, prepareJmesQuery, directSlot);
   const fields = fieldConditions(block, objectFieldOf);
   const env = new ObjectSubstitutionEnv();

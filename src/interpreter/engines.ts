@@ -24,6 +24,8 @@ export interface ExprScope {
    * variables an expression names skip building `vars` (the interpreter builds `vars` only when read).
    */
   lookup?(name: string): { readonly value: JsonValue } | undefined;
+  /** Computes the lazy bindings in scope not computed yet whose name `wanted` accepts (Scope.loadLazy). */
+  loadLazy?(wanted: (name: string) => boolean): void;
   /** The runtime of the evaluation (request extras, data providers); a scope built by hand may leave it out. */
   readonly runtime?: Runtime;
   /**

@@ -98,6 +98,10 @@ class StateExprScope implements ExprScope {
   lookup(name: string): { readonly value: JsonValue } | undefined {
     return this.scope.lookup(name);
   }
+
+  loadLazy(wanted: (name: string) => boolean): void {
+    this.scope.loadLazy(wanted);
+  }
 }
 
 export function exprScope(st: EvalState, scope: Scope): ExprScope {

@@ -16,7 +16,7 @@ export interface Binding {
  */
 export class Scope {
   protected constructor(
-    private readonly name: string | undefined,
+    protected readonly name: string | undefined,
     /** Set once, by this constructor or by a subclass's that is its own binding. */
     protected binding: Binding | undefined,
     protected readonly parent: Scope | undefined,
@@ -39,6 +39,26 @@ export class Scope {
   lookup(name: string): Binding | undefined {
     for (let s: Scope | undefined = this; s; s = s.parent) if (s.name === name) return s.binding;
     return undefined;
+  }
+
+  /**
+   * Computes the lazy bindings of the chain not computed yet whose name `wanted` accepts, outermost first
+   * (the order they were bound), shadowed ones included: Kyverno's deferred loading loads every loader whose
+   * name a query mentions (dialects/kyverno/deferred-loading.ts). One that fails throws, as its read would.
+   */
+  loadLazy(wanted: (name: string) => boolean): void {
+    let pending: LazyScope<unknown>[] | undefined;
+    for (let s: Scope | undefined = this; s; s = s.parent) {
+      if (s instanceof LazyScope && !s.computed && wanted(s.name!)) (pending ??= []).push(s);
+    }
+    if (pending === undefined) return;
+    for (let i = pending.length - 1; i >= 0; i--) void pending[i]!.value;
+  }
+
+  /** Whether a lazy binding of the chain is not computed yet. */
+  hasPendingLazy(): boolean {
+    for (let s: Scope | undefined = this; s; s = s.parent) if (s instanceof LazyScope && !s.computed) return true;
+    return false;
   }
 
   /** Every visible variable, innermost first wins, for expression engines; values are read on access (lazy bindings stay lazy). */
@@ -69,6 +89,10 @@ class LazyScope<S> extends Scope implements Binding {
   ) {
     super(name, undefined, parent);
     this.binding = this;
+  }
+
+  get computed(): boolean {
+    return this.done;
   }
 
   get value(): JsonValue {

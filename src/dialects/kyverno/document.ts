@@ -23,7 +23,7 @@ function field(v: JsonValue | undefined, ...keys: string[]): JsonValue | undefin
  * The object Kyverno parses `images` from: the one its policy context was made from when the scope says
  * (ExprScope.imagesSource), else the object, or the old object on DELETE (pkg/engine NewPolicyContext).
  */
-function imagesSourceOf(scope: ExprScope): JsonValue | null {
+export function imagesSourceOf(scope: ExprScope): JsonValue | null {
   const source = scope.imagesSource;
   return source !== undefined ? source : (scope.object ?? scope.request.oldObject ?? null);
 }

@@ -1,0 +1,114 @@
+/**
+ * Kyverno's deferred loading (src/dialects/kyverno/deferred-loading.ts): a query loads every context entry,
+ * and `images`, that its text mentions, whether or not its evaluation reads them, and fails where a load fails.
+ */
+import { describe, expect, it } from 'vitest';
+import { mentions } from '../../../src/dialects/kyverno/deferred-loading.js';
+import { kyvernoDialect } from '../../../src/dialects/kyverno/index.js';
+import { apply } from '../../../src/interpreter/index.js';
+import type { JsonObject } from '../../../src/ir/json.js';
+import type { Policy } from '../../../src/ir/nodes.js';
+import { loadYamlText } from '../../../src/io/yaml-load.js';
+
+function parse(text: string): Policy[] {
+  const r = loadYamlText('p.yaml', text);
+  if (!r.ok) throw new Error(r.diagnostics.map((d) => d.message).join('\n'));
+  const out = kyvernoDialect.parse(r.value);
+  expect(out.diagnostics.filter((d) => d.severity === 'error')).toEqual([]);
+  return out.policies;
+}
+
+/** One rule with a context entry `bad` whose load fails (its path is missing and it has no default). */
+function policy(rule: string): Policy[] {
+  return parse(`apiVersion: kyverno.io/v1
+kind: ClusterPolicy
+metadata:
+  name: deferred
+  annotations: {pod-policies.kyverno.io/autogen-controllers: none}
+spec:
+  rules:
+  - name: r
+    match:
+      any:
+      - resources:
+          kinds: [Pod]
+    context:
+    - name: bad
+      variable:
+        jmesPath: request.object.spec.nothing
+${rule}`);
+}
+
+function labelled(value: string): Policy[] {
+  return policy(`    mutate:
+      patchStrategicMerge:
+        metadata:
+          labels:
+            seen: "${value}"
+`);
+}
+
+function pod(image = 'nginx'): JsonObject {
+  return { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'p', labels: { team: 'a' } }, spec: { containers: [{ name: 'c', image }] } };
+}
+
+function run(policies: Policy[], object = pod()) {
+  return apply(policies, { object, operation: 'CREATE' });
+}
+
+describe("Kyverno's deferred loading", () => {
+  it("matches a name as NewDeferredLoader's pattern does", () => {
+    expect(mentions('a || cm', 'cm')).toBe(true);
+    expect(mentions("contains(name, 'cm')", 'cm')).toBe(true);
+    expect(mentions('items[?cm]', 'cm')).toBe(true);
+    expect(mentions('cm.data', 'cm')).toBe(true);
+    expect(mentions('cm-x', 'cm')).toBe(true);
+    // After a dot, or inside a longer word, the name is not the loader's.
+    expect(mentions('request.cm', 'cm')).toBe(false);
+    expect(mentions('cm2', 'cm')).toBe(false);
+    expect(mentions('cm_x', 'cm')).toBe(false);
+    expect(mentions('xcm', 'cm')).toBe(false);
+  });
+
+  it('loads an entry a query mentions in a branch it never evaluates, and fails with its load', () => {
+    const r = run(labelled('{{ request.object.metadata.labels.team || bad }}'));
+    expect(r.allowed).toBe(false);
+    expect(r.diagnostics.map((d) => d.message).join('\n')).toContain('request.object.spec.nothing');
+  });
+
+  it('loads an entry a string literal names', () => {
+    expect(run(labelled("{{ contains(request.object.metadata.name, 'bad') }}")).allowed).toBe(false);
+  });
+
+  it('leaves an entry the text does not mention as a name alone', () => {
+    const r = run(labelled('{{ request.object.metadata.bad || request.object.metadata.labels.team }}'));
+    expect(r.allowed).toBe(true);
+    expect((r.object as JsonObject).metadata).toMatchObject({ labels: { seen: 'a' } });
+  });
+
+  it('loads from a precondition that reads the object only', () => {
+    const rule = (key: string) =>
+      policy(`    preconditions:
+      all:
+      - key: "${key}"
+        operator: Equals
+        value: a
+    mutate:
+      patchStrategicMerge:
+        metadata:
+          labels:
+            seen: "yes"
+`);
+    expect(run(rule('{{ request.object.metadata.labels.team }}')).allowed).toBe(true);
+    expect(run(rule("{{ request.object.metadata.labels.team || 'bad' }}")).allowed).toBe(false);
+  });
+
+  it('loads `images` where the text mentions them, which fails where the extraction fails', () => {
+    const mention = labelled("{{ to_string(length('images')) }}");
+    expect(run(mention).allowed).toBe(true);
+    const failed = run(mention, pod('Bad:Image'));
+    expect(failed.allowed).toBe(false);
+    expect(failed.diagnostics.map((d) => d.message).join('\n')).toContain("invalid image 'Bad:Image'");
+    expect(run(labelled("{{ to_string(length('pictures')) }}"), pod('Bad:Image')).allowed).toBe(true);
+  });
+});
