@@ -3,6 +3,7 @@ import { parseJmes } from '../../jmespath/parse.js';
 import type { JmesNode } from '../../jmespath/ast.js';
 import { newCx, type Cx, type JmesCelScope } from './context.js';
 import { value } from './expr.js';
+import { withDeferredLoads } from './deferred.js';
 import { external, tyOf, type Frag } from './frag.js';
 import { prettyNames } from './inline.js';
 import { cannot, Refused } from './refuse.js';
@@ -35,7 +36,8 @@ export function parseOrRefuse(expression: string): JmesNode {
 
 /** A JMESPath expression in a context that propagates NotFound (a `{{ }}` body, a foreach list). */
 export function expressionFrag(expression: string, cx: Cx): Frag {
-  return value(parseOrRefuse(expression), rootOf(cx), 'strict', cx);
+  const ast = parseOrRefuse(expression);
+  return withDeferredLoads(expression, ast, value(ast, rootOf(cx), 'strict', cx), cx);
 }
 
 /** Where an expression starts: Kyverno's context, or the one document the scope queries (JmesCelScope.document). */

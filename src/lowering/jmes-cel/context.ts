@@ -25,6 +25,11 @@ export interface JmesCelScope {
    */
   absent?(name: string): boolean;
   /**
+   * The context entries bound where the expression runs, in the order Kyverno adds their deferred loaders
+   * (the rule's, then a foreach's): a query loads each one its text mentions (deferred.ts).
+   */
+  deferred?(): readonly string[];
+  /**
    * The value the expression is queried on, where it is not Kyverno's context but one document (an `apiCall`
    * entry's `jmesPath` runs on the API server's response): its fields are then that value's, and `@` at the
    * top is the value itself. `root` and `absent` are not asked.

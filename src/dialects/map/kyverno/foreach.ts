@@ -178,7 +178,8 @@ export function forEachPatches(rc: RuleCompiler, op: ForEachOp, scope: RuleScope
   let inner = scope.with('element', e, itemType(list.type)).with('elementIndex', i, T.smallInt);
   // Context loaded per element: the element0 / elementIndex0 aliases name the loop's own variables. Kyverno
   // defers loading the other entries until a query names them (context/deferred.go, on by default), so an
-  // entry's value is written where it is read, and an entry that fails fails only where it is read.
+  // entry's value is written where it is read, and an entry that fails fails only where a query mentions it
+  // (lowering/jmes-cel/deferred.ts).
   for (const l of body.lets) {
     if (l.value.kind === 'ref' && l.value.path.root === 'vars' && l.value.path.segments.length === 1 && l.value.path.segments[0]!.kind === 'field') {
       const target = l.value.path.segments[0]!.name;
@@ -190,7 +191,7 @@ export function forEachPatches(rc: RuleCompiler, op: ForEachOp, scope: RuleScope
     const value = letValue(rc, l);
     rc.scope = saved;
     if (refused(value)) return value;
-    inner = inner.with(l.name, paren(value.cel), value.type);
+    inner = inner.withEntry(l.name, paren(value.cel), value.type);
   }
   const guards: Cel[] = [`${e} != null`];
   for (const w of body.pre) {

@@ -275,7 +275,7 @@ export function bindLets(rc: RuleCompiler, lets: readonly (Op & { kind: 'let' })
     if (refused(cel)) return cel;
     const name = rc.variableName(l.name);
     rc.variables.push({ name, expression: cel.cel });
-    rc.scope = rc.scope.with(l.name, `variables.${name}`, cel.type);
+    rc.scope = rc.scope.withEntry(l.name, `variables.${name}`, cel.type);
   }
   return undefined;
 }

@@ -34,6 +34,8 @@ function requestBinding(target: 'map' | 'kyverno-mpol', existing: boolean, objec
 /** A scope: the request, plus names bound by the rule (context entries, foreach elements). */
 export class RuleScope implements JmesCelScope {
   private readonly names: Map<string, Binding>;
+  /** The context entries bound, in order (withEntry): Kyverno's deferred loaders. */
+  private readonly entries: readonly string[];
 
   /**
    * @param objectType the type of the request's object, from the schemas of the kinds the rule matches (a rule
@@ -44,8 +46,10 @@ export class RuleScope implements JmesCelScope {
     names: ReadonlyMap<string, Binding> = new Map(),
     readonly existing = false,
     readonly objectType: Ty = T.dyn,
+    entries: readonly string[] = [],
   ) {
     this.names = new Map(names);
+    this.entries = entries;
     if (existing && !this.names.has('target')) this.names.set('target', { cel: 'object', type: T.dyn });
   }
 
@@ -62,6 +66,10 @@ export class RuleScope implements JmesCelScope {
     return name !== 'request' && !this.names.has(name);
   }
 
+  deferred(): readonly string[] {
+    return this.entries;
+  }
+
   /** The kind of the request's object, when the rule's kinds fix it. */
   get objectKind(): string | undefined {
     const kind = this.objectType.k === 'map' ? this.objectType.fields.kind : undefined;
@@ -72,13 +80,19 @@ export class RuleScope implements JmesCelScope {
   withBinding(name: string, binding: Binding): RuleScope {
     const names = new Map(this.names);
     names.set(name, binding);
-    return new RuleScope(this.target, names, this.existing, this.objectType);
+    return new RuleScope(this.target, names, this.existing, this.objectType, this.entries);
   }
 
   /** A new scope with `name` bound (a later binding of the same name hides the earlier one). */
   with(name: string, cel: string, type?: Ty): RuleScope {
     const names = new Map(this.names);
     names.set(name, type === undefined ? { cel } : { cel, type });
-    return new RuleScope(this.target, names, this.existing, this.objectType);
+    return new RuleScope(this.target, names, this.existing, this.objectType, this.entries);
+  }
+
+  /** `with`, for a context entry: one of Kyverno's deferred loaders (a name bound again is listed once). */
+  withEntry(name: string, cel: string, type?: Ty): RuleScope {
+    const scope = this.with(name, cel, type);
+    return new RuleScope(this.target, scope.names, this.existing, this.objectType, [...this.entries.filter((n) => n !== name), name]);
   }
 }
