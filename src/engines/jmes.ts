@@ -8,7 +8,7 @@ import { diagnostic, type Diagnostic } from '../diagnostics/diagnostic.js';
 import { loadContextEntry } from '../dialects/kyverno/context.js';
 import { kyvernoDocument, kyvernoDocumentFields } from '../dialects/kyverno/document.js';
 import { ImagesFailure } from '../dialects/kyverno/context-images.js';
-import { loadMentioned, mentions } from '../dialects/kyverno/deferred-loading.js';
+import { loadMentioned, mentions, type LoadFailure } from '../dialects/kyverno/deferred-loading.js';
 import { readOpaque } from '../dialects/kyverno/opaque.js';
 import { fieldConditions, type ObjectFieldOf } from '../dialects/kyverno/field-conditions.js';
 import { compileConditions, type SlotCompiler } from '../dialects/kyverno/preconditions.js';
@@ -84,19 +84,19 @@ class ScopeSubstitutionEnv implements SubstitutionEnv {
   query(expression: string): QueryOutcome {
     // Kyverno loads what the text mentions before it compiles the query (evaluate.go Query).
     const loaded = loadMentioned(this.scope, expression);
-    if (loaded !== undefined) return imagesFailed(loaded);
+    if (loaded !== undefined) return loadFailed(loaded);
     const program = compileJmesCached(expression.trim());
     if (!program.ok) return { ok: false, message: program.diagnostics[0]?.message ?? `invalid JMESPath ${expression}`, notFound: false };
     const doc = documentFor(program.value, readsRequestObjectOnly(program.value), this.scope, this);
-    return doc instanceof ImagesFailure ? imagesFailed(doc) : outcome(program.value.search(doc));
+    return doc instanceof ImagesFailure ? loadFailed(doc) : outcome(program.value.search(doc));
   }
 
   run(prepared: PreparedQuery): QueryOutcome {
     if (!(prepared instanceof PreparedJmes)) return this.query(prepared.expression);
     const loaded = loadMentioned(this.scope, prepared.expression);
-    if (loaded !== undefined) return imagesFailed(loaded);
+    if (loaded !== undefined) return loadFailed(loaded);
     const doc = documentFor(prepared.program, prepared.requestObjectOnly, this.scope, this);
-    return doc instanceof ImagesFailure ? imagesFailed(doc) : outcome(prepared.program.search(doc));
+    return doc instanceof ImagesFailure ? loadFailed(doc) : outcome(prepared.program.search(doc));
   }
 
   wholeDocument(): Record<string, unknown> {
@@ -104,8 +104,8 @@ class ScopeSubstitutionEnv implements SubstitutionEnv {
   }
 }
 
-/** A query whose document could not be made: Kyverno's loader error, as the query's. */
-function imagesFailed(f: ImagesFailure): QueryOutcome {
+/** A query a load failed before (or whose document could not be made): the loader's error, as the query's. */
+function loadFailed(f: LoadFailure): QueryOutcome {
   return { ok: false, message: f.message, notFound: false };
 }
 

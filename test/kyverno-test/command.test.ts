@@ -236,7 +236,10 @@ policies:
     // Without the value, the row says which context entry was missing.
     const bare = tempDir('kytest-dotted-missing', files(result, { 'policy.yaml': policy, 'patched-web.yaml': expected }));
     const missing = await json([bare]);
-    expect(missing.out.results[0]!.reason).toMatch(/the rule's result was error \(context entry "settings" \(configMap\) needs a cluster/);
+    // The entry is loaded before the query that mentions it, and its failure is the query's (deferred-loading.ts).
+    expect(missing.out.results[0]!.reason).toMatch(
+      /the rule's result was error \(variable substitution failed: failed to resolve settings\.data\.config \| parse_yaml\(@\)\.name at path \/metadata\/labels\/owner: context entry "settings" \(configMap\) needs a cluster/,
+    );
   });
 
   it('patchesJson6902 through missing parents and -1 tokens (issue 15.1)', async () => {

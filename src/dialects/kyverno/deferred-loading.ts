@@ -11,9 +11,16 @@
  * (`a || cm` with `a` set) loads the entry as well: where its load fails, the query fails, though reading
  * values on access would never have reached it.
  */
+import { OFFLINE } from '../../cel/lib/kyverno-context.js';
 import type { ExprScope } from '../../interpreter/engines.js';
+import { EvalFailure } from '../../interpreter/failure.js';
 import { contextImages, ImagesFailure } from './context-images.js';
 import { imagesSourceOf } from './document.js';
+
+/** A load that failed, which fails the query: its message is the loader's error. */
+export interface LoadFailure {
+  readonly message: string;
+}
 
 /** The name of the loader of Kyverno's `images` context entry. */
 const IMAGES = 'images';
@@ -38,15 +45,24 @@ export function mentions(query: string, name: string): boolean {
 }
 
 /**
- * Loads what Kyverno's deferred loaders would before running `query` against `scope`: the ImagesFailure of
- * `images` when the text mentions it and Kyverno's extraction fails, else undefined, after computing the
- * scope's lazy context entries the text mentions (outermost first; one that fails throws, as its read would).
+ * Loads what Kyverno's deferred loaders would before running `query` against `scope`: `images` when the text
+ * mentions them, then the scope's lazy context entries the text mentions (outermost first). The first load
+ * that fails is returned as the query's failure, which a caller may catch as it catches any failed query (a
+ * variable entry with a `default` takes it: loaders/variable.go), as Kyverno's Query returns the load's error.
  */
-export function loadMentioned(scope: ExprScope, query: string): ImagesFailure | undefined {
+export function loadMentioned(scope: ExprScope, query: string): LoadFailure | undefined {
   if (mentions(query, IMAGES)) {
     const images = contextImages(imagesSourceOf(scope));
     if (images instanceof ImagesFailure) return images;
   }
-  scope.loadLazy?.((name) => mentions(query, name));
+  if (scope.loadLazy === undefined) return undefined;
+  try {
+    scope.loadLazy((name) => mentions(query, name));
+  } catch (e) {
+    // Data this run lacks (a registry's image metadata, a network service) is not a load Kyverno fails: the
+    // evaluation stops there, as it did before (runners count it unsupported or not run).
+    if (e instanceof EvalFailure && !e.diagnostic.message.includes(OFFLINE)) return { message: e.diagnostic.message };
+    throw e;
+  }
   return undefined;
 }

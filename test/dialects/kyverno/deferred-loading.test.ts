@@ -86,6 +86,70 @@ describe("Kyverno's deferred loading", () => {
     expect((r.object as JsonObject).metadata).toMatchObject({ labels: { seen: 'a' } });
   });
 
+  it("fails the query with the load's error, which a variable with a default catches (loaders/variable.go)", () => {
+    const withDefault = parse(`apiVersion: kyverno.io/v1
+kind: ClusterPolicy
+metadata:
+  name: deferred-default
+  annotations: {pod-policies.kyverno.io/autogen-controllers: none}
+spec:
+  rules:
+  - name: r
+    match:
+      any:
+      - resources:
+          kinds: [Pod]
+    context:
+    - name: bad
+      variable:
+        jmesPath: request.object.spec.nothing
+    - name: named
+      variable:
+        jmesPath: request.object.metadata.name || bad
+        default: fallback
+    mutate:
+      patchStrategicMerge:
+        metadata:
+          labels:
+            seen: "{{ named }}"
+`);
+    const r = run(withDefault);
+    expect(r.allowed).toBe(true);
+    expect((r.object as JsonObject).metadata).toMatchObject({ labels: { seen: 'fallback' } });
+  });
+
+  it('stops where a load needs data the run lacks, rather than take a default Kyverno would not take', () => {
+    const offline = parse(`apiVersion: kyverno.io/v1
+kind: ClusterPolicy
+metadata:
+  name: deferred-offline
+  annotations: {pod-policies.kyverno.io/autogen-controllers: none}
+spec:
+  rules:
+  - name: r
+    match:
+      any:
+      - resources:
+          kinds: [Pod]
+    context:
+    - name: imageData
+      imageRegistry:
+        reference: "{{ request.object.spec.containers[0].image }}"
+    - name: base
+      variable:
+        jmesPath: imageData.manifest.annotations.base
+        default: ''
+    mutate:
+      patchStrategicMerge:
+        metadata:
+          labels:
+            base: "{{ base }}"
+`);
+    const r = run(offline);
+    expect(r.allowed).toBe(false);
+    expect(r.diagnostics.map((d) => d.message).join('\n')).toContain('unsupported offline');
+  });
+
   it('loads from a precondition that reads the object only', () => {
     const rule = (key: string) =>
       policy(`    preconditions:
