@@ -55,8 +55,6 @@ export function surelyRead(ast: JmesNode): Set<string> {
       case 'Pipe':
       case 'OrExpression':
       case 'AndExpression':
-        visit(n.children[0]);
-        return;
       case 'Flatten':
       case 'NotExpression':
         visit(n.children[0]);
@@ -77,7 +75,7 @@ export function surelyRead(ast: JmesNode): Set<string> {
       default:
         return;
     }
-  }
+  };
   visit(ast);
   return out;
 }
