@@ -18,8 +18,14 @@ function parse(text: string): Policy[] {
   return out.policies;
 }
 
-/** One rule with a context entry `bad` whose load fails (its path is missing and it has no default). */
-function policy(rule: string): Policy[] {
+/** The context entry `bad`, whose load fails (its path is missing and it has no default). */
+const BAD = `    - name: bad
+      variable:
+        jmesPath: request.object.spec.nothing
+`;
+
+/** One Pod rule with the context entries `context`, then `rule` (its preconditions and mutate). */
+function policy(rule: string, context = BAD): Policy[] {
   return parse(`apiVersion: kyverno.io/v1
 kind: ClusterPolicy
 metadata:
@@ -33,19 +39,21 @@ spec:
       - resources:
           kinds: [Pod]
     context:
-    - name: bad
-      variable:
-        jmesPath: request.object.spec.nothing
-${rule}`);
+${context}${rule}`);
 }
 
-function labelled(value: string): Policy[] {
-  return policy(`    mutate:
+/** A mutate setting the label `seen` to `value`. */
+function labelling(value: string): string {
+  return `    mutate:
       patchStrategicMerge:
         metadata:
           labels:
             seen: "${value}"
-`);
+`;
+}
+
+function labelled(value: string): Policy[] {
+  return policy(labelling(value));
 }
 
 function pod(image = 'nginx'): JsonObject {
@@ -87,64 +95,31 @@ describe("Kyverno's deferred loading", () => {
   });
 
   it("fails the query with the load's error, which a variable with a default catches (loaders/variable.go)", () => {
-    const withDefault = parse(`apiVersion: kyverno.io/v1
-kind: ClusterPolicy
-metadata:
-  name: deferred-default
-  annotations: {pod-policies.kyverno.io/autogen-controllers: none}
-spec:
-  rules:
-  - name: r
-    match:
-      any:
-      - resources:
-          kinds: [Pod]
-    context:
-    - name: bad
-      variable:
-        jmesPath: request.object.spec.nothing
-    - name: named
+    const withDefault = policy(
+      labelling('{{ named }}'),
+      `${BAD}    - name: named
       variable:
         jmesPath: request.object.metadata.name || bad
         default: fallback
-    mutate:
-      patchStrategicMerge:
-        metadata:
-          labels:
-            seen: "{{ named }}"
-`);
+`,
+    );
     const r = run(withDefault);
     expect(r.allowed).toBe(true);
     expect((r.object as JsonObject).metadata).toMatchObject({ labels: { seen: 'fallback' } });
   });
 
   it('stops where a load needs data the run lacks, rather than take a default Kyverno would not take', () => {
-    const offline = parse(`apiVersion: kyverno.io/v1
-kind: ClusterPolicy
-metadata:
-  name: deferred-offline
-  annotations: {pod-policies.kyverno.io/autogen-controllers: none}
-spec:
-  rules:
-  - name: r
-    match:
-      any:
-      - resources:
-          kinds: [Pod]
-    context:
-    - name: imageData
+    const offline = policy(
+      labelling('{{ base }}'),
+      `    - name: imageData
       imageRegistry:
         reference: "{{ request.object.spec.containers[0].image }}"
     - name: base
       variable:
         jmesPath: imageData.manifest.annotations.base
         default: ''
-    mutate:
-      patchStrategicMerge:
-        metadata:
-          labels:
-            base: "{{ base }}"
-`);
+`,
+    );
     const r = run(offline);
     expect(r.allowed).toBe(false);
     expect(r.diagnostics.map((d) => d.message).join('\n')).toContain('unsupported offline');
@@ -157,12 +132,7 @@ spec:
       - key: "${key}"
         operator: Equals
         value: a
-    mutate:
-      patchStrategicMerge:
-        metadata:
-          labels:
-            seen: "yes"
-`);
+${labelling('yes')}`);
     expect(run(rule('{{ request.object.metadata.labels.team }}')).allowed).toBe(true);
     expect(run(rule("{{ request.object.metadata.labels.team || 'bad' }}")).allowed).toBe(false);
   });

@@ -78,21 +78,22 @@ export class RuleScope implements JmesCelScope {
 
   /** A new scope with `name` bound to a structured binding. */
   withBinding(name: string, binding: Binding): RuleScope {
-    const names = new Map(this.names);
-    names.set(name, binding);
-    return new RuleScope(this.target, names, this.existing, this.objectType, this.entries);
+    return this.bound(name, binding, this.entries);
   }
 
   /** A new scope with `name` bound (a later binding of the same name hides the earlier one). */
   with(name: string, cel: string, type?: Ty): RuleScope {
-    const names = new Map(this.names);
-    names.set(name, type === undefined ? { cel } : { cel, type });
-    return new RuleScope(this.target, names, this.existing, this.objectType, this.entries);
+    return this.bound(name, type === undefined ? { cel } : { cel, type }, this.entries);
   }
 
   /** `with`, for a context entry: one of Kyverno's deferred loaders (a name bound again is listed once). */
   withEntry(name: string, cel: string, type?: Ty): RuleScope {
-    const scope = this.with(name, cel, type);
-    return new RuleScope(this.target, scope.names, this.existing, this.objectType, [...this.entries.filter((n) => n !== name), name]);
+    return this.bound(name, type === undefined ? { cel } : { cel, type }, [...this.entries.filter((n) => n !== name), name]);
+  }
+
+  private bound(name: string, binding: Binding, entries: readonly string[]): RuleScope {
+    const names = new Map(this.names);
+    names.set(name, binding);
+    return new RuleScope(this.target, names, this.existing, this.objectType, entries);
   }
 }
