@@ -23,6 +23,11 @@ interface Row {
   nsPerItem: number;
   baselineNsPerItem: number;
   ratio: number;
+  /**
+   * The least and greatest ratio of one round (its transmute time over the baseline time measured right after
+   * it): their spread shows how much of the median ratio is the machine's noise.
+   */
+  roundRatios: { min: number; max: number };
   others: Record<string, { nsPerItem: number; ratioToUs: number }>;
   extra?: Record<string, number | string>;
 }
@@ -41,7 +46,7 @@ function median(xs: number[]): number {
 /** The least time every case warms up for before its timed rounds. */
 const WARMUP_MS = 250;
 
-function measure(c: BenchmarkCase, rounds: number): Pick<Row, 'nsPerItem' | 'baselineNsPerItem' | 'others'> {
+function measure(c: BenchmarkCase, rounds: number): Pick<Row, 'nsPerItem' | 'baselineNsPerItem' | 'others' | 'roundRatios'> {
   // Warm-up: let every side reach its optimised code before timing. Three runs of a small case (2,000 CEL
   // evaluations, well under a millisecond) can end before V8's optimising compiler, which works on a
   // background thread, has delivered: the timed rounds then measured unoptimised code in some runs (E1 at
@@ -65,8 +70,10 @@ function measure(c: BenchmarkCase, rounds: number): Pick<Row, 'nsPerItem' | 'bas
     }
   }
   const nsPerItem = median(ours) / c.items;
+  const perRound = ours.map((t, r) => t / base[r]!);
   return {
     nsPerItem,
+    roundRatios: { min: Math.min(...perRound), max: Math.max(...perRound) },
     baselineNsPerItem: median(base) / c.items,
     others: Object.fromEntries(
       Object.entries(others).map(([n, xs]) => {
@@ -185,7 +192,7 @@ async function main(): Promise<void> {
         .map(([n, o]) => `  ${n}: ${fmt(o.nsPerItem)}/item (${o.ratioToUs.toFixed(2)}x ours)`)
         .join('');
       const ex = row.extra ? '  ' + Object.entries(row.extra).map(([k, v]) => `${k}=${v}`).join(' ') : '';
-      console.log(`${row.name}\n  transmute ${fmt(row.nsPerItem)}/item  hand-written ${fmt(row.baselineNsPerItem)}/item  ratio ${row.ratio.toFixed(2)}x${others}${ex}`);
+      console.log(`${row.name}\n  transmute ${fmt(row.nsPerItem)}/item  hand-written ${fmt(row.baselineNsPerItem)}/item  ratio ${row.ratio.toFixed(2)}x (rounds ${row.roundRatios.min.toFixed(2)}-${row.roundRatios.max.toFixed(2)}x)${others}${ex}`);
     }
   }
   const stream = filter && !'stream'.includes(filter) ? undefined : streamMemory(here);
