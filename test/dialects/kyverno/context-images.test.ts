@@ -5,19 +5,11 @@
  */
 import { describe, expect, it } from 'vitest';
 import { contextImages, ImagesFailure } from '../../../src/dialects/kyverno/context-images.js';
-import { kyvernoDialect } from '../../../src/dialects/kyverno/index.js';
 import { mutateExisting } from '../../../src/dialects/kyverno/mutate-existing.js';
 import { apply } from '../../../src/interpreter/index.js';
 import type { JsonObject } from '../../../src/ir/json.js';
-import type { Policy } from '../../../src/ir/nodes.js';
-import { loadYamlText } from '../../../src/io/yaml-load.js';
-import type { SourceDoc } from '../../../src/io/source.js';
-
-function docs(text: string): SourceDoc[] {
-  const r = loadYamlText('p.yaml', text);
-  if (!r.ok) throw new Error(r.diagnostics.map((d) => d.message).join('\n'));
-  return r.value;
-}
+import { docs } from '../map/support.js';
+import { kyvernoPolicies as parse } from '../map/kyverno-support.js';
 
 function policy(name: string, rules: string): string {
   return `apiVersion: kyverno.io/v1
@@ -55,12 +47,6 @@ ${MATCH}    mutate:
           annotations:
             ${key}: "{{ images.containers.app.registry }}"
 `;
-
-function parse(text: string): Policy[] {
-  const r = kyvernoDialect.parse(docs(text));
-  expect(r.diagnostics.filter((d) => d.severity === 'error')).toEqual([]);
-  return r.policies;
-}
 
 const pod = (containers: JsonObject[], kind = 'Pod'): JsonObject => ({ apiVersion: 'v1', kind, metadata: { name: 'p', namespace: 'default' }, spec: { containers } });
 const APP = pod([{ name: 'app', image: 'nginx:1.25' }]);

@@ -4,19 +4,10 @@
  */
 import { describe, expect, it } from 'vitest';
 import { mentions } from '../../../src/dialects/kyverno/deferred-loading.js';
-import { kyvernoDialect } from '../../../src/dialects/kyverno/index.js';
 import { apply } from '../../../src/interpreter/index.js';
 import type { JsonObject } from '../../../src/ir/json.js';
 import type { Policy } from '../../../src/ir/nodes.js';
-import { loadYamlText } from '../../../src/io/yaml-load.js';
-
-function parse(text: string): Policy[] {
-  const r = loadYamlText('p.yaml', text);
-  if (!r.ok) throw new Error(r.diagnostics.map((d) => d.message).join('\n'));
-  const out = kyvernoDialect.parse(r.value);
-  expect(out.diagnostics.filter((d) => d.severity === 'error')).toEqual([]);
-  return out.policies;
-}
+import { kyvernoPolicies as parse } from '../map/kyverno-support.js';
 
 /** The context entry `bad`, whose load fails (its path is missing and it has no default). */
 const BAD = `    - name: bad

@@ -4,12 +4,10 @@
  * denial where Kyverno's rule fails) on Pods and Deployments whose images cover the parse's branches.
  */
 import { describe, expect, it } from 'vitest';
-import { kyvernoDialect } from '../../../src/dialects/kyverno/index.js';
 import { apply } from '../../../src/interpreter/index.js';
 import type { JsonObject, JsonValue } from '../../../src/ir/json.js';
 import type { Policy } from '../../../src/ir/nodes.js';
-import { docs } from './support.js';
-import { refusal, translatedTo } from './kyverno-support.js';
+import { kyvernoPolicies as parsedKyverno, refusal, translatedTo } from './kyverno-support.js';
 import { generateMap } from '../../../src/dialects/map/generate.js';
 
 function kyverno(kinds: string, mutate: string): Policy[] {
@@ -28,13 +26,6 @@ spec:
     mutate:
 ${mutate}`;
   return parsedKyverno(text);
-}
-
-/** The policies of a Kyverno policy text that parses without errors. */
-function parsedKyverno(text: string): Policy[] {
-  const r = kyvernoDialect.parse(docs(text));
-  expect(r.diagnostics.filter((d) => d.severity === 'error')).toEqual([]);
-  return r.policies;
 }
 
 const translated = translatedTo;
