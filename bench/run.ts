@@ -189,7 +189,7 @@ async function main(): Promise<void> {
       if (extra) row.extra = extra;
       rows.push(row);
       const others = Object.entries(row.others)
-        .map(([n, o]) => `  ${n}: ${fmt(o.nsPerItem)}/item (${o.ratioToUs.toFixed(2)}x ours)`)
+        .map(([n, o]) => `  ${n}: ${fmt(o.nsPerItem)}/item (${o.ratioToUs.toFixed(2)}x ours; ours ${(1 / o.ratioToUs).toFixed(2)}x it)`)
         .join('');
       const ex = row.extra ? '  ' + Object.entries(row.extra).map(([k, v]) => `${k}=${v}`).join(' ') : '';
       console.log(`${row.name}\n  transmute ${fmt(row.nsPerItem)}/item  hand-written ${fmt(row.baselineNsPerItem)}/item  ratio ${row.ratio.toFixed(2)}x (rounds ${row.roundRatios.min.toFixed(2)}-${row.roundRatios.max.toFixed(2)}x)${others}${ex}`);
