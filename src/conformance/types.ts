@@ -153,6 +153,8 @@ export type ChainsawStep =
 /** A chainsaw test replayed against an in-memory cluster (Kyverno `kyverno-chainsaw`). */
 export interface ChainsawCase extends CaseBase {
   format: 'kyverno-chainsaw';
+  /** The namespace chainsaw runs the test in: the Test's `spec.namespace`, else its ephemeral one. */
+  namespace: string;
   steps: ChainsawStep[];
   features: string[];
 }

@@ -143,6 +143,54 @@ ${MPOL.replace(/^/gm, '          ')}
     expect(out.results).toEqual([expect.objectContaining({ policy: 'add-team', status: 'passed' })]);
   });
 
+  it("binds chainsaw's $namespace in a step template to the test's namespace (Kyverno's policy-ready of a namespaced Policy)", async () => {
+    const namespacedPolicy = ADD_TEAM_POLICY.replace('kind: ClusterPolicy', 'kind: Policy');
+    const steps = `  - name: create policy
+    try:
+    - create:
+        file: ../policy.yaml
+  - name: wait
+    use:
+      template: ../templates/ready.yaml
+      with:
+        bindings:
+        - name: name
+          value: add-team
+  - try:
+    - apply:
+        file: pod.yaml
+    - assert:
+        file: expected.yaml
+`;
+    const ready = `apiVersion: chainsaw.kyverno.io/v1alpha1\nkind: StepTemplate\nmetadata:\n  name: ready\nspec:\n  try:\n  - assert:\n      template: true\n      resource:\n        apiVersion: kyverno.io/v1\n        kind: Policy\n        metadata:\n          name: ($name)\n          namespace: ($namespace)\n        status:\n          ready: true\n`;
+    const dir = library({
+      'policy.yaml': namespacedPolicy,
+      'templates/ready.yaml': ready,
+      '.chainsaw-test/chainsaw-test.yaml': chainsawTest(steps),
+      '.chainsaw-test/expected.yaml': labelledPod('platform'),
+    });
+    const r = await run(['test', dir, '-o', 'json']);
+    const out = JSON.parse(r.stdout) as { results: { policy: string; status: string; reason: string }[] };
+    expect(out.results).toEqual([expect.objectContaining({ policy: 'add-team', status: 'passed' })]);
+  });
+
+  it("runs a test in its Test's spec.namespace, which a policy matching that namespace sees", async () => {
+    const onlyTeamA = ADD_TEAM_POLICY.replace('kinds: [Pod]', 'kinds: [Pod]\n          namespaces: [team-a]');
+    const expected = labelledPod('platform').replace('name: web', 'name: web\n  namespace: team-a');
+    const results = async (spec: string): Promise<{ status: string; reason: string }[]> => {
+      const dir = library({
+        'policy.yaml': onlyTeamA,
+        '.chainsaw-test/chainsaw-test.yaml': chainsawTest(STEPS).replace('spec:\n', spec),
+        '.chainsaw-test/expected.yaml': expected,
+      });
+      const r = await run(['test', dir, '-o', 'json']);
+      return (JSON.parse(r.stdout) as { results: { status: string; reason: string }[] }).results;
+    };
+    expect(await results('spec:\n  namespace: team-a\n')).toEqual([expect.objectContaining({ status: 'passed' })]);
+    // Without it, chainsaw's ephemeral namespace: the Pod is not in team-a, and the assert finds no such Pod.
+    expect(await results('spec:\n')).toEqual([expect.objectContaining({ status: 'failed' })]);
+  });
+
   it('lists as not run what the replay cannot stand for, with the reason', async () => {
     const cases: [string, Record<string, string>, string][] = [
       ['script', { '.chainsaw-test/chainsaw-test.yaml': chainsawTest(`${STEPS}    - script:\n        content: kubectl get pods\n`) }, 'is a script operation, which needs a live cluster'],

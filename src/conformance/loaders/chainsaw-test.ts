@@ -11,7 +11,7 @@
  * - what needs a live cluster or a shell: `script`, `command`, `wait`, a file glob, an operation with
  *   `expect` or `outputs`;
  * - bindings (`bindings`, a `($name)` value), which the replay does not evaluate; a step template (`use`) is
- *   expanded where its bindings are plain values used whole;
+ *   expanded where its bindings are plain values used whole (chainsaw's `$namespace` is the test's namespace);
  * - a test whose policies do not mutate (validate, generate, verifyImages only), or mix dialects;
  * - an `assert` of a CustomResourceDefinition that no earlier step installs: the test runs in a cluster its CI
  *   prepared beforehand (kyverno/policies installs the CRDs of its third-party kinds before the tests);
@@ -28,6 +28,12 @@ import type { ChainsawCase, ChainsawStep } from '../types.js';
 import { malformed, obj, readDocs, str, synthesizedDocs, type CaseFiles } from './common.js';
 
 export const CHAINSAW_TEST_FILE_NAME = 'chainsaw-test.yaml';
+
+/**
+ * The namespace a test runs in when its Test names none: chainsaw makes an ephemeral one with a random name
+ * (`chainsaw-<adjective>-<animal>`); the replay's is fixed, so that its results are deterministic.
+ */
+export const EPHEMERAL_TEST_NAMESPACE = 'chainsaw-test';
 
 /** A chainsaw test read for the replay: its case, or why it is not run; and the names of its policies. */
 export type ChainsawTestLoad =
@@ -93,6 +99,8 @@ export function loadChainsawTest(path: string, display: string = path, dialects:
   if (test.apiVersion !== 'chainsaw.kyverno.io/v1alpha1') return notRun(`${test.apiVersion} tests are not replayed (only chainsaw.kyverno.io/v1alpha1)`);
   // Templating (on by default) changes only values that hold bindings, which are refused where they occur.
   if (spec.bindings !== undefined) return notRun('the test has bindings, which the replay does not evaluate');
+  // `spec.namespace` runs the test in that namespace instead of an ephemeral one (chainsaw creates it if needed).
+  const namespace = typeof spec.namespace === 'string' && spec.namespace !== '' ? spec.namespace : EPHEMERAL_TEST_NAMESPACE;
   const steps: ChainsawStep[] = [];
   const policyDialects = new Set<string>();
   const policyFiles = new Set<string>();
@@ -105,7 +113,7 @@ export function loadChainsawTest(path: string, display: string = path, dialects:
     if (!step) return malformed(`${display}: spec.steps[${si}] is not a mapping`);
     if (step.bindings !== undefined) return notRun(`step ${si + 1} has bindings, which the replay does not evaluate`);
     if (step.use !== undefined) {
-      const used = stepTemplate(files, display, obj(step.use) ?? {}, si);
+      const used = stepTemplate(files, display, obj(step.use) ?? {}, si, namespace);
       if (!used.ok) return used;
       if (typeof used.value === 'string') return notRun(used.value);
       step = used.value;
@@ -191,23 +199,24 @@ export function loadChainsawTest(path: string, display: string = path, dialects:
     kind: 'case',
     policies,
     policyFiles: [...policyFiles],
-    case: { id: display, path: files.dir, corpus: '', source: 'chainsaw-test', dialect, format: 'kyverno-chainsaw', steps, features: [] },
+    case: { id: display, path: files.dir, corpus: '', source: 'chainsaw-test', dialect, format: 'kyverno-chainsaw', namespace, steps, features: [] },
   });
 }
 
 /**
  * A step's `use` of a StepTemplate (chainsaw.kyverno.io/v1alpha1): the template's step with its bindings
  * written in, where each binding is a plain value and each use of one is a whole `($name)` value (as Kyverno's
- * step templates use them: `file: ($file)`, `name: ($name)`). Anything else is a reason not to run.
+ * step templates use them: `file: ($file)`, `name: ($name)`). Chainsaw's built-in `$namespace` is the test's
+ * namespace (`namespace`) unless the use binds it. Anything else is a reason not to run.
  */
-function stepTemplate(files: CaseFiles, display: string, use: JsonObject, si: number): Result<JsonObject | string> {
+function stepTemplate(files: CaseFiles, display: string, use: JsonObject, si: number, namespace: string): Result<JsonObject | string> {
   const where = `step ${si + 1} uses a step template`;
   if (typeof use.template !== 'string') return ok(`${where} without a template file`);
   const read = readDocs(files, use.template);
   if (!read.ok) return read;
   const template = read.value.map((d) => d.value).find((v) => isJsonObject(v) && v.kind === 'StepTemplate');
   if (!isJsonObject(template)) return malformed(`${display}: ${use.template} is not a chainsaw StepTemplate`);
-  const values = new Map<string, JsonValue>();
+  const values = new Map<string, JsonValue>([['namespace', namespace]]);
   const bindings = obj(use.with)?.bindings;
   for (const b of Array.isArray(bindings) ? bindings : []) {
     if (!isJsonObject(b) || typeof b.name !== 'string' || b.value === undefined || (typeof b.value === 'string' && b.value.startsWith('('))) return ok(`${where} whose bindings are not plain values`);

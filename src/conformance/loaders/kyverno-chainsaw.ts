@@ -6,6 +6,7 @@ import { ok, type Result } from '../../diagnostics/diagnostic.js';
 import type { JsonObject } from '../../ir/json.js';
 import type { ChainsawCase, ChainsawStep } from '../types.js';
 import { registryDialectName } from '../kinds.js';
+import { EPHEMERAL_TEST_NAMESPACE } from './chainsaw-test.js';
 import { list, malformed, obj, readDocs, str, strings, type CaseBase, type CaseFiles } from './common.js';
 import { needsClusterReason } from './needs.js';
 
@@ -48,6 +49,8 @@ export function loadChainsawCase(
     ...base,
     format: 'kyverno-chainsaw',
     dialect: registryDialectName(manifestDialect),
+    // The manifests come from tests that name no namespace of their own.
+    namespace: EPHEMERAL_TEST_NAMESPACE,
     ...(needs ? { needsCluster: needs } : {}),
     steps,
     features: strings(manifest.features),

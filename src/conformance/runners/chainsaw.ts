@@ -37,8 +37,6 @@ import { guessResource, kindOfResource, lookupKind, parseApiVersion } from '../.
 import { apiGet } from './api-server.js';
 import { clusterGlobalContext } from './global-context-entries.js';
 
-/** Chainsaw creates each test's namespaced objects in an ephemeral namespace when they name none. */
-const TEST_NAMESPACE = 'chainsaw-test';
 /** Namespaces every cluster has. */
 const SYSTEM_NAMESPACES = ['default', 'kube-system', 'kube-public', 'kube-node-lease'];
 /** Chainsaw talks to the API server as the cluster admin. */
@@ -154,7 +152,7 @@ class Replay {
     // Namespaces that exist before any step runs: the cluster's own and the one chainsaw creates for the test.
     // They are what a policy matching `Namespace` finds as triggers on install (mutateExistingOnPolicyUpdate).
     // The API server labels every namespace with its name (NamespaceDefaultLabelName).
-    for (const name of [...SYSTEM_NAMESPACES, TEST_NAMESPACE]) {
+    for (const name of new Set([...SYSTEM_NAMESPACES, c.namespace])) {
       const ns = namespaceStub(name, { 'kubernetes.io/metadata.name': name });
       this.objects.set(objectKey(ns), ns);
       this.createdByCluster(defaultServiceAccount(name));
@@ -418,7 +416,7 @@ class Replay {
     if (!needsNamespace && !needsName) return doc;
     const copy = copyObject(doc);
     const m = copyObject(md);
-    if (needsNamespace) m.namespace = TEST_NAMESPACE;
+    if (needsNamespace) m.namespace = this.c.namespace;
     if (needsName) m.name = `${String(md.generateName)}${(this.generated++).toString(36).padStart(5, '0')}`;
     copy.metadata = m;
     return copy;
