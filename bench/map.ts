@@ -1,8 +1,6 @@
 import { copyObject, isJsonObject, type JsonObject, type JsonValue } from '../src/ir/json.js';
 import type { Policy } from '../src/ir/nodes.js';
-import { kindSchema } from '../src/engines/ssa.js';
 import { loadYamlText } from '../src/io/yaml-load.js';
-import { typesCleanly } from '../src/merge/ssa/fast-checks.js';
 import { parsePolicyDocs } from '../src/pipeline.js';
 import type { Benchmark } from './types.js';
 import { podPolicyBenchmark } from './pods.js';
@@ -145,24 +143,4 @@ export function handWrittenMap(pod: JsonObject): JsonObject {
   return { ...pod, metadata: { ...metadata, labels, annotations }, spec };
 }
 
-/**
- * handWrittenMap after the typing of the whole Pod that kube-apiserver makes before an ApplyConfiguration
- * (and transmute with it): informational, for comparing engines that must do that work with a baseline
- * that does it too. The benchmark's ratio stays against handWrittenMap.
- */
-export function typedHandWrittenMap(): (pod: JsonObject) => JsonObject {
-  const known = kindSchema({ group: '', version: 'v1', kind: 'Pod' });
-  if (known === undefined) throw new Error('no built-in schema for v1 Pod');
-  const { schema } = known;
-  const node = schema.node(known.typeRef);
-  return (pod) => {
-    if (!typesCleanly(schema, node, pod, true, undefined)) throw new Error(`pod ${String(obj(pod.metadata).name)} does not type as a v1 Pod`);
-    return handWrittenMap(pod);
-  };
-}
-
-export const benchmarks: Benchmark[] = [
-  podPolicyBenchmark('map: 10-mutation MutatingAdmissionPolicy over 10,000 Pods', tenMutationPolicies, handWrittenMap, 300, {
-    'hand-written + Pod typing': typedHandWrittenMap(),
-  }),
-];
+export const benchmarks: Benchmark[] = [podPolicyBenchmark('map: 10-mutation MutatingAdmissionPolicy over 10,000 Pods', tenMutationPolicies, handWrittenMap, 300)];

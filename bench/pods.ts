@@ -34,16 +34,8 @@ export function makePods(count: number): JsonObject[] {
 /**
  * A benchmark of a policy set over 10,000 distinct Pods against a hand-written function doing the same
  * mutation. `verify` proves both do the same work: equal results, the request allowed, the input untouched.
- * `others`: further functions over the same Pods, timed beside them and reported against transmute (they
- * give the same results as the baseline, which `verify` checks too); the ratio stays transmute's to `handWritten`.
  */
-export function podPolicyBenchmark(
-  name: string,
-  policies: () => Policy[],
-  handWritten: (pod: JsonObject) => JsonValue,
-  verifyCount = 200,
-  others: Record<string, (pod: JsonObject) => JsonValue> = {},
-): Benchmark {
+export function podPolicyBenchmark(name: string, policies: () => Policy[], handWritten: (pod: JsonObject) => JsonValue, verifyCount = 200): Benchmark {
   return {
     name,
     setup() {
@@ -59,14 +51,6 @@ export function podPolicyBenchmark(
         baseline() {
           for (const p of pods) sink = handWritten(p);
         },
-        others: Object.fromEntries(
-          Object.entries(others).map(([label, f]) => [
-            label,
-            () => {
-              for (const p of pods) sink = f(p);
-            },
-          ]),
-        ),
         verify() {
           for (let i = 0; i < verifyCount; i++) {
             const before = JSON.stringify(pods[i]);
@@ -74,9 +58,6 @@ export function podPolicyBenchmark(
             const b = handWritten(pods[i]!);
             if (!a.allowed || !jsonEqual(a.object, b)) {
               throw new Error(`interpreter and baseline disagree on pod ${i}:\n${JSON.stringify(a.object)}\n${JSON.stringify(b)}\n${a.diagnostics.map((d) => d.message).join('\n')}`);
-            }
-            for (const [label, f] of Object.entries(others)) {
-              if (!jsonEqual(f(pods[i]!), b)) throw new Error(`${label} and the baseline disagree on pod ${i}`);
             }
             if (JSON.stringify(pods[i]) !== before) throw new Error(`pod ${i} was mutated in place`);
           }
