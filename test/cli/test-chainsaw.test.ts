@@ -59,6 +59,31 @@ const STEPS = `  - name: install
         file: expected.yaml
 `;
 
+/** A chainsaw StepTemplate of one operation (`op`: its YAML lines under `try:`). */
+function stepTemplateDoc(name: string, op: string): string {
+  return `apiVersion: chainsaw.kyverno.io/v1alpha1\nkind: StepTemplate\nmetadata:\n  name: ${name}\nspec:\n  try:\n${op}`;
+}
+
+/** The readiness assert of a policy of `kind` named by the binding `name` (`namespace`: its metadata line, or ''). */
+function readyAssert(kind: string, namespace: string): string {
+  return `  - assert:\n      resource:\n        apiVersion: kyverno.io/v1\n        kind: ${kind}\n        metadata:\n          name: ($name)\n${namespace}        status:\n          ready: true\n`;
+}
+
+/** Steps that wait for add-team through the template ../templates/ready.yaml, then apply pod.yaml and assert expected.yaml. */
+const WAIT_THEN_APPLY = `  - name: wait
+    use:
+      template: ../templates/ready.yaml
+      with:
+        bindings:
+        - name: name
+          value: add-team
+  - try:
+    - apply:
+        file: pod.yaml
+    - assert:
+        file: expected.yaml
+`;
+
 function library(files: Record<string, string>): string {
   return tempDir('test-chainsaw', { 'policy.yaml': ADD_TEAM_POLICY, '.chainsaw-test/ready.yaml': ADD_TEAM_READY, '.chainsaw-test/pod.yaml': WEB_POD, ...files });
 }
@@ -111,7 +136,6 @@ ${MPOL.replace(/^/gm, '          ')}
   });
 
   it('expands step templates whose bindings are plain values (Kyverno\'s create-policy and policy-ready)', async () => {
-    const template = (name: string, op: string): string => `apiVersion: chainsaw.kyverno.io/v1alpha1\nkind: StepTemplate\nmetadata:\n  name: ${name}\nspec:\n  try:\n${op}`;
     const steps = `  - name: create policy
     use:
       template: ../templates/create-policy.yaml
@@ -119,22 +143,10 @@ ${MPOL.replace(/^/gm, '          ')}
         bindings:
         - name: file
           value: ../policy.yaml
-  - name: wait
-    use:
-      template: ../templates/ready.yaml
-      with:
-        bindings:
-        - name: name
-          value: add-team
-  - try:
-    - apply:
-        file: pod.yaml
-    - assert:
-        file: expected.yaml
-`;
+${WAIT_THEN_APPLY}`;
     const dir = library({
-      'templates/create-policy.yaml': template('create-policy', '  - create:\n      file: ($file)\n'),
-      'templates/ready.yaml': template('ready', '  - assert:\n      resource:\n        apiVersion: kyverno.io/v1\n        kind: ClusterPolicy\n        metadata:\n          name: ($name)\n        status:\n          ready: true\n'),
+      'templates/create-policy.yaml': stepTemplateDoc('create-policy', '  - create:\n      file: ($file)\n'),
+      'templates/ready.yaml': stepTemplateDoc('ready', readyAssert('ClusterPolicy', '')),
       '.chainsaw-test/chainsaw-test.yaml': chainsawTest(steps),
       '.chainsaw-test/expected.yaml': labelledPod('platform'),
     });
@@ -144,28 +156,14 @@ ${MPOL.replace(/^/gm, '          ')}
   });
 
   it("binds chainsaw's $namespace in a step template to the test's namespace (Kyverno's policy-ready of a namespaced Policy)", async () => {
-    const namespacedPolicy = ADD_TEAM_POLICY.replace('kind: ClusterPolicy', 'kind: Policy');
     const steps = `  - name: create policy
     try:
     - create:
         file: ../policy.yaml
-  - name: wait
-    use:
-      template: ../templates/ready.yaml
-      with:
-        bindings:
-        - name: name
-          value: add-team
-  - try:
-    - apply:
-        file: pod.yaml
-    - assert:
-        file: expected.yaml
-`;
-    const ready = `apiVersion: chainsaw.kyverno.io/v1alpha1\nkind: StepTemplate\nmetadata:\n  name: ready\nspec:\n  try:\n  - assert:\n      template: true\n      resource:\n        apiVersion: kyverno.io/v1\n        kind: Policy\n        metadata:\n          name: ($name)\n          namespace: ($namespace)\n        status:\n          ready: true\n`;
+${WAIT_THEN_APPLY}`;
     const dir = library({
-      'policy.yaml': namespacedPolicy,
-      'templates/ready.yaml': ready,
+      'policy.yaml': ADD_TEAM_POLICY.replace('kind: ClusterPolicy', 'kind: Policy'),
+      'templates/ready.yaml': stepTemplateDoc('ready', readyAssert('Policy', '          namespace: ($namespace)\n')),
       '.chainsaw-test/chainsaw-test.yaml': chainsawTest(steps),
       '.chainsaw-test/expected.yaml': labelledPod('platform'),
     });
