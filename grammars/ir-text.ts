@@ -628,7 +628,7 @@ function stringOption(tok: IToken, what: string): string {
 
 function semanticsOf(orderTok: IToken, opts: Options): Semantics {
   const order = oneOf(orderTok, 'semantics order', ['sequential', 'fixpoint', 'ordered'] as const);
-  const m = optionMap(opts, ['maxPasses', 'reinvocation', 'failurePolicy', 'applyRules'], 'semantics');
+  const m = optionMap(opts, ['maxPasses', 'reinvocation', 'failurePolicy', 'applyRules', 'namespace'], 'semantics');
   const s: Semantics = { order };
   const maxPasses = m.get('maxPasses');
   if (maxPasses) {
@@ -642,6 +642,8 @@ function semanticsOf(orderTok: IToken, opts: Options): Semantics {
   if (fp) s.failurePolicy = oneOf(fp, 'failurePolicy', ['fail', 'ignore'] as const);
   const ar = m.get('applyRules');
   if (ar) s.applyRules = oneOf(ar, 'applyRules', ['all', 'one'] as const);
+  const ns = m.get('namespace');
+  if (ns) s.namespace = oneOf(ns, 'namespace', ['implied'] as const);
   return s;
 }
 

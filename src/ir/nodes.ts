@@ -297,6 +297,13 @@ export interface Semantics {
    * applied, i.e. changed the object (Kyverno `spec.applyRules: One`, engine mutation.go RulesAppliedCount).
    */
   applyRules?: 'all' | 'one';
+  /**
+   * `implied`: a namespaced policy whose source names no namespace (a Kyverno `Policy` without
+   * metadata.namespace). It applies in the namespace it is created in; its match and id read that namespace as
+   * `default`, as Kyverno's CLI does, and a translation leaves it to whoever installs the policy, or says
+   * where it cannot.
+   */
+  namespace?: 'implied';
 }
 
 export interface Rule {

@@ -198,6 +198,7 @@ function normalizeSemantics(s: Semantics): Semantics {
   out.failurePolicy = s.failurePolicy ?? 'fail';
   // `all` is the default; only the non-default value is kept so IR without the field compares equal.
   if (s.applyRules === 'one') out.applyRules = 'one';
+  if (s.namespace !== undefined) out.namespace = s.namespace;
   return out;
 }
 

@@ -290,6 +290,7 @@ function printSemantics(s: Semantics): string {
   if (s.reinvocation !== undefined) out += ` reinvocation=${s.reinvocation}`;
   if (s.failurePolicy !== undefined) out += ` failurePolicy=${s.failurePolicy}`;
   if (s.applyRules !== undefined) out += ` applyRules=${s.applyRules}`;
+  if (s.namespace !== undefined) out += ` namespace=${s.namespace}`;
   return out;
 }
 

@@ -191,7 +191,7 @@ export function randomPolicy(r: Random, o: Origin = NO_ORIGIN): Policy {
     const rule: Rule = { name: pick(r, [`rule-${i}`, 'object', 'a.b', '']), guards: Array.from({ length: int(r, 2) }, () => randomGuard(r, 0, o)), body: Array.from({ length: int(r, 4) }, () => randomOp(r, 0, o)), origin: o };
     return chance(r, 0.3) ? { ...rule, match: randomMatch(r) } : rule;
   });
-  const semantics = pick(r, [{ order: 'sequential' }, { order: 'fixpoint', maxPasses: 3 }, { order: 'ordered', reinvocation: 'ifNeeded', failurePolicy: 'ignore' }] as const);
+  const semantics = pick(r, [{ order: 'sequential' }, { order: 'sequential', namespace: 'implied' }, { order: 'fixpoint', maxPasses: 3 }, { order: 'ordered', reinvocation: 'ifNeeded', failurePolicy: 'ignore' }] as const);
   return {
     id: pick(r, ['p', 'add-team-label', 'my.policy', 'policy', 'vars']),
     match: randomMatch(r),

@@ -5,7 +5,7 @@
  *   kind: Policy
  *   metadata: {name: <id>}
  *   spec:
- *     semantics: {order: sequential|fixpoint|ordered, maxPasses?, reinvocation?, failurePolicy?, applyRules?}   # default sequential
+ *     semantics: {order: sequential|fixpoint|ordered, maxPasses?, reinvocation?, failurePolicy?, applyRules?, namespace?}   # default sequential
  *     match: <MatchSpec>                                                                             # default: everything
  *     lets: [<let op>…]          bindings the guards and every rule see
  *     guards: [<guard>…]
@@ -78,10 +78,11 @@ const SEMANTICS_CHOICES = {
   reinvocation: ['never', 'ifNeeded'],
   failurePolicy: ['fail', 'ignore'],
   applyRules: ['all', 'one'],
+  namespace: ['implied'],
 } as const satisfies Partial<Record<keyof Semantics, readonly string[]>>;
 
 function readSemantics(r: Reader, v: JsonValue | undefined, at: YamlPath): Semantics | undefined {
-  const o = r.object(v, at, 'semantics', ['order'], ['maxPasses', 'reinvocation', 'failurePolicy', 'applyRules']);
+  const o = r.object(v, at, 'semantics', ['order'], ['maxPasses', 'reinvocation', 'failurePolicy', 'applyRules', 'namespace']);
   if (!o) return undefined;
   const order = r.oneOf(o.order, [...at, 'order'], 'semantics.order', ['sequential', 'fixpoint', 'ordered'] as const);
   if (!order) return undefined;

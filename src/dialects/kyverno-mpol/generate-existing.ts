@@ -252,6 +252,12 @@ function emitRule(er: ExistingRule, apiVersion: string, diagnostics: Diagnostic[
   const info = lookupKind(group, kind);
   const resource = info?.resource ?? guessResource(kind);
   const notes: Emitted['notes'] = [];
+  if (namespaced && str(obj(policy.metadata)?.namespace) === undefined) {
+    notes.push({
+      message: `Policy ${policyName} names no namespace: Kyverno applies it in the namespace it is created in, while the MutatingPolicy of its rule ${ruleName} is written for namespace "default" (its metadata and the namespaces its CEL compares), where it is created without -n`,
+      origin: origin(['metadata']),
+    });
+  }
   if (!info) notes.push({ message: `target kind ${kind} of ${apiVersion0} is not a built-in kind: its resource is taken to be "${resource}" (apimachinery's guess); a custom resource with another plural is not found`, origin: origin([...tAt, 'kind']) });
 
   // The rule's operations decide how `request.object` reads on a DELETE trigger.

@@ -798,7 +798,8 @@ function policyDocument(name: string, rules: JsonObject[], p: Policy | undefined
   // wildcard kind and user variables (validate.go validateWildcard, background.go containsUserVariables).
   spec.background = false;
   spec.rules = rules;
-  const metadata: JsonObject = namespace === undefined ? { name } : { name, namespace };
+  // A source that named no namespace (Semantics.namespace) gives a Policy that names none either.
+  const metadata: JsonObject = namespace === undefined || p?.semantics.namespace === 'implied' ? { name } : { name, namespace };
   // Every rule the IR runs is written out (autogen rules included), so Kyverno must not add controller rules.
   if (rules.some(matchesPods)) metadata.annotations = { [AUTOGEN_ANNOTATION]: 'none' };
   return { apiVersion: 'kyverno.io/v1', kind: namespace === undefined ? 'ClusterPolicy' : 'Policy', metadata, spec };

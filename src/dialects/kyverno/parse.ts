@@ -89,6 +89,8 @@ function parsePolicy(r: Reader, values: JsonObject | undefined, diagnostics: Dia
   if (diagnostics.slice(before).some((d) => d.severity === 'error')) return undefined;
   const failurePolicy = r.get(['spec', 'failurePolicy']) === 'Ignore' ? 'ignore' : 'fail';
   const semantics: Semantics = { order: 'sequential', failurePolicy };
+  // The namespace `default` stands for the one the policy is created in (see Semantics.namespace).
+  if (namespaced && r.string(['metadata', 'namespace']) === undefined) semantics.namespace = 'implied';
   if (r.get(['spec', 'applyRules']) === 'One') semantics.applyRules = 'one';
   return {
     id: namespaced ? `${namespace}/${name}` : name,

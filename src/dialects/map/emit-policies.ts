@@ -320,6 +320,14 @@ function nameOf(p: Policy, used: Set<string>): string {
 }
 
 /**
+ * A policy whose source names no namespace (Semantics.namespace) and whose match still tests the namespace
+ * it stands for: the emitted policy is written for `default` instead of the namespace it is created in.
+ */
+function namespacePinned(p: Policy): boolean {
+  return p.semantics.namespace === 'implied' && [...(p.match.any ?? []), ...(p.match.all ?? [])].some((c) => c.namespaces !== undefined);
+}
+
+/**
  * The policy-level bindings as variables: a MAP invocation's param object (written into a target without
  * params as `variables.params`), and a MutatingPolicy's variables (lazy CEL, which MAP's and MutatingPolicy's
  * `variables` are too). Undefined when there are none.
@@ -361,6 +369,10 @@ function emitGroup(original: readonly Policy[], target: CelTarget, report: Gener
     return undefined;
   }
   for (const note of m.notes) report.lossy('TM4003', `match: ${note}`, head.match.origin ?? head.origin);
+  const pinned = group.find(namespacePinned);
+  if (pinned) {
+    report.lossy('TM4003', `${pinned.id} names no namespace: its source applies in the namespace it is created in; the ${target.label} matches the namespace "default" instead (where the source lands when created without a namespace)`, pinned.origin);
+  }
   const conditions = m.conditions.map((c) => ({ ...c }));
   const body: Body = { variables: [], mutations: [] };
   const earlierRules: EarlierRule[] = [];
