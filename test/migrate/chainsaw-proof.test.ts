@@ -59,6 +59,31 @@ describe('migrate proves with chainsaw tests', () => {
     ]);
   });
 
+  it('a test whose step template lies outside DIR reads it there from OUT too (the migration leaves it as it is)', async () => {
+    const root = tempDir('migrate-chainsaw-template', {
+      'templates/ready.yaml': `apiVersion: chainsaw.kyverno.io/v1alpha1\nkind: StepTemplate\nmetadata:\n  name: ready\nspec:\n  try:\n  - assert:\n      file: ($file)\n`,
+      'tests/lib/add-team.yaml': ADD_TEAM_POLICY,
+      'tests/lib/.chainsaw-test/chainsaw-test.yaml': chainsawTest().replace(
+        '    - assert:\n        file: ready.yaml\n',
+        '  - use:\n      template: ../../../templates/ready.yaml\n      with:\n        bindings:\n        - name: file\n          value: ready.yaml\n',
+      ),
+      'tests/lib/.chainsaw-test/ready.yaml': ADD_TEAM_READY,
+      'tests/lib/.chainsaw-test/pod.yaml': WEB_POD,
+      'tests/lib/.chainsaw-test/expected.yaml': labelledPod('platform'),
+    });
+    const r = await run(['migrate', join(root, 'tests', 'lib'), '--out-dir', join(root, 'out'), '--json']);
+    const report = JSON.parse(r.stdout) as MigrateReport;
+    const p = report.policies.find((x) => x.source.name === 'add-team' && x.migrated !== undefined)!;
+    expect(p.rows, r.stderr).toEqual([
+      expect.objectContaining({
+        resource: '(chainsaw test)',
+        original: expect.objectContaining({ status: 'passed' }),
+        migrated: expect.objectContaining({ status: 'passed' }),
+      }),
+    ]);
+    expect(p.status).toBe('proven');
+  });
+
   it('a test that fails on the source proves nothing: the example objects are all that is compared', async () => {
     const p = await migrated('other');
     expect(p.rows.filter((r) => r.sample !== true)).toEqual([]);

@@ -84,9 +84,12 @@ function holdsBinding(v: JsonValue): boolean {
   return JSON.stringify(v).includes('($');
 }
 
-/** Reads the chainsaw test at `path`; `display` names it in reasons and diagnostics. */
-export function loadChainsawTest(path: string, display: string = path, dialects: DialectSet = BUILT_IN_DIALECTS): Result<ChainsawTestLoad> {
-  const files: CaseFiles = { dir: dirname(resolve(path)), display: dirname(display) };
+/**
+ * Reads the chainsaw test at `path`; `display` names it in reasons and diagnostics; `readFrom` (CaseFiles)
+ * where the files it names are read from.
+ */
+export function loadChainsawTest(path: string, display: string = path, dialects: DialectSet = BUILT_IN_DIALECTS, readFrom?: CaseFiles['readFrom']): Result<ChainsawTestLoad> {
+  const files: CaseFiles = { dir: dirname(resolve(path)), display: dirname(display), ...(readFrom ? { readFrom } : {}) };
   const docs = readDocs(files, basename(path));
   if (!docs.ok) return docs;
   const test = docs.value.map((d) => d.value).find((v) => isJsonObject(v) && v.kind === 'Test');

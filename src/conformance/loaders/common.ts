@@ -23,6 +23,8 @@ export interface CaseBase {
 export interface CaseFiles {
   dir: string;
   display: string;
+  /** The path a file the case names as `name` (relative to `dir`) is read from; `resolve(dir, name)` when absent. */
+  readFrom?: (dir: string, name: string) => string;
   /** How the case's YAML was written: `1.2` for objects transcribed from Go tests (see LoadOptions.yamlVersion). */
   yamlVersion?: '1.1' | '1.2';
 }
@@ -31,10 +33,15 @@ export function caseFiles(dir: string, display: string): CaseFiles {
   return { dir, display };
 }
 
+/** Where the case's file `name` is read from. */
+function caseFilePath(files: CaseFiles, name: string): string {
+  return files.readFrom ? files.readFrom(files.dir, name) : resolve(files.dir, name);
+}
+
 export function readJson(files: CaseFiles, name: string): Result<JsonValue> {
   let text: string;
   try {
-    text = readFileSync(resolve(files.dir, name), 'utf8');
+    text = readFileSync(caseFilePath(files, name), 'utf8');
   } catch (e) {
     return malformed(`${files.display}/${name}: ${(e as Error).message}`);
   }
@@ -56,7 +63,7 @@ export function readManifest(files: CaseFiles): Result<JsonObject> {
 export function readDocs(files: CaseFiles, name: string): Result<SourceDoc[]> {
   let text: string;
   try {
-    text = readFileSync(resolve(files.dir, name), 'utf8');
+    text = readFileSync(caseFilePath(files, name), 'utf8');
   } catch (e) {
     return malformed(`${files.display}/${name}: ${(e as Error).message}`);
   }
