@@ -254,7 +254,7 @@ function emitRule(er: ExistingRule, apiVersion: string, diagnostics: Diagnostic[
   const notes: Emitted['notes'] = [];
   if (namespaced && str(obj(policy.metadata)?.namespace) === undefined) {
     notes.push({
-      message: `Policy ${policyName} names no namespace: Kyverno applies it in the namespace it is created in, while the MutatingPolicy of its rule ${ruleName} is written for namespace "default" (its metadata and the namespaces its CEL compares), where it is created without -n`,
+      message: `Policy ${policyName} names no namespace: Kyverno applies it in the namespace it is created in, while the MutatingPolicy of its rule ${ruleName} is written for namespace "default" (its metadata and the namespaces its CEL compares), where the source lands when created without a namespace`,
       origin: origin(['metadata']),
     });
   }
