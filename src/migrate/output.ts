@@ -6,9 +6,10 @@
  */
 import { randomBytes } from 'node:crypto';
 import { existsSync, lstatSync, mkdirSync, readdirSync, realpathSync, renameSync, rmdirSync, rmSync, writeFileSync } from 'node:fs';
-import { basename, dirname, join, relative, resolve, sep } from 'node:path';
+import { basename, dirname, join, resolve } from 'node:path';
 import { toJson, toYamlDocuments } from '../io/yaml-dump.js';
 import type { Library, LibraryFile, Outcome, SourcePolicy } from './model.js';
+import { isInside } from './paths.js';
 
 /** The report of the run that wrote OUT; its presence marks OUT as replaceable by the next run. */
 export const MARKER = '.transmute-migrate.json';
@@ -27,18 +28,13 @@ function realPathOf(p: string): string {
   }
 }
 
-function inside(child: string, parent: string): boolean {
-  const r = relative(parent, child);
-  return r === '' || (!r.startsWith(`..${sep}`) && r !== '..' && !r.startsWith(sep));
-}
-
 /** Why OUT cannot be written, or undefined. */
 export function checkOutDir(dir: string, out: string): string | undefined {
   const realDir = realPathOf(dir);
   const realOut = realPathOf(out);
   if (realOut === realDir) return `--out-dir ${out} is DIR itself; migrate never writes into DIR`;
-  if (inside(realOut, realDir)) return `--out-dir ${out} is inside DIR ${dir}; migrate never writes into DIR`;
-  if (inside(realDir, realOut)) return `--out-dir ${out} contains DIR ${dir}; migrate would replace it`;
+  if (isInside(realOut, realDir)) return `--out-dir ${out} is inside DIR ${dir}; migrate never writes into DIR`;
+  if (isInside(realDir, realOut)) return `--out-dir ${out} contains DIR ${dir}; migrate would replace it`;
   if (!existsSync(out)) return undefined;
   if (!lstatSync(out).isDirectory()) return `--out-dir ${out} exists and is not a folder`;
   const entries = readdirSync(out);

@@ -5,11 +5,12 @@
  * source proves anything: one it does not run, or that fails on the source (a cluster the replay does not
  * stand for), gives no row. A row is about the whole test, for every migrated policy it applies.
  */
-import { basename, isAbsolute, relative, resolve, sep } from 'node:path';
+import { basename, relative, resolve } from 'node:path';
 import { CHAINSAW_TEST_FILE_NAME, loadChainsawTest } from '../conformance/loaders/chainsaw-test.js';
 import type { CaseFiles } from '../conformance/loaders/common.js';
 import { runChainsawCase } from '../conformance/runners/chainsaw.js';
 import type { Library, ProofRow, RowResult } from './model.js';
+import { isInside } from './paths.js';
 
 /** A test's result as a proof row's side: the test's mutating policies, passed or failed with the reason. */
 function replayed(path: string, display: string, readFrom?: CaseFiles['readFrom']): { result: RowResult; policyFiles: string[]; policies: string[] } | undefined {
@@ -32,14 +33,10 @@ export function proveByChainsaw(library: Library, migrated: ReadonlySet<string>,
   // test in DIR finds it: the migration leaves it as it is.
   const stagedRoot = resolve(staged(''));
   const libraryRoot = resolve(library.dir);
-  const outside = (path: string): boolean => {
-    const rel = relative(stagedRoot, path);
-    return rel === '..' || rel.startsWith(`..${sep}`) || isAbsolute(rel);
-  };
   const outsideFromLibrary = (dir: string, name: string): string => {
     const named = resolve(dir, name);
     // Resolved from the test's place in DIR: the staged copy may lie fewer levels below the root.
-    return outside(dir) || !outside(named) ? named : resolve(libraryRoot, relative(stagedRoot, dir), name);
+    return !isInside(dir, stagedRoot) || isInside(named, stagedRoot) ? named : resolve(libraryRoot, relative(stagedRoot, dir), name);
   };
   for (const file of library.files) {
     if (basename(file.rel) !== CHAINSAW_TEST_FILE_NAME) continue;

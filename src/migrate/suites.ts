@@ -20,6 +20,7 @@ import { toYamlDocuments } from '../io/yaml-dump.js';
 import { loadYamlText } from '../io/yaml-load.js';
 import { policyChain } from '../dialects/kyverno/test-suite/index.js';
 import { existingTargetsEntry } from './existing-rows.js';
+import { isInside } from './paths.js';
 import { ruleNames, targetOf, type Library, type LibraryFile, type MigratedTarget, type Outcome, type RuleKind, type SourcePolicy, type SuiteOutcome } from './model.js';
 
 /** How a result entry relates to a source policy. `proof`: it tests the migrated mutate rules. */
@@ -61,11 +62,6 @@ const LIST_FIELDS = ['policies', 'resources', 'targetResources', 'exceptions', '
 const FILE_FIELDS = ['variables', 'userinfo', 'context'];
 const CEL_FLAGS = ['isMutatingPolicy', 'isMutatingAdmissionPolicy', 'isValidatingPolicy', 'isValidatingAdmissionPolicy', 'isGeneratingPolicy', 'isDeletingPolicy', 'isImageValidatingPolicy'];
 const RESULT_FILE_FIELDS = ['patchedResources', 'patchedResource', 'generatedResource', 'cloneSourceResource'];
-
-function isInside(child: string, parent: string): boolean {
-  const r = relative(parent, child);
-  return r === '' || (!r.startsWith(`..${sep}`) && r !== '..' && !r.startsWith(sep) && !/^[a-zA-Z]:/.test(r));
-}
 
 /** The kind of the rule a result entry names (autogen names stand for their Pod rule, as in the CLI). */
 function ruleKindOf(p: SourcePolicy, rule: string | undefined): RuleKind | 'absent' {

@@ -32,8 +32,6 @@ const VARIANT = /^mutations \(autogen (defaults|cronjobs)\)$/;
 interface Namespaced {
   namespace: string;
   name: string;
-  /** The source names no namespace (Semantics.namespace): neither does the document, which installs where it is created. */
-  implied: boolean;
 }
 
 /** The namespace clause a namespaced source's policy carries, and the policy without it. */
@@ -45,7 +43,7 @@ function namespacedSource(p: Policy): { policy: Policy; ns: Namespaced } | undef
     const any = p.match.any ?? [];
     if (slash < 0 || p.match.all || p.match.exclude || any.length !== 1 || !isNsClause(any[0]!, ns)) return undefined;
     const { any: _any, ...rest } = p.match;
-    return { policy: { ...p, match: rest }, ns: { namespace: ns, name: p.id.slice(slash + 1), implied: p.semantics.namespace === 'implied' } };
+    return { policy: { ...p, match: rest }, ns: { namespace: ns, name: p.id.slice(slash + 1) } };
   }
   if (p.origin.dialect === DIALECT) {
     const colon = p.id.indexOf(':');
@@ -54,7 +52,7 @@ function namespacedSource(p: Policy): { policy: Policy; ns: Namespaced } | undef
     const all = p.match.all ?? [];
     const at = all.findIndex((c) => isNsClause(c, ns));
     if (at < 0) return undefined;
-    return { policy: { ...p, match: { ...p.match, all: all.filter((_, i) => i !== at) } }, ns: { namespace: ns, name: p.id.slice(colon + 1), implied: p.semantics.namespace === 'implied' } };
+    return { policy: { ...p, match: { ...p.match, all: all.filter((_, i) => i !== at) } }, ns: { namespace: ns, name: p.id.slice(colon + 1) } };
   }
   return undefined;
 }
@@ -91,7 +89,8 @@ function document(e: EmittedPolicy, apiVersion: string, ns: Namespaced | undefin
   spec.failurePolicy = e.failurePolicy;
   spec.reinvocationPolicy = e.reinvocationPolicy;
   if (controllers !== undefined) spec.autogen = { podControllers: { controllers } };
-  const metadata: JsonObject = ns ? (ns.implied ? { name: ns.name } : { name: ns.name, namespace: ns.namespace }) : { name: e.name };
+  // A source that named no namespace (Semantics.namespace) gives a document that names none: it installs where it is created.
+  const metadata: JsonObject = !ns ? { name: e.name } : e.source.semantics.namespace === 'implied' ? { name: ns.name } : { name: ns.name, namespace: ns.namespace };
   return { apiVersion, kind: ns ? 'NamespacedMutatingPolicy' : 'MutatingPolicy', metadata, spec };
 }
 
