@@ -56,8 +56,12 @@ MutatingPolicy resource library and configMap context entries read, and the CRDs
 kinds), context (a Context file: its
 images answer image reads, and without clusterResources its resources answer the resource library),
 globalContextEntries (data, resources or resourceFiles, fieldPath, projections: the globalContext library, where
-an entry the test lacks reads as null, and globalReference context entries), patchedResources (legacy
-patchedResource).
+an entry the test lacks reads as null, and globalReference context entries), patchedResources. A test is
+decoded as kyverno test decodes it: a field the cli.kyverno.io/v1alpha1 Test does not have (a typo, the old
+form's resource, patchedResource or status) or a value of the wrong type is an error at its line and column,
+and so is the old form itself (no apiVersion or kind, or a top-level name), which kyverno test refuses since
+1.15. A test that cannot be loaded is reported with its error and the others still run; the exit status is
+then 2 (kyverno test stops before running any test).
 
 Every file named kaptest.yaml under a PATH (as 'kaptest init' writes <policy>.test/kaptest.yaml; hidden
 folders included), or a kaptest manifest given directly under any name, runs its mapTestSuites as pfnet/kaptest

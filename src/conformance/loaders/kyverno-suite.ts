@@ -1,6 +1,6 @@
 /**
  * One `results[]` entry of a `kyverno-test.yaml` (cli.kyverno.io/v1alpha1 Test): the policies, the resources
- * the entry names (`resources`, legacy `resource`, or every resource of `kind`), the patched resources to
+ * the entry names (`resources`, or every resource of `kind`), the patched resources to
  * compare with, and the rule result. As in the `kyverno-cli` cases, the policies applied are the chain up to and
  * including the entry's policy, and the expected object is their cumulative result.
  */
@@ -45,7 +45,7 @@ export function loadKyvernoSuiteResult(
   const targetObjects = suite.targetResources.map((d) => d.value).filter(isJsonObject).map((o) => withDefaultNamespace(o));
   const subjects =
     named.length > 0
-      ? named.map((n) => findResource(candidates, kind, n, entry.namespace) ?? findResource(targetObjects, kind, n, entry.namespace))
+      ? named.map((n) => findResource(candidates, kind, n) ?? findResource(targetObjects, kind, n))
       : [...candidates, ...targetObjects].filter((o) => kind === '' || kindOf(o) === kind);
   if (subjects.length === 0) return malformed(`${files.display}/${testFile}: results[${index}] names no resource of the test`);
   const missing = subjects.findIndex((s) => s === undefined);

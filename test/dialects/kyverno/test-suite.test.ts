@@ -148,21 +148,84 @@ spec:
     expect(rows[2]!.reason).toMatch(/^not compared: patched-deploy.yaml has no Pod default\/web/);
   });
 
-  it('reads the legacy form (resource, patchedResource, status) and values files', () => {
+  it('reads a variables file', () => {
     const dir = suiteDir({
       ...base,
-      'values.yaml': `policies:\n- name: add-label\n  resources:\n  - name: web\n    values:\n      request.operation: UPDATE\n`,
-      'kyverno-test.yaml': `name: legacy
-policies: [policy.yaml]
-resources: [resources.yaml]
-variables: values.yaml
-results:
-- {policy: add-label, rule: add-label, kind: Pod, resource: web, status: pass, patchedResource: patched-pod.yaml}
-`,
+      'values.yaml': `apiVersion: cli.kyverno.io/v1alpha1\nkind: Values\npolicies:\n- name: add-label\n  resources:\n  - name: web\n    values:\n      request.operation: UPDATE\n`,
+      'kyverno-test.yaml': testFile(`- {policy: add-label, rule: add-label, kind: Pod, resources: [web], result: pass, patchedResources: patched-pod.yaml}\n`, 'variables: values.yaml\n'),
     });
-    const suite = loadTestSuite(join(dir, 'kyverno-test.yaml'));
-    expect(suite.ok && suite.value.name).toBe('legacy');
     expect(rowsOf(dir).map((r) => r.status)).toEqual(['passed']);
+  });
+
+  // kyverno test decodes the file strictly (test/load.go UnmarshalStrict) and refuses the old form since 1.15
+  // (kyverno#12840): such a test stops the run, where reading it leniently would report results Kyverno never gives.
+  describe('loads a test as kyverno test decodes it', () => {
+    const loadError = (test: string): string => {
+      const dir = suiteDir({ ...base, 'kyverno-test.yaml': test });
+      const suite = loadTestSuite(join(dir, 'kyverno-test.yaml'), 'suite/kyverno-test.yaml');
+      if (suite.ok) throw new Error('the test loaded');
+      const d = suite.diagnostics[0]!;
+      return `${d.code} ${d.span ? `${d.span.line}:${d.span.col} ` : ''}${d.message}`;
+    };
+
+    it('refuses the old form: its result fields are unknown to the Test type', () => {
+      expect(loadError(`name: legacy\npolicies: [policy.yaml]\nresources: [resources.yaml]\nresults:\n- {policy: add-label, rule: add-label, kind: Pod, resource: web, status: pass, patchedResource: patched-pod.yaml}\n`)).toBe(
+        // Keys decode in sorted order (sigs.k8s.io/yaml): patchedResource before resource and status.
+        'TM7003 5:80 error unmarshaling JSON: while decoding JSON: json: unknown field "patchedResource"',
+      );
+    });
+
+    it('refuses the old form without apiVersion and kind, or with a top-level name', () => {
+      const body = `policies: [policy.yaml]\nresources: [resources.yaml]\nresults:\n- {policy: add-label, rule: add-label, kind: Pod, resources: [web], result: pass}\n`;
+      expect(loadError(`name: old\n${body}`)).toBe('TM7003 1:1 test file uses a deprecated schema — please migrate to the latest format (cli.kyverno.io/v1alpha1 Test with apiVersion, kind and metadata.name)');
+      expect(loadError(`apiVersion: cli.kyverno.io/v1alpha1\nkind: Test\nname: old\n${body}`)).toMatch(/^TM7003 3:1 test file uses a deprecated schema/);
+      expect(loadError(`kind: Test\nmetadata: {name: t}\n${body}`)).toMatch(/^TM7003 1:1 test file uses a deprecated schema/);
+    });
+
+    it('refuses unknown fields and values of the wrong type, at the first in key order', () => {
+      expect(loadError(testFile(`- {policy: add-label, rule: add-label, kind: Pod, resources: [web], result: pass, patched: x.yaml}\n`, 'zzz: 1\n'))).toBe(
+        'TM7003 11:83 error unmarshaling JSON: while decoding JSON: json: unknown field "patched"',
+      );
+      expect(loadError(testFile(`- {policy: add-label, rule: 7, kind: Pod, resources: [web], result: pass}\n`))).toBe(
+        'TM7003 10:29 error unmarshaling JSON: while decoding JSON: json: cannot unmarshal number into Go struct field TestResult.results.rule of type string',
+      );
+      expect(loadError(testFile(`- {policy: add-label, rule: add-label, kind: Pod, resources: [web], result: pass}\n`).replace('policies:\n- policy.yaml', 'policies: policy.yaml'))).toBe(
+        'TM7003 5:11 error unmarshaling JSON: while decoding JSON: json: cannot unmarshal string into Go struct field Test.policies of type []string',
+      );
+      expect(loadError(testFile(`- {policy: add-label, rule: add-label, kind: Pod, resources: [web], result: pass}\n`, 'values:\n  policies:\n  - name: add-label\n    rulez: []\n'))).toMatch(
+        /^TM7003 12:5 .*json: unknown field "rulez"$/,
+      );
+    });
+
+    it('reads the values and user info files a test names the same way', () => {
+      const result = `- {policy: add-label, rule: add-label, kind: Pod, resources: [web], result: pass}\n`;
+      const withFile = (key: string, file: string, text: string): string => {
+        const dir = suiteDir({ ...base, [file]: text, 'kyverno-test.yaml': testFile(result, `${key}: ${file}\n`) });
+        const suite = loadTestSuite(join(dir, 'kyverno-test.yaml'), 'suite/kyverno-test.yaml');
+        if (suite.ok) return 'loaded';
+        const d = suite.diagnostics[0]!;
+        return `${d.code} ${d.span ? `${d.span.line}:${d.span.col} ` : ''}${d.message}`;
+      };
+      expect(withFile('variables', 'values.yaml', `policies:\n- name: add-label\n`)).toBe(
+        'TM7003 1:1 values file values.yaml uses a deprecated schema — please migrate to the latest format (apiVersion cli.kyverno.io/v1alpha1 and a kind)',
+      );
+      expect(withFile('variables', 'values.yaml', `apiVersion: cli.kyverno.io/v1alpha1\nkind: Values\npolicy:\n- name: add-label\n`)).toBe(
+        'TM7003 3:1 error unmarshaling JSON: while decoding JSON: json: unknown field "policy"',
+      );
+      expect(withFile('userinfo', 'user.yaml', `clusterRoles: [admin]\n`)).toMatch(/^TM7003 1:1 userInfo file user.yaml uses a deprecated schema/);
+      expect(withFile('userinfo', 'user.yaml', `apiVersion: cli.kyverno.io/v1alpha1\nkind: UserInfo\nclusterRoles: [admin]\nuserInfo: {username: jane, group: [a]}\n`)).toBe(
+        'TM7003 4:28 error unmarshaling JSON: while decoding JSON: json: unknown field "group"',
+      );
+      expect(withFile('userinfo', 'user.yaml', `apiVersion: cli.kyverno.io/v1alpha1\nkind: UserInfo\nclusterRoles: [admin]\nuserInfo: {username: jane, groups: [a]}\n`)).toBe('loaded');
+    });
+
+    it('takes a field named in another case, as encoding/json does', () => {
+      const dir = suiteDir({
+        ...base,
+        'kyverno-test.yaml': testFile(`- {Policy: add-label, RULE: add-label, kind: Pod, Resources: [web], result: pass, patchedResources: patched-pod.yaml}\n`),
+      });
+      expect(rowsOf(dir).map((r) => [r.policy, r.resource, r.status])).toEqual([['add-label', 'Pod/web', 'passed']]);
+    });
   });
 
   it('fills apiCall context entries from apiCallResponses', () => {

@@ -1,17 +1,21 @@
 /**
  * Reads a `kyverno-test.yaml` and every file it names (cmd/cli/kubectl-kyverno/test: LoadTest, and
- * commands/test runTest's loading): cli.kyverno.io/v1alpha1 `Test` or the legacy form (no apiVersion/kind,
- * `resource`, `patchedResource`, `status`, `namespace`). Files are resolved against the test's folder.
+ * commands/test runTest's loading). The test is decoded as `kyverno test` decodes it (strict-decode.ts): a
+ * field the cli.kyverno.io/v1alpha1 Test lacks, the old form's `resource`, `patchedResource`, `status` and
+ * `namespace` included, fails the load; so does the old form itself (no apiVersion or kind, or a top-level
+ * `name`), which Kyverno refuses since 1.15. Files are resolved against the test's folder.
  */
 import { folderOf } from '../../../io/relative-files.js';
-import { diagnostic, fail, ok, type Result } from '../../../diagnostics/diagnostic.js';
+import { diagnostic, fail, ok, type Diagnostic, type Result } from '../../../diagnostics/diagnostic.js';
 import { isJsonObject, type JsonObject, type JsonValue } from '../../../ir/json.js';
 import type { SourceDoc } from '../../../io/source.js';
-import { readSuiteDocs, readSuiteObject } from './files.js';
+import type { Span } from '../../../diagnostics/span.js';
+import { displayName, readSuiteDocs, readSuiteObject, type SuiteFiles } from './files.js';
 import type { SuiteResult, TestSuite } from './model.js';
 import { readImageData, type ImageDataTable } from '../../../cel/lib/image-data.js';
 import { readClusterResources } from './cluster-resources.js';
 import { readGlobalContextEntries } from './global-context.js';
+import { decodeStrictly, type StrictDecoded } from './strict-decode.js';
 
 export const TEST_FILE_NAME = 'kyverno-test.yaml';
 
@@ -27,18 +31,30 @@ const strings = (v: JsonValue | undefined): string[] => (Array.isArray(v) ? v.fi
  */
 export function loadTestSuite(path: string, display: string = path): Result<TestSuite> {
   const { files, name } = folderOf(path, display);
-  const test = readSuiteObject(files, name);
-  if (!test.ok) return test;
-  const t = test.value;
-  const malformed = (message: string): Result<TestSuite> => fail(diagnostic('TM7003', { phase: 'io', message: `${display}: ${message}` }));
-  // cli.kyverno.io/v1alpha1 Test, or the legacy form without apiVersion and kind.
-  if (t.kind !== undefined && t.kind !== 'Test') return malformed(`not a Kyverno Test (kind ${JSON.stringify(t.kind)}; want cli.kyverno.io/v1alpha1 Test)`);
+  const first = firstMapping(files, name);
+  if (!first.ok) return first;
+  const { doc, mapping } = first.value;
+  // With a span, the diagnostic names the file itself.
+  const malformed = (message: string, span?: Span): Result<TestSuite> => fail(diagnostic('TM7003', { phase: 'io', message: span ? message : `${display}: ${message}`, ...(span ? { span } : {}) }));
+  const notATest = (kind: string): Result<TestSuite> => malformed(`not a Kyverno Test (kind ${JSON.stringify(kind)}; want cli.kyverno.io/v1alpha1 Test)`, doc.spanOf(['kind']));
+  // Another kind of document (a manifest under a test's name) is said as such before its fields are.
+  if (typeof mapping.kind === 'string' && mapping.kind !== 'Test') return notATest(mapping.kind);
+  const decoded = decodeStrictly(mapping, 'test');
+  if (!decoded.ok) return fail(decodeError(doc, decoded));
+  const t = decoded.value;
+  // commands/test: deprecations.CheckTest stops the run at a test of the old form (Go's empty strings: unset).
+  const set = (key: string): boolean => (str(t, key) ?? '') !== '';
+  if (!set('apiVersion') || !set('kind') || set('name')) {
+    const at = set('name') ? doc.keySpanOf(['name']) : doc.spanOf([]);
+    return malformed(`test file uses a deprecated schema — please migrate to the latest format (cli.kyverno.io/v1alpha1 Test with apiVersion, kind and metadata.name)`, at);
+  }
+  if (t.kind !== 'Test') return notATest(String(t.kind));
   if (!Array.isArray(t.results)) return malformed('the test has no "results" list');
 
   const docsOf = (key: string): Result<SourceDoc[]> => {
     const value = t[key];
     const out: SourceDoc[] = [];
-    for (const name of typeof value === 'string' ? [value] : strings(value)) {
+    for (const name of strings(value)) {
       const docs = readSuiteDocs(files, name);
       if (!docs.ok) return docs;
       out.push(...docs.value);
@@ -57,7 +73,7 @@ export function loadTestSuite(path: string, display: string = path): Result<Test
 
   // variables.New: a `variables` file wins over inline `values`.
   const variablesFile = str(t, 'variables');
-  const values = variablesFile ? readSuiteObject(files, variablesFile) : ok(isJsonObject(t.values) ? t.values : undefined);
+  const values = variablesFile ? readDecoded(files, variablesFile, 'values') : ok(isJsonObject(t.values) ? t.values : undefined);
   if (!values.ok) return values;
   // The Context file (cmd/cli/kubectl-kyverno/apis/v1alpha1 Context): its `spec.images` answer the image
   // registry reads of the suite's policies (FakeContextProvider.AddImageData), offline.
@@ -76,7 +92,7 @@ export function loadTestSuite(path: string, display: string = path): Result<Test
   const globalContext = readGlobalContextEntries(files, display, t.globalContextEntries);
   if (!globalContext.ok) return globalContext;
   const userInfoFile = str(t, 'userinfo');
-  const userInfo = userInfoFile ? readSuiteObject(files, userInfoFile) : ok(undefined);
+  const userInfo = userInfoFile ? readDecoded(files, userInfoFile, 'userInfo') : ok(undefined);
   if (!userInfo.ok) return userInfo;
 
   const results: SuiteResult[] = [];
@@ -89,7 +105,7 @@ export function loadTestSuite(path: string, display: string = path): Result<Test
   return ok({
     file: display,
     dir: files.dir,
-    name: str(metadata, 'name') ?? str(t, 'name') ?? name,
+    name: str(metadata, 'name') ?? name,
     ...named,
     clusterResources: cluster.value.objects,
     clusterCrds: cluster.value.crds,
@@ -105,13 +121,44 @@ export function loadTestSuite(path: string, display: string = path): Result<Test
   });
 }
 
+/** The first document of file `name`, which must be a mapping (files.ts readSuiteObject, with its positions). */
+function firstMapping(files: SuiteFiles, name: string): Result<{ doc: SourceDoc; mapping: JsonObject }> {
+  const docs = readSuiteDocs(files, name);
+  if (!docs.ok) return docs;
+  const doc = docs.value[0];
+  if (!doc || !isJsonObject(doc.value)) return fail(diagnostic('TM1005', { phase: 'io', message: `${displayName(files, name)}: expected one YAML mapping` }));
+  return ok({ doc, mapping: doc.value });
+}
+
+/** The TM7003 of a document kyverno test's UnmarshalStrict refuses (its errors carry these two prefixes). */
+function decodeError(doc: SourceDoc, decoded: Extract<StrictDecoded, { ok: false }>): Diagnostic {
+  const { message, path, atKey } = decoded.error;
+  const span = atKey ? doc.keySpanOf(path) : doc.spanOf(path);
+  return diagnostic('TM7003', { phase: 'io', message: `error unmarshaling JSON: while decoding JSON: ${message}`, span });
+}
+
+/**
+ * The values or user info file `name` as kyverno test reads it: decoded strictly, and refused in the old form
+ * without apiVersion or kind (variables.New and runTest: deprecations.CheckValues, CheckUserInfo).
+ */
+function readDecoded(files: SuiteFiles, name: string, as: 'values' | 'userInfo'): Result<JsonObject> {
+  const first = firstMapping(files, name);
+  if (!first.ok) return first;
+  const { doc, mapping } = first.value;
+  const decoded = decodeStrictly(mapping, as);
+  if (!decoded.ok) return fail(decodeError(doc, decoded));
+  const v = decoded.value;
+  if ((str(v, 'apiVersion') ?? '') === '' || (str(v, 'kind') ?? '') === '') {
+    const message = `${as} file ${name} uses a deprecated schema — please migrate to the latest format (apiVersion cli.kyverno.io/v1alpha1 and a kind)`;
+    return fail(diagnostic('TM7003', { phase: 'io', message, span: doc.spanOf([]) }));
+  }
+  return ok(v);
+}
+
 function resultEntry(entry: JsonObject, index: number): SuiteResult {
   const resources = strings(entry.resources);
-  const legacy = str(entry, 'resource');
-  if (legacy) resources.push(legacy);
   const rule = str(entry, 'rule');
-  const namespace = str(entry, 'namespace');
-  const patched = str(entry, 'patchedResources') ?? str(entry, 'patchedResource');
+  const patched = str(entry, 'patchedResources');
   const ruleless = ['isMutatingAdmissionPolicy', 'isValidatingAdmissionPolicy', 'isMutatingPolicy', 'isValidatingPolicy', 'isGeneratingPolicy', 'isDeletingPolicy', 'isImageValidatingPolicy'].some(
     (k) => entry[k] === true,
   );
@@ -120,9 +167,8 @@ function resultEntry(entry: JsonObject, index: number): SuiteResult {
     policy: str(entry, 'policy') ?? '',
     ...(rule ? { rule } : {}),
     kind: str(entry, 'kind') ?? '',
-    ...(namespace ? { namespace } : {}),
     resources,
-    result: str(entry, 'result') ?? str(entry, 'status') ?? '',
+    result: str(entry, 'result') ?? '',
     ...(patched ? { patchedResources: patched } : {}),
     ruleless,
     raw: entry,

@@ -1,6 +1,6 @@
 /**
- * The data of a `kyverno-test.yaml` (cli.kyverno.io/v1alpha1 `Test`, and the legacy form without apiVersion)
- * once its files are read, and the rows `transmute test` reports for it.
+ * The data of a `kyverno-test.yaml` (cli.kyverno.io/v1alpha1 `Test`) once its files are read, and the rows
+ * `transmute test` reports for it.
  */
 import type { TestRow } from '../../../io/test-row.js';
 import type { JsonObject, JsonValue } from '../../../ir/json.js';
@@ -50,13 +50,11 @@ export interface SuiteResult {
   policy: string;
   rule?: string;
   kind: string;
-  /** Legacy `namespace` field: the resources' namespace. */
-  namespace?: string;
-  /** `resources` plus the legacy `resource`: `name` or `namespace/name`. */
+  /** `resources`: `name` or `namespace/name`. */
   resources: string[];
-  /** `pass`, `skip`, `fail`, `error` (legacy `status`). */
+  /** `pass`, `skip`, `fail`, `error`. */
   result: string;
-  /** `patchedResources` (legacy `patchedResource`), relative to the test folder. */
+  /** `patchedResources`, relative to the test folder. */
   patchedResources?: string;
   /** The entry tests a MutatingAdmissionPolicy (or another rule-less policy): any response of it counts. */
   ruleless: boolean;

@@ -76,7 +76,7 @@ export function runTestSuite(suite: TestSuite, validate: ValidateMode = 'strict'
 
 /** One failed row for the whole entry. */
 function failedEntry(suite: TestSuite, entry: SuiteResult, reason: string): SuiteRow {
-  return { file: suite.file, policy: entry.policy, rule: entry.rule ?? '', resource: resourceLabel(entry.kind, entry.resources.join(', '), entry.namespace), status: 'failed', reason };
+  return { file: suite.file, policy: entry.policy, rule: entry.rule ?? '', resource: resourceLabel(entry.kind, entry.resources.join(', ')), status: 'failed', reason };
 }
 
 /** An applied chain: the interpreter's result and the PolicyExceptions that exempted rules of it. */
@@ -122,9 +122,9 @@ class SuiteRun {
       return [row(entry.kind, 'failed', `the result names no resource and the test has no ${entry.kind || 'resource'}`)];
     }
     if (this.mpolMutatesExisting(entry)) return this.mpolExistingRows(entry, row);
-    if (this.exceptions.problem) return refs.map((r) => row(resourceLabel(entry.kind, r, entry.namespace), 'failed', this.exceptions.problem!));
+    if (this.exceptions.problem) return refs.map((r) => row(resourceLabel(entry.kind, r), 'failed', this.exceptions.problem!));
     const prepared = this.prepare(entry.policy);
-    if (!prepared.ok) return refs.map((r) => row(resourceLabel(entry.kind, r, entry.namespace), prepared.notRun ? 'skipped' : 'failed', prepared.reason));
+    if (!prepared.ok) return refs.map((r) => row(resourceLabel(entry.kind, r), prepared.notRun ? 'skipped' : 'failed', prepared.reason));
     if (hasTargets(prepared.doc, rule)) return this.mutateExistingRows(entry, refs, row);
     // An entry without a rule checks every rule of the policy (as for a rule-less policy).
     const names = entry.ruleless || rule === '' ? undefined : [rule, `autogen-${rule}`, `autogen-cronjob-${rule}`];
@@ -132,15 +132,15 @@ class SuiteRun {
       const missing = missingRule(prepared, rule, names);
       if (missing?.absent && this.options.asKyvernoTest === true) {
         return refs.map((r) => {
-          const found = findResource(this.resources, entry.kind, r, entry.namespace) !== undefined;
-          const label = resourceLabel(entry.kind, r, entry.namespace);
+          const found = findResource(this.resources, entry.kind, r) !== undefined;
+          const label = resourceLabel(entry.kind, r);
           return found ? row(label, 'passed', `Excluded: ${missing.reason} (kyverno test finds no response of it)`) : row(label, 'failed', resourceNotFound(entry.kind, r));
         });
       }
-      if (missing) return refs.map((r) => row(resourceLabel(entry.kind, r, entry.namespace), missing.notRun ? 'skipped' : 'failed', missing.reason));
+      if (missing) return refs.map((r) => row(resourceLabel(entry.kind, r), missing.notRun ? 'skipped' : 'failed', missing.reason));
     }
     return refs.map((ref) => {
-      const label = resourceLabel(entry.kind, ref, entry.namespace);
+      const label = resourceLabel(entry.kind, ref);
       const checked = this.check(entry, prepared, names, ref);
       return row(label, checked.status, checked.reason, checked.diff);
     });
@@ -161,7 +161,7 @@ class SuiteRun {
    */
   private mpolExistingRows(entry: SuiteResult, row: (resource: string, status: RowStatus, reason: string, diff?: string) => SuiteRow): SuiteRow[] {
     const triggers: { object: JsonObject; request: AdmissionRequest }[] = [];
-    const fail = (reason: string): SuiteRow[] => [row(resourceLabel(entry.kind, entry.resources.join(', '), entry.namespace), 'failed', reason)];
+    const fail = (reason: string): SuiteRow[] => [row(resourceLabel(entry.kind, entry.resources.join(', ')), 'failed', reason)];
     for (const object of this.resources) {
       const request = kyvernoRequest(object, { values: this.values, userInfo: this.suite.userInfo, policy: entry.policy });
       if (typeof request === 'string') return fail(request);
@@ -198,13 +198,13 @@ class SuiteRun {
         });
     }
     return entry.resources.map((ref) => {
-      const label = resourceLabel(entry.kind, ref, entry.namespace);
-      const target = findResource(this.targets, entry.kind, ref, entry.namespace);
+      const label = resourceLabel(entry.kind, ref);
+      const target = findResource(this.targets, entry.kind, ref);
       if (target) {
         const c = checkMpolMutateExisting(responses.get(targetIdentity(target)) ?? [], entry.result, patched);
         return row(label, c.status, c.reason, c.diff);
       }
-      const object = findResource(this.resources, entry.kind, ref, entry.namespace);
+      const object = findResource(this.resources, entry.kind, ref);
       const trigger = triggers.find((t) => t.object === object);
       if (!trigger) return row(label, 'failed', `resource not found: no ${entry.kind || 'resource'} ${ref} among the test's resources or targetResources`);
       const c = triggerCheck(trigger);
@@ -214,7 +214,7 @@ class SuiteRun {
 
   /** Rows of a `mutate.targets` rule: triggers run over `targetResources` (see ./mutate-existing.ts). */
   private mutateExistingRows(entry: SuiteResult, refs: readonly string[], row: (resource: string, status: RowStatus, reason: string, diff?: string) => SuiteRow): SuiteRow[] {
-    const label = (ref: string) => resourceLabel(entry.kind, ref, entry.namespace);
+    const label = (ref: string) => resourceLabel(entry.kind, ref);
     const chain = policyChain(this.suite.policies, entry.policy) ?? [];
     const inputs = { values: this.values, userInfo: this.suite.userInfo, policy: entry.policy };
     const outcomes = runMutateExistingRule(chain, entry.rule ?? '', this.resources, this.targets, inputs, this.options.runtime);
@@ -226,7 +226,7 @@ class SuiteRun {
       patched = { name: entry.patchedResources, docs: docs.value };
     }
     return refs.map((ref) => {
-      const subject = findResource(this.resources, entry.kind, ref, entry.namespace) ?? findResource(this.targets, entry.kind, ref, entry.namespace);
+      const subject = findResource(this.resources, entry.kind, ref) ?? findResource(this.targets, entry.kind, ref);
       if (!subject) return row(label(ref), 'failed', `resource not found: no ${entry.kind || 'resource'} ${ref} among the test's resources or targetResources`);
       const c = checkMutateExisting(outcomes, subject, entry.result, patched);
       return row(label(ref), c.status, c.reason, c.diff);
@@ -235,9 +235,9 @@ class SuiteRun {
 
   private check(entry: SuiteResult, prepared: Extract<Prepared, { ok: true }>, names: string[] | undefined, ref: string): Verdict {
     const failed = (reason: string): Verdict => ({ status: 'failed', reason });
-    const object = findResource(this.resources, entry.kind, ref, entry.namespace);
+    const object = findResource(this.resources, entry.kind, ref);
     if (!object) {
-      if (findResource(this.targets, entry.kind, ref, entry.namespace)) {
+      if (findResource(this.targets, entry.kind, ref)) {
         return failed(`resource ${ref} is a mutate-existing target (targetResources): mutate existing is not simulated yet`);
       }
       return failed(resourceNotFound(entry.kind, ref));

@@ -35,10 +35,10 @@ export function policyChain(docs: readonly SourceDoc[], ref: string): SourceDoc[
   return docs.filter((d, i) => i <= at || kindOf(d.value).endsWith('Binding'));
 }
 
-/** The object `kind` + `ref` names (`name` or `namespace/name`; `namespace` from the legacy field). */
-export function findResource(candidates: readonly JsonObject[], kind: string, ref: string, namespace?: string): JsonObject | undefined {
+/** The object `kind` + `ref` names (`name` or `namespace/name`). */
+export function findResource(candidates: readonly JsonObject[], kind: string, ref: string): JsonObject | undefined {
   const split = splitRef(ref);
-  const ns = split.namespace ?? namespace;
+  const ns = split.namespace;
   return candidates.find((o) => {
     const md = metadataOf(o);
     // A resource with only a generateName is named "" (GetName), as `namespace/` names it in a suite.
@@ -51,6 +51,5 @@ export function findResource(candidates: readonly JsonObject[], kind: string, re
 /** `Kind/namespace/name` as rows show a resource. */
 export function resourceLabel(kind: string, ref: string, namespace?: string): string {
   const split = splitRef(ref);
-  const ns = split.namespace ?? namespace;
-  return [kind, ns, split.name].filter((p) => p !== undefined && p !== '').join('/');
+  return [kind, split.namespace ?? namespace, split.name].filter((p) => p !== undefined && p !== '').join('/');
 }
