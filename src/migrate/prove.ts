@@ -60,6 +60,9 @@ export function prove(suites: readonly RewrittenSuite[], staged: (rel: string) =
     if (proofs.length === 0) continue;
     const original = load(s.file.abs, s.file.path);
     const migrated = load(staged(s.file.rel), `${outDisplay.replace(/\/+$/, '')}/${s.file.rel}`);
+    // A suite in DIR that does not load (kyverno test refuses it too: an unknown field, the old schema) proves
+    // nothing either way; one that loads in DIR and not in OUT is a difference the migration made.
+    const unloaded = original.ok ? undefined : `the original suite does not load (kyverno test refuses it too): ${original.reason}`;
     for (const link of proofs) {
       const before = entryRows(original, link.entry);
       const after = migratedRows(migrated, link.migratedEntry ?? link.entry, link.alsoIn, before);
@@ -85,6 +88,7 @@ export function prove(suites: readonly RewrittenSuite[], staged: (rel: string) =
           original: resultOf(b, { policy: '', rule: '', reason: typeof before === 'string' ? before : 'no such row' }),
           migrated: resultOf(a, { policy: '', rule: '', reason: typeof after === 'string' ? after : 'no such row' }),
           ...(link.before ? { before: link.before } : {}),
+          ...(unloaded ? { notRun: unloaded } : {}),
           ...(unrun ? { notRun: `${unrun === b ? 'the original' : 'the migrated'} suite could not run it: ${unrun.reason.replace(/^not run: /, '')}` } : {}),
           ...(valuesOnly ? { notRun: VALUES_ONLY } : {}),
         });

@@ -231,6 +231,20 @@ describe('transmute migrate on a library', () => {
     expect(p).toMatchObject({ status: 'untested', rows: [{ original: { status: 'passed' }, migrated: { status: 'failed' }, notRun: expect.stringContaining('which only a ClusterPolicy reads') }] });
   });
 
+  it('a suite kyverno test refuses (the old schema) proves nothing: its rows are not run, the policy untested', async () => {
+    const root = tempRoot();
+    const dir = join(root, 'lib');
+    cpSync(join(LIBRARY, 'labels'), join(dir, 'labels'), { recursive: true });
+    const test = join(dir, 'labels/.kyverno-test/kyverno-test.yaml');
+    writeFileSync(test, readFileSync(test, 'utf8').replace(/^apiVersion: .*\nkind: Test\n/, ''));
+    const { code, report } = await migrateJson([dir, '--out-dir', join(root, 'out')]);
+    expect(code).toBe(1);
+    const p = policy(report, 'add-team-label');
+    expect(p.status).toBe('untested');
+    expect(p.rows.length).toBeGreaterThan(0);
+    for (const r of p.rows) expect(r.notRun).toMatch(/^the original suite does not load \(kyverno test refuses it too\): .*uses a deprecated schema/);
+  });
+
   it('a policy no suite row tests is migrated, untested (exit 1)', async () => {
     const root = tempRoot();
     const dir = join(root, 'lib');
