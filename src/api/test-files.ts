@@ -6,7 +6,7 @@
 import { existsSync, statSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
 import type { Diagnostic } from '../diagnostics/diagnostic.js';
-import { findTestFiles, loadTestSuite, runTestSuite, TEST_FILE_NAME } from '../dialects/kyverno/test-suite/index.js';
+import { findTestFiles, loadTestSuites, runTestSuite, TEST_FILE_NAME } from '../dialects/kyverno/test-suite/index.js';
 import { findKaptestFiles, isKaptestFile, loadKaptest, runKaptest } from '../dialects/map/kaptest/index.js';
 import { listCases } from '../golden/case.js';
 import { loadExceptions, verdict } from '../golden/exceptions.js';
@@ -67,9 +67,10 @@ export function test(paths: readonly string[], opts: TestOptions = {}): TestRun 
     const suites = isFile ? (basename(path) === TEST_FILE_NAME ? [path] : []) : findTestFiles(path);
     for (const file of suites) {
       run.found++;
-      const suite = loadTestSuite(file, file);
-      if (!suite.ok) run.diagnostics.push(...suite.diagnostics);
-      else run.rows.push(...runTestSuite(suite.value, validate, { asKyvernoTest: true, runtime }));
+      for (const suite of loadTestSuites(file, file)) {
+        if (!suite.ok) run.diagnostics.push(...suite.diagnostics);
+        else run.rows.push(...runTestSuite(suite.value, validate, { asKyvernoTest: true, runtime }));
+      }
     }
     const manifests = isFile ? (isKaptestFile(path) ? [path] : []) : findKaptestFiles(path);
     for (const file of manifests) {

@@ -1,7 +1,7 @@
 import { existsSync, statSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
 import { diagnostic, type Diagnostic } from '../../diagnostics/diagnostic.js';
-import { findTestFiles, loadTestSuite, runTestSuite, TEST_FILE_NAME, type SuiteRow, type TestSuite } from '../../dialects/kyverno/test-suite/index.js';
+import { findTestFiles, loadTestSuites, runTestSuite, TEST_FILE_NAME, type SuiteRow, type TestSuite } from '../../dialects/kyverno/test-suite/index.js';
 import { parseSelector, selectEntries, selectsRow, type Selector } from '../../dialects/kyverno/test-suite/selector.js';
 import { findKaptestFiles, isKaptestFile, loadKaptest, runKaptest } from '../../dialects/map/kaptest/index.js';
 import { CHAINSAW_TEST_FILE_NAME, loadChainsawTest } from '../../conformance/loaders/chainsaw-test.js';
@@ -56,8 +56,8 @@ MutatingPolicy resource library and configMap context entries read, and the CRDs
 kinds), context (a Context file: its
 images answer image reads, and without clusterResources its resources answer the resource library),
 globalContextEntries (data, resources or resourceFiles, fieldPath, projections: the globalContext library, where
-an entry the test lacks reads as null, and globalReference context entries), patchedResources. A test is
-decoded as kyverno test decodes it: a field the cli.kyverno.io/v1alpha1 Test does not have (a typo, the old
+an entry the test lacks reads as null, and globalReference context entries), patchedResources. Each YAML
+document of a kyverno-test.yaml is a test of its own. A test is decoded as kyverno test decodes it: a field the cli.kyverno.io/v1alpha1 Test does not have (a typo, the old
 form's resource, patchedResource or status) or a value of the wrong type is an error at its line and column,
 and so is the old form itself (no apiVersion or kind, or a top-level name), which kyverno test refuses since
 1.15. A test that cannot be loaded is reported with its error and the others still run; the exit status is
@@ -332,13 +332,18 @@ function runGolden(p: string, golden: { dirs: string[]; isCase: boolean }, updat
   return undefined;
 }
 
-/** Runs one Kyverno test; returns the diagnostics of a test file that cannot be read as a test (then nothing ran). */
+/** Runs the Kyverno tests of one file (one per document); returns the diagnostics of those that cannot be read as a test (they did not run). */
 function runSuite(file: string, report: Report, mode: ValidateMode, selector: Selector | undefined, runtime: Runtime): Diagnostic[] {
-  const loaded = loadTestSuite(file, file);
-  if (!loaded.ok) return loaded.diagnostics;
-  const suite: TestSuite = selector ? { ...loaded.value, results: selectEntries(selector, loaded.value.results) } : loaded.value;
-  for (const r of runTestSuite(suite, mode, { asKyvernoTest: true, runtime })) report.add(file, r);
-  return [];
+  const problems: Diagnostic[] = [];
+  for (const loaded of loadTestSuites(file, file)) {
+    if (!loaded.ok) {
+      problems.push(...loaded.diagnostics);
+      continue;
+    }
+    const suite: TestSuite = selector ? { ...loaded.value, results: selectEntries(selector, loaded.value.results) } : loaded.value;
+    for (const r of runTestSuite(suite, mode, { asKyvernoTest: true, runtime })) report.add(file, r);
+  }
+  return problems;
 }
 
 function runKaptestFile(file: string, report: Report, selector: Selector | undefined, runtime: Runtime): Diagnostic[] {

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { findTestFiles, loadTestSuite, runTestSuite, type SuiteRow } from '../../../src/dialects/kyverno/test-suite/index.js';
+import { findTestFiles, loadTestSuite, loadTestSuites, runTestSuite, type SuiteRow } from '../../../src/dialects/kyverno/test-suite/index.js';
 import { describeShared, sharedPath } from '../../support/shared.js';
 import { PATCHED_DEPLOY, PATCHED_POD, POLICY, RESOURCES, suiteDir, testFile } from './test-suite-support.js';
 
@@ -217,6 +217,16 @@ spec:
         'TM7003 4:28 error unmarshaling JSON: while decoding JSON: json: unknown field "group"',
       );
       expect(withFile('userinfo', 'user.yaml', `apiVersion: cli.kyverno.io/v1alpha1\nkind: UserInfo\nclusterRoles: [admin]\nuserInfo: {username: jane, groups: [a]}\n`)).toBe('loaded');
+    });
+
+    it('reads every document of the file as a test of its own, each loading or failing alone', () => {
+      const one = testFile(`- {policy: add-label, rule: add-label, kind: Pod, resources: [web], result: pass}\n`);
+      const two = testFile(`- {policy: add-label, rule: add-label, kind: Pod, resources: [web], result: skip}\n`).replace('name: t', 'name: t2');
+      const dir = suiteDir({ ...base, 'kyverno-test.yaml': `${one}---\n${two}---\nname: old\n` });
+      const loaded = loadTestSuites(join(dir, 'kyverno-test.yaml'), 'suite/kyverno-test.yaml');
+      expect(loaded.map((l) => (l.ok ? l.value.name : l.diagnostics[0]!.message))).toEqual(['t', 't2', expect.stringMatching(/uses a deprecated schema/)]);
+      const rows = loaded.flatMap((l) => (l.ok ? runTestSuite(l.value) : []));
+      expect(rows.map((r) => r.status)).toEqual(['passed', 'failed']);
     });
 
     it('takes a field named in another case, as encoding/json does', () => {

@@ -26,14 +26,31 @@ const str = (o: JsonObject | undefined, key: string): string | undefined => (typ
 const strings = (v: JsonValue | undefined): string[] => (Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string') : []);
 
 /**
- * Loads the test at `path` (absolute or relative to cwd); `display` is how the user reached it, and names the
- * test and its files in rows and diagnostics.
+ * Loads the test at `path` (absolute or relative to cwd): its first document (see loadTestSuites for all).
+ * `display` is how the user reached it, and names the test and its files in rows and diagnostics.
  */
 export function loadTestSuite(path: string, display: string = path): Result<TestSuite> {
   const { files, name } = folderOf(path, display);
-  const first = firstMapping(files, name);
-  if (!first.ok) return first;
-  const { doc, mapping } = first.value;
+  const docs = readSuiteDocs(files, name);
+  if (!docs.ok) return docs;
+  return suiteOf(files, display, docs.value[0]);
+}
+
+/**
+ * Every test of the file at `path`: LoadTest reads each YAML document of a kyverno-test.yaml as a test of its
+ * own (`---` between them), each loaded or failing alone.
+ */
+export function loadTestSuites(path: string, display: string = path): Result<TestSuite>[] {
+  const { files, name } = folderOf(path, display);
+  const docs = readSuiteDocs(files, name);
+  if (!docs.ok) return [docs];
+  return docs.value.length === 0 ? [suiteOf(files, display, undefined)] : docs.value.map((doc) => suiteOf(files, display, doc));
+}
+
+/** The test of document `doc` of the test file `display` (undefined: the file holds none). */
+function suiteOf(files: SuiteFiles, display: string, doc: SourceDoc | undefined): Result<TestSuite> {
+  if (!doc || !isJsonObject(doc.value)) return fail(diagnostic('TM1005', { phase: 'io', message: `${display}: expected one YAML mapping`, ...(doc ? { span: doc.spanOf([]) } : {}) }));
+  const mapping = doc.value;
   // With a span, the diagnostic names the file itself.
   const malformed = (message: string, span?: Span): Result<TestSuite> => fail(diagnostic('TM7003', { phase: 'io', message: span ? message : `${display}: ${message}`, ...(span ? { span } : {}) }));
   const notATest = (kind: string): Result<TestSuite> => malformed(`not a Kyverno Test (kind ${JSON.stringify(kind)}; want cli.kyverno.io/v1alpha1 Test)`, doc.spanOf(['kind']));
@@ -105,7 +122,7 @@ export function loadTestSuite(path: string, display: string = path): Result<Test
   return ok({
     file: display,
     dir: files.dir,
-    name: str(metadata, 'name') ?? name,
+    name: str(metadata, 'name') ?? display.slice(display.lastIndexOf('/') + 1),
     ...named,
     clusterResources: cluster.value.objects,
     clusterCrds: cluster.value.crds,
