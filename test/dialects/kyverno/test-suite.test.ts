@@ -197,7 +197,7 @@ spec:
       );
     });
 
-    it('reads the values and user info files a test names the same way', () => {
+    it('reads the values, user info and context files a test names the same way', () => {
       const result = `- {policy: add-label, rule: add-label, kind: Pod, resources: [web], result: pass}\n`;
       const withFile = (key: string, file: string, text: string): string => {
         const dir = suiteDir({ ...base, [file]: text, 'kyverno-test.yaml': testFile(result, `${key}: ${file}\n`) });
@@ -217,6 +217,11 @@ spec:
         'TM7003 4:28 error unmarshaling JSON: while decoding JSON: json: unknown field "group"',
       );
       expect(withFile('userinfo', 'user.yaml', `apiVersion: cli.kyverno.io/v1alpha1\nkind: UserInfo\nclusterRoles: [admin]\nuserInfo: {username: jane, groups: [a]}\n`)).toBe('loaded');
+      // A Context file is decoded strictly too, with no check of its form.
+      expect(withFile('context', 'context.yaml', `spec:\n  images:\n  - {image: nginx, registry: docker.io, repo: nginx}\n`)).toBe(
+        'TM7003 3:41 error unmarshaling JSON: while decoding JSON: json: unknown field "repo"',
+      );
+      expect(withFile('context', 'context.yaml', `spec:\n  images:\n  - {image: nginx, resolvedImage: docker.io/nginx:latest, registry: docker.io, repository: nginx}\n`)).toBe('loaded');
     });
 
     it('reads every document of the file as a test of its own, each loading or failing alone', () => {

@@ -10,7 +10,7 @@ import { diagnostic, fail, ok, type Diagnostic, type Result } from '../../../dia
 import { isJsonObject, type JsonObject, type JsonValue } from '../../../ir/json.js';
 import type { SourceDoc } from '../../../io/source.js';
 import type { Span } from '../../../diagnostics/span.js';
-import { displayName, readSuiteDocs, readSuiteObject, type SuiteFiles } from './files.js';
+import { displayName, readSuiteDocs, type SuiteFiles } from './files.js';
 import type { SuiteResult, TestSuite } from './model.js';
 import { readImageData, type ImageDataTable } from '../../../cel/lib/image-data.js';
 import { readClusterResources } from './cluster-resources.js';
@@ -95,7 +95,7 @@ function suiteOf(files: SuiteFiles, display: string, doc: SourceDoc | undefined)
   // The Context file (cmd/cli/kubectl-kyverno/apis/v1alpha1 Context): its `spec.images` answer the image
   // registry reads of the suite's policies (FakeContextProvider.AddImageData), offline.
   const contextFile = str(t, 'context');
-  const context = contextFile ? readSuiteObject(files, contextFile) : ok(undefined);
+  const context = contextFile ? readDecoded(files, contextFile, 'context') : ok(undefined);
   if (!context.ok) return context;
   let imageData: ImageDataTable | undefined;
   if (context.value && isJsonObject(context.value.spec) && context.value.spec.images !== undefined) {
@@ -138,7 +138,7 @@ function suiteOf(files: SuiteFiles, display: string, doc: SourceDoc | undefined)
   });
 }
 
-/** The first document of file `name`, which must be a mapping (files.ts readSuiteObject, with its positions). */
+/** The first document of file `name`, which must be a mapping, with its positions. */
 function firstMapping(files: SuiteFiles, name: string): Result<{ doc: SourceDoc; mapping: JsonObject }> {
   const docs = readSuiteDocs(files, name);
   if (!docs.ok) return docs;
@@ -155,17 +155,19 @@ function decodeError(doc: SourceDoc, decoded: Extract<StrictDecoded, { ok: false
 }
 
 /**
- * The values or user info file `name` as kyverno test reads it: decoded strictly, and refused in the old form
- * without apiVersion or kind (variables.New and runTest: deprecations.CheckValues, CheckUserInfo).
+ * The values, user info or context file `name` as kyverno test reads it: decoded strictly, and a values or user
+ * info file refused in the old form without apiVersion or kind (variables.New and runTest: deprecations.CheckValues,
+ * CheckUserInfo).
  */
-function readDecoded(files: SuiteFiles, name: string, as: 'values' | 'userInfo'): Result<JsonObject> {
+function readDecoded(files: SuiteFiles, name: string, as: 'values' | 'userInfo' | 'context'): Result<JsonObject> {
   const first = firstMapping(files, name);
   if (!first.ok) return first;
   const { doc, mapping } = first.value;
   const decoded = decodeStrictly(mapping, as);
   if (!decoded.ok) return fail(decodeError(doc, decoded));
   const v = decoded.value;
-  if ((str(v, 'apiVersion') ?? '') === '' || (str(v, 'kind') ?? '') === '') {
+  // A Context file has no such check.
+  if (as !== 'context' && ((str(v, 'apiVersion') ?? '') === '' || (str(v, 'kind') ?? '') === '')) {
     const message = `${as} file ${name} uses a deprecated schema — please migrate to the latest format (apiVersion cli.kyverno.io/v1alpha1 and a kind)`;
     return fail(diagnostic('TM7003', { phase: 'io', message, span: doc.spanOf([]) }));
   }

@@ -1,7 +1,7 @@
 /**
  * How `kyverno test` reads a `kyverno-test.yaml` document (cmd/cli/kubectl-kyverno/test/load.go LoadTest) and
- * the values and user info files it names: sigs.k8s.io/yaml UnmarshalStrict into apis/v1alpha1 Test (Values,
- * UserInfo), i.e. the YAML turned into JSON (map keys sorted) and decoded by encoding/json with
+ * the values, user info and context files it names: sigs.k8s.io/yaml UnmarshalStrict into apis/v1alpha1 Test
+ * (Values, UserInfo, Context), i.e. the YAML turned into JSON (map keys sorted) and decoded by encoding/json with
  * DisallowUnknownFields. Since the old schema was removed (kyverno#12840,
  * Kyverno 1.15) a test that names a field the Test type lacks (`resource`, `patchedResource` and `status` of
  * the old results, a typo) fails to load, and `kyverno test` stops before running any test.
@@ -167,8 +167,20 @@ const USER_INFO = struct('v1alpha1.UserInfo', {
   synchronize: BOOL,
 });
 
+/** apis/v1alpha1 Context: the file a test's `context` names (context/load.go: UnmarshalStrict). */
+const CONTEXT = struct('v1alpha1.Context', {
+  ...TYPE_META,
+  metadata: OBJECT_META,
+  spec: struct('v1alpha1.ContextSpec', {
+    resources: slice({ kind: 'any', go: 'unstructured.Unstructured' }),
+    images: slice(
+      struct('v1alpha1.ImageData', { image: STRING, resolvedImage: STRING, registry: STRING, repository: STRING, tag: STRING, digest: STRING, imageIndex: ANY, manifest: ANY, config: ANY }),
+    ),
+  }),
+});
+
 /** The documents a test reads, by the Go type kyverno test decodes them into. */
-const DOCUMENT_TYPES = { test: TEST, values: VALUES, userInfo: USER_INFO } as const;
+const DOCUMENT_TYPES = { test: TEST, values: VALUES, userInfo: USER_INFO, context: CONTEXT } as const;
 
 /** What went wrong, as encoding/json words it, and where (the key or the value). */
 export interface DecodeError {
