@@ -6,10 +6,9 @@
  */
 import { describe, expect, it } from 'vitest';
 import { apply } from '../../src/interpreter/index.js';
-import { loadYamlText } from '../../src/io/yaml-load.js';
 import type { JsonObject } from '../../src/ir/json.js';
 import type { Policy } from '../../src/ir/nodes.js';
-import { parsePolicyDocs } from '../../src/pipeline.js';
+import { policiesOf } from '../support/policies.js';
 import { deepFreeze } from './support.js';
 
 function irPolicy(body: string): Policy[] {
@@ -24,11 +23,7 @@ spec:
   - name: r
     body:
 ${body.replace(/^/gm, '    ')}`;
-  const docs = loadYamlText('aliasing.yaml', text);
-  if (!docs.ok) throw new Error(docs.diagnostics.map((d) => d.message).join('\n'));
-  const parsed = parsePolicyDocs(docs.value);
-  expect(parsed.diagnostics).toEqual([]);
-  return parsed.policies;
+  return policiesOf('aliasing.yaml', text);
 }
 
 const POD = (): JsonObject => deepFreeze({ apiVersion: 'v1', kind: 'Pod', metadata: { name: 'web', labels: { app: 'web' }, annotations: { a: 'b' } }, spec: { containers: [{ name: 'app', image: 'nginx' }] } });
