@@ -6,7 +6,7 @@
  */
 import { diagnostic, type Diagnostic } from '../diagnostics/diagnostic.js';
 import { loadContextEntry } from '../dialects/kyverno/context.js';
-import { kyvernoDocument, kyvernoDocumentFields } from '../dialects/kyverno/document.js';
+import { kyvernoDocument, kyvernoDocumentFields, QueryImages } from '../dialects/kyverno/document.js';
 import { ImagesFailure } from '../dialects/kyverno/context-images.js';
 import { loadMentioned, mentions, type LoadFailure } from '../dialects/kyverno/deferred-loading.js';
 import { readOpaque } from '../dialects/kyverno/opaque.js';
@@ -83,25 +83,32 @@ class ScopeSubstitutionEnv implements SubstitutionEnv {
 
   query(expression: string): QueryOutcome {
     // Kyverno loads what the text mentions before it compiles the query (evaluate.go Query).
-    const loaded = loadMentioned(this.scope, expression);
+    const images = queryImages(this.scope, expression);
+    const loaded = loadMentioned(this.scope, expression, images);
     if (loaded !== undefined) return loadFailed(loaded);
     const program = compileJmesCached(expression.trim());
     if (!program.ok) return { ok: false, message: program.diagnostics[0]?.message ?? `invalid JMESPath ${expression}`, notFound: false };
-    const doc = documentFor(program.value, readsRequestObjectOnly(program.value), this.scope, this);
+    const doc = documentFor(program.value, readsRequestObjectOnly(program.value), this.scope, this, images);
     return doc instanceof ImagesFailure ? loadFailed(doc) : outcome(program.value.search(doc));
   }
 
   run(prepared: PreparedQuery): QueryOutcome {
     if (!(prepared instanceof PreparedJmes)) return this.query(prepared.expression);
-    const loaded = loadMentioned(this.scope, prepared.expression);
+    const images = queryImages(this.scope, prepared.expression);
+    const loaded = loadMentioned(this.scope, prepared.expression, images);
     if (loaded !== undefined) return loadFailed(loaded);
-    const doc = documentFor(prepared.program, prepared.requestObjectOnly, this.scope, this);
+    const doc = documentFor(prepared.program, prepared.requestObjectOnly, this.scope, this, images);
     return doc instanceof ImagesFailure ? loadFailed(doc) : outcome(prepared.program.search(doc));
   }
 
   wholeDocument(): Record<string, unknown> {
     return (this.whole ??= kyvernoDocument(this.scope));
   }
+}
+
+/** The query's `images`, extracted once for its load and its document, when its text mentions them. */
+function queryImages(scope: ExprScope, query: string): QueryImages | undefined {
+  return mentions(query, 'images') ? new QueryImages(scope) : undefined;
 }
 
 /** A query a load failed before (or whose document could not be made): the loader's error, as the query's. */
@@ -114,13 +121,13 @@ function loadFailed(f: LoadFailure): QueryOutcome {
  * ImagesFailure of a program reading Kyverno's `images` where they fail to load; the whole document is the
  * environment's, built once per evaluation, when there is one.
  */
-function documentFor(program: JmesProgram, requestObjectOnly: boolean, scope: ExprScope, env: ScopeSubstitutionEnv | undefined): unknown {
+function documentFor(program: JmesProgram, requestObjectOnly: boolean, scope: ExprScope, env: ScopeSubstitutionEnv | undefined, images: QueryImages | undefined): unknown {
   if (requestObjectOnly && scope.lookup !== undefined && scope.lookup('request') === undefined) {
     return { request: { object: scope.object ?? null } };
   }
   const names = program.rootFields;
   if (names !== undefined) {
-    const doc = kyvernoDocumentFields(scope, names);
+    const doc = kyvernoDocumentFields(scope, names, images);
     if (doc !== undefined) return doc;
   }
   return env !== undefined ? env.wholeDocument() : kyvernoDocument(scope);
@@ -171,9 +178,10 @@ function compileExpression(expr: ExprSource): { ok: true; fn: CompiledExpr } | {
   return {
     ok: true,
     fn: (scope) => {
-      const loaded = loadMentioned(scope, expr.text);
+      const images = queryImages(scope, expr.text);
+      const loaded = loadMentioned(scope, expr.text, images);
       if (loaded !== undefined) return failed('TM6002', loaded.message, expr.origin);
-      const doc = documentFor(p, requestObjectOnly, scope, undefined);
+      const doc = documentFor(p, requestObjectOnly, scope, undefined, images);
       if (doc instanceof ImagesFailure) return failed('TM6002', doc.message, expr.origin);
       const r = p.search(doc);
       if (r.ok) return { ok: true, value: r.value as JsonValue };

@@ -15,7 +15,7 @@ import { OFFLINE } from '../../cel/lib/kyverno-context.js';
 import type { ExprScope } from '../../interpreter/engines.js';
 import { EvalFailure } from '../../interpreter/failure.js';
 import { contextImages, ImagesFailure } from './context-images.js';
-import { imagesSourceOf } from './document.js';
+import { imagesSourceOf, type QueryImages } from './document.js';
 
 /** A load that failed, which fails the query: its message is the loader's error. */
 export interface LoadFailure {
@@ -46,14 +46,14 @@ export function mentions(query: string, name: string): boolean {
 
 /**
  * Loads what Kyverno's deferred loaders would before running `query` against `scope`: `images` when the text
- * mentions them, then the scope's lazy context entries the text mentions (outermost first). The first load
+ * mentions them (through `images`, the query's, when given), then the scope's lazy context entries the text mentions (outermost first). The first load
  * that fails is returned as the query's failure, which a caller may catch as it catches any failed query (a
  * variable entry with a `default` takes it: loaders/variable.go), as Kyverno's Query returns the load's error.
  */
-export function loadMentioned(scope: ExprScope, query: string): LoadFailure | undefined {
+export function loadMentioned(scope: ExprScope, query: string, images?: QueryImages): LoadFailure | undefined {
   if (mentions(query, IMAGES)) {
-    const images = contextImages(imagesSourceOf(scope));
-    if (images instanceof ImagesFailure) return images;
+    const extracted = images !== undefined ? images.get() : contextImages(imagesSourceOf(scope));
+    if (extracted instanceof ImagesFailure) return extracted;
   }
   if (scope.loadLazy === undefined) return undefined;
   try {

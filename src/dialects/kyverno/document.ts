@@ -28,6 +28,24 @@ export function imagesSourceOf(scope: ExprScope): JsonValue | null {
   return source !== undefined ? source : (scope.object ?? scope.request.oldObject ?? null);
 }
 
+/**
+ * The `images` of one query, extracted once: the deferred load of a query that mentions them
+ * (deferred-loading.ts) and the query's document (kyvernoDocumentFields) read the same source within the
+ * query, where each extracted them again.
+ */
+export class QueryImages {
+  private extracted: JsonObject | ImagesFailure | undefined | typeof NOT_EXTRACTED = NOT_EXTRACTED;
+
+  constructor(private readonly scope: ExprScope) {}
+
+  get(): JsonObject | ImagesFailure | undefined {
+    if (this.extracted === NOT_EXTRACTED) this.extracted = contextImages(imagesSourceOf(this.scope));
+    return this.extracted;
+  }
+}
+
+const NOT_EXTRACTED: unique symbol = Symbol('not extracted');
+
 function defineLazy(target: Record<string, unknown>, key: string, get: () => unknown): void {
   let done = false;
   let value: unknown;
@@ -89,7 +107,7 @@ function serviceAccount(username: string | undefined): { name: string; namespace
  * image extraction when `images` is one of them (its loader's error fails the query). Undefined when the scope
  * cannot look variables up by name.
  */
-export function kyvernoDocumentFields(scope: ExprScope, names: readonly string[]): Record<string, unknown> | ImagesFailure | undefined {
+export function kyvernoDocumentFields(scope: ExprScope, names: readonly string[], images?: QueryImages): Record<string, unknown> | ImagesFailure | undefined {
   if (scope.lookup === undefined) return undefined;
   // A plain object, not a null-prototype one (a slow dictionary in V8): JMESPath reads own fields only
   // (jmespath/compile.ts), and defineOwn keeps a `__proto__` variable an own field.
@@ -106,9 +124,9 @@ export function kyvernoDocumentFields(scope: ExprScope, names: readonly string[]
     }
     if (name === 'request') doc.request = requestDocument(scope);
     else if (name === 'images') {
-      const images = contextImages(imagesSourceOf(scope));
-      if (images instanceof ImagesFailure) return images;
-      if (images !== undefined) doc.images = images;
+      const extracted = images !== undefined ? images.get() : contextImages(imagesSourceOf(scope));
+      if (extracted instanceof ImagesFailure) return extracted;
+      if (extracted !== undefined) doc.images = extracted;
     } else if (name === 'serviceAccountName' || name === 'serviceAccountNamespace') {
       if (sa === null) sa = serviceAccount(scope.request.userInfo?.username);
       if (sa) doc[name] = name === 'serviceAccountName' ? sa.name : sa.namespace;
