@@ -15,7 +15,7 @@
  * loader keeps a pointer to the resource it was registered with and nothing registers it again (see
  * ExprScope.imagesSource).
  */
-import { hasOwn, isJsonObject, type JsonObject, type JsonValue } from '../../ir/json.js';
+import { defineOwn, hasOwn, isJsonObject, type JsonObject, type JsonValue } from '../../ir/json.js';
 import { getImageInfo, type ImageInfo } from '../../jmespath/functions/images.js';
 
 const IMAGE_ENV = { ctx: {} };
@@ -70,6 +70,18 @@ export function contextImages(object: JsonValue | null | undefined): JsonObject 
   return any ? out : undefined;
 }
 
+/** A copy of an `images` entry (lists of entries by container name, each a map of strings): nothing shared. */
+export function copyImages(images: JsonObject): JsonObject {
+  const out: JsonObject = {};
+  for (const list of Object.keys(images)) {
+    const entries = images[list] as JsonObject;
+    const copied: JsonObject = {};
+    for (const name of Object.keys(entries)) defineOwn(copied, name, { ...(entries[name] as JsonObject) });
+    defineOwn(out, list, copied);
+  }
+  return out;
+}
+
 /**
  * image.go `extract` with the standard extractor's fields (`<pod spec>/<list>/*`, key `name`, value `image`):
  * a missing (nil) value ends the walk quietly, a value of the wrong shape fails it. `path` is the walk's
@@ -108,7 +120,7 @@ function entry(container: JsonObject, path: readonly string[], into: JsonObject)
   if (typeof info === 'string') return new ImagesFailure(`invalid image '${image}' (${info})`);
   const e = imageInfoJson(info);
   e.jsonPointer = `/${path.join('/')}/image`;
-  into[name] = e;
+  defineOwn(into, name, e);
   return undefined;
 }
 

@@ -8,7 +8,7 @@
 import type { ExprScope } from '../../interpreter/engines.js';
 import { defineOwn, hasOwn, isJsonObject, type JsonObject, type JsonValue } from '../../ir/json.js';
 import { evalFailure } from '../../interpreter/failure.js';
-import { contextImages, ImagesFailure, podSpecFieldsOf } from './context-images.js';
+import { contextImages, copyImages, ImagesFailure, podSpecFieldsOf } from './context-images.js';
 
 function field(v: JsonValue | undefined, ...keys: string[]): JsonValue | undefined {
   let cur = v;
@@ -29,9 +29,8 @@ export function imagesSourceOf(scope: ExprScope): JsonValue | null {
 }
 
 /**
- * The `images` of one query, extracted once: the deferred load of a query that mentions them
- * (deferred-loading.ts) and the query's document (kyvernoDocumentFields) read the same source within the
- * query, where each extracted them again.
+ * The `images` of one query, read once: the deferred load of a query that mentions them (deferred-loading.ts)
+ * and the query's document (kyvernoDocumentFields) read the same source within the query.
  */
 export class QueryImages {
   private extracted: JsonObject | ImagesFailure | undefined | typeof NOT_EXTRACTED = NOT_EXTRACTED;
@@ -39,12 +38,30 @@ export class QueryImages {
   constructor(private readonly scope: ExprScope) {}
 
   get(): JsonObject | ImagesFailure | undefined {
-    if (this.extracted === NOT_EXTRACTED) this.extracted = contextImages(imagesSourceOf(this.scope));
+    if (this.extracted === NOT_EXTRACTED) this.extracted = evaluationImages(this.scope);
     return this.extracted;
   }
 }
 
 const NOT_EXTRACTED: unique symbol = Symbol('not extracted');
+
+/** The evaluation memo's entry of the `images` extracted last, with the object they were extracted from. */
+const IMAGES_MEMO = Symbol('kyverno images');
+
+/**
+ * `images` of the scope's source, extracted once per evaluation and source (Kyverno loads them once per policy
+ * context): the source is never changed in place (EvalMemo), and every query is handed a copy of its own, as
+ * an extraction of its own would give it, so nothing a query does with its value reaches the next one.
+ */
+function evaluationImages(scope: ExprScope): JsonObject | ImagesFailure | undefined {
+  const source = imagesSourceOf(scope);
+  const memo = scope.memo;
+  if (memo === undefined) return contextImages(source);
+  const hit = memo.get(IMAGES_MEMO) as { source: JsonValue | null; images: JsonObject | ImagesFailure | undefined } | undefined;
+  const images = hit !== undefined && hit.source === source ? hit.images : contextImages(source);
+  if (hit === undefined || hit.source !== source) memo.set(IMAGES_MEMO, { source, images });
+  return images === undefined || images instanceof ImagesFailure ? images : copyImages(images);
+}
 
 function defineLazy(target: Record<string, unknown>, key: string, get: () => unknown): void {
   let done = false;

@@ -86,6 +86,39 @@ describe('contextImages', () => {
   });
 });
 
+describe('images read several times in one evaluation', () => {
+  it('hands every query a value of its own: what a rule does with one never reaches a later read', () => {
+    const embed = `  - name: embed
+${MATCH}    mutate:
+      patchStrategicMerge:
+        metadata:
+          annotations:
+            entry: "{{ images.containers.app }}"
+  - name: change
+${MATCH}    mutate:
+      patchStrategicMerge:
+        metadata:
+          annotations:
+            entry:
+              registry: changed.example.com
+`;
+    const policies = parse(policy('twice', embed + annotate('read', 'registry')));
+    for (const kyvernoContext of ['webhook', 'cli'] as const) {
+      const r = apply(policies, { object: APP, operation: 'CREATE' }, { kyvernoContext, trace: false });
+      expect(r.allowed).toBe(true);
+      expect(annotations(r.object)).toMatchObject({ entry: { registry: 'changed.example.com', path: 'nginx', tag: '1.25' }, registry: 'docker.io' });
+    }
+  });
+
+  it('keeps a container named __proto__ as an ordinary entry', () => {
+    const images = contextImages(pod([{ name: '__proto__', image: 'nginx' }]));
+    expect(images).not.toBeInstanceOf(ImagesFailure);
+    const containers = (images as JsonObject).containers as JsonObject;
+    expect(Object.keys(containers)).toEqual(['__proto__']);
+    expect(Object.getPrototypeOf(containers)).toBe(Object.prototype);
+  });
+});
+
 describe('the object `images` are parsed from', () => {
   it('is the one the policy began with, for every rule of the policy', () => {
     const policies = parse(policy('rewrite', MIRROR + annotate('note', 'registry')));
