@@ -164,7 +164,7 @@ export function kyvernoDocument(scope: ExprScope): Record<string, unknown> {
     const source = imagesSourceOf(scope);
     if (podSpecFieldsOf(source) !== undefined) {
       defineLazy(doc, 'images', () => {
-        const images = contextImages(source);
+        const images = evaluationImages(scope);
         // A read of the whole document has no query of its own to fail: the read fails the expression.
         if (images instanceof ImagesFailure) throw evalFailure('TM6002', images.message);
         return images;
