@@ -56,7 +56,8 @@ MutatingPolicy resource library and configMap context entries read, and the CRDs
 kinds), context (a Context file: its
 images answer image reads, and without clusterResources its resources answer the resource library),
 globalContextEntries (data, resources or resourceFiles, fieldPath, projections: the globalContext library, where
-an entry the test lacks reads as null, and globalReference context entries), patchedResources. Each YAML
+an entry the test lacks reads as null, and globalReference context entries), patchedResources, a result's
+operation (its resources evaluated again with it, over the values file's request.operation). Each YAML
 document of a kyverno-test.yaml is a test of its own. A test is decoded as kyverno test decodes it: a field the cli.kyverno.io/v1alpha1 Test does not have (a typo, the old
 form's resource, patchedResource or status) or a value of the wrong type is an error at its line and column,
 and so is the old form itself (no apiVersion or kind, or a top-level name), which kyverno test refuses since

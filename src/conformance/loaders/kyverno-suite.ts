@@ -61,7 +61,7 @@ export function loadKyvernoSuiteResult(
   const ruleResults: RuleExpectation[] = result ? [{ policy: policyName, ...(rule ? { rule } : {}), result }] : [];
   const built: Subject[] = [];
   for (const object of subjects as JsonObject[]) {
-    const admitted = kyvernoRequest(object, { values: suite.values, userInfo: suite.userInfo, policy: policyRef });
+    const admitted = kyvernoRequest(object, { values: suite.values, userInfo: suite.userInfo, policy: policyRef, operation: entry.operation });
     if (typeof admitted === 'string') return malformed(`${files.display}/${testFile}: ${admitted}`);
     const request = asSubresourceRequest(admitted, suite.values);
     const expect = expectationFor(object, patchedObjects, patchedName, result, rule);

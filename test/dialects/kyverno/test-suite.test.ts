@@ -157,6 +157,21 @@ spec:
     expect(rowsOf(dir).map((r) => r.status)).toEqual(['passed']);
   });
 
+  it("evaluates a result's resources again with the operation it declares, over the values file's", () => {
+    const onUpdate = POLICY.replace('    preconditions:\n      all:\n', '    preconditions:\n      all:\n      - key: "{{ request.operation }}"\n        operator: Equals\n        value: UPDATE\n');
+    const dir = suiteDir({
+      ...base,
+      'policy.yaml': onUpdate,
+      'kyverno-test.yaml': testFile(`- {policy: add-label, rule: add-label, kind: Pod, resources: [web], result: skip}
+- {policy: add-label, rule: add-label, kind: Pod, resources: [web], result: pass, operation: UPDATE, patchedResources: patched-pod.yaml}
+- {policy: add-label, rule: add-label, kind: Pod, resources: [web], result: pass, operation: PATCH}
+`),
+    });
+    const rows = rowsOf(dir);
+    expect(rows.map((r) => r.status)).toEqual(['passed', 'passed', 'failed']);
+    expect(rows[2]!.reason).toBe('resource web: invalid operation "PATCH", must be one of CREATE, UPDATE, DELETE');
+  });
+
   // kyverno test decodes the file strictly (test/load.go UnmarshalStrict) and refuses the old form since 1.15
   // (kyverno#12840): such a test stops the run, where reading it leniently would report results Kyverno never gives.
   describe('loads a test as kyverno test decodes it', () => {

@@ -178,6 +178,7 @@ function resultEntry(entry: JsonObject, index: number): SuiteResult {
   const resources = strings(entry.resources);
   const rule = str(entry, 'rule');
   const patched = str(entry, 'patchedResources');
+  const operation = str(entry, 'operation');
   const ruleless = ['isMutatingAdmissionPolicy', 'isValidatingAdmissionPolicy', 'isMutatingPolicy', 'isValidatingPolicy', 'isGeneratingPolicy', 'isDeletingPolicy', 'isImageValidatingPolicy'].some(
     (k) => entry[k] === true,
   );
@@ -188,6 +189,7 @@ function resultEntry(entry: JsonObject, index: number): SuiteResult {
     kind: str(entry, 'kind') ?? '',
     resources,
     result: str(entry, 'result') ?? '',
+    ...(operation ? { operation } : {}),
     ...(patched ? { patchedResources: patched } : {}),
     ruleless,
     raw: entry,

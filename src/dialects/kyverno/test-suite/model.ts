@@ -54,6 +54,8 @@ export interface SuiteResult {
   resources: string[];
   /** `pass`, `skip`, `fail`, `error`. */
   result: string;
+  /** The admission operation the entry declares (`operation`): its resources are evaluated again with it. */
+  operation?: string;
   /** `patchedResources`, relative to the test folder. */
   patchedResources?: string;
   /** The entry tests a MutatingAdmissionPolicy (or another rule-less policy): any response of it counts. */

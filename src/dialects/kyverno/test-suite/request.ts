@@ -1,6 +1,7 @@
 /**
  * The admission request the Kyverno CLI builds for one resource of a test: the namespace defaulted to
- * "default" for namespaced kinds, the operation from the values file (`request.operation`, CREATE otherwise),
+ * "default" for namespaced kinds, the operation the result entry declares, else the values file's
+ * (`request.operation`), else CREATE,
  * namespace labels from `namespaceSelector` values, the user from a `UserInfo` file
  * (cmd/cli/kubectl-kyverno: processor and values handling; see the manifests' `cli_preprocessing`).
  */
@@ -30,13 +31,23 @@ export interface KyvernoRequestInputs {
   userInfo?: JsonObject | undefined;
   /** The policy under test, to pick per-policy resource values. */
   policy?: string | undefined;
+  /**
+   * The result entry's own `operation`: kyverno test evaluates the resource again with it, and it wins over the
+   * values file's `request.operation` (processor: "an explicitly configured operation ... takes precedence").
+   */
+  operation?: string | undefined;
 }
+
+/** processor.NormalizeOperation: the operations a result entry may declare. */
+const RESULT_OPERATIONS: ReadonlySet<string> = new Set(['CREATE', 'UPDATE', 'DELETE']);
 
 export function kyvernoRequest(object: JsonObject, inputs: KyvernoRequestInputs): AdmissionRequest | string {
   const metadata = metadataOf(object);
   const name = str(metadata, 'name') ?? '';
   const namespace = str(metadata, 'namespace') ?? '';
-  const operation = operationFor(inputs.values, inputs.policy, name) ?? 'CREATE';
+  const declared = inputs.operation !== undefined && inputs.operation !== '' ? inputs.operation : undefined;
+  if (declared !== undefined && !RESULT_OPERATIONS.has(declared)) return `invalid operation ${JSON.stringify(declared)}, must be one of CREATE, UPDATE, DELETE`;
+  const operation = declared ?? operationFor(inputs.values, inputs.policy, name) ?? 'CREATE';
   if (!OPERATIONS.has(operation)) return `request.operation "${operation}" is not an admission operation`;
   const request: AdmissionRequest = { object, operation: operation as Operation, namespace, name };
   if (namespace !== '') request.namespaceObject = namespaceStub(namespace, namespaceLabels(inputs.values, namespace));

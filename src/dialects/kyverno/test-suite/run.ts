@@ -242,7 +242,7 @@ class SuiteRun {
       }
       return failed(resourceNotFound(entry.kind, ref));
     }
-    const applied = this.apply(entry.policy, prepared, object, ref);
+    const applied = this.apply(entry.policy, prepared, object, ref, entry.operation);
     if (typeof applied === 'string') return failed(applied);
     const { result } = applied;
     const ids = new Set(prepared.targets.map((p) => p.id));
@@ -332,11 +332,11 @@ class SuiteRun {
     return (this.mapRuntimeMade ??= deriveRuntime(this.options.runtime ?? createRuntime(), { schemas: { unknownKinds: 'deduced' } }));
   }
 
-  private apply(policyRef: string, prepared: Extract<Prepared, { ok: true }>, object: JsonObject, ref: string): Applied | string {
-    const key = `${policyRef}\u0000${this.resources.indexOf(object)}`;
+  private apply(policyRef: string, prepared: Extract<Prepared, { ok: true }>, object: JsonObject, ref: string, operation: string | undefined): Applied | string {
+    const key = `${policyRef}\u0000${this.resources.indexOf(object)}\u0000${operation ?? ''}`;
     let applied = this.applied.get(key);
     if (!applied) {
-      const request = kyvernoRequest(object, { values: this.values, userInfo: this.suite.userInfo, policy: policyRef });
+      const request = kyvernoRequest(object, { values: this.values, userInfo: this.suite.userInfo, policy: policyRef, operation });
       if (typeof request === 'string') return `resource ${ref}: ${request}`;
       const runtime = prepared.dialect === 'map' ? this.mapRuntime() : this.options.runtime;
       const exceptions = applyingExceptions(this.exceptions.exceptions, request, runtime);
