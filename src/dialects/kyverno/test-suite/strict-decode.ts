@@ -2,9 +2,9 @@
  * How `kyverno test` reads a `kyverno-test.yaml` document (cmd/cli/kubectl-kyverno/test/load.go LoadTest) and
  * the values, user info and context files it names: sigs.k8s.io/yaml UnmarshalStrict into apis/v1alpha1 Test
  * (Values, UserInfo, Context), i.e. the YAML turned into JSON (map keys sorted) and decoded by encoding/json with
- * DisallowUnknownFields. Since the old schema was removed (kyverno#12840,
- * Kyverno 1.15) a test that names a field the Test type lacks (`resource`, `patchedResource` and `status` of
- * the old results, a typo) fails to load, and `kyverno test` stops before running any test.
+ * DisallowUnknownFields. Since the old schema was removed (kyverno#12840, Kyverno 1.15) a test that names a
+ * field the Test type lacks (`resource`, `patchedResource` and `status` of the old results, a typo) fails to
+ * load, and `kyverno test` stops before running any test.
  *
  * encoding/json's rules, as reproduced here:
  * - a key matches a field by its exact JSON name, else case-insensitively (`Policies` sets `policies`); two
@@ -193,7 +193,7 @@ export interface DecodeError {
 /** The document with every key as the field it decodes into, or the first decode error. */
 export type StrictDecoded = { ok: true; value: JsonObject } | { ok: false; error: DecodeError };
 
-/** UnmarshalStrict of `doc` into a Test, or the Values or UserInfo a test names (see the header). */
+/** UnmarshalStrict of `doc` into a Test, or the Values, UserInfo or Context a test names (see the header). */
 export function decodeStrictly(doc: JsonObject, as: keyof typeof DOCUMENT_TYPES): StrictDecoded {
   const d = new Decoder();
   const value = d.decode(doc, DOCUMENT_TYPES[as], [], []) as JsonObject;
