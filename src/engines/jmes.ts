@@ -6,9 +6,9 @@
  */
 import { diagnostic, type Diagnostic } from '../diagnostics/diagnostic.js';
 import { loadContextEntry } from '../dialects/kyverno/context.js';
-import { kyvernoDocument, kyvernoDocumentFields, QueryImages } from '../dialects/kyverno/document.js';
+import { kyvernoDocument, kyvernoDocumentFields, type QueryImages } from '../dialects/kyverno/document.js';
 import { ImagesFailure } from '../dialects/kyverno/context-images.js';
-import { loadMentioned, mentions, type LoadFailure } from '../dialects/kyverno/deferred-loading.js';
+import { loadMentioned, mentions, queryImages, type LoadFailure } from '../dialects/kyverno/deferred-loading.js';
 import { readOpaque } from '../dialects/kyverno/opaque.js';
 import { fieldConditions, type ObjectFieldOf } from '../dialects/kyverno/field-conditions.js';
 import { compileConditions, type SlotCompiler } from '../dialects/kyverno/preconditions.js';
@@ -104,11 +104,6 @@ class ScopeSubstitutionEnv implements SubstitutionEnv {
   wholeDocument(): Record<string, unknown> {
     return (this.whole ??= kyvernoDocument(this.scope));
   }
-}
-
-/** The query's `images`, extracted once for its load and its document, when its text mentions them. */
-function queryImages(scope: ExprScope, query: string): QueryImages | undefined {
-  return mentions(query, 'images') ? new QueryImages(scope) : undefined;
 }
 
 /** A query a load failed before (or whose document could not be made): the loader's error, as the query's. */

@@ -88,8 +88,7 @@ export function prove(suites: readonly RewrittenSuite[], staged: (rel: string) =
           original: resultOf(b, { policy: '', rule: '', reason: typeof before === 'string' ? before : 'no such row' }),
           migrated: resultOf(a, { policy: '', rule: '', reason: typeof after === 'string' ? after : 'no such row' }),
           ...(link.before ? { before: link.before } : {}),
-          ...(unloaded ? { notRun: unloaded } : {}),
-          ...(unrun ? { notRun: `${unrun === b ? 'the original' : 'the migrated'} suite could not run it: ${unrun.reason.replace(/^not run: /, '')}` } : {}),
+          ...(unloaded ? { notRun: unloaded } : unrun ? { notRun: `${unrun === b ? 'the original' : 'the migrated'} suite could not run it: ${unrun.reason.replace(/^not run: /, '')}` } : {}),
           ...(valuesOnly ? { notRun: VALUES_ONLY } : {}),
         });
       });

@@ -14,8 +14,8 @@
 import { OFFLINE } from '../../cel/lib/kyverno-context.js';
 import type { ExprScope } from '../../interpreter/engines.js';
 import { EvalFailure } from '../../interpreter/failure.js';
-import { contextImages, ImagesFailure } from './context-images.js';
-import { imagesSourceOf, type QueryImages } from './document.js';
+import { ImagesFailure } from './context-images.js';
+import { QueryImages } from './document.js';
 
 /** A load that failed, which fails the query: its message is the loader's error. */
 export interface LoadFailure {
@@ -44,17 +44,20 @@ export function mentions(query: string, name: string): boolean {
   return re.test(query);
 }
 
+/** The `images` of `query`, read once for its load and its document, when its text mentions them; else undefined. */
+export function queryImages(scope: ExprScope, query: string): QueryImages | undefined {
+  return mentions(query, IMAGES) ? new QueryImages(scope) : undefined;
+}
+
 /**
  * Loads what Kyverno's deferred loaders would before running `query` against `scope`: `images` when the text
- * mentions them (through `images`, the query's, when given), then the scope's lazy context entries the text mentions (outermost first). The first load
+ * mentions them (`images`, queryImages of the query), then the scope's lazy context entries the text mentions (outermost first). The first load
  * that fails is returned as the query's failure, which a caller may catch as it catches any failed query (a
  * variable entry with a `default` takes it: loaders/variable.go), as Kyverno's Query returns the load's error.
  */
-export function loadMentioned(scope: ExprScope, query: string, images?: QueryImages): LoadFailure | undefined {
-  if (mentions(query, IMAGES)) {
-    const extracted = images !== undefined ? images.get() : contextImages(imagesSourceOf(scope));
-    if (extracted instanceof ImagesFailure) return extracted;
-  }
+export function loadMentioned(scope: ExprScope, query: string, images: QueryImages | undefined): LoadFailure | undefined {
+  const extracted = images?.get();
+  if (extracted instanceof ImagesFailure) return extracted;
   if (scope.loadLazy === undefined) return undefined;
   try {
     scope.loadLazy((name) => mentions(query, name));

@@ -58,8 +58,11 @@ function evaluationImages(scope: ExprScope): JsonObject | ImagesFailure | undefi
   const memo = scope.memo;
   if (memo === undefined) return contextImages(source);
   const hit = memo.get(IMAGES_MEMO) as { source: JsonValue | null; images: JsonObject | ImagesFailure | undefined } | undefined;
-  const images = hit !== undefined && hit.source === source ? hit.images : contextImages(source);
-  if (hit === undefined || hit.source !== source) memo.set(IMAGES_MEMO, { source, images });
+  let images = hit?.images;
+  if (hit === undefined || hit.source !== source) {
+    images = contextImages(source);
+    memo.set(IMAGES_MEMO, { source, images });
+  }
   return images === undefined || images instanceof ImagesFailure ? images : copyImages(images);
 }
 
@@ -141,7 +144,7 @@ export function kyvernoDocumentFields(scope: ExprScope, names: readonly string[]
     }
     if (name === 'request') doc.request = requestDocument(scope);
     else if (name === 'images') {
-      const extracted = images !== undefined ? images.get() : contextImages(imagesSourceOf(scope));
+      const extracted = images !== undefined ? images.get() : evaluationImages(scope);
       if (extracted instanceof ImagesFailure) return extracted;
       if (extracted !== undefined) doc.images = extracted;
     } else if (name === 'serviceAccountName' || name === 'serviceAccountNamespace') {

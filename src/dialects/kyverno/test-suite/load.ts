@@ -48,9 +48,10 @@ export function loadTestSuites(path: string, display: string = path): Result<Tes
 }
 
 /** The test of document `doc` of the test file `display` (undefined: the file holds none). */
-function suiteOf(files: SuiteFiles, display: string, doc: SourceDoc | undefined): Result<TestSuite> {
-  if (!doc || !isJsonObject(doc.value)) return fail(diagnostic('TM1005', { phase: 'io', message: `${display}: expected one YAML mapping`, ...(doc ? { span: doc.spanOf([]) } : {}) }));
-  const mapping = doc.value;
+function suiteOf(files: SuiteFiles, display: string, given: SourceDoc | undefined): Result<TestSuite> {
+  const first = mappingOf(given, display);
+  if (!first.ok) return first;
+  const { doc, mapping } = first.value;
   // With a span, the diagnostic names the file itself.
   const malformed = (message: string, span?: Span): Result<TestSuite> => fail(diagnostic('TM7003', { phase: 'io', message: span ? message : `${display}: ${message}`, ...(span ? { span } : {}) }));
   const notATest = (kind: string): Result<TestSuite> => malformed(`not a Kyverno Test (kind ${JSON.stringify(kind)}; want cli.kyverno.io/v1alpha1 Test)`, doc.spanOf(['kind']));
@@ -138,13 +139,17 @@ function suiteOf(files: SuiteFiles, display: string, doc: SourceDoc | undefined)
   });
 }
 
+/** `doc` (of the file shown as `shown`) as a mapping, with its positions; a document that is none, or none at all, is TM1005. */
+function mappingOf(doc: SourceDoc | undefined, shown: string): Result<{ doc: SourceDoc; mapping: JsonObject }> {
+  if (!doc || !isJsonObject(doc.value)) return fail(diagnostic('TM1005', { phase: 'io', message: `${shown}: expected one YAML mapping`, ...(doc ? { span: doc.spanOf([]) } : {}) }));
+  return ok({ doc, mapping: doc.value });
+}
+
 /** The first document of file `name`, which must be a mapping, with its positions. */
 function firstMapping(files: SuiteFiles, name: string): Result<{ doc: SourceDoc; mapping: JsonObject }> {
   const docs = readSuiteDocs(files, name);
   if (!docs.ok) return docs;
-  const doc = docs.value[0];
-  if (!doc || !isJsonObject(doc.value)) return fail(diagnostic('TM1005', { phase: 'io', message: `${displayName(files, name)}: expected one YAML mapping` }));
-  return ok({ doc, mapping: doc.value });
+  return mappingOf(docs.value[0], displayName(files, name));
 }
 
 /** The TM7003 of a document kyverno test's UnmarshalStrict refuses (its errors carry these two prefixes). */
